@@ -1,0 +1,142 @@
+# Move generation on 24-bit masks: forward moves with captures, and quiet un-moves.
+# Must agree exactly with solver.position (the reference); tests/test_movegen.py proves it.
+#
+# A move is packed into 15 bits: target | origin << 5 | take << 10, with NO_POINT (31)
+# for "no origin" (a placement) and "no take".
+
+cdef enum:
+    NO_POINT = 31
+    MAX_MOVES = 1024      # placement 24 targets x 9 takes, jumping 3 x 21 x 9: well below
+    UNPLACE = 1           # un-move kinds: the last mover placed a stone ...
+    UNSLIDE = 2           # ... or slid / jumped one
+
+
+cdef inline uint32_t pack_move(int target, int origin, int take) noexcept nogil:
+    return <uint32_t>target | (<uint32_t>origin << 5) | (<uint32_t>take << 10)
+
+
+cdef inline uint32_t mill_points(uint32_t s) noexcept nogil:
+    """Stones of s that stand in a closed mill."""
+    cdef uint32_t out = 0
+    cdef int k
+    for k in range(16):
+        if (MILL[k] & s) == MILL[k]:
+            out |= MILL[k]
+    return out
+
+
+cdef inline bint closes_mill(uint32_t after, int t) noexcept nogil:
+    """Whether the stone on t stands in a closed mill of after."""
+    return (MILL_AT[t][0] & after) == MILL_AT[t][0] or (MILL_AT[t][1] & after) == MILL_AT[t][1]
+
+
+cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:
+    """Enemy stones a closed mill may take (the protection rule)."""
+    cdef uint32_t free = enemy & ~mill_points(enemy)
+    if free:
+        return free
+    return 0 if take_none else enemy
+
+
+cdef inline int gen_moves(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                          bint jumping, bint take_none, uint32_t* out) noexcept nogil:
+    """Legal moves of the side to move (own) into out; returns how many (0 if game over)."""
+    cdef int n = 0, origin, target
+    cdef uint32_t free = FULL & ~(own | opp)
+    cdef uint32_t victims = takeable(opp, take_none)
+    cdef uint32_t origins, targets, after, v
+    if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
+        return 0
+    if own_hand > 0:
+        origins = 1          # one pass with no origin
+    else:
+        origins = own
+    while origins:
+        if own_hand > 0:
+            origin = NO_POINT
+            targets = free
+        else:
+            origin = ctz(origins)
+            targets = free if (jumping and popcount(own) == 3) else (ADJ[origin] & free)
+        origins &= origins - 1
+        while targets:
+            target = ctz(targets)
+            targets &= targets - 1
+            after = own | (<uint32_t>1 << target)
+            if origin != NO_POINT:
+                after &= ~(<uint32_t>1 << origin)
+            if victims and closes_mill(after, target):
+                v = victims
+                while v:
+                    out[n] = pack_move(target, origin, ctz(v))
+                    n += 1
+                    v &= v - 1
+            else:
+                out[n] = pack_move(target, origin, NO_POINT)
+                n += 1
+    return n
+
+
+cdef inline int gen_unmoves(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                            bint jumping, bint take_none, int kinds, uint32_t* out) noexcept nogil:
+    """Quiet un-moves: moves of the last mover (opp) that took nothing and led here.
+
+    Each is packed like a forward move of the predecessor (take = NO_POINT); kinds
+    selects un-placements (UNPLACE) and un-slides/jumps (UNSLIDE).
+    """
+    cdef int n = 0, target, origin
+    cdef uint32_t free = FULL & ~(own | opp)
+    cdef uint32_t movers = opp, origins
+    # A mill the last move closed took nothing only if nothing was takeable from own.
+    cdef bint mills_quiet = takeable(own, take_none) == 0
+    cdef bint jump = jumping and popcount(opp) == 3
+    if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
+        return 0
+    while movers:
+        target = ctz(movers)
+        movers &= movers - 1
+        if not mills_quiet and closes_mill(opp, target):
+            continue
+        if kinds & UNPLACE:
+            out[n] = pack_move(target, NO_POINT, NO_POINT)
+            n += 1
+        if (kinds & UNSLIDE) and opp_hand == 0:
+            origins = free if jump else (ADJ[target] & free)
+            while origins:
+                origin = ctz(origins)
+                origins &= origins - 1
+                out[n] = pack_move(target, origin, NO_POINT)
+                n += 1
+    return n
+
+
+# --- Python access, for tests and tools (not for hot loops) --------------------------
+
+def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                 bint jumping=True, bint take_none=False):
+    """Forward moves of the kernel as packed ints (see the header of movegen.pxi)."""
+    cdef uint32_t buf[MAX_MOVES]
+    cdef int n = gen_moves(own, opp, own_hand, opp_hand, jumping, take_none, buf)
+    return [buf[i] for i in range(n)]
+
+
+def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                   bint jumping=True, bint take_none=False, int kinds=UNPLACE | UNSLIDE):
+    """Quiet un-moves of the kernel as packed ints."""
+    cdef uint32_t buf[MAX_MOVES]
+    cdef int n = gen_unmoves(own, opp, own_hand, opp_hand, jumping, take_none, kinds, buf)
+    return [buf[i] for i in range(n)]
+
+
+def count_moves_batch(const uint32_t[::1] own, const uint32_t[::1] opp,
+                      const int8_t[::1] own_hand, const int8_t[::1] opp_hand,
+                      bint jumping=True, bint take_none=False):
+    """Number of legal moves of many positions at once (for benchmarks)."""
+    cdef Py_ssize_t i, n = own.shape[0]
+    cdef uint32_t buf[MAX_MOVES]
+    out = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] res = out
+    with nogil:
+        for i in range(n):
+            res[i] = gen_moves(own[i], opp[i], own_hand[i], opp_hand[i], jumping, take_none, buf)
+    return out

@@ -1,0 +1,43 @@
+"""Builds the Cython kernels in ext/ into the solver package.
+
+All kernels live in one extension module, ``solver._kernels``, so that they share
+the board tables and can inline each other's ``nogil`` functions; ``ext/kernels.pyx``
+includes one ``.pxi`` file per concept (move generation, indexing, ...).
+"""
+
+import os
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+compile_args = ["-O3", "-fopenmp"]
+link_args = ["-fopenmp"]
+if os.environ.get("MUEHLE_NATIVE", "1") == "1" and sys.platform.startswith("linux"):
+    compile_args.append("-march=native")
+
+extensions = [
+    Extension(
+        "solver._kernels",
+        ["ext/kernels.pyx"],
+        include_dirs=[numpy.get_include(), "ext"],
+        extra_compile_args=compile_args,
+        extra_link_args=link_args,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+        include_path=["ext"],
+    )
+)

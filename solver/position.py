@@ -1,0 +1,269 @@
+"""Positions and moves: the readable reference for the rules of play.
+
+This module is the specification.  The Cython kernels in ``ext/`` must agree with
+it exactly, and the test suite proves that on many random positions.
+
+A :class:`Position` holds both stone sets (24-bit masks, see :mod:`solver.board`),
+the stones each side still has in hand, and the side to move.  A side with stones
+in hand places; a side with none in hand slides its stones to adjacent free points,
+or jumps anywhere when it has exactly three (if the rules allow jumping).  Closing a
+mill takes one enemy stone.
+
+>>> from solver.notation import parse_position
+>>> pos = parse_position("startpos")
+>>> len(pos.legal_moves())
+24
+>>> pos = parse_position("W:a1,d1,a4,d2 B:g7,b6,f6 w")
+>>> [str(m) for m in pos.legal_moves()]
+['a4-a7', 'a4-b4', 'd2-d3', 'd2-b2', 'd2-f2', 'd1-g1']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Optional
+
+from . import board
+from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS, point_name
+from .rules import STANDARD, Rules
+
+WHITE = "w"
+BLACK = "b"
+
+WIN = "win"
+LOSS = "loss"
+DRAW = "draw"
+
+
+def popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+def in_mill(stones: int, point: int) -> bool:
+    """Whether the stone on ``point`` stands in a closed mill of ``stones``."""
+    return any(m & stones == m for m in MILLS_THROUGH[point])
+
+
+def mill_points(stones: int) -> int:
+    """Mask of the stones of ``stones`` that stand in a closed mill."""
+    out = 0
+    for m in MILLS:
+        if m & stones == m:
+            out |= m
+    return out
+
+
+def closes_mill(stones_after: int, target: int) -> bool:
+    """Whether a stone arriving on ``target`` closes a mill of ``stones_after``."""
+    return in_mill(stones_after, target)
+
+
+def takeable(enemy: int, rules: Rules) -> int:
+    """Mask of enemy stones a closed mill may take.
+
+    Stones in mills are protected, unless every enemy stone stands in a mill: then
+    ``take-any`` lets any be taken and ``take-none`` lets none be.  With no enemy
+    stone on the board there is nothing to take.
+    """
+    free = enemy & ~mill_points(enemy)
+    if free:
+        return free
+    return 0 if rules.take_none else enemy
+
+
+@dataclass(frozen=True, order=True)
+class Move:
+    """A move: place on ``target`` (``origin`` None), or go from ``origin`` to
+    ``target``; ``take`` is the enemy stone taken when the move closes a mill.
+
+    >>> str(Move(target=19)), str(Move(target=19, origin=16, take=9))
+    ('d2', 'd3-d2xa4')
+    """
+
+    target: int
+    origin: Optional[int] = None
+    take: Optional[int] = None
+
+    def __str__(self) -> str:
+        text = point_name(self.target)
+        if self.origin is not None:
+            text = f"{point_name(self.origin)}-{text}"
+        if self.take is not None:
+            text += f"x{point_name(self.take)}"
+        return text
+
+    @property
+    def is_placement(self) -> bool:
+        return self.origin is None
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position: stone masks, stones in hand and the side to move (``'w'``/``'b'``).
+
+    Immutable; :meth:`play` returns the position after a move.
+    """
+
+    white: int
+    black: int
+    white_hand: int = 0
+    black_hand: int = 0
+    turn: str = WHITE
+
+    def __post_init__(self) -> None:
+        if self.white & self.black:
+            raise ValueError("a point holds stones of both colours")
+        if (self.white | self.black) & ~FULL_MASK:
+            raise ValueError("stone masks have 24 bits")
+        if self.white_hand < 0 or self.black_hand < 0:
+            raise ValueError("stones in hand cannot be negative")
+        if self.turn not in (WHITE, BLACK):
+            raise ValueError("side to move must be 'w' or 'b'")
+
+    # --- the side to move's view -------------------------------------------------
+    @property
+    def own(self) -> int:
+        """Stones of the side to move."""
+        return self.white if self.turn == WHITE else self.black
+
+    @property
+    def opp(self) -> int:
+        """Stones of the side not to move."""
+        return self.black if self.turn == WHITE else self.white
+
+    @property
+    def own_hand(self) -> int:
+        return self.white_hand if self.turn == WHITE else self.black_hand
+
+    @property
+    def opp_hand(self) -> int:
+        return self.black_hand if self.turn == WHITE else self.white_hand
+
+    @classmethod
+    def from_view(cls, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0,
+                  turn: str = WHITE) -> "Position":
+        """Build a position from the side to move's view."""
+        if turn == WHITE:
+            return cls(own, opp, own_hand, opp_hand, WHITE)
+        return cls(opp, own, opp_hand, own_hand, BLACK)
+
+    @property
+    def in_placement(self) -> bool:
+        """Whether any stone is still in hand (the placement phase)."""
+        return self.white_hand > 0 or self.black_hand > 0
+
+    def swap_colours(self) -> "Position":
+        """The same game with colours exchanged (values for the side to move are equal)."""
+        return Position(self.black, self.white, self.black_hand, self.white_hand,
+                        BLACK if self.turn == WHITE else WHITE)
+
+    def transform(self, sym: int) -> "Position":
+        """Image under board symmetry number ``sym`` (0..15)."""
+        return replace(self, white=board.apply_symmetry(sym, self.white),
+                       black=board.apply_symmetry(sym, self.black))
+
+    # --- rules of play ----------------------------------------------------------
+    def can_jump(self, rules: Rules = STANDARD) -> bool:
+        """Whether the side to move jumps: exactly three stones, none in hand."""
+        return rules.jumping and self.own_hand == 0 and popcount(self.own) == 3
+
+    def legal_moves(self, rules: Rules = STANDARD) -> list[Move]:
+        """Every legal move, in a fixed order (origin, target, take); [] if the game is over."""
+        if self._lost_on_material(rules) is not None:
+            return []
+        return self._moves(rules)
+
+    def _moves(self, rules: Rules) -> list[Move]:
+        own, opp = self.own, self.opp
+        free = FULL_MASK & ~(own | opp)
+        steps: list[tuple[Optional[int], int]] = []
+        if self.own_hand > 0:
+            steps = [(None, t) for t in board.points_of(free)]
+        else:
+            jump = self.can_jump(rules)
+            for o in board.points_of(own):
+                targets = free if jump else ADJACENT[o] & free
+                steps += [(o, t) for t in board.points_of(targets)]
+        moves = []
+        for origin, target in steps:
+            after = own | 1 << target
+            if origin is not None:
+                after &= ~(1 << origin)
+            victims = takeable(opp, rules) if closes_mill(after, target) else 0
+            if victims:
+                moves += [Move(target, origin, v) for v in board.points_of(victims)]
+            else:
+                moves.append(Move(target, origin))
+        return moves
+
+    def _lost_on_material(self, rules: Rules) -> Optional[str]:
+        if popcount(self.own) + self.own_hand < 3:
+            return LOSS
+        if popcount(self.opp) + self.opp_hand < 3:
+            return WIN
+        return None
+
+    def outcome(self, rules: Rules = STANDARD) -> Optional[str]:
+        """``None`` while the game goes on, else ``'win'``/``'loss'`` for the side to move.
+
+        The side to move loses with fewer than three stones (board plus hand) or with
+        no legal move; it has won if the opponent has fewer than three.
+        """
+        result = self._lost_on_material(rules)
+        if result is None and not self._moves(rules):
+            result = LOSS
+        return result
+
+    def play(self, move: Move, rules: Rules = STANDARD) -> "Position":
+        """The position after ``move``; ValueError if it is not legal here."""
+        if move not in self.legal_moves(rules):
+            raise ValueError(f"illegal move {move} in this position")
+        return self.play_unchecked(move)
+
+    def play_unchecked(self, move: Move) -> "Position":
+        """The position after ``move``, trusting it to be legal."""
+        own, opp = self.own, self.opp
+        own_hand = self.own_hand
+        if move.origin is None:
+            own_hand -= 1
+        else:
+            own &= ~(1 << move.origin)
+        own |= 1 << move.target
+        if move.take is not None:
+            opp &= ~(1 << move.take)
+        nxt = BLACK if self.turn == WHITE else WHITE
+        return Position.from_view(opp, own, self.opp_hand, own_hand, nxt)
+
+    def quiet_predecessors(self, rules: Rules = STANDARD) -> list[tuple[Move, "Position"]]:
+        """Every (move, position) such that playing ``move`` in ``position`` is legal,
+        takes no stone, and leads here: the un-moves of retrograde analysis.
+
+        The last mover is the side not to move now; it placed a stone (then it had one
+        more in hand) or, with none in hand, slid or jumped one.  Written by definition:
+        candidates are kept only if the forward rules reproduce this position.
+        """
+        mover = self.opp
+        free = FULL_MASK & ~(self.own | self.opp)
+        prev_turn = BLACK if self.turn == WHITE else WHITE
+        found = []
+        for target in board.points_of(mover):
+            before = mover & ~(1 << target)
+            candidates = [(None, before, self.opp_hand + 1)]
+            if self.opp_hand == 0:
+                candidates += [(o, before | 1 << o, 0) for o in board.points_of(free)]
+            for origin, stones, hand in candidates:
+                prev = Position.from_view(stones, self.own, hand, self.own_hand, prev_turn)
+                move = Move(target, origin)
+                if prev.outcome(rules) is None and move in prev.legal_moves(rules) \
+                        and prev.play_unchecked(move) == self:
+                    found.append((move, prev))
+        return found
+
+    def __str__(self) -> str:
+        from .notation import format_position
+        return format_position(self)
+
+
+__all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "Move", "Position", "in_mill",
+           "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS"]
