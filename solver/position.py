@@ -72,7 +72,7 @@ def takeable(enemy: int, rules: Rules) -> int:
     return 0 if rules.take_none else enemy
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Move:
     """A move: place on ``target`` (``origin`` None), or go from ``origin`` to
     ``target``; ``take`` is the enemy stone taken when the move closes a mill.
