@@ -10,3 +10,4 @@ and inline each other's ``nogil`` functions.  Each concept has its own include f
 include "board.pxi"
 include "movegen.pxi"
 include "index.pxi"
+include "retro.pxi"
