@@ -107,3 +107,7 @@ def position_at(int m, int o, int64_t slot):
 
 def is_real_slot(int m, int o, int64_t slot):
     return slot_is_real(m, o, slot)
+
+
+#: Recorded in every database file; a reader refuses files of another scheme.
+INDEX_SCHEME = "plain-1"

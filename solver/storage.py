@@ -1,0 +1,158 @@
+"""Database files: one HDF5 file per moving-phase pair, written atomically.
+
+Layout: ``<root>/<rules name>/pair-<m>-<o>.h5`` (m <= o) holds one dataset per
+subspace (``"m-o"`` and ``"o-m"``) of uint16 value codes (see :mod:`solver.values`),
+chunked, zstd-compressed and fletcher32-checksummed, with attributes recording the
+rules, the index scheme, counts of wins/losses/draws, the longest win and loss, a
+SHA-256 of the decoded values, the solver version and the build time.
+
+A file is written under a temporary name and renamed only once it is complete and
+re-read correctly, so a killed build never leaves a file that looks finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import h5py
+import hdf5plugin
+import numpy as np
+
+from . import _kernels
+from .rules import Rules
+from .values import summarize, subspace_name
+
+FORMAT = "muehle-pair"
+FORMAT_VERSION = 1
+CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
+DEFAULT_ROOT = Path("data")
+
+
+class DatabaseError(Exception):
+    """A database file that is missing, damaged or built for other rules; the message says which."""
+
+
+def solver_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("muehle")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def rules_dir(root: Path | str, rules: Rules) -> Path:
+    return Path(root) / rules.name
+
+
+def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
+    """File that holds the pair {m, o} (either order)."""
+    m, o = sorted(pair)
+    return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
+
+
+def sha256_of(codes: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(codes, dtype="<u2").tobytes()).hexdigest()
+
+
+def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarray],
+               extra: dict | None = None) -> dict:
+    """Write a solved pair atomically; returns the per-subspace statistics written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    stats = {}
+    try:
+        with h5py.File(tmp, "w") as f:
+            f.attrs["format"] = FORMAT
+            f.attrs["format_version"] = FORMAT_VERSION
+            f.attrs["rules"] = rules.name
+            f.attrs["rules_json"] = json.dumps(rules.as_attrs())
+            f.attrs["stones"] = rules.stones
+            f.attrs["jumping"] = rules.jumping
+            f.attrs["mill_rule"] = rules.mill_rule
+            f.attrs["index_scheme"] = _kernels.INDEX_SCHEME
+            f.attrs["solver_version"] = solver_version()
+            f.attrs["build_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            for key, value in (extra or {}).items():
+                f.attrs[key] = value
+            for (m, o), codes in values.items():
+                codes = np.ascontiguousarray(codes, dtype=np.uint16)
+                ds = f.create_dataset(subspace_name(m, o), data=codes,
+                                      chunks=(min(CHUNK, max(1, len(codes))),),
+                                      shuffle=True, fletcher32=True,
+                                      **hdf5plugin.Zstd(clevel=3))
+                info = summarize(codes)
+                info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
+                for key, value in info.items():
+                    ds.attrs[key] = value
+                stats[m, o] = info
+            f.attrs["complete"] = True
+        # Re-read before publishing: what is renamed into place is known to be readable.
+        for (m, o), codes in values.items():
+            again = read_subspace(tmp, rules, m, o, verify=True)
+            if not np.array_equal(again, codes):
+                raise DatabaseError(f"{path}: re-read values differ from those written")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return stats
+
+
+def _open(path: Path, rules: Rules) -> h5py.File:
+    path = Path(path)
+    if not path.exists():
+        raise DatabaseError(f"missing database file {path}")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as exc:
+        raise DatabaseError(f"cannot read database file {path}: {exc}") from None
+    try:
+        if f.attrs.get("format") != FORMAT or not f.attrs.get("complete", False):
+            raise DatabaseError(f"{path} is not a complete muehle database file")
+        if f.attrs.get("rules") != rules.name:
+            raise DatabaseError(f"{path} was built for rules {f.attrs.get('rules')!r}, not {rules.name!r}")
+        if f.attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
+            raise DatabaseError(f"{path} uses index scheme {f.attrs.get('index_scheme')!r}, "
+                                f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+    except DatabaseError:
+        f.close()
+        raise
+    return f
+
+
+def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
+    """All value codes of subspace m-o from a pair file; ``verify`` checks the SHA-256."""
+    name = subspace_name(m, o)
+    with _open(path, rules) as f:
+        if name not in f:
+            raise DatabaseError(f"{path} has no subspace {name}")
+        ds = f[name]
+        try:
+            codes = ds[()]
+        except OSError as exc:
+            raise DatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
+        if len(codes) != _kernels.subspace_slots(m, o):
+            raise DatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
+                                f"{_kernels.subspace_slots(m, o)}")
+        if verify and sha256_of(codes) != ds.attrs.get("sha256"):
+            raise DatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
+    return codes
+
+
+def pair_stats(path: Path, rules: Rules) -> dict[str, dict]:
+    """The statistics recorded for each subspace of a pair file, by subspace name."""
+    with _open(path, rules) as f:
+        return {name: {k: (v.item() if hasattr(v, "item") else v) for k, v in f[name].attrs.items()}
+                for name in f}
+
+
+def file_attrs(path: Path, rules: Rules) -> dict:
+    with _open(path, rules) as f:
+        return {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
