@@ -21,7 +21,7 @@ import numpy as np
 from . import _kernels, storage
 from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
 from .rules import Rules
-from .values import subspace_name
+from .check import check_values
 
 log = logging.getLogger("muehle.build")
 
@@ -131,28 +131,6 @@ class SubspaceCache:
 
 def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
     return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
-
-
-def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
-                 progress: Callable[[int], None] | None = None, max_bad: int = 16):
-    """Forward consistency check of a solved pair; returns [(m, o, slot), ...] of bad states."""
-    bad = []
-    block = 1 << 22
-    for m, o in pair_subspaces(pair):
-        target = capture_subspace(m, o)
-        cap = lookup(*target) if target else EMPTY
-        n = len(values[m, o])
-        for start in range(0, n, block):
-            stop = min(n, start + block)
-            slots, count = _kernels.retro_check(m, o, values[m, o], values[o, m], cap,
-                                                rules.jumping, rules.take_none, start, stop,
-                                                max_bad, jobs)
-            bad += [(m, o, int(s)) for s in slots]
-            if progress:
-                progress(stop - start)
-            if len(bad) >= max_bad:
-                return bad[:max_bad]
-    return bad
 
 
 def build(root: Path | str, rules: Rules, *, max_total: int | None = None,

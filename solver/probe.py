@@ -1,0 +1,221 @@
+"""Probing the databases: the value of a position and of each of its moves.
+
+Modelled on python-chess's tablebase probing::
+
+    >>> from solver.probe import open_database              # doctest: +SKIP
+    >>> with open_database("data") as db:                    # doctest: +SKIP
+    ...     db.probe(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"))
+    Probe(value='win', plies=3)
+
+Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
+with the value it leaves *for the mover*.  Files open lazily; each keeps a bounded
+chunk cache, or whole subspaces are loaded into memory with ``in_memory=True``.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import h5py
+import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
+import numpy as np
+
+from . import _kernels, storage
+from .position import DRAW, LOSS, WIN, Move, Position, popcount
+from .rules import STANDARD, Rules
+from .storage import DatabaseError
+from .values import SLACK_CODE, decode, subspace_name
+
+__all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError",
+           "PlacementPositionError"]
+
+
+class MissingSubspaceError(DatabaseError):
+    """The subspace a position belongs to has not been built."""
+
+    def __init__(self, subspace: str, path: Path):
+        self.subspace, self.path = subspace, path
+        m, o = sorted(int(x) for x in subspace.split("-"))
+        super().__init__(f"subspace {subspace} is not built: missing {path} "
+                         f"(build it with: muehle build --pair {m}-{o})")
+
+
+class PlacementPositionError(DatabaseError):
+    """The moving-phase databases cannot answer a position with stones in hand."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Value for the side to move (``'win'``, ``'loss'``, ``'draw'``) and plies to the end."""
+
+    value: str
+    plies: Optional[int] = None
+
+    def __str__(self) -> str:
+        return self.value if self.plies is None else f"{self.value} in {self.plies}"
+
+
+@dataclass(frozen=True)
+class MoveProbe:
+    """A legal move and the value it leaves for the player who makes it."""
+
+    move: Move
+    value: str
+    plies: Optional[int] = None
+
+
+def _rank(value: str, plies: Optional[int]) -> tuple:
+    """Sort key, best first: shortest win, draw, longest loss."""
+    if value == WIN:
+        return (0, plies)
+    if value == DRAW:
+        return (1, 0)
+    return (2, -plies)
+
+
+def after_move(child: Probe) -> tuple[str, Optional[int]]:
+    """The mover's value of a move whose resulting position (opponent to move) is ``child``."""
+    if child.value == DRAW:
+        return DRAW, None
+    return (WIN if child.value == LOSS else LOSS), child.plies + 1
+
+
+class Database:
+    """Read access to the moving-phase databases of one rule set.  Thread-safe."""
+
+    def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
+                 in_memory: bool = False, cache_mib: int = 64):
+        self.root, self.rules, self.in_memory = Path(root), rules, in_memory
+        self._cache_bytes = cache_mib * 1024 * 1024
+        self._files: dict[tuple[int, int], h5py.File] = {}
+        self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
+        self._arrays: dict[tuple[int, int], np.ndarray] = {}
+        self._lock = threading.RLock()
+
+    # --- context manager -------------------------------------------------------
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            for f in self._files.values():
+                f.close()
+            self._files.clear()
+            self._datasets.clear()
+            self._arrays.clear()
+
+    # --- raw access --------------------------------------------------------------
+    def _file(self, m: int, o: int) -> h5py.File:
+        pair = (min(m, o), max(m, o))
+        f = self._files.get(pair)
+        if f is None:
+            path = storage.pair_path(self.root, self.rules, pair)
+            if not path.exists():
+                raise MissingSubspaceError(subspace_name(m, o), path)
+            storage.file_attrs(path, self.rules)     # refuses other rules or scheme
+            f = h5py.File(path, "r", rdcc_nbytes=self._cache_bytes, rdcc_nslots=10007)
+            self._files[pair] = f
+        return f
+
+    def _dataset(self, m: int, o: int) -> h5py.Dataset:
+        ds = self._datasets.get((m, o))
+        if ds is None:
+            f = self._file(m, o)
+            name = subspace_name(m, o)
+            if name not in f:
+                raise DatabaseError(f"{f.filename} has no subspace {name}")
+            ds = self._datasets[m, o] = f[name]
+        return ds
+
+    def subspace(self, m: int, o: int) -> np.ndarray:
+        """All value codes of subspace m-o, loaded into memory (kept for later probes)."""
+        with self._lock:
+            arr = self._arrays.get((m, o))
+            if arr is None:
+                path = storage.pair_path(self.root, self.rules, (m, o))
+                if not path.exists():
+                    raise MissingSubspaceError(subspace_name(m, o), path)
+                arr = storage.read_subspace(path, self.rules, m, o)
+                self._arrays[m, o] = arr
+            return arr
+
+    def code(self, own: int, opp: int) -> int:
+        """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
+        m, o = popcount(own), popcount(opp)
+        slot = _kernels.index_position(m, o, own, opp)
+        with self._lock:
+            if self.in_memory or (m, o) in self._arrays:
+                code = int(self.subspace(m, o)[slot])
+            else:
+                try:
+                    code = int(self._dataset(m, o)[slot])
+                except OSError as exc:
+                    raise DatabaseError(f"subspace {subspace_name(m, o)} is damaged: {exc}") from None
+        if code == SLACK_CODE:
+            raise DatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
+        return code
+
+    # --- probing -----------------------------------------------------------------
+    def probe(self, position: Position) -> Probe:
+        """Value and plies for the side to move.
+
+        Raises MissingSubspaceError if the subspace is not built, and
+        PlacementPositionError for positions with stones in hand.
+        """
+        own, opp = position.own, position.opp
+        if popcount(opp) + position.opp_hand < 3:
+            raise DatabaseError("the game is already over: the side not to move has fewer than 3 stones")
+        # The kernel (proven equal to the reference rules) tells a lost position fast.
+        if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
+                                     self.rules.jumping, self.rules.take_none):
+            return Probe(LOSS, 0)
+        if position.in_placement:
+            raise PlacementPositionError(
+                "positions with stones in hand are not in the moving-phase databases "
+                "(the opening search answers them)")
+        v = decode(self.code(own, opp))
+        return Probe(v.value, v.plies)
+
+    def get(self, position: Position, default=None):
+        """Like :meth:`probe`, but ``default`` where the database cannot answer."""
+        try:
+            return self.probe(position)
+        except DatabaseError:
+            return default
+
+    def probe_moves(self, position: Position) -> list[MoveProbe]:
+        """Every legal move with the value it leaves for the mover, best first."""
+        result = []
+        for move in position.legal_moves(self.rules):
+            value, plies = after_move(self.probe(position.play_unchecked(move)))
+            result.append(MoveProbe(move, value, plies))
+        result.sort(key=lambda mp: _rank(mp.value, mp.plies))
+        return result
+
+    def best_move(self, position: Position, rng: random.Random | None = None) -> Optional[Move]:
+        """Shortest win, else a draw, else the longest loss; random among equals with ``rng``.
+
+        None when the game is over.
+        """
+        moves = self.probe_moves(position)
+        if not moves:
+            return None
+        best = _rank(moves[0].value, moves[0].plies)
+        equal = [mp.move for mp in moves if _rank(mp.value, mp.plies) == best]
+        return rng.choice(equal) if rng is not None else equal[0]
+
+
+def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
+                  in_memory: bool = False) -> Database:
+    """Open the databases under ``root`` for ``rules`` (a context manager)."""
+    root = Path(root)
+    if not root.exists():
+        raise DatabaseError(f"database folder {root} does not exist (build it with: muehle build --db {root})")
+    return Database(root, rules, in_memory=in_memory)
