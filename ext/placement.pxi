@@ -1,0 +1,78 @@
+# The placement phase by one backward pass (the acyclic part of the game).
+#
+# A placement subspace (m, o, hm, ho) holds the positions with m stones of the side
+# to move and o of the opponent on the board and hm, ho in hand (hm >= 1: the side
+# to move places).  Every move places a stone, so each position's value follows from
+# its successors, which lie in subspaces with one stone fewer in hand: a pass over the
+# subspaces in order of stones in hand settles them all, with the same values and plies
+# as the moving phase (DESIGN.md section 3).  The board index is the moving-phase one.
+
+
+cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after, int opp_count,
+                           const uint16_t* arr) noexcept nogil:
+    """Code of a successor (the opponent to move, opp_count stones); arr NULL: it has lost."""
+    if arr == NULL:
+        return 1
+    return arr[index_of(opp_count, m + 1, opp_after, own_after)]
+
+
+def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
+                     const uint16_t[::1] quiet_child, const uint16_t[::1] capture_child,
+                     bint jumping, bint take_none, int jobs=2):
+    """Values of placement subspace (m, o, hm, ho) from its successors' values.
+
+    ``quiet_child``: subspace (o, m+1) with hands (ho, hm-1); ``capture_child``:
+    (o-1, m+1) with the same hands, or empty when a capture leaves the opponent with
+    fewer than three stones (board plus hand): then it wins at once.
+    """
+    cdef int64_t slot, n_slots = num_slots(m, o)
+    cdef uint32_t own, opp, mv, own2, opp2
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int n, i, target, take, cv, best_win, worst_loss, has_draw, code
+    cdef const uint16_t* qp = &quiet_child[0] if quiet_child.shape[0] > 0 else NULL
+    cdef const uint16_t* cp = &capture_child[0] if capture_child.shape[0] > 0 else NULL
+    assert hm >= 1 and out.shape[0] == n_slots
+    # an empty child array is one never looked up: this side has already lost
+    assert quiet_child.shape[0] in (0, num_slots(o, m + 1))
+    assert capture_child.shape[0] in (0, num_slots(o - 1, m + 1)) if o >= 1 else True
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
+            if not slot_is_real(m, o, slot):
+                out[slot] = V_SLACK
+                continue
+            position_of(m, o, slot, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+            best_win = 1 << 30
+            worst_loss = 0
+            has_draw = 0
+            for i in range(n):
+                mv = moves[i]
+                target = mv & 31
+                take = (mv >> 10) & 31
+                own2 = own | ((<uint32_t>1) << target)
+                if take != NO_POINT:
+                    opp2 = opp & ~((<uint32_t>1) << take)
+                    cv = child_code(m, o, own2, opp2, o - 1, cp)
+                else:
+                    cv = child_code(m, o, own2, opp, o, qp)
+                if cv == V_DRAW:
+                    has_draw = 1
+                elif (cv - 1) % 2 == 0:
+                    if cv < best_win:
+                        best_win = cv
+                elif cv > worst_loss:
+                    worst_loss = cv
+            if best_win < (1 << 30):
+                code = best_win + 1
+            elif has_draw:
+                code = V_DRAW
+            else:
+                code = worst_loss + 1
+            out[slot] = <uint16_t>code
+        free(moves)
+        free(scratch)
