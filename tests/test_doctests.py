@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game"]
+MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
+           "solver.diagram"]
 
 
 @pytest.mark.parametrize("name", MODULES)
