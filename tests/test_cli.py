@@ -170,3 +170,11 @@ def test_help_lists_the_commands():
     result = run("--help")
     assert result.exit_code == 0
     assert "show" in result.stdout and "moves" in result.stdout
+
+
+def test_readme_show_example_is_true():
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    command = "$ muehle show 'W:a1,d2,g7 B:a4,b6 w'\n"
+    example = readme.split(command, 1)[1].split("\n$ ", 1)[0].rstrip("\n")
+    assert run("show", "W:a1,d2,g7 B:a4,b6 w").stdout.rstrip("\n") == example
