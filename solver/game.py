@@ -71,8 +71,9 @@ class Game:
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules = STANDARD):
         if start is None:
             start = "startpos"
-        if isinstance(start, str):
-            start = parse_position(start, rules)
+        # A Position given directly gets the same check as a string: no more stones
+        # than the rules allow.
+        start = parse_position(start if isinstance(start, str) else format_position(start), rules)
         self.rules = rules
         self.start: Position = start
         self._moves: list[Move] = []

@@ -30,6 +30,12 @@ def test_history_and_undo():
         game.undo()
 
 
+def test_start_position_must_fit_the_rules():
+    assert Game(parse_position("W:a1,d1,g1 B:a4 w 0 2"), Rules(stones=3)).position.black_hand == 2
+    with pytest.raises(NotationError, match="too many stones"):
+        Game(parse_position("W:a1,d1,g1 B:a4 w 1 2"), Rules(stones=3))
+
+
 def test_illegal_moves_are_refused_and_change_nothing():
     game = Game()
     game.play("d2")
