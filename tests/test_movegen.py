@@ -10,6 +10,7 @@ covering it.
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
@@ -21,6 +22,8 @@ from solver.notation import parse_position
 from solver.position import Move, Position, mill_points, popcount
 
 NO_POINT = 31
+# Fixed seeds keep failures reproducible; set MUEHLE_TEST_SEED to explore others.
+SEED = int(os.environ.get("MUEHLE_TEST_SEED", "20240601"))
 
 
 def pack(move: Move) -> int:
@@ -69,7 +72,7 @@ def features(pos: Position, rules, moves: list[Move]) -> set[str]:
 
 
 def test_forward_moves_equal_reference():
-    rng = random.Random(20240601)
+    rng = random.Random(SEED)
     seen: Counter[str] = Counter()
     for i in range(100_000):
         pos = random_position(rng)
@@ -96,7 +99,7 @@ def test_forward_moves_equal_reference():
 
 
 def test_quiet_unmoves_equal_reference():
-    rng = random.Random(7)
+    rng = random.Random(SEED + 1)
     seen: Counter[str] = Counter()
     for i in range(25_000):
         pos = random_position(rng)

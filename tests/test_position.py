@@ -144,3 +144,23 @@ def test_quiet_predecessors():
     # During placement an un-placement gives the stone back to the hand.
     pos3 = parse_position("W:d2 B:f4 w 8 8")
     assert [(str(m), str(p)) for m, p in pos3.quiet_predecessors()] == [("f4", "W:d2 B: b 8 9")]
+
+
+def test_is_legal_agrees_with_legal_moves_on_random_positions():
+    import random
+
+    from randpos import ALL_RULES, random_position
+
+    rng = random.Random(3)
+    maybe = [None] * 8 + list(range(24))
+    checked = 0
+    for i in range(3000):
+        pos = random_position(rng)
+        rules = ALL_RULES[i % 4]
+        legal = pos.legal_moves(rules)
+        candidates = legal + [Move(rng.randrange(24), rng.choice(maybe), rng.choice(maybe))
+                              for _ in range(20)]
+        for move in candidates:
+            assert pos.is_legal(move, rules) == (move in legal), (str(pos), str(move))
+            checked += 1
+    assert checked > 60_000
