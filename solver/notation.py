@@ -68,7 +68,8 @@ def _parse_stones(token: str, colour: str) -> int:
 
 
 def _parse_hand(token: str, colour: str) -> int:
-    if not token.isdigit():
+    # isdigit() alone also accepts digits like '²' that int() rejects.
+    if not (token.isascii() and token.isdigit()):
         raise NotationError(f"stones in hand for {colour} must be a number, got {token!r}")
     return int(token)
 

@@ -174,28 +174,47 @@ class Position:
             return []
         return self._moves(rules)
 
-    def _moves(self, rules: Rules) -> list[Move]:
+    def _steps(self, rules: Rules) -> list[tuple[Optional[int], int]]:
+        """Every (origin, target) the side to move may move a stone along, before any
+        take; origin None for a placement."""
         own, opp = self.own, self.opp
         free = FULL_MASK & ~(own | opp)
-        steps: list[tuple[Optional[int], int]] = []
         if self.own_hand > 0:
-            steps = [(None, t) for t in board.points_of(free)]
-        else:
-            jump = self.can_jump(rules)
-            for o in board.points_of(own):
-                targets = free if jump else ADJACENT[o] & free
-                steps += [(o, t) for t in board.points_of(targets)]
-        moves = []
-        for origin, target in steps:
-            after = own | 1 << target
-            if origin is not None:
-                after &= ~(1 << origin)
-            victims = takeable(opp, rules) if closes_mill(after, target) else 0
-            if victims:
-                moves += [Move(target, origin, v) for v in board.points_of(victims)]
-            else:
-                moves.append(Move(target, origin))
-        return moves
+            return [(None, t) for t in board.points_of(free)]
+        jump = self.can_jump(rules)
+        steps: list[tuple[Optional[int], int]] = []
+        for o in board.points_of(own):
+            targets = free if jump else ADJACENT[o] & free
+            steps += [(o, t) for t in board.points_of(targets)]
+        return steps
+
+    def _completed(self, origin: Optional[int], target: int, rules: Rules) -> list[Move]:
+        """The moves of one step: one per stone it may take if it closes a mill, else
+        the step alone (also when the mill finds nothing to take)."""
+        after = self.own | 1 << target
+        if origin is not None:
+            after &= ~(1 << origin)
+        victims = takeable(self.opp, rules) if closes_mill(after, target) else 0
+        if victims:
+            return [Move(target, origin, v) for v in board.points_of(victims)]
+        return [Move(target, origin)]
+
+    def _moves(self, rules: Rules) -> list[Move]:
+        return [m for origin, target in self._steps(rules)
+                for m in self._completed(origin, target, rules)]
+
+    def is_legal(self, move: Move, rules: Rules = STANDARD) -> bool:
+        """Whether ``move`` is legal here: the same as ``move in self.legal_moves(rules)``,
+        without generating every move (retrograde checks call it very often).
+
+        >>> from solver.notation import parse_position, parse_move
+        >>> pos = parse_position("W:a1,d1 B:a4 w 1 2")
+        >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
+        (True, False)
+        """
+        return (self._lost_on_material(rules) is None
+                and (move.origin, move.target) in self._steps(rules)
+                and move in self._completed(move.origin, move.target, rules))
 
     def _lost_on_material(self, rules: Rules) -> Optional[str]:
         if popcount(self.own) + self.own_hand < 3:
@@ -217,7 +236,7 @@ class Position:
 
     def play(self, move: Move, rules: Rules = STANDARD) -> "Position":
         """The position after ``move``; ValueError if it is not legal here."""
-        if move not in self.legal_moves(rules):
+        if not self.is_legal(move, rules):
             raise ValueError(f"illegal move {move} in this position")
         return self.play_unchecked(move)
 
@@ -255,8 +274,9 @@ class Position:
             for origin, stones, hand in candidates:
                 prev = Position.from_view(stones, self.own, hand, self.own_hand, prev_turn)
                 move = Move(target, origin)
-                if prev.outcome(rules) is None and move in prev.legal_moves(rules) \
-                        and prev.play_unchecked(move) == self:
+                # A legal move implies the game was not over (is_legal checks material,
+                # and a side with a legal move is not blocked).
+                if prev.is_legal(move, rules) and prev.play_unchecked(move) == self:
                     found.append((move, prev))
         return found
 

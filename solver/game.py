@@ -1,0 +1,267 @@
+"""A played game: the history of positions and the draw rules of play.
+
+:class:`~solver.position.Position` knows only the rules that depend on the position
+itself (fewer than three stones, blocked).  A played game also ends in a draw
+
+- when the same position with the same side to move occurs for the third time
+  (threefold repetition), or
+- after 50 plies (both sides counted) in the moving phase without a mill closed.
+
+:class:`Game` keeps the start position, the moves and the positions they led to,
+and applies these rules; :meth:`Game.undo` takes moves back.
+
+>>> game = Game()
+>>> for text in "d2 f4 d3 b4".split():
+...     _ = game.play(text)
+>>> str(game.position)
+'W:d2,d3 B:b4,f4 w 7 7'
+>>> game.result() is None
+True
+>>> str(game.undo()), len(game.moves)
+('b4', 3)
+
+Game records are plain text, one move per token::
+
+    # lines starting with '#' are comments
+    rules: no-jumping
+    start: W:a1,d1,g1 B:a4,a7,d7 b
+    a4-b4
+    a1-a4
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from .notation import NotationError, format_position, parse_legal_move, parse_position
+from .position import BLACK, WHITE, WIN, Move, Position, in_mill, popcount
+from .rules import STANDARD, Rules
+
+#: The same position (side to move included) for this many times is a draw.
+REPETITION_LIMIT = 3
+#: This many plies in a row that move a stone (not place one) without closing a mill: a draw.
+QUIET_PLY_LIMIT = 50
+
+DRAW = "draw"
+#: Reasons :meth:`Game.result` gives.
+FEWER_THAN_THREE = "fewer than three stones"
+NO_LEGAL_MOVE = "no legal move"
+REPETITION = "threefold repetition"
+QUIET_PLIES = "50 moves without a mill"
+
+_COLOUR_NAMES = {WHITE: "White", BLACK: "Black"}
+
+
+def _other(colour: str) -> str:
+    return BLACK if colour == WHITE else WHITE
+
+
+class Game:
+    """A game in progress: start position, moves played and the positions after them.
+
+    ``start`` is a :class:`Position`, a position string, or None for the start
+    position of ``rules``.
+
+    >>> game = Game("W:a1,d1,a4 B:g7,b6,f6 w")
+    >>> _ = game.play("d1-g1")
+    >>> game.position.turn, game.quiet_plies
+    ('b', 1)
+    """
+
+    def __init__(self, start: Union[Position, str, None] = None, rules: Rules = STANDARD):
+        if start is None:
+            start = "startpos"
+        # A Position given directly gets the same check as a string: no more stones
+        # than the rules allow.
+        start = parse_position(start if isinstance(start, str) else format_position(start), rules)
+        self.rules = rules
+        self.start: Position = start
+        self._moves: list[Move] = []
+        self._positions: list[Position] = [start]
+        # _quiet[i]: quiet plies in a row up to position i (the 50-move counter).
+        self._quiet: list[int] = [0]
+
+    # --- the history ------------------------------------------------------------
+    @property
+    def position(self) -> Position:
+        """The current position."""
+        return self._positions[-1]
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The moves played, in order."""
+        return tuple(self._moves)
+
+    @property
+    def positions(self) -> tuple[Position, ...]:
+        """The start position and the position after each move."""
+        return tuple(self._positions)
+
+    @property
+    def quiet_plies(self) -> int:
+        """Plies in a row, up to now, that moved a stone without closing a mill."""
+        return self._quiet[-1]
+
+    @property
+    def repetitions(self) -> int:
+        """How often the current position has occurred (1 the first time)."""
+        return self._positions.count(self.position)
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    # --- playing ------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        """The legal moves now; [] once the game is over, draws included."""
+        if self.result() is not None:
+            return []
+        return self.position.legal_moves(self.rules)
+
+    def parse_move(self, text: str) -> Move:
+        """``text`` as a legal move now; NotationError says why it is not."""
+        result = self.result()
+        if result is not None:
+            raise NotationError(f"move {text}: the game is over ({describe_result(result)})")
+        return parse_legal_move(text, self.position, self.rules)
+
+    def play(self, move: Union[Move, str]) -> Position:
+        """Play ``move`` (a :class:`Move` or its notation) and return the new position.
+
+        ValueError (NotationError for text) if it is illegal or the game is over.
+        """
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        else:
+            result = self.result()
+            if result is not None:
+                raise ValueError(f"move {move}: the game is over ({describe_result(result)})")
+        before = self.position
+        after = before.play(move, self.rules)
+        # The mover's stones are the opponent's in the new position; a take-none mill
+        # that took nothing still closed a mill, so it resets the counter too.
+        closed = in_mill(after.opp, move.target)
+        quiet = not move.is_placement and not closed
+        self._moves.append(move)
+        self._positions.append(after)
+        self._quiet.append(self._quiet[-1] + 1 if quiet else 0)
+        return after
+
+    def undo(self) -> Move:
+        """Take back the last move and return it; IndexError if none was played."""
+        if not self._moves:
+            raise IndexError("no move to take back")
+        self._positions.pop()
+        self._quiet.pop()
+        return self._moves.pop()
+
+    def result(self) -> Optional[tuple[str, str]]:
+        """None while the game goes on, else (winner, reason) with winner ``'w'``,
+        ``'b'`` or ``'draw'``.
+
+        A win or loss on the board comes first: a move that blocks the opponent on
+        the 50th quiet ply wins.
+
+        >>> Game("W:a1,d1 B:a4,a7,d7 w").result()
+        ('b', 'fewer than three stones')
+        """
+        pos = self.position
+        outcome = pos.outcome(self.rules)
+        if outcome is not None:
+            winner = pos.turn if outcome == WIN else _other(pos.turn)
+            loser = _other(winner)
+            stones = pos.white if loser == WHITE else pos.black
+            hand = pos.white_hand if loser == WHITE else pos.black_hand
+            reason = FEWER_THAN_THREE if popcount(stones) + hand < 3 else NO_LEGAL_MOVE
+            return winner, reason
+        if self.repetitions >= REPETITION_LIMIT:
+            return DRAW, REPETITION
+        if self.quiet_plies >= QUIET_PLY_LIMIT:
+            return DRAW, QUIET_PLIES
+        return None
+
+    def is_over(self) -> bool:
+        return self.result() is not None
+
+    # --- records ------------------------------------------------------------------
+    def record(self) -> str:
+        """The game as a record that :meth:`from_record` reads back.
+
+        >>> game = Game(rules=Rules(jumping=False))
+        >>> _ = game.play("d2")
+        >>> print(game.record(), end="")
+        rules: no-jumping
+        d2
+        """
+        lines = []
+        if self.rules != STANDARD:
+            lines.append(f"rules: {self.rules.name}")
+        if self.start != parse_position("startpos", self.rules):
+            lines.append(f"start: {format_position(self.start)}")
+        lines += [str(m) for m in self._moves]
+        result = self.result()
+        if result is not None:
+            lines.append(f"# result: {describe_result(result)}")
+        return "".join(line + "\n" for line in lines)
+
+    @classmethod
+    def from_record(cls, text: str, rules: Optional[Rules] = None) -> "Game":
+        """Read a game record, checking every move; NotationError names the bad line.
+
+        Header lines (``rules: <name>``, ``start: <position>``) come before the
+        first move; ``rules`` here is the default when the record names none, and
+        must agree with the record when it does.
+
+        >>> game = Game.from_record("# a short game\\nd2 f4\\nd3")
+        >>> [str(m) for m in game.moves]
+        ['d2', 'f4', 'd3']
+        """
+        headers: dict[str, str] = {}
+        tokens: list[tuple[int, str]] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, colon, value = line.partition(":")
+            if colon:
+                key = key.strip()
+                if key not in ("rules", "start"):
+                    raise NotationError(f"line {number}: unknown header {key!r} (rules: or start:)")
+                if tokens:
+                    raise NotationError(f"line {number}: header {key}: after the first move")
+                if key in headers:
+                    raise NotationError(f"line {number}: header {key}: given twice")
+                headers[key] = value.strip()
+                continue
+            tokens += [(number, token) for token in line.split()]
+        if "rules" in headers:
+            try:
+                named = Rules.from_name(headers["rules"])
+            except ValueError as error:
+                raise NotationError(f"record: {error}") from None
+            if rules is not None and named != rules:
+                raise NotationError(f"record is for rules {named.name}, not {rules.name}")
+            rules = named
+        rules = rules or STANDARD
+        game = cls(parse_position(headers.get("start", "startpos"), rules), rules)
+        for number, token in tokens:
+            try:
+                game.play(token)
+            except NotationError as error:
+                raise NotationError(f"line {number}: {error}") from None
+        return game
+
+
+def describe_result(result: tuple[str, str]) -> str:
+    """Words for a result of :meth:`Game.result`.
+
+    >>> describe_result(("w", "no legal move"))
+    'White wins (no legal move)'
+    """
+    winner, reason = result
+    if winner == DRAW:
+        return f"draw ({reason})"
+    return f"{_COLOUR_NAMES[winner]} wins ({reason})"
+
+
+__all__ = ["Game", "describe_result", "REPETITION_LIMIT", "QUIET_PLY_LIMIT", "DRAW",
+           "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION", "QUIET_PLIES"]

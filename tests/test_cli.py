@@ -1,0 +1,180 @@
+"""The command line, through click's test runner."""
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main, rules_options
+from solver.rules import Rules
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def assert_one_line_error(result, *fragments: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("muehle: error: "), result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_moves_startpos_json_lists_24_placements():
+    result = run("moves", "startpos", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["position"] == "W: B: w 9 9" and data["side"] == "w"
+    assert data["game_over"] is None
+    assert len(data["moves"]) == len(set(data["moves"])) == 24
+    assert "d2" in data["moves"] and all(len(m) == 2 for m in data["moves"])
+
+
+def test_moves_one_per_line_with_takes():
+    result = run("moves", "W:a1,d1 B:a4,b6,d6,f6 w 1 3")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert "g1xa4" in lines and "g1" not in lines and "g1xb6" not in lines
+    assert len(lines) == 24 - 6
+
+
+def test_position_may_be_given_as_several_words():
+    assert run("moves", "W:a1,d1", "B:a4,b6,d6,f6", "w", "1", "3").stdout == \
+        run("moves", "W:a1,d1 B:a4,b6,d6,f6 w 1 3").stdout
+
+
+def test_moves_json_canonical_position_and_game_over():
+    result = run("moves", "--json", "W:d1,a1 B:d7,a7,a4 b")
+    data = json.loads(result.stdout)
+    assert data["position"] == "W:a1,d1 B:a4,a7,d7 b"
+    assert data["side"] == "b" and data["game_over"] == "win" and data["moves"] == []
+    data = json.loads(run("moves", "--json", "W:a1,d1 B:a4,a7,d7 w").stdout)
+    assert data["game_over"] == "loss"
+    blocked = json.loads(run("moves", "--json", "W:a1,g1,a7,g7 B:a4,d1,g4,d7 w").stdout)
+    assert blocked["game_over"] == "loss"
+
+
+def test_moves_of_a_finished_game_say_why_on_stderr():
+    result = run("moves", "W:a1,g1,a7,g7 B:a4,d1,g4,d7 w")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "Black wins (no legal move)" in result.stderr
+
+
+def test_rules_options_change_the_moves():
+    three = "W:a1,d1,g4 B:b6,d6,f4,d2 w"
+    jumping = run("moves", three).stdout.splitlines()
+    sliding = run("moves", three, "--no-jumping").stdout.splitlines()
+    assert len(jumping) > 50 and "a1-g7" in jumping
+    assert "a1-g7" not in sliding and "a1-a4" in sliding
+    assert run("moves", three, "--rules", "no-jumping").stdout.splitlines() == sliding
+    every_in_mill = "W:a1,d1 B:b6,d6,f6 w 1 6"
+    assert "g1xb6" in run("moves", every_in_mill).stdout.split()
+    for args in (["--mill-rule", "take-none"], ["--rules", "take-none"]):
+        takes_none = run("moves", every_in_mill, *args).stdout.split()
+        assert "g1" in takes_none and "g1xb6" not in takes_none
+    # --stones changes the start position and the stone limit.
+    assert json.loads(run("moves", "startpos", "--json", "--stones", "5").stdout)["position"] \
+        == "W: B: w 5 5"
+
+
+def test_after_plays_moves_first():
+    result = run("moves", "startpos", "--after", "d2 f4", "--json")
+    data = json.loads(result.stdout)
+    assert data["position"] == "W:d2 B:f4 w 8 8" and len(data["moves"]) == 22
+    cycle = "d2-d3 b6-b4 d3-d2 b4-b6 " * 2
+    data = json.loads(run("moves", "W:a1,d1,a4,d2 B:g7,b6,f6 w", "--after", cycle, "--json").stdout)
+    assert data["game_over"] == "draw" and data["moves"] == []
+
+
+def test_show_draws_the_board_and_the_state():
+    result = run("show", "W:a1,d2,g7 B:a4,b6 w 2 4")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "7 .-----------.-----------W"
+    assert lines[6] == "4 B---.---.       .---.---."
+    assert lines[12] == "1 W-----------.-----------."
+    assert lines[13] == "  a   b   c   d   e   f   g"
+    text = result.stdout
+    assert "Position:  W:a1,d2,g7 B:a4,b6 w 2 4" in text
+    assert "To move:   White" in text
+    assert "White (W): 3 on the board, 2 in hand" in text
+    assert "Black (B): 2 on the board, 4 in hand" in text
+    assert "Phase:     placement" in text
+    assert text.isascii()
+
+
+@pytest.mark.parametrize("position, rules, phase", [
+    ("startpos", [], "placement (White places a stone)"),
+    ("W:a1,d1,g4 B:b6,d6,f4,d2 w", [], "jumping (White has three stones and jumps)"),
+    ("W:a1,d1,g4 B:b6,d6,f4,d2 w", ["--no-jumping"], "moving (White slides a stone)"),
+    ("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w", [], "game over: Black wins (no legal move)"),
+    ("W:a1,d1 B:a4,a7,d7 b", [], "game over: Black wins (fewer than three stones)"),
+])
+def test_show_phase(position, rules, phase):
+    assert f"Phase:     {phase}\n" in run("show", position, *rules).stdout
+
+
+def test_show_unicode_stones():
+    text = run("show", "W:a1 B:g7 b 8 8", "--unicode").stdout
+    assert "○" in text and "●" in text and "To move:   Black" in text
+
+
+@pytest.mark.parametrize("command", ["show", "moves"])
+@pytest.mark.parametrize("args, fragments", [
+    (["W:a1,d4 B: w"], ["unknown point 'd4'"]),
+    (["W:a1,a1 B: w"], ["a1 given twice"]),
+    (["W:a1 B:a1 w"], ["a1 given to both colours"]),
+    (["W:a1,d1 B: w 8 0"], ["too many stones for White"]),
+    (["W:a1 B: w", "--stones", "3"], []),  # fine: 1 on the board, 0 in hand
+    (["W:a1 B: w 3 3", "--stones", "3"], ["too many stones"]),
+    (["nonsense"], ["cannot parse position"]),
+    (["W:a1 B:a4"], ["cannot parse position"]),
+    (["startpos", "--after", "d2 d2"], ["illegal move d2"]),
+    (["startpos", "--after", "d9"], ["cannot parse move 'd9'"]),
+    (["W:a1,d1 B:a4,b6,d6,f6 w 1 3", "--after", "g1"], ["closes a mill", "a4"]),
+    (["startpos", "--stones", "12"], ["--stones"]),
+    (["startpos", "--rules", "fast"], ["--rules"]),
+    ([], ["Missing argument"]),
+])
+def test_bad_input_is_one_line_with_status_2(command, args, fragments):
+    result = run(command, *args)
+    if not fragments:
+        assert result.exit_code == 0, result.output
+        return
+    assert_one_line_error(result, *fragments)
+
+
+def test_unknown_command_is_one_line():
+    assert_one_line_error(run("frobnicate"), "No such command")
+
+
+def test_rules_options_is_reusable():
+    @click.command()
+    @rules_options
+    def probe(rules: Rules) -> None:
+        click.echo(repr(rules))
+
+    runner = CliRunner()
+    assert runner.invoke(probe, []).stdout.strip() == repr(Rules())
+    out = runner.invoke(probe, ["--rules", "take-none", "--no-jumping", "--stones", "6"]).stdout
+    assert out.strip() == repr(Rules(stones=6, jumping=False, mill_rule="take-none"))
+    out = runner.invoke(probe, ["--rules", "take-none", "--mill-rule", "take-any"]).stdout
+    assert out.strip() == repr(Rules(mill_rule="take-any"))
+
+
+def test_help_lists_the_commands():
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "show" in result.stdout and "moves" in result.stdout
+
+
+def test_readme_show_example_is_true():
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    command = "$ muehle show 'W:a1,d2,g7 B:a4,b6 w'\n"
+    example = readme.split(command, 1)[1].split("\n$ ", 1)[0].rstrip("\n")
+    assert run("show", "W:a1,d2,g7 B:a4,b6 w").stdout.rstrip("\n") == example

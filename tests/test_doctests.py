@@ -1,0 +1,17 @@
+"""The examples in the docstrings are run as tests, so that they stay true."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
+           "solver.diagram"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert tried > 0, f"{name} has no examples"
+    assert failures == 0

@@ -1,0 +1,204 @@
+"""Played games: history, undo, the draw rules and game records."""
+
+import random
+
+import pytest
+
+from solver.game import (DRAW, FEWER_THAN_THREE, NO_LEGAL_MOVE, QUIET_PLIES, REPETITION, Game,
+                         describe_result)
+from solver.notation import NotationError, parse_position
+from solver.position import in_mill
+from solver.rules import Rules
+
+SHUFFLE = "W:a1,d1,a4,d2 B:g7,b6,f6 w"
+CYCLE = ["d2-d3", "b6-b4", "d3-d2", "b4-b6"]
+
+
+def test_history_and_undo():
+    game = Game()
+    start = game.position
+    for text in ["d2", "f4", "d3"]:
+        game.play(text)
+    assert [str(m) for m in game.moves] == ["d2", "f4", "d3"]
+    assert len(game.positions) == 4 and game.positions[0] == start
+    assert str(game.position) == "W:d2,d3 B:f4 b 7 8"
+    assert str(game.undo()) == "d3"
+    assert str(game.position) == "W:d2 B:f4 w 8 8" and len(game) == 2
+    game.undo(), game.undo()
+    assert game.position == start
+    with pytest.raises(IndexError):
+        game.undo()
+
+
+def test_start_position_must_fit_the_rules():
+    assert Game(parse_position("W:a1,d1,g1 B:a4 w 0 2"), Rules(stones=3)).position.black_hand == 2
+    with pytest.raises(NotationError, match="too many stones"):
+        Game(parse_position("W:a1,d1,g1 B:a4 w 1 2"), Rules(stones=3))
+
+
+def test_illegal_moves_are_refused_and_change_nothing():
+    game = Game()
+    game.play("d2")
+    with pytest.raises(NotationError, match="illegal move d2"):
+        game.play("d2")
+    with pytest.raises(NotationError, match="cannot parse"):
+        game.play("zz")
+    assert len(game) == 1
+
+
+def test_threefold_repetition_is_a_draw():
+    game = Game(SHUFFLE)
+    for i, text in enumerate(CYCLE * 2):
+        assert game.result() is None, i
+        game.play(text)
+    # The start position is back for the third time.
+    assert game.repetitions == 3
+    assert game.result() == (DRAW, REPETITION)
+    assert game.legal_moves() == []
+    with pytest.raises(NotationError, match="game is over"):
+        game.play("d2-d3")
+    game.undo()
+    assert game.result() is None and game.repetitions == 2
+
+
+def test_repetition_needs_the_same_side_to_move():
+    game = Game(SHUFFLE)
+    for text in CYCLE:
+        game.play(text)
+    assert game.repetitions == 2
+    # Same stones, other side to move: a different position.
+    assert game.positions.count(game.positions[1]) == 1
+
+
+def _fresh_quiet_walk(game: Game, plies: int) -> None:
+    """Play ``plies`` moves that close no mill and repeat no position."""
+    for _ in range(plies):
+        seen = set(game.positions)
+        for move in game.legal_moves():
+            after = game.position.play(move)
+            if after not in seen and not in_mill(after.opp, move.target):
+                game.play(move)
+                break
+        else:
+            raise AssertionError("no fresh quiet move found")
+
+
+def test_fifty_quiet_plies_are_a_draw():
+    game = Game("W:a1,d1,b4,f2,e5 B:g7,d6,c5,e4,b2 w")
+    _fresh_quiet_walk(game, 49)
+    assert game.quiet_plies == 49 and game.result() is None
+    _fresh_quiet_walk(game, 1)
+    assert game.result() == (DRAW, QUIET_PLIES)
+    game.undo()
+    assert game.result() is None
+
+
+def test_mills_and_placements_reset_the_quiet_count():
+    game = Game("W:a1,a7,b4,g1 B:g7,d6,f6,d2 w")
+    game.play("g1-g4")
+    game.play("d2-b2")
+    assert game.quiet_plies == 2
+    game.play("b4-a4xb2")  # closes a1-a4-a7
+    assert game.quiet_plies == 0
+    game.play("d6-b6")
+    assert game.quiet_plies == 1
+    game.undo(), game.undo()
+    assert game.quiet_plies == 2
+    # A placement is not a moving-phase ply, even when the other side slides.
+    placing = Game("W:a1,d1 B:a4,b6,d7 w 2 0")
+    placing.play("d2")
+    assert placing.quiet_plies == 0
+    placing.play("b6-d6")
+    assert placing.quiet_plies == 1
+    placing.play("b2")
+    assert placing.quiet_plies == 0
+
+
+@pytest.mark.parametrize("rules, move", [(Rules(mill_rule="take-none"), "d2-d1"),
+                                         (Rules(), "d2-d1xb6")])
+def test_a_mill_counts_even_when_it_takes_nothing(rules, move):
+    # Every black stone stands in a mill: under take-none White's mill takes nothing,
+    # but it was still closed, so it is not a quiet ply.
+    game = Game("W:a1,g1,d2 B:b6,d6,f6 w", rules)
+    assert move in [str(m) for m in game.legal_moves()]
+    game.play(move)
+    assert game.quiet_plies == 0
+    game.undo()
+    game.play("d2-f2")
+    assert game.quiet_plies == 1
+
+
+def test_wins_and_their_reasons():
+    assert Game("W:a1,d1 B:a4,a7,d7 w").result() == ("b", FEWER_THAN_THREE)
+    assert Game("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w").result() == ("b", NO_LEGAL_MOVE)
+    game = Game("W:a1,d1,b2 B:a4,b6,d6 w 1 0")
+    game.play("g1xa4")
+    assert game.result() == ("w", FEWER_THAN_THREE)
+    assert describe_result(game.result()) == "White wins (fewer than three stones)"
+
+
+def _random_game(seed: int, rules: Rules, plies: int = 80) -> Game:
+    rng = random.Random(seed)
+    game = Game(rules=rules)
+    for _ in range(plies):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.play(rng.choice(moves))
+    return game
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(jumping=False, mill_rule="take-none"),
+                                   Rules(stones=5)], ids=lambda r: r.name)
+@pytest.mark.parametrize("seed", range(5))
+def test_record_round_trip(rules, seed):
+    game = _random_game(seed, rules)
+    text = game.record()
+    again = Game.from_record(text)
+    assert again.rules == rules
+    assert again.moves == game.moves and again.positions == game.positions
+    assert again.result() == game.result()
+    assert again.record() == text
+
+
+def test_record_with_start_comments_and_several_moves_a_line():
+    text = """# a study
+rules: no-jumping
+start: W:a1,d1,a4 B:g7,b6,f6 w
+
+a4-a7 g7-g4   # not a comment: but see below
+"""
+    with pytest.raises(NotationError, match="line 5"):
+        Game.from_record(text)
+    game = Game.from_record(text.replace("   # not a comment: but see below", ""))
+    assert game.rules == Rules(jumping=False)
+    assert game.start == parse_position("W:a1,d1,a4 B:g7,b6,f6 w")
+    assert [str(m) for m in game.moves] == ["a4-a7", "g7-g4"]
+    assert game.record() == ("rules: no-jumping\nstart: W:a1,a4,d1 B:b6,f6,g7 w\n"
+                             "a4-a7\ng7-g4\n")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("d2\nd2\n", "line 2: illegal move d2"),
+    ("d2\nstart: startpos\n", "line 2: header start: after the first move"),
+    ("result: 1-0\n", "unknown header"),
+    ("rules: standard\nrules: standard\n", "given twice"),
+    ("rules: fast\n", "unknown rule set"),
+    ("start: W:a1 B: x\n", "side to move"),
+])
+def test_bad_records(text, message):
+    with pytest.raises(NotationError, match=message):
+        Game.from_record(text)
+
+
+def test_record_rules_must_agree_with_the_callers():
+    assert Game.from_record("d2\n", Rules(stones=5)).rules == Rules(stones=5)
+    with pytest.raises(NotationError, match="not standard"):
+        Game.from_record("rules: no-jumping\nd2\n", Rules())
+
+
+def test_record_of_a_finished_game_says_the_result():
+    game = Game(SHUFFLE)
+    for text in CYCLE * 2:
+        game.play(text)
+    assert game.record().endswith("# result: draw (threefold repetition)\n")

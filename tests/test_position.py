@@ -1,0 +1,166 @@
+"""The rules of play in the reference (solver.position), case by case."""
+
+import pytest
+
+from solver.board import point_index
+from solver.notation import parse_move, parse_position
+from solver.position import LOSS, WIN, Move, Position, popcount
+from solver.rules import Rules
+
+STANDARD = Rules()
+TAKE_NONE = Rules(mill_rule="take-none")
+NO_JUMPING = Rules(jumping=False)
+
+
+def moves(text: str, rules: Rules = STANDARD) -> list[str]:
+    return sorted(str(m) for m in parse_position(text, rules).legal_moves(rules))
+
+
+def steps(text: str, rules: Rules = STANDARD) -> set[str]:
+    """The moves without their takes: where stones go."""
+    return {m.split("x")[0] for m in moves(text, rules)}
+
+
+def test_start_position_has_24_placements():
+    pos = parse_position("startpos")
+    assert (pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn) == (0, 0, 9, 9, "w")
+    assert len(pos.legal_moves()) == 24
+    assert all(m.is_placement and m.take is None for m in pos.legal_moves())
+
+
+def test_mill_takes_only_unprotected_stones():
+    # g1 closes a1-d1-g1; Black's b6-d6-f6 is a mill, so only a4 may be taken.
+    text = "W:a1,d1 B:a4,b6,d6,f6 w 1 3"
+    assert [m for m in moves(text) if m.startswith("g1")] == ["g1xa4"]
+    assert "g1" not in moves(text)  # closing a mill must take when it can
+
+
+@pytest.mark.parametrize("rules, expected", [
+    (STANDARD, ["g1xb6", "g1xd6", "g1xf6"]),
+    (TAKE_NONE, ["g1"]),
+])
+def test_all_enemy_stones_in_mills(rules, expected):
+    text = "W:a1,d1 B:b6,d6,f6 w 1 6"
+    assert [m for m in moves(text, rules) if m.startswith("g1")] == expected
+
+
+def test_double_mill_takes_one_stone():
+    # g1 closes both a1-d1-g1 and g1-g4-g7.
+    pos = parse_position("W:a1,d1,g4,g7 B:b2,d2,f6,b6 w 1 2")
+    takes = [m for m in pos.legal_moves() if m.target == point_index("g1")]
+    assert sorted(str(m) for m in takes) == ["g1xb2", "g1xb6", "g1xd2", "g1xf6"]
+    after = pos.play(parse_move("g1xb6"))
+    assert popcount(after.black) == 3 and after.black_hand == 2
+
+
+def test_jumping_only_with_exactly_three_and_none_in_hand():
+    three = "W:a1,d1,g4 B:b6,d6,f4,d2 w"
+    jumps = moves(three)
+    assert "a1-g7" in jumps and "d1-c3" in jumps
+    assert len(steps(three)) == 3 * (24 - 7)
+    assert "g4-g1xb6" in jumps  # a jump closes a mill too
+    # Three on the board but one in hand: place instead.
+    assert all("-" not in m for m in moves("W:a1,d1,g4 B:b6,d6,f4,d2 w 1 0"))
+    # Four stones slide only.
+    assert steps("W:a1,d1,g4,a7 B:b6,d6,f4,d2 w") == {
+        "a1-a4", "d1-g1", "g4-g1", "g4-g7", "a7-a4", "a7-d7"}
+
+
+def test_no_jumping_rule_slides_with_three():
+    three = "W:a1,d1,g4 B:b6,d6,f4,d2 w"
+    assert steps(three, NO_JUMPING) == {"a1-a4", "d1-g1", "g4-g1", "g4-g7"}
+    assert not parse_position(three).can_jump(NO_JUMPING)
+
+
+def test_blocked_side_loses():
+    pos = parse_position("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w")
+    assert pos.legal_moves() == [] and pos.outcome() == LOSS
+    # The same with three white stones jumps, so it is not blocked.
+    pos3 = parse_position("W:a1,g1,a7 B:a4,d1,d7,g4 w")
+    assert pos3.outcome() is None and pos3.outcome(NO_JUMPING) == LOSS
+
+
+def test_fewer_than_three_loses():
+    assert parse_position("W:a1,d1 B:a4,b6,d6 w").outcome() == LOSS
+    assert parse_position("W:a1,d1 B:a4,b6,d6 w").legal_moves() == []
+    # Stones in hand count: two on the board and one to place is still a game.
+    assert parse_position("W:a1,d1 B:a4,b6,d6 w 1 0").outcome() is None
+    # The opponent below three: the side to move has won.
+    assert parse_position("W:a1,d1,d2 B:a4,b6 w").outcome() == WIN
+
+
+def test_placement_with_nothing_to_take():
+    # g1 closes a mill but Black has no stone on the board: a plain placement.
+    for rules in (STANDARD, TAKE_NONE):
+        assert "g1" in moves("W:a1,d1 B: w 1 3", rules)
+        assert not any("x" in m for m in moves("W:a1,d1 B: w 1 3", rules))
+
+
+def test_sliding_back_into_a_mill_closes_it_again():
+    pos = parse_position("W:a1,d1,g4 B:b6,d6,f4,d2,b2 w")
+    assert "g4-g1xb2" in moves(str(pos), NO_JUMPING)
+
+
+def test_play_and_is_legal_agree_with_legal_moves():
+    pos = parse_position("W:a1,d1 B:a4,b6,d6,f6 w 1 3")
+    for move in pos.legal_moves():
+        assert pos.is_legal(move)
+    assert not pos.is_legal(Move(point_index("g1")))           # must take
+    assert not pos.is_legal(Move(point_index("g1"), take=point_index("b6")))  # protected
+    assert not pos.is_legal(Move(point_index("a1")))           # occupied
+    with pytest.raises(ValueError, match="illegal"):
+        pos.play(Move(point_index("a1")))
+    after = pos.play(parse_move("g1xa4"))
+    assert str(after) == "W:a1,d1,g1 B:b6,d6,f6 b 0 3"
+
+
+def test_positions_are_immutable_values():
+    pos = parse_position("W:a1 B:a4 w 8 8")
+    with pytest.raises(AttributeError):
+        pos.white = 0  # type: ignore[misc]
+    assert pos == parse_position("W:a1 B:a4 w 8 8") and hash(pos) == hash(parse_position("W:a1 B:a4 w 8 8"))
+    assert pos.swap_colours().swap_colours() == pos
+    with pytest.raises(ValueError):
+        Position(1, 1)
+
+
+def test_quiet_predecessors():
+    # Black just moved; under take-any a black mill closed by the last move would
+    # have taken a stone, so the mill stones b6-d6-f6 cannot have just arrived.
+    pos = parse_position("W:a1,d1,g1,a4 B:b6,d6,f6,b2 w")
+    found = {str(m) for m, _ in pos.quiet_predecessors()}
+    # b2 may also have been Black's last placement (then it had one in hand).
+    assert found == {"b2", "b4-b2", "d2-b2"}
+    for move, prev in pos.quiet_predecessors():
+        assert prev.turn == "b" and prev.play(move) == pos
+    # White's a4 is not in a mill, so take-none changes nothing here.
+    assert {str(m) for m, _ in pos.quiet_predecessors(TAKE_NONE)} == found
+    # With White all in mills and take-none, the mill may just have closed.
+    pos2 = parse_position("W:a1,d1,g1 B:b6,d6,f6,b2 w")
+    found2 = {str(m) for m, _ in pos2.quiet_predecessors(TAKE_NONE)}
+    assert {"d5-d6", "b4-b6", "f4-f6"} <= found2
+    # Under take-any that mill would have taken a white stone: not quiet.
+    assert not {"d5-d6", "b4-b6", "f4-f6"} & {str(m) for m, _ in pos2.quiet_predecessors()}
+    # During placement an un-placement gives the stone back to the hand.
+    pos3 = parse_position("W:d2 B:f4 w 8 8")
+    assert [(str(m), str(p)) for m, p in pos3.quiet_predecessors()] == [("f4", "W:d2 B: b 8 9")]
+
+
+def test_is_legal_agrees_with_legal_moves_on_random_positions():
+    import random
+
+    from randpos import ALL_RULES, random_position
+
+    rng = random.Random(3)
+    maybe = [None] * 8 + list(range(24))
+    checked = 0
+    for i in range(3000):
+        pos = random_position(rng)
+        rules = ALL_RULES[i % 4]
+        legal = pos.legal_moves(rules)
+        candidates = legal + [Move(rng.randrange(24), rng.choice(maybe), rng.choice(maybe))
+                              for _ in range(20)]
+        for move in candidates:
+            assert pos.is_legal(move, rules) == (move in legal), (str(pos), str(move))
+            checked += 1
+    assert checked > 60_000

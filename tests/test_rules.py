@@ -1,0 +1,39 @@
+"""Rules as data: names, defaults, validation."""
+
+import pytest
+
+from solver.rules import MILL_RULES, RULESET_NAMES, STANDARD, Rules
+
+
+def test_standard_defaults():
+    assert STANDARD == Rules() == Rules(stones=9, jumping=True, mill_rule="take-any")
+    assert not STANDARD.take_none
+    assert Rules(mill_rule="take-none").take_none
+
+
+@pytest.mark.parametrize("stones", range(3, 10))
+@pytest.mark.parametrize("jumping", [True, False])
+@pytest.mark.parametrize("mill_rule", MILL_RULES)
+def test_name_round_trip(stones, jumping, mill_rule):
+    rules = Rules(stones=stones, jumping=jumping, mill_rule=mill_rule)
+    assert Rules.from_name(rules.name) == rules
+    assert rules.as_attrs()["name"] == rules.name
+
+
+def test_named_rule_sets():
+    assert [Rules.from_name(n).name for n in RULESET_NAMES] == list(RULESET_NAMES)
+    assert Rules.from_name("no-jumping") == Rules(jumping=False)
+    assert Rules.from_name("take-none-s6") == Rules(stones=6, mill_rule="take-none")
+
+
+@pytest.mark.parametrize("bad", ["", "jumping", "standard-s2", "standard-s10", "take-some"])
+def test_unknown_names_are_rejected(bad):
+    with pytest.raises(ValueError):
+        Rules.from_name(bad)
+
+
+def test_invalid_rules_are_rejected():
+    with pytest.raises(ValueError, match="3..9"):
+        Rules(stones=2)
+    with pytest.raises(ValueError, match="mill rule"):
+        Rules(mill_rule="take-all")
