@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
 import click
@@ -23,6 +24,7 @@ from .game import Game, describe_result
 from .notation import format_position
 from .position import BLACK, LOSS, WHITE, WIN, popcount
 from .rules import MILL_RULES, RULESET_NAMES, Rules
+from .storage import DEFAULT_ROOT, DatabaseError
 
 # --- errors ---------------------------------------------------------------------
 
@@ -31,7 +33,7 @@ EXIT_BAD_INPUT = 2
 
 #: Exceptions that mean bad input (a wrong position, move, file name ...), reported
 #: as one line.  Anything else is a bug and keeps its traceback.
-KNOWN_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError)
+KNOWN_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, DatabaseError)
 
 
 class CliError(click.ClickException):
@@ -211,6 +213,212 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
         click.echo(move)
     if result is not None:
         click.echo(f"no moves: game over, {describe_result(result)}", err=True)
+
+
+def db_option(func: Callable) -> Callable:
+    """Add ``--db DIR``, the folder that holds one sub-folder of databases per rule set."""
+    return click.option("--db", "db", type=click.Path(file_okay=False), default=str(DEFAULT_ROOT),
+                        show_default=True, help="Database folder (one sub-folder per rule set).")(func)
+
+
+def jobs_option(func: Callable) -> Callable:
+    import os
+    return click.option("--jobs", type=click.IntRange(1, 256), default=os.cpu_count() or 1,
+                        show_default=True, help="Threads to use.")(func)
+
+
+@main.command()
+@db_option
+@rules_options
+@click.option("--max-total", type=click.IntRange(6, 18), default=None,
+              help="Build every pair with at most this many stones in total.")
+@click.option("--pair", "pair_text", metavar="M-O", default=None,
+              help="Build this pair (e.g. 8-7) and the pairs it needs.")
+@jobs_option
+@click.option("--no-verify", is_flag=True, help="Skip the consistency check of each new pair.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[str], jobs: int,
+          no_verify: bool, quiet: bool) -> None:
+    """Build the moving-phase databases in dependency order (resumable).
+
+    Pairs already built and intact are skipped, so rerunning after a kill resumes;
+    a pair in progress is never left looking finished.  Logs, per pair, states,
+    seconds and peak memory.
+
+    \b
+    Examples:
+      muehle build --max-total 8
+      muehle build --pair 8-7 --jobs 2
+    """
+    import logging
+    from . import build as building
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    pair = building.parse_pair(pair_text, rules) if pair_text else None
+    reports = building.build(db, rules, max_total=max_total, pair=pair, jobs=jobs,
+                             verify=not no_verify, progress=not quiet)
+    built = [r for r in reports if not r.skipped]
+    seconds = sum(r.seconds for r in built)
+    click.echo(f"{len(built)} pair(s) built, {len(reports) - len(built)} already there, "
+               f"{seconds:.1f} s, peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
+               f"databases in {Path(db) / rules.name}")
+
+
+def _collect_stats(db: str, rules: Rules) -> list[dict]:
+    from . import storage
+    from .retro import pair_subspaces, pairs_in_order
+
+    rows = []
+    for pair in pairs_in_order(rules):
+        path = storage.pair_path(db, rules, pair)
+        if not path.exists():
+            continue
+        stats = storage.pair_stats(path, rules)
+        for m, o in pair_subspaces(pair):
+            info = stats[f"{m}-{o}"]
+            rows.append({"subspace": f"{m}-{o}", "wins": info["wins"], "losses": info["losses"],
+                         "draws": info["draws"], "longest_win": info["longest_win"],
+                         "longest_loss": info["longest_loss"]})
+    return rows
+
+
+@main.command()
+@db_option
+@rules_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def stats(db: str, rules: Rules, as_json: bool) -> None:
+    """Wins, losses and draws (for the side to move) and longest win and loss, per subspace.
+
+    Counts are of positions up to symmetry, as in the published tables.
+    """
+    rows = _collect_stats(db, rules)
+    if not rows:
+        fail(f"no databases for rules {rules.name} in {db} (build them with: muehle build --db {db})")
+    totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
+    totals["longest_win"] = max(r["longest_win"] for r in rows)
+    totals["longest_loss"] = max(r["longest_loss"] for r in rows)
+    if as_json:
+        click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
+        return
+    header = f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} {'longest loss':>12}"
+    click.echo(f"rules: {rules.name}")
+    click.echo(header)
+    for r in rows + [dict(totals, subspace="total")]:
+        click.echo(f"{r['subspace']:>8} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
+                   f"{r['longest_win']:>12} {r['longest_loss']:>12}")
+
+
+@main.command()
+@db_option
+@rules_options
+@click.option("--pair", "pair_text", metavar="M-O", default=None, help="Check only this pair.")
+@jobs_option
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def check(db: str, rules: Rules, pair_text: Optional[str], jobs: int, quiet: bool) -> None:
+    """Recompute every stored state from its successors and compare (exit 1 on a mismatch)."""
+    from tqdm import tqdm
+    from . import build as building
+    from . import storage
+    from .check import check_pair
+
+    if pair_text:
+        pairs = [building.parse_pair(pair_text, rules)]
+        if not storage.pair_path(db, rules, pairs[0]).exists():
+            fail(f"missing database file {storage.pair_path(db, rules, pairs[0])}")
+    else:
+        pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
+        if not pairs:
+            fail(f"no databases for rules {rules.name} in {db}")
+    total = sum(building.pair_slots(p) for p in pairs)
+    with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
+        for pair in pairs:
+            bad = check_pair(db, rules, pair, jobs, progress=bar.update)
+            if bad:
+                bar.close()
+                click.echo(f"pair {pair[0]}-{pair[1]}: {len(bad)}+ states disagree with their successors; first:", err=True)
+                for state in bad[:5]:
+                    click.echo(f"  {state.describe()}", err=True)
+                raise SystemExit(1)
+    click.echo(f"ok: {len(pairs)} pair(s), {total:,} slots consistent")
+
+
+def _query_object(database, pos) -> dict:
+    probe = database.probe(pos)
+    result = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
+              "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
+                        for mp in database.probe_moves(pos)]}
+    return result
+
+
+@main.command()
+@db_option
+@rules_options
+@click.argument("position", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+@click.option("--batch", type=click.File("r"), default=None,
+              help="Read one position per line from FILE ('-': stdin); print one JSON object per line.")
+def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch) -> None:
+    """The value of POSITION for the side to move and of every legal move, best first.
+
+    Each move's value is for the player who makes it.  Positions with stones in
+    hand are answered by the opening search (values without plies).
+
+    \b
+    Examples:
+      muehle query 'W:a1,d1,g1 B:a7,d7,f6 b'
+      muehle query --batch positions.txt
+    """
+    from .notation import parse_position
+    from .probe import open_database
+
+    if batch is None and not position:
+        fail("give a POSITION or --batch FILE")
+    with open_database(db, rules) as database:
+        if batch is not None:
+            for number, line in enumerate(batch, 1):
+                text = line.strip()
+                if not text or text.startswith("#"):
+                    continue
+                try:
+                    click.echo(json.dumps(_query_object(database, parse_position(text, rules))))
+                except (ValueError, DatabaseError) as error:
+                    click.echo(json.dumps({"position": text, "error": f"line {number}: {error}"}))
+            return
+        pos = parse_position(" ".join(position), rules)
+        obj = _query_object(database, pos)
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    plies = "" if obj["plies"] is None else f" in {obj['plies']} plies"
+    click.echo(f"{obj['position']}: {obj['value']}{plies} for {_COLOUR[pos.turn]}")
+    for mv in obj["moves"]:
+        plies = "" if mv["plies"] is None else f" in {mv['plies']}"
+        click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+@main.command("solve-opening")
+@db_option
+@rules_options
+@click.argument("position", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: bool) -> None:
+    """Solve a placement position (default: the start position) by exact search.
+
+    With all moving-phase databases of the standard rules built, this proves that
+    Nine Men's Morris is a draw.
+    """
+    from .notation import parse_position
+    from .probe import open_database
+
+    pos = parse_position(" ".join(position) or "startpos", rules)
+    with open_database(db, rules) as database:
+        result = database.opening_search().solve(pos)
+    if as_json:
+        click.echo(json.dumps({"position": format_position(pos), "value": result.value,
+                               "nodes": result.nodes, "seconds": round(result.seconds, 3)}))
+        return
+    click.echo(f"{format_position(pos)}: {result.value} for {_COLOUR[pos.turn]} "
+               f"({result.nodes:,} nodes, {result.seconds:.1f} s)")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,8 +30,7 @@ from .rules import STANDARD, Rules
 from .storage import DatabaseError
 from .values import SLACK_CODE, decode, subspace_name
 
-__all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError",
-           "PlacementPositionError"]
+__all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
 
 class MissingSubspaceError(DatabaseError):
@@ -42,10 +41,6 @@ class MissingSubspaceError(DatabaseError):
         m, o = sorted(int(x) for x in subspace.split("-"))
         super().__init__(f"subspace {subspace} is not built: missing {path} "
                          f"(build it with: muehle build --pair {m}-{o})")
-
-
-class PlacementPositionError(DatabaseError):
-    """The moving-phase databases cannot answer a position with stones in hand."""
 
 
 @dataclass(frozen=True)
@@ -69,19 +64,20 @@ class MoveProbe:
 
 
 def _rank(value: str, plies: Optional[int]) -> tuple:
-    """Sort key, best first: shortest win, draw, longest loss."""
+    """Sort key, best first: shortest win, draw, longest loss (unknown plies: 0)."""
     if value == WIN:
-        return (0, plies)
+        return (0, plies or 0)
     if value == DRAW:
         return (1, 0)
-    return (2, -plies)
+    return (2, -(plies or 0))
 
 
 def after_move(child: Probe) -> tuple[str, Optional[int]]:
     """The mover's value of a move whose resulting position (opponent to move) is ``child``."""
     if child.value == DRAW:
         return DRAW, None
-    return (WIN if child.value == LOSS else LOSS), child.plies + 1
+    plies = None if child.plies is None else child.plies + 1
+    return (WIN if child.value == LOSS else LOSS), plies
 
 
 class Database:
@@ -95,6 +91,7 @@ class Database:
         self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
         self._arrays: dict[tuple[int, int], np.ndarray] = {}
         self._lock = threading.RLock()
+        self._search = None
 
     # --- context manager -------------------------------------------------------
     def __enter__(self) -> "Database":
@@ -166,8 +163,9 @@ class Database:
     def probe(self, position: Position) -> Probe:
         """Value and plies for the side to move.
 
-        Raises MissingSubspaceError if the subspace is not built, and
-        PlacementPositionError for positions with stones in hand.
+        Positions with stones in hand are answered by the opening search (value
+        only, ``plies`` None).  Raises MissingSubspaceError if a subspace it needs
+        is not built.
         """
         own, opp = position.own, position.opp
         if popcount(opp) + position.opp_hand < 3:
@@ -177,11 +175,18 @@ class Database:
                                      self.rules.jumping, self.rules.take_none):
             return Probe(LOSS, 0)
         if position.in_placement:
-            raise PlacementPositionError(
-                "positions with stones in hand are not in the moving-phase databases "
-                "(the opening search answers them)")
+            # Win/draw/loss by the opening search (plies are not searched for).
+            return Probe(self.opening_search().solve(position).value, None)
         v = decode(self.code(own, opp))
         return Probe(v.value, v.plies)
+
+    def opening_search(self):
+        """The opening search over this database (shares its transposition table)."""
+        from .opening import OpeningSearch
+        with self._lock:
+            if self._search is None:
+                self._search = OpeningSearch(self.rules, self.subspace)
+            return self._search
 
     def get(self, position: Position, default=None):
         """Like :meth:`probe`, but ``default`` where the database cannot answer."""
