@@ -21,7 +21,7 @@ Over the 49 moving-phase subspaces there are 1.0325 slots per orbit.
 
 >>> s = Subspace(3, 3)
 >>> s.name, s.slots
-('3-3', 209440)
+('3-3', 210140)
 >>> own, opp = 0b111, 0b111000
 >>> slot = s.index(own, opp)
 >>> s.index(*s.position(slot)) == slot and s.is_real(slot)

@@ -253,3 +253,26 @@ def test_moving_phase_totals():
     row = stats["subspaces"][0]
     assert row["subspace"] == "3-3" and row["orbits"] == 140621 + 28736 + 269
     assert "total" in format_index_stats(stats)
+
+
+def test_doctests():
+    import doctest
+
+    import solver.index
+
+    assert doctest.testmod(solver.index).failed == 0
+
+
+def test_index_stats_command():
+    import json
+
+    from click.testing import CliRunner
+
+    from solver.cli_index import index_stats as command
+
+    result = CliRunner().invoke(command, ["--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert stats["orbits"] == MOVING_ORBITS
+    assert [r["subspace"] for r in stats["subspaces"]][:2] == ["3-3", "3-4"]
+    assert {"subspace", "orbits", "slots"} <= set(stats["subspaces"][0])
