@@ -15,6 +15,8 @@
 #     when the compiler targets it, else per-byte tables) and ranked with the
 #     combinatorial number system (colex; per-byte tables, 3 lookups).
 #   slot = rep_number * C(24 - m, o) + rank.
+#   Back: own = REP_MASK[m][slot // C(24 - m, o)], and opp = PDEP of the o-set with colex
+#   rank slot % C(24 - m, o) (SETS[o], all o-sets in colex order) into the free points.
 # A slot is real when its opp set is the smallest of its images under H; the other
 # slots of representatives with non-trivial stabilisers are slack.
 #
@@ -51,6 +53,7 @@ cdef enum:
     MAX_STONES = 9
 
 cdef uint64_t BINOM[25][25]
+cdef uint32_t BINOM_T[10][32]     # BINOM_T[k][q] = C(q, k) for q < 24, else 2^32 - 1
 cdef uint32_t RANK8[3][25][256]   # colex rank share of byte b of a set, c stones below it
 cdef uint32_t SYM8[16][3][256]    # image under symmetry g of the points in byte b
 cdef uint8_t PEXT8[256][256]      # [mask byte][x byte]: software PEXT of one byte
@@ -60,6 +63,7 @@ cdef uint8_t PDEP8[256][256]      # [mask byte][x byte]: software PDEP of one by
 cdef uint32_t* CANON[MAX_STONES + 1]     # rep << 5 | has_stabiliser << 4 | symmetry
 cdef uint32_t* REP_MASK[MAX_STONES + 1]  # representative of each orbit
 cdef uint16_t* REP_STAB[MAX_STONES + 1]  # bit g set: symmetry g != 0 fixes the representative
+cdef uint32_t* SETS[MAX_STONES + 1]      # all m-sets in colex order: SETS[m][rank] = set
 cdef int64_t ORBITS[MAX_STONES + 1]
 _TABLES = {}
 
@@ -74,6 +78,15 @@ cdef void _init_binomials():
             BINOM[n][k] = BINOM[n - 1][k - 1] + BINOM[n - 1][k]
 
 _init_binomials()
+
+
+cdef void _init_binom_t():
+    cdef int k, q
+    for k in range(10):
+        for q in range(32):
+            BINOM_T[k][q] = <uint32_t>BINOM[q][k] if q < 24 else 0xFFFFFFFFu
+
+_init_binom_t()
 
 
 # ---------------------------------------------------------------------------------------
@@ -114,6 +127,21 @@ cdef inline uint32_t unrank_set(uint64_t r, int k, int n) noexcept nogil:
         r -= BINOM[p][k]
         k -= 1
         p -= 1
+    return s
+
+
+cdef inline uint32_t unrank_fast(uint32_t r, int k) noexcept nogil:
+    """The k-set (k <= 9) with colex rank r among the k-sets of 0..23, branch-free: the
+    largest element is the number of q with C(q, k) <= r, minus one."""
+    cdef uint32_t s = 0
+    cdef int q, p
+    while k > 0:
+        p = -1
+        for q in range(24):
+            p += BINOM_T[k][q] <= r
+        s |= (<uint32_t>1) << p
+        r -= BINOM_T[k][p]
+        k -= 1
     return s
 
 
@@ -203,8 +231,10 @@ cdef inline uint32_t next_same_popcount(uint32_t s) noexcept nogil:
     return (((r ^ s) >> 2) // c) | r
 
 
-cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stabs) noexcept nogil:
-    """Fill the canonical table of the m-stone sets; returns the number of orbits.
+cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stabs,
+                          uint32_t* sets) noexcept nogil:
+    """Fill the canonical table of the m-stone sets and the table of all m-sets in colex
+    order; returns the number of orbits.
 
     Sets are visited in increasing mask order, which is colex (rank) order, so the
     representative (the orbit's smallest mask) of every set is met before the set."""
@@ -213,6 +243,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
     cdef int g, bg
     cdef uint16_t stab
     for r in range(n):
+        sets[r] = s
         best = s
         bg = 0
         stab = 0
@@ -239,18 +270,20 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
 def _init_index_tables():
     cdef int m
     cdef int64_t n, nreps
-    cdef uint32_t[::1] canon, reps
+    cdef uint32_t[::1] canon, reps, sets
     cdef uint16_t[::1] stabs
     for m in range(MAX_STONES + 1):
         n = <int64_t>BINOM[24][m]
         canon_arr = np.empty(n, dtype=np.uint32)
         reps_arr = np.empty(n, dtype=np.uint32)
         stabs_arr = np.empty(n, dtype=np.uint16)
+        sets_arr = np.empty(n, dtype=np.uint32)
+        sets = sets_arr
         canon = canon_arr
         reps = reps_arr
         stabs = stabs_arr
         with nogil:
-            nreps = _build_canon(m, &canon[0], &reps[0], &stabs[0])
+            nreps = _build_canon(m, &canon[0], &reps[0], &stabs[0], &sets[0])
         reps_arr = reps_arr[:nreps].copy()
         stabs_arr = stabs_arr[:nreps].copy()
         reps = reps_arr
@@ -258,10 +291,11 @@ def _init_index_tables():
         CANON[m] = &canon[0]
         REP_MASK[m] = &reps[0]
         REP_STAB[m] = &stabs[0]
+        SETS[m] = &sets[0]
         ORBITS[m] = nreps
-        for arr in (canon_arr, reps_arr, stabs_arr):
+        for arr in (canon_arr, reps_arr, stabs_arr, sets_arr):
             arr.flags.writeable = False
-        _TABLES[m] = (canon_arr, reps_arr, stabs_arr)
+        _TABLES[m] = (canon_arr, reps_arr, stabs_arr, sets_arr)
 
 _init_index_tables()
 
@@ -301,7 +335,7 @@ cdef inline void position_of(int m, int o, int64_t slot, uint32_t* own, uint32_t
     cdef int64_t per = <int64_t>BINOM[24 - m][o]
     cdef uint32_t rep_own = REP_MASK[m][slot // per]
     own[0] = rep_own
-    opp[0] = deposit(unrank_set(<uint64_t>(slot % per), o, 24 - m), FULL & ~rep_own)
+    opp[0] = deposit(SETS[o][slot % per], FULL & ~rep_own)
 
 
 cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
@@ -322,7 +356,7 @@ cdef inline bint slot_is_real(int m, int o, int64_t slot) noexcept nogil:
     if stab == 0:
         return True
     return opp_is_canonical(
-        stab, deposit(unrank_set(<uint64_t>(slot % per), o, 24 - m), FULL & ~REP_MASK[m][rep]))
+        stab, deposit(SETS[o][slot % per], FULL & ~REP_MASK[m][rep]))
 
 
 cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
@@ -405,7 +439,8 @@ def orbit_count(int m):
 
 
 def index_tables(int m):
-    """Read-only arrays (canon, representatives, stabilisers) of the m-stone sets."""
+    """Read-only arrays (canon, representatives, stabilisers, all sets in colex order)
+    of the m-stone sets."""
     _check_mo(m, 0)
     return _TABLES[m]
 
@@ -428,11 +463,15 @@ def apply_sym_fast(int g, uint32_t mask):
 
 
 def bit_ops_check(uint32_t x, uint32_t mask):
-    """(fast rank, loop rank, compact, soft pext, deposit, soft pdep) for tests."""
+    """(fast rank, loop rank, compact, soft pext, deposit, soft pdep, fast unrank, loop
+    unrank) for tests (the unranks of x's rank, if x has at most 9 points)."""
     x &= FULL
     mask &= FULL
+    cdef int k = popcount(x)
+    cdef uint32_t r = rank_fast(x)
     return (rank_fast(x), rank_set(x), compact(x, mask), soft_pext(x, mask),
-            deposit(x, mask), soft_pdep(x, mask))
+            deposit(x, mask), soft_pdep(x, mask),
+            unrank_fast(r, k) if k <= 9 else x, unrank_set(r, k, 24))
 
 
 def index_batch(int m, int o, const uint32_t[::1] own, const uint32_t[::1] opp,

@@ -102,7 +102,11 @@ def test_bit_operations():
     rng = np.random.default_rng(6)
     for _ in range(2000):
         x, mask = (int(v) for v in rng.integers(0, 1 << 24, 2))
-        rank_fast, rank_loop, pext, soft_pext, pdep, soft_pdep = _kernels.bit_ops_check(x, mask)
+        for sub in (x, x & 0x924924, x & 0x111111, x & 0x800001):
+            _, _, _, _, _, _, unrank_fast, unrank_loop = _kernels.bit_ops_check(sub, mask)
+            assert unrank_fast == unrank_loop == sub
+        result = _kernels.bit_ops_check(x, mask)
+        rank_fast, rank_loop, pext, soft_pext, pdep, soft_pdep = result[:6]
         assert rank_fast == rank_loop
         assert pext == soft_pext
         assert pdep == soft_pdep
