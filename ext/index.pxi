@@ -44,7 +44,13 @@ cdef extern from *:
     static inline unsigned int mu_hw_pext(unsigned int x, unsigned int m) { (void)x; (void)m; return 0; }
     static inline unsigned int mu_hw_pdep(unsigned int x, unsigned int m) { (void)x; (void)m; return 0; }
     #endif
+    #if defined(__POPCNT__)
+    #define MU_HAVE_POPCNT 1
+    #else
+    #define MU_HAVE_POPCNT 0
+    #endif
     """
+    const int MU_HAVE_POPCNT
     const int MU_HAVE_BMI2
     uint32_t hw_pext "mu_hw_pext"(uint32_t x, uint32_t m) nogil
     uint32_t hw_pdep "mu_hw_pdep"(uint32_t x, uint32_t m) nogil
@@ -58,6 +64,7 @@ cdef uint32_t RANK8[3][25][256]   # colex rank share of byte b of a set, c stone
 cdef uint32_t SYM8[16][3][256]    # image under symmetry g of the points in byte b
 cdef uint8_t PEXT8[256][256]      # [mask byte][x byte]: software PEXT of one byte
 cdef uint8_t PDEP8[256][256]      # [mask byte][x byte]: software PDEP of one byte
+cdef uint8_t POP8[256]            # popcount of a byte, where there is no POPCNT instruction
 
 # Per stone count m = 0..9 (pointers into the numpy arrays kept in _TABLES)
 cdef uint32_t* CANON[MAX_STONES + 1]     # rep << 5 | has_stabiliser << 4 | symmetry
@@ -92,6 +99,13 @@ _init_binom_t()
 # ---------------------------------------------------------------------------------------
 # Bit helpers
 
+cdef inline int popcount8(uint32_t b) noexcept nogil:
+    """Popcount of a byte: the instruction if the build targets it, else a table."""
+    if MU_HAVE_POPCNT:
+        return popcount(b)
+    return POP8[b]
+
+
 cdef inline uint32_t sym_apply(int g, uint32_t s) noexcept nogil:
     """Image of the point set s under symmetry g (3 table lookups)."""
     return SYM8[g][0][s & 0xFF] | SYM8[g][1][(s >> 8) & 0xFF] | SYM8[g][2][(s >> 16) & 0xFF]
@@ -100,8 +114,8 @@ cdef inline uint32_t sym_apply(int g, uint32_t s) noexcept nogil:
 cdef inline uint32_t rank_fast(uint32_t s) noexcept nogil:
     """Colex rank of the set s among all sets of popcount(s) points of 0..23."""
     cdef uint32_t b0 = s & 0xFF, b1 = (s >> 8) & 0xFF
-    cdef int c1 = popcount(b0)
-    cdef int c2 = c1 + popcount(b1)
+    cdef int c1 = popcount8(b0)
+    cdef int c2 = c1 + popcount8(b1)
     return RANK8[0][0][b0] + RANK8[1][c1][b1] + RANK8[2][c2][(s >> 16) & 0xFF]
 
 
@@ -147,8 +161,8 @@ cdef inline uint32_t unrank_fast(uint32_t r, int k) noexcept nogil:
 
 cdef inline uint32_t soft_pext(uint32_t x, uint32_t mask) noexcept nogil:
     cdef uint32_t m0 = mask & 0xFF, m1 = (mask >> 8) & 0xFF, m2 = (mask >> 16) & 0xFF
-    cdef int c1 = popcount(m0)
-    cdef int c2 = c1 + popcount(m1)
+    cdef int c1 = popcount8(m0)
+    cdef int c2 = c1 + popcount8(m1)
     return (<uint32_t>PEXT8[m0][x & 0xFF]
             | (<uint32_t>PEXT8[m1][(x >> 8) & 0xFF] << c1)
             | (<uint32_t>PEXT8[m2][(x >> 16) & 0xFF] << c2))
@@ -157,9 +171,9 @@ cdef inline uint32_t soft_pext(uint32_t x, uint32_t mask) noexcept nogil:
 cdef inline uint32_t soft_pdep(uint32_t x, uint32_t mask) noexcept nogil:
     cdef uint32_t m0 = mask & 0xFF, m1 = (mask >> 8) & 0xFF, m2 = (mask >> 16) & 0xFF
     cdef uint32_t out = PDEP8[m0][x & 0xFF]
-    x >>= popcount(m0)
+    x >>= popcount8(m0)
     out |= <uint32_t>PDEP8[m1][x & 0xFF] << 8
-    x >>= popcount(m1)
+    x >>= popcount8(m1)
     return out | (<uint32_t>PDEP8[m2][x & 0xFF] << 16)
 
 
@@ -203,6 +217,7 @@ cdef void _init_byte_tables():
                             r += <uint32_t>BINOM[8 * b + j][k]
                 RANK8[b][c][v] = r
     for mbyte in range(256):
+        POP8[mbyte] = <uint8_t>popcount(mbyte)
         for x in range(256):
             out = 0
             i = 0
