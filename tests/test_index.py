@@ -248,8 +248,13 @@ def test_count_real_threads_agree():
         assert sub.count_real(1) == sub.count_real(2) == int(sub.real_mask().sum())
 
 
-def test_moving_phase_totals():
-    stats = index_stats()
+@pytest.fixture(scope="module")
+def moving_stats():
+    return index_stats()
+
+
+def test_moving_phase_totals(moving_stats):
+    stats = moving_stats
     assert len(stats["subspaces"]) == 49
     assert stats["orbits"] == MOVING_ORBITS
     assert stats["slots"] == sum(s.slots for s in moving_subspaces())
@@ -267,16 +272,20 @@ def test_doctests():
     assert doctest.testmod(solver.index).failed == 0
 
 
-def test_index_stats_command():
+def test_index_stats_command(moving_stats, monkeypatch):
     import json
 
     from click.testing import CliRunner
 
+    import solver.index
     from solver.cli_index import index_stats as command
 
+    monkeypatch.setattr(solver.index, "index_stats", lambda threads: moving_stats)
     result = CliRunner().invoke(command, ["--json"])
     assert result.exit_code == 0, result.output
     stats = json.loads(result.output)
     assert stats["orbits"] == MOVING_ORBITS
     assert [r["subspace"] for r in stats["subspaces"]][:2] == ["3-3", "3-4"]
     assert {"subspace", "orbits", "slots"} <= set(stats["subspaces"][0])
+    result = CliRunner().invoke(command, [])
+    assert result.exit_code == 0 and "8,904,593,601" in result.output
