@@ -60,6 +60,16 @@ def canonical_set(own: int) -> tuple[int, int]:
     return int(rep), int(g)
 
 
+def _masks(values) -> np.ndarray:
+    """values as a contiguous uint32 array; ValueError for values outside 24 bits."""
+    arr = np.asarray(values)
+    if arr.dtype != np.uint32:
+        if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0
+                         or arr.max() > 0xFFFFFF):
+            raise ValueError("masks must be integers in 0 .. 2**24 - 1")
+    return np.ascontiguousarray(arr, dtype=np.uint32)
+
+
 def uses_bmi2() -> bool:
     """Whether the compiled index uses the BMI2 instructions PEXT/PDEP."""
     return bool(_kernels.have_bmi2())
@@ -81,7 +91,8 @@ class Subspace:
     def __post_init__(self) -> None:
         for name in ("m", "o", "own_hand", "opp_hand"):
             value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_STONES:
+            if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+                    or not 0 <= value <= MAX_STONES):
                 raise ValueError(f"{name} must be an int in 0..{MAX_STONES}, not {value!r}")
             object.__setattr__(self, name, int(value))
 
@@ -136,8 +147,8 @@ class Subspace:
 
     def index_many(self, own, opp) -> np.ndarray:
         """Slots (int64) of the positions own[i], opp[i] (array-likes of masks)."""
-        own_a = np.ascontiguousarray(own, dtype=np.uint32)
-        opp_a = np.ascontiguousarray(opp, dtype=np.uint32)
+        own_a = _masks(own)
+        opp_a = _masks(opp)
         if own_a.shape != opp_a.shape or own_a.ndim != 1:
             raise ValueError("own and opp must be 1-d arrays of the same length")
         out = np.empty(own_a.shape[0], dtype=np.int64)

@@ -168,6 +168,18 @@ def test_bad_arguments():
         s.index_many([0b111, 0b111], [0b111000, 0b11])
     with pytest.raises(IndexError):
         s.positions_many([0, s.slots])
+    with pytest.raises(ValueError):
+        s.index_many(np.array([0b111 | 1 << 32], dtype=np.int64), [0b111000])
+    with pytest.raises(ValueError):
+        Subspace(True, 3)
+
+
+def test_hands_do_not_change_the_index():
+    rng = np.random.default_rng(3)
+    own, opp = random_positions(rng, 3, 2, 1000)
+    assert np.array_equal(Subspace(3, 2, 6, 7).index_many(own, opp),
+                          Subspace(3, 2).index_many(own, opp))
+    assert Subspace(3, 2, 6, 7) != Subspace(3, 2)
 
 
 def test_symmetric_images_share_a_slot():
