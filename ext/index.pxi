@@ -1,14 +1,78 @@
 # Indexing: the map between positions of a subspace m-o (m stones of the side to move,
-# o of the opponent) and slots of a flat array.
+# o of the opponent, 0 <= m, o <= 9) and slots of a flat array, reduced by the 16 board
+# symmetries.  Stones in hand are not part of the index (a placement subspace uses the
+# same board index as the moving subspace with the same stones on the board).
 #
-# STUB (no symmetry): slot = rank(own) * C(24-m, o) + rank(opp among the free points).
-# Every slot is real.  The symmetry-reduced scheme replaces this with the same interface:
+# Scheme (see DESIGN.md section 2):
+#   - CANON[m][rank(own)] (one entry per m-stone set, C(24, m) of them) holds the dense
+#     number of the orbit representative of own (the smallest mask of its orbit), a
+#     symmetry g with g(own) = representative, and a flag "representative has a
+#     non-trivial stabiliser".
+#   - g is applied to opp with per-byte tables (3 lookups); if the representative has a
+#     non-trivial stabiliser H, opp is replaced by the smallest mask among its images
+#     under H (for subsets of the same free points, a smaller mask is a smaller rank).
+#   - opp is compacted into the 24 - m free points of the representative (PEXT: BMI2
+#     when the compiler targets it, else per-byte tables) and ranked with the
+#     combinatorial number system (colex; per-byte tables, 3 lookups).
+#   slot = rep_number * C(24 - m, o) + rank.
+#   Back: own = REP_MASK[m][slot // C(24 - m, o)], and opp = PDEP of the o-set with colex
+#   rank slot % C(24 - m, o) (SETS[o], all o-sets in colex order) into the free points.
+# A slot is real when its opp set is the smallest of its images under H; the other
+# slots of representatives with non-trivial stabilisers are slack.
+#
+# Interface used directly by other kernels (all nogil):
 #   num_slots(m, o) -> int64            slots of subspace m-o
 #   index_of(m, o, own, opp) -> int64   slot of a position (all 16 images: the same slot)
 #   position_of(m, o, slot, &own, &opp) canonical position of a slot
 #   slot_is_real(m, o, slot) -> bint    whether a canonical position uses the slot
+# No argument checks on the hot path: own must have m stones, opp o stones, disjoint,
+# and slots must lie in [0, num_slots).  The Python wrappers check.
+
+cimport cython
+from cython.parallel cimport prange
+
+cdef extern from *:
+    """
+    #if defined(__BMI2__) && !defined(MUEHLE_SOFT_PEXT)
+    #include <immintrin.h>
+    #define MU_HAVE_BMI2 1
+    static inline unsigned int mu_hw_pext(unsigned int x, unsigned int m) { return _pext_u32(x, m); }
+    static inline unsigned int mu_hw_pdep(unsigned int x, unsigned int m) { return _pdep_u32(x, m); }
+    #else
+    #define MU_HAVE_BMI2 0
+    /* never called: MU_HAVE_BMI2 == 0 selects the table versions */
+    static inline unsigned int mu_hw_pext(unsigned int x, unsigned int m) { (void)x; (void)m; return 0; }
+    static inline unsigned int mu_hw_pdep(unsigned int x, unsigned int m) { (void)x; (void)m; return 0; }
+    #endif
+    #if defined(__POPCNT__)
+    #define MU_HAVE_POPCNT 1
+    #else
+    #define MU_HAVE_POPCNT 0
+    #endif
+    """
+    const int MU_HAVE_POPCNT
+    const int MU_HAVE_BMI2
+    uint32_t hw_pext "mu_hw_pext"(uint32_t x, uint32_t m) nogil
+    uint32_t hw_pdep "mu_hw_pdep"(uint32_t x, uint32_t m) nogil
+
+cdef enum:
+    MAX_STONES = 9
 
 cdef uint64_t BINOM[25][25]
+cdef uint32_t BINOM_T[10][32]     # BINOM_T[k][q] = C(q, k) for q < 24, else 2^32 - 1
+cdef uint32_t RANK8[3][25][256]   # colex rank share of byte b of a set, c stones below it
+cdef uint32_t SYM8[16][3][256]    # image under symmetry g of the points in byte b
+cdef uint8_t PEXT8[256][256]      # [mask byte][x byte]: software PEXT of one byte
+cdef uint8_t PDEP8[256][256]      # [mask byte][x byte]: software PDEP of one byte
+cdef uint8_t POP8[256]            # popcount of a byte, where there is no POPCNT instruction
+
+# Per stone count m = 0..9 (pointers into the numpy arrays kept in _TABLES)
+cdef uint32_t* CANON[MAX_STONES + 1]     # rep << 5 | has_stabiliser << 4 | symmetry
+cdef uint32_t* REP_MASK[MAX_STONES + 1]  # representative of each orbit
+cdef uint16_t* REP_STAB[MAX_STONES + 1]  # bit g set: symmetry g != 0 fixes the representative
+cdef uint32_t* SETS[MAX_STONES + 1]      # all m-sets in colex order: SETS[m][rank] = set
+cdef int64_t ORBITS[MAX_STONES + 1]
+_TABLES = {}
 
 
 cdef void _init_binomials():
@@ -23,6 +87,38 @@ cdef void _init_binomials():
 _init_binomials()
 
 
+cdef void _init_binom_t():
+    cdef int k, q
+    for k in range(10):
+        for q in range(32):
+            BINOM_T[k][q] = <uint32_t>BINOM[q][k] if q < 24 else 0xFFFFFFFFu
+
+_init_binom_t()
+
+
+# ---------------------------------------------------------------------------------------
+# Bit helpers
+
+cdef inline int popcount8(uint32_t b) noexcept nogil:
+    """Popcount of a byte: the instruction if the build targets it, else a table."""
+    if MU_HAVE_POPCNT:
+        return popcount(b)
+    return POP8[b]
+
+
+cdef inline uint32_t sym_apply(int g, uint32_t s) noexcept nogil:
+    """Image of the point set s under symmetry g (3 table lookups)."""
+    return SYM8[g][0][s & 0xFF] | SYM8[g][1][(s >> 8) & 0xFF] | SYM8[g][2][(s >> 16) & 0xFF]
+
+
+cdef inline uint32_t rank_fast(uint32_t s) noexcept nogil:
+    """Colex rank of the set s among all sets of popcount(s) points of 0..23."""
+    cdef uint32_t b0 = s & 0xFF, b1 = (s >> 8) & 0xFF
+    cdef int c1 = popcount8(b0)
+    cdef int c2 = c1 + popcount8(b1)
+    return RANK8[0][0][b0] + RANK8[1][c1][b1] + RANK8[2][c2][(s >> 16) & 0xFF]
+
+
 cdef inline uint64_t rank_set(uint32_t s) noexcept nogil:
     """Combinatorial number system: rank of a k-set among all k-sets of bit positions."""
     cdef uint64_t r = 0
@@ -35,6 +131,7 @@ cdef inline uint64_t rank_set(uint32_t s) noexcept nogil:
 
 
 cdef inline uint32_t unrank_set(uint64_t r, int k, int n) noexcept nogil:
+    """The k-set of the points 0..n-1 with colex rank r."""
     cdef uint32_t s = 0
     cdef int p = n - 1
     while k > 0:
@@ -47,67 +144,457 @@ cdef inline uint32_t unrank_set(uint64_t r, int k, int n) noexcept nogil:
     return s
 
 
+cdef inline uint32_t unrank_fast(uint32_t r, int k) noexcept nogil:
+    """The k-set (k <= 9) with colex rank r among the k-sets of 0..23, branch-free: the
+    largest element is the number of q with C(q, k) <= r, minus one."""
+    cdef uint32_t s = 0
+    cdef int q, p
+    while k > 0:
+        p = -1
+        for q in range(24):
+            p += BINOM_T[k][q] <= r
+        s |= (<uint32_t>1) << p
+        r -= BINOM_T[k][p]
+        k -= 1
+    return s
+
+
+cdef inline uint32_t soft_pext(uint32_t x, uint32_t mask) noexcept nogil:
+    cdef uint32_t m0 = mask & 0xFF, m1 = (mask >> 8) & 0xFF, m2 = (mask >> 16) & 0xFF
+    cdef int c1 = popcount8(m0)
+    cdef int c2 = c1 + popcount8(m1)
+    return (<uint32_t>PEXT8[m0][x & 0xFF]
+            | (<uint32_t>PEXT8[m1][(x >> 8) & 0xFF] << c1)
+            | (<uint32_t>PEXT8[m2][(x >> 16) & 0xFF] << c2))
+
+
+cdef inline uint32_t soft_pdep(uint32_t x, uint32_t mask) noexcept nogil:
+    cdef uint32_t m0 = mask & 0xFF, m1 = (mask >> 8) & 0xFF, m2 = (mask >> 16) & 0xFF
+    cdef uint32_t out = PDEP8[m0][x & 0xFF]
+    x >>= popcount8(m0)
+    out |= <uint32_t>PDEP8[m1][x & 0xFF] << 8
+    x >>= popcount8(m1)
+    return out | (<uint32_t>PDEP8[m2][x & 0xFF] << 16)
+
+
 cdef inline uint32_t compact(uint32_t x, uint32_t mask) noexcept nogil:
-    """Software PEXT: gather the bits of x at the positions set in mask."""
-    cdef uint32_t out = 0
-    cdef int i = 0
-    while mask:
-        if x & mask & (~mask + 1):
-            out |= (<uint32_t>1) << i
-        i += 1
-        mask &= mask - 1
-    return out
+    """PEXT on 24-bit masks: gather the bits of x at the positions set in mask."""
+    if MU_HAVE_BMI2:
+        return hw_pext(x, mask)
+    return soft_pext(x, mask)
 
 
 cdef inline uint32_t deposit(uint32_t x, uint32_t mask) noexcept nogil:
-    """Software PDEP: scatter the low bits of x to the positions set in mask."""
-    cdef uint32_t out = 0
-    while mask:
-        if x & 1:
-            out |= mask & (~mask + 1)
-        x >>= 1
-        mask &= mask - 1
-    return out
+    """PDEP on 24-bit masks: scatter the low bits of x to the positions set in mask."""
+    if MU_HAVE_BMI2:
+        return hw_pdep(x, mask)
+    return soft_pdep(x, mask)
 
+
+# ---------------------------------------------------------------------------------------
+# Tables
+
+cdef void _init_byte_tables():
+    cdef int g, b, v, c, j, k, i
+    cdef uint32_t img, r, mbyte, x, out
+    for g in range(16):
+        for b in range(3):
+            for v in range(256):
+                img = 0
+                for j in range(8):
+                    if v >> j & 1:
+                        img |= (<uint32_t>1) << SYM[g][8 * b + j]
+                SYM8[g][b][v] = img
+    for b in range(3):
+        for c in range(25):
+            for v in range(256):
+                r = 0
+                k = c
+                for j in range(8):
+                    if v >> j & 1:
+                        k += 1
+                        if k <= 24:
+                            r += <uint32_t>BINOM[8 * b + j][k]
+                RANK8[b][c][v] = r
+    for mbyte in range(256):
+        POP8[mbyte] = <uint8_t>popcount(mbyte)
+        for x in range(256):
+            out = 0
+            i = 0
+            for j in range(8):
+                if mbyte >> j & 1:
+                    if x >> j & 1:
+                        out |= (<uint32_t>1) << i
+                    i += 1
+            PEXT8[mbyte][x] = <uint8_t>out
+            out = 0
+            i = 0
+            for j in range(8):
+                if mbyte >> j & 1:
+                    if x >> i & 1:
+                        out |= (<uint32_t>1) << j
+                    i += 1
+            PDEP8[mbyte][x] = <uint8_t>out
+
+_init_byte_tables()
+
+
+cdef inline uint32_t next_same_popcount(uint32_t s) noexcept nogil:
+    """Gosper's hack: the next larger mask with as many bits as s (s != 0)."""
+    cdef uint32_t c = s & (~s + 1)
+    cdef uint32_t r = s + c
+    return (((r ^ s) >> 2) // c) | r
+
+
+cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stabs,
+                          uint32_t* sets) noexcept nogil:
+    """Fill the canonical table of the m-stone sets and the table of all m-sets in colex
+    order; returns the number of orbits.
+
+    Sets are visited in increasing mask order, which is colex (rank) order, so the
+    representative (the orbit's smallest mask) of every set is met before the set."""
+    cdef int64_t n = <int64_t>BINOM[24][m], r, nreps = 0
+    cdef uint32_t s = ((<uint32_t>1) << m) - 1, best, t, e
+    cdef int g, bg
+    cdef uint16_t stab
+    for r in range(n):
+        sets[r] = s
+        best = s
+        bg = 0
+        stab = 0
+        for g in range(1, 16):
+            t = sym_apply(g, s)
+            if t < best:
+                best = t
+                bg = g
+            elif t == s:
+                stab |= <uint16_t>(1 << g)
+        if bg == 0:
+            reps[nreps] = s
+            stabs[nreps] = stab
+            canon[r] = <uint32_t>(nreps << 5) | (16 if stab else 0)
+            nreps += 1
+        else:
+            e = canon[rank_fast(best)]
+            canon[r] = (e & ~(<uint32_t>15)) | <uint32_t>bg
+        if m > 0 and r + 1 < n:
+            s = next_same_popcount(s)
+    return nreps
+
+
+def _init_index_tables():
+    cdef int m
+    cdef int64_t n, nreps
+    cdef uint32_t[::1] canon, reps, sets
+    cdef uint16_t[::1] stabs
+    for m in range(MAX_STONES + 1):
+        n = <int64_t>BINOM[24][m]
+        canon_arr = np.empty(n, dtype=np.uint32)
+        reps_arr = np.empty(n, dtype=np.uint32)
+        stabs_arr = np.empty(n, dtype=np.uint16)
+        sets_arr = np.empty(n, dtype=np.uint32)
+        sets = sets_arr
+        canon = canon_arr
+        reps = reps_arr
+        stabs = stabs_arr
+        with nogil:
+            nreps = _build_canon(m, &canon[0], &reps[0], &stabs[0], &sets[0])
+        reps_arr = reps_arr[:nreps].copy()
+        stabs_arr = stabs_arr[:nreps].copy()
+        reps = reps_arr
+        stabs = stabs_arr
+        CANON[m] = &canon[0]
+        REP_MASK[m] = &reps[0]
+        REP_STAB[m] = &stabs[0]
+        SETS[m] = &sets[0]
+        ORBITS[m] = nreps
+        for arr in (canon_arr, reps_arr, stabs_arr, sets_arr):
+            arr.flags.writeable = False
+        _TABLES[m] = (canon_arr, reps_arr, stabs_arr, sets_arr)
+
+_init_index_tables()
+
+
+# ---------------------------------------------------------------------------------------
+# The index
 
 cdef inline int64_t num_slots(int m, int o) noexcept nogil:
-    return <int64_t>(BINOM[24][m] * BINOM[24 - m][o])
+    return ORBITS[m] * <int64_t>BINOM[24 - m][o]
+
+
+cdef inline uint32_t min_over_stabiliser(uint16_t stab, uint32_t opp) noexcept nogil:
+    """Smallest image of opp under the symmetries in stab (and the identity)."""
+    cdef uint32_t best = opp, t
+    cdef int g
+    while stab:
+        g = ctz(stab)
+        stab &= stab - 1
+        t = sym_apply(g, opp)
+        if t < best:
+            best = t
+    return best
 
 
 cdef inline int64_t index_of(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
-    return <int64_t>(rank_set(own) * BINOM[24 - m][o] + rank_set(compact(opp, FULL & ~own)))
+    cdef uint32_t e = CANON[m][rank_fast(own)]
+    cdef uint32_t rep = e >> 5
+    cdef int g = e & 15
+    cdef uint32_t free = FULL & ~sym_apply(g, own)
+    opp = sym_apply(g, opp)
+    if e & 16:
+        opp = min_over_stabiliser(REP_STAB[m][rep], opp)
+    return <int64_t>rep * <int64_t>BINOM[24 - m][o] + rank_fast(compact(opp, free))
 
 
 cdef inline void position_of(int m, int o, int64_t slot, uint32_t* own, uint32_t* opp) noexcept nogil:
-    cdef uint64_t per = BINOM[24 - m][o]
-    own[0] = unrank_set(<uint64_t>slot // per, m, 24)
-    opp[0] = deposit(unrank_set(<uint64_t>slot % per, o, 24 - m), FULL & ~own[0])
+    cdef int64_t per = <int64_t>BINOM[24 - m][o]
+    cdef uint32_t rep_own = REP_MASK[m][slot // per]
+    own[0] = rep_own
+    opp[0] = deposit(SETS[o][slot % per], FULL & ~rep_own)
+
+
+cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
+    """Whether opp is the smallest of its images under the stabiliser stab."""
+    cdef int g
+    while stab:
+        g = ctz(stab)
+        stab &= stab - 1
+        if sym_apply(g, opp) < opp:
+            return False
+    return True
 
 
 cdef inline bint slot_is_real(int m, int o, int64_t slot) noexcept nogil:
-    return True
+    cdef int64_t per = <int64_t>BINOM[24 - m][o]
+    cdef int64_t rep = slot // per
+    cdef uint16_t stab = REP_STAB[m][rep]
+    if stab == 0:
+        return True
+    return opp_is_canonical(
+        stab, deposit(SETS[o][slot % per], FULL & ~REP_MASK[m][rep]))
+
+
+cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
+    """Real slots of one representative: all C(24-m, o) if its stabiliser is trivial,
+    else the slots (walked in slot order) whose opp set passes opp_is_canonical."""
+    cdef int64_t per = <int64_t>BINOM[24 - m][o], r, count = 0
+    cdef uint16_t stab = REP_STAB[m][rep]
+    cdef uint32_t free, x
+    if stab == 0:
+        return per
+    free = FULL & ~REP_MASK[m][rep]
+    x = ((<uint32_t>1) << o) - 1          # colex order: slot rep * per + r holds x
+    for r in range(per):
+        if opp_is_canonical(stab, deposit(x, free)):
+            count += 1
+        if o > 0 and r + 1 < per:
+            x = next_same_popcount(x)
+    return count
+
+
+# ---------------------------------------------------------------------------------------
+# Python access (checked; the module solver.index wraps these)
+
+def have_bmi2():
+    """Whether the build uses the BMI2 PEXT/PDEP instructions (else byte tables)."""
+    return bool(MU_HAVE_BMI2)
+
+
+cdef inline int _check_mo(int m, int o) except -1:
+    if not (0 <= m <= MAX_STONES and 0 <= o <= MAX_STONES and m + o <= 24):
+        raise ValueError(f"no index for {m} and {o} stones (0..{MAX_STONES} each)")
+    return 0
+
+
+cdef inline int _check_pos(int m, int o, uint32_t own, uint32_t opp) except -1:
+    if (own | opp) & ~FULL or own & opp or popcount(own) != m or popcount(opp) != o:
+        raise ValueError(f"not a position of {m}-{o}: own={own:#08x} opp={opp:#08x}")
+    return 0
+
+
+cdef inline int _check_slot(int m, int o, int64_t slot) except -1:
+    if not 0 <= slot < num_slots(m, o):
+        raise IndexError(f"slot {slot} out of range for {m}-{o} ({num_slots(m, o)} slots)")
+    return 0
 
 
 def subspace_slots(int m, int o):
     """Number of slots of subspace m-o."""
+    _check_mo(m, o)
     return num_slots(m, o)
 
 
 def index_position(int m, int o, uint32_t own, uint32_t opp):
     """Slot of one position of subspace m-o."""
+    _check_mo(m, o)
+    _check_pos(m, o, own, opp)
     return index_of(m, o, own, opp)
 
 
 def position_at(int m, int o, int64_t slot):
-    """(own, opp) masks of the canonical position at a slot."""
+    """(own, opp) masks of the canonical position at a slot (for a slack slot: the
+    position whose canonical form lives at another slot)."""
     cdef uint32_t a, b
+    _check_mo(m, o)
+    _check_slot(m, o, slot)
     position_of(m, o, slot, &a, &b)
     return a, b
 
 
 def is_real_slot(int m, int o, int64_t slot):
+    _check_mo(m, o)
+    _check_slot(m, o, slot)
     return slot_is_real(m, o, slot)
 
 
+def orbit_count(int m):
+    """Number of orbits of m-stone sets under the 16 symmetries (from the table)."""
+    _check_mo(m, 0)
+    return ORBITS[m]
+
+
+def index_tables(int m):
+    """Read-only arrays (canon, representatives, stabilisers, all sets in colex order)
+    of the m-stone sets."""
+    _check_mo(m, 0)
+    return _TABLES[m]
+
+
+def canonical_set(uint32_t own):
+    """(representative mask, orbit number, symmetry g with g(own) = representative)."""
+    cdef int m = popcount(own)
+    if own & ~FULL:
+        raise ValueError("not a set of points 0..23")
+    _check_mo(m, 0)
+    cdef uint32_t e = CANON[m][rank_fast(own)]
+    return REP_MASK[m][e >> 5], e >> 5, e & 15
+
+
+def apply_sym_fast(int g, uint32_t mask):
+    """Image of mask under symmetry g via the byte tables (tests compare with board)."""
+    if not 0 <= g < 16:
+        raise ValueError("symmetry number out of range")
+    return sym_apply(g, mask & FULL)
+
+
+def bit_ops_check(uint32_t x, uint32_t mask):
+    """(fast rank, loop rank, compact, soft pext, deposit, soft pdep, fast unrank, loop
+    unrank) for tests (the unranks of x's rank, if x has at most 9 points)."""
+    x &= FULL
+    mask &= FULL
+    cdef int k = popcount(x)
+    cdef uint32_t r = rank_fast(x)
+    return (rank_fast(x), rank_set(x), compact(x, mask), soft_pext(x, mask),
+            deposit(x, mask), soft_pdep(x, mask),
+            unrank_fast(r, k) if k <= 9 else x, unrank_set(r, k, 24))
+
+
+def index_batch(int m, int o, const uint32_t[::1] own, const uint32_t[::1] opp,
+                int64_t[::1] out):
+    """out[i] = slot of (own[i], opp[i]); raises ValueError if any is not a position."""
+    cdef Py_ssize_t i, n = own.shape[0], bad = -1
+    _check_mo(m, o)
+    if opp.shape[0] != n or out.shape[0] != n:
+        raise ValueError("arrays differ in length")
+    with nogil:
+        for i in range(n):
+            if ((own[i] | opp[i]) & ~FULL or own[i] & opp[i]
+                    or popcount(own[i]) != m or popcount(opp[i]) != o):
+                bad = i
+                break
+        if bad < 0:
+            for i in range(n):
+                out[i] = index_of(m, o, own[i], opp[i])
+    if bad >= 0:
+        _check_pos(m, o, own[bad], opp[bad])
+
+
+def index_batch_unchecked_sum(int m, int o, const uint32_t[::1] own,
+                              const uint32_t[::1] opp):
+    """Sum of the slots, without checks or stores (for the benchmark only)."""
+    cdef Py_ssize_t i, n = own.shape[0]
+    cdef int64_t total = 0
+    with nogil:
+        for i in range(n):
+            total += index_of(m, o, own[i], opp[i])
+    return total
+
+
+def index_batch_unchecked(int m, int o, const uint32_t[::1] own,
+                          const uint32_t[::1] opp, int64_t[::1] out):
+    """out[i] = slot of (own[i], opp[i]) without checks (for the benchmark only)."""
+    cdef Py_ssize_t i, n = own.shape[0]
+    with nogil:
+        for i in range(n):
+            out[i] = index_of(m, o, own[i], opp[i])
+
+
+def position_batch(int m, int o, const int64_t[::1] slots, uint32_t[::1] own,
+                   uint32_t[::1] opp):
+    """(own[i], opp[i]) = position at slots[i]; raises IndexError for a bad slot."""
+    cdef Py_ssize_t i, n = slots.shape[0], bad = -1
+    cdef int64_t total
+    _check_mo(m, o)
+    total = num_slots(m, o)
+    if own.shape[0] != n or opp.shape[0] != n:
+        raise ValueError("arrays differ in length")
+    with nogil:
+        for i in range(n):
+            if not 0 <= slots[i] < total:
+                bad = i
+                break
+        if bad < 0:
+            for i in range(n):
+                position_of(m, o, slots[i], &own[i], &opp[i])
+    if bad >= 0:
+        _check_slot(m, o, slots[bad])
+
+
+def real_batch(int m, int o, int64_t start, uint8_t[::1] out):
+    """out[i] = whether slot start + i is real."""
+    cdef Py_ssize_t i, n = out.shape[0]
+    _check_mo(m, o)
+    if n and not (0 <= start and start + n <= num_slots(m, o)):
+        raise IndexError(f"slots {start}..{start + n - 1} out of range for {m}-{o}")
+    with nogil:
+        for i in range(n):
+            out[i] = slot_is_real(m, o, start + i)
+
+
+def real_at_batch(int m, int o, const int64_t[::1] slots, uint8_t[::1] out):
+    """out[i] = whether slots[i] is real; raises IndexError for a bad slot."""
+    cdef Py_ssize_t i, n = slots.shape[0], bad = -1
+    cdef int64_t total
+    _check_mo(m, o)
+    total = num_slots(m, o)
+    if out.shape[0] != n:
+        raise ValueError("arrays differ in length")
+    with nogil:
+        for i in range(n):
+            if not 0 <= slots[i] < total:
+                bad = i
+                break
+        if bad < 0:
+            for i in range(n):
+                out[i] = slot_is_real(m, o, slots[i])
+    if bad >= 0:
+        _check_slot(m, o, slots[bad])
+
+
+def count_real_slots(int m, int o, int threads=2):
+    """Real slots of m-o (= orbits of positions), counted representative by
+    representative with slot_is_real's test, over `threads` threads."""
+    cdef int64_t rep, total = 0
+    cdef int64_t nreps
+    _check_mo(m, o)
+    nreps = ORBITS[m]
+    if threads < 1:
+        raise ValueError("threads must be >= 1")
+    for rep in prange(nreps, nogil=True, schedule="dynamic", chunksize=16,
+                      num_threads=threads):
+        total += _real_slots_of_rep(m, o, rep)
+    return total
+
+
 #: Recorded in every database file; a reader refuses files of another scheme.
-INDEX_SCHEME = "plain-1"
+INDEX_SCHEME = "sym16-1"

@@ -421,5 +421,10 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
                f"({result.nodes:,} nodes, {result.seconds:.1f} s)")
 
 
+from .cli_index import index_stats  # noqa: E402  (defined in its own module)
+
+main.add_command(index_stats)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,223 @@
+"""Symmetry-reduced index of positions: a subspace's positions as slots of a flat array.
+
+A position is (own, opp): 24-bit masks of the stones of the side to move and of the
+opponent.  A :class:`Subspace` groups the positions with ``m`` stones of the side to move
+and ``o`` of the opponent on the board (and, in the placement phase, stones in hand).
+Its index maps a position and its 16 symmetric images to one slot, and a slot back to
+the canonical position (the representative of the orbit).  A few slots hold no
+canonical position (*slack*); :meth:`Subspace.is_real` tells them apart.
+
+The index depends only on the stones on the board: the placement subspace ``3-2+6-7``
+(3 and 2 on the board, 6 and 7 in hand) uses the same slots as the moving subspace
+``3-2``.  Names are ``"m-o"`` with nothing in hand and ``"m-o+h-k"`` otherwise
+(h = stones in hand of the side to move, k = of the opponent).
+
+Scheme (DESIGN.md section 2): a table over all C(24, m) stone sets gives the dense number
+of the set's orbit representative and a symmetry mapping it there; that symmetry maps
+opp, which is then ranked among the 24 - m free points (combinatorial number system).
+``slot = representative * C(24 - m, o) + rank``.  For representatives fixed by some
+symmetries, the smallest image of opp under them is taken; the other slots are slack.
+Over the 49 moving-phase subspaces there are 1.0325 slots per orbit.
+
+>>> s = Subspace(3, 3)
+>>> s.name, s.slots
+('3-3', 210140)
+>>> own, opp = 0b111, 0b111000
+>>> slot = s.index(own, opp)
+>>> s.index(*s.position(slot)) == slot and s.is_real(slot)
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver import _kernels
+
+MAX_STONES = 9
+#: Stone counts of the moving phase.
+MOVING_COUNTS = range(3, MAX_STONES + 1)
+
+_NAME = re.compile(r"^(\d)-(\d)(?:\+(\d)-(\d))?$")
+
+
+def count_orbits(m: int) -> int:
+    """Orbits of m-stone sets on the board under the 16 symmetries (from the index table).
+
+    >>> [count_orbits(m) for m in range(5)]
+    [1, 4, 30, 158, 757]
+    """
+    return int(_kernels.orbit_count(m))
+
+
+def canonical_set(own: int) -> tuple[int, int]:
+    """(representative, g): the representative of own's orbit and a symmetry number g
+    with ``board.apply_symmetry(g, own) == representative``."""
+    rep, _, g = _kernels.canonical_set(own)
+    return int(rep), int(g)
+
+
+def _masks(values) -> np.ndarray:
+    """values as a contiguous uint32 array; ValueError for values outside 24 bits."""
+    arr = np.asarray(values)
+    if arr.dtype != np.uint32:
+        if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0
+                         or arr.max() > 0xFFFFFF):
+            raise ValueError("masks must be integers in 0 .. 2**24 - 1")
+    return np.ascontiguousarray(arr, dtype=np.uint32)
+
+
+def uses_bmi2() -> bool:
+    """Whether the compiled index uses the BMI2 instructions PEXT/PDEP."""
+    return bool(_kernels.have_bmi2())
+
+
+@dataclass(frozen=True)
+class Subspace:
+    """Positions with m and o stones on the board (own_hand, opp_hand in hand).
+
+    Immutable and hashable.  All methods take and return plain ints or numpy arrays;
+    the batch methods run one compiled loop, no Python per position.
+    """
+
+    m: int
+    o: int
+    own_hand: int = 0
+    opp_hand: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("m", "o", "own_hand", "opp_hand"):
+            value = getattr(self, name)
+            if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+                    or not 0 <= value <= MAX_STONES):
+                raise ValueError(f"{name} must be an int in 0..{MAX_STONES}, not {value!r}")
+            object.__setattr__(self, name, int(value))
+
+    # --- naming ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """``"m-o"``, or ``"m-o+h-k"`` with stones in hand."""
+        base = f"{self.m}-{self.o}"
+        if self.own_hand or self.opp_hand:
+            return f"{base}+{self.own_hand}-{self.opp_hand}"
+        return base
+
+    @classmethod
+    def parse(cls, name: str) -> Subspace:
+        """Inverse of :attr:`name`: ``Subspace.parse("3-2+6-7")``."""
+        match = _NAME.match(name.strip())
+        if not match:
+            raise ValueError(f"not a subspace name: {name!r} (expected 'm-o' or 'm-o+h-k')")
+        m, o, h, k = match.groups()
+        return cls(int(m), int(o), int(h or 0), int(k or 0))
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_moving(self) -> bool:
+        """Nothing in hand: a subspace of the moving phase."""
+        return self.own_hand == 0 and self.opp_hand == 0
+
+    # --- single positions -----------------------------------------------------------
+
+    @property
+    def slots(self) -> int:
+        """Number of slots (orbits plus slack)."""
+        return int(_kernels.subspace_slots(self.m, self.o))
+
+    def index(self, own: int, opp: int) -> int:
+        """Slot of the position (own, opp); the same for all 16 symmetric images."""
+        return int(_kernels.index_position(self.m, self.o, own, opp))
+
+    def position(self, slot: int) -> tuple[int, int]:
+        """Canonical (own, opp) of a slot (of a slack slot: a position indexed elsewhere)."""
+        own, opp = _kernels.position_at(self.m, self.o, slot)
+        return int(own), int(opp)
+
+    def is_real(self, slot: int) -> bool:
+        """Whether a canonical position uses the slot (False: slack)."""
+        return bool(_kernels.is_real_slot(self.m, self.o, slot))
+
+    # --- batches --------------------------------------------------------------------
+
+    def index_many(self, own, opp) -> np.ndarray:
+        """Slots (int64) of the positions own[i], opp[i] (array-likes of masks)."""
+        own_a = _masks(own)
+        opp_a = _masks(opp)
+        if own_a.shape != opp_a.shape or own_a.ndim != 1:
+            raise ValueError("own and opp must be 1-d arrays of the same length")
+        out = np.empty(own_a.shape[0], dtype=np.int64)
+        _kernels.index_batch(self.m, self.o, own_a, opp_a, out)
+        return out
+
+    def positions_many(self, slots) -> tuple[np.ndarray, np.ndarray]:
+        """(own, opp) uint32 arrays of the positions at the given slots."""
+        slots_a = np.ascontiguousarray(slots, dtype=np.int64)
+        if slots_a.ndim != 1:
+            raise ValueError("slots must be a 1-d array")
+        own = np.empty(slots_a.shape[0], dtype=np.uint32)
+        opp = np.empty(slots_a.shape[0], dtype=np.uint32)
+        _kernels.position_batch(self.m, self.o, slots_a, own, opp)
+        return own, opp
+
+    def real_mask(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Boolean array: which of the slots start..stop-1 are real (default: all)."""
+        if stop is None:
+            stop = self.slots
+        if not 0 <= start <= stop <= self.slots:
+            raise IndexError(f"slot range {start}..{stop} outside 0..{self.slots}")
+        out = np.empty(stop - start, dtype=np.uint8)
+        _kernels.real_batch(self.m, self.o, start, out)
+        return out.view(np.bool_)
+
+    def is_real_many(self, slots) -> np.ndarray:
+        """Boolean array: whether each of the given slots is real."""
+        slots_a = np.ascontiguousarray(slots, dtype=np.int64)
+        if slots_a.ndim != 1:
+            raise ValueError("slots must be a 1-d array")
+        out = np.empty(slots_a.shape[0], dtype=np.uint8)
+        _kernels.real_at_batch(self.m, self.o, slots_a, out)
+        return out.view(np.bool_)
+
+    def count_real(self, threads: int = 2) -> int:
+        """Real slots, i.e. orbits of positions, counted from the index (compiled,
+        `threads` threads): every slot of a representative with a trivial stabiliser is
+        real, the slots of the others are tested one by one."""
+        return int(_kernels.count_real_slots(self.m, self.o, threads))
+
+
+def moving_subspaces() -> list[Subspace]:
+    """The 49 moving-phase subspaces m-o, 3 <= m, o <= 9, in order of m then o."""
+    return [Subspace(m, o) for m in MOVING_COUNTS for o in MOVING_COUNTS]
+
+
+def index_stats(threads: int = 2) -> dict:
+    """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
+
+    Orbits are counted from the index itself (:meth:`Subspace.count_real`)."""
+    rows = []
+    for sub in moving_subspaces():
+        orbits = sub.count_real(threads)
+        slots = sub.slots
+        rows.append({"subspace": sub.name, "orbits": orbits, "slots": slots,
+                     "slots_per_orbit": slots / orbits})
+    orbits = sum(r["orbits"] for r in rows)
+    slots = sum(r["slots"] for r in rows)
+    return {"subspaces": rows, "orbits": orbits, "slots": slots,
+            "slots_per_orbit": slots / orbits}
+
+
+def format_index_stats(stats: dict) -> str:
+    """The stats of :func:`index_stats` as a text table."""
+    lines = [f"{'subspace':>8} {'orbits':>15} {'slots':>15} {'slots/orbit':>11}"]
+    for r in stats["subspaces"]:
+        lines.append(f"{r['subspace']:>8} {r['orbits']:>15,} {r['slots']:>15,} "
+                     f"{r['slots_per_orbit']:>11.4f}")
+    lines.append(f"{'total':>8} {stats['orbits']:>15,} {stats['slots']:>15,} "
+                 f"{stats['slots_per_orbit']:>11.4f}")
+    return "\n".join(lines)
