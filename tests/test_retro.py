@@ -1,0 +1,162 @@
+"""Retrograde analysis, storage and the build command: published figures, checks,
+atomic files, resume, bad files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver import _kernels, storage
+from solver.build import build, is_built, plan
+from solver.check import check_pair
+from solver.cli import main
+from solver.retro import dependencies, pairs_in_order
+from solver.rules import Rules
+
+FOUR = Rules(stones=4)
+
+# Published (Malom) statistics, counted over positions up to symmetry (DESIGN.md §3).
+PUBLISHED = {
+    "3-3": dict(wins=140_621, losses=28_736, draws=269, longest_win=25, longest_loss=26),
+    "3-4": dict(wins=102_281, losses=0, draws=658_117, longest_win=33, longest_loss=0),
+    "4-3": dict(wins=75_397, losses=3_095, draws=681_906, longest_win=1, longest_loss=32),
+}
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_stats_reproduce_the_published_table(db4):
+    result = run("stats", "--db", db4, "--stones", 4, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["rules"] == "standard-s4"
+    rows = {row["subspace"]: row for row in data["subspaces"]}
+    for name, expected in PUBLISHED.items():
+        got = {k: rows[name][k] for k in expected}
+        assert got == expected, name
+    assert set(rows) == {"3-3", "3-4", "4-3", "4-4"}
+
+
+def test_stats_text_table(db4):
+    result = run("stats", "--db", db4, "--stones", 4)
+    assert result.exit_code == 0
+    assert "140,621" in result.output and "total" in result.output
+
+
+def test_check_passes_on_everything_built(db4):
+    result = run("check", "--db", db4, "--stones", 4, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("ok: 3 pair(s)")
+
+
+def test_a_changed_value_is_caught_by_the_check(db4, tmp_path):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (3, 4))
+    codes = {s: storage.read_subspace(path, FOUR, *s) for s in [(3, 4), (4, 3)]}
+    slot = int(np.flatnonzero((codes[3, 4] > 2) & (codes[3, 4] != 0xFFFF))[0])
+    codes[3, 4][slot] += 2          # same value, two plies longer: still self-consistent in kind
+    storage.write_pair(path, FOUR, codes)
+    bad = check_pair(tmp_path, FOUR, (3, 4))
+    assert any(b.slot == slot and (b.m, b.o) == (3, 4) for b in bad)
+    result = run("check", "--db", tmp_path, "--stones", 4, "--pair", "3-4", "--quiet")
+    assert result.exit_code == 1
+    assert "disagree" in result.output
+
+
+def test_stored_metadata(db4):
+    path = storage.pair_path(db4, FOUR, (3, 4))
+    with h5py.File(path, "r") as f:
+        assert f.attrs["rules"] == "standard-s4"
+        assert f.attrs["index_scheme"] == _kernels.INDEX_SCHEME
+        assert bool(f.attrs["jumping"]) and f.attrs["mill_rule"] == "take-any"
+        assert f.attrs["complete"] and f.attrs["checked"]
+        for key in ("solver_version", "build_time"):
+            assert f.attrs[key]
+        ds = f["3-4"]
+        assert ds.fletcher32 and ds.compression is not None
+        assert ds.attrs["wins"] == PUBLISHED["3-4"]["wins"]
+        assert ds.attrs["sha256"] == storage.sha256_of(ds[()])
+
+
+def test_rerun_resumes_and_skips_what_is_built(db4, tmp_path):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    (storage.pair_path(tmp_path, FOUR, (4, 4))).unlink()
+    # what a build killed mid-write leaves behind: a temporary file, never the real name
+    stale = storage.rules_dir(tmp_path, FOUR) / ".pair-4-4.h5.tmp-999999999"
+    stale.write_bytes(b"half a file")
+    reports = build(tmp_path, FOUR, progress=False)
+    assert [(r.pair, r.skipped) for r in reports] == [((3, 3), True), ((3, 4), True), ((4, 4), False)]
+    assert not stale.exists()
+    assert is_built(tmp_path, FOUR, (4, 4))
+
+
+def test_a_damaged_file_is_rebuilt_and_reported(db4, tmp_path):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (3, 3))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    with pytest.raises(storage.DatabaseError):
+        storage.read_subspace(path, FOUR, 3, 3, verify=True)
+    assert not is_built(tmp_path, FOUR, (3, 3))
+    path.write_bytes(bytes(512) + bytes(data[512:]))      # the header too: cannot even open
+    result = run("query", "--db", tmp_path, "--stones", 4, "W:a1,d1,g1 B:a7,d7,f6 b")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "cannot read database file" in result.output
+    build(tmp_path, FOUR, pair=(3, 3), progress=False)
+    assert is_built(tmp_path, FOUR, (3, 3))
+
+
+def test_files_of_other_rules_are_refused(db4, tmp_path):
+    other = Rules(stones=4, jumping=False)
+    folder = storage.rules_dir(tmp_path, other)
+    folder.mkdir(parents=True)
+    shutil.copy(storage.pair_path(db4, FOUR, (3, 3)), folder / "pair-3-3.h5")
+    with pytest.raises(storage.DatabaseError, match="built for rules"):
+        storage.read_subspace(folder / "pair-3-3.h5", other, 3, 3)
+
+
+def test_missing_dependency_is_named(tmp_path, monkeypatch):
+    from solver import build as building
+    monkeypatch.setattr(building, "plan", lambda *args, **kwargs: [(3, 4)])
+    with pytest.raises(storage.DatabaseError, match="needs pair"):
+        building.build(tmp_path, FOUR, progress=False)
+
+
+def test_plan_orders_pairs_so_captures_lead_backwards():
+    order = pairs_in_order(Rules())
+    assert len(order) == 28 and order[0] == (3, 3) and order[-1] == (9, 9)
+    for i, pair in enumerate(order):
+        assert all(dep in order[:i] for dep in dependencies(pair))
+    assert plan(Rules(), max_total=8) == [(3, 3), (3, 4), (3, 5), (4, 4)]
+    assert plan(Rules(), pair=(4, 4)) == [(3, 3), (3, 4), (4, 4)]
+
+
+def test_build_command_logs_and_resumes(tmp_path):
+    result = run("build", "--db", tmp_path, "--stones", 3, "--quiet", "--jobs", 2)
+    assert result.exit_code == 0, result.output
+    assert "1 pair(s) built" in result.output
+    again = run("build", "--db", tmp_path, "--stones", 3, "--quiet")
+    assert "0 pair(s) built, 1 already there" in again.output
+
+
+def test_build_rejects_a_bad_pair(tmp_path):
+    result = run("build", "--db", tmp_path, "--pair", "8-x")
+    assert result.exit_code == 2 and "cannot parse pair" in result.output
+
+
+@pytest.mark.parametrize("rules", [Rules(stones=3, jumping=False), Rules(stones=3, mill_rule="take-none"),
+                                   Rules(stones=3, jumping=False, mill_rule="take-none")])
+def test_rule_variants_solve_and_check(tmp_path, rules):
+    build(tmp_path, rules, progress=False)
+    assert not check_pair(tmp_path, rules, (3, 3))
+    stats = storage.pair_stats(storage.pair_path(tmp_path, rules, (3, 3)), rules)["3-3"]
+    assert stats["wins"] + stats["losses"] + stats["draws"] == 169_626
