@@ -26,10 +26,11 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
     fewer than three stones (board plus hand): then it wins at once.
     """
     cdef int64_t slot, n_slots = num_slots(m, o)
-    cdef uint32_t own, opp, mv, own2, opp2
+    cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int n, i, target, take, cv, best_win, worst_loss, has_draw, code
+    cdef int n, i, target, take, code
+    cdef Best* b      # per thread: a variable only used through & would be shared
     cdef const uint16_t* qp = &quiet_child[0] if quiet_child.shape[0] > 0 else NULL
     cdef const uint16_t* cp = &capture_child[0] if capture_child.shape[0] > 0 else NULL
     assert hm >= 1 and out.shape[0] == n_slots
@@ -39,6 +40,7 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        b = <Best*>malloc(sizeof(Best))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
             if not slot_is_real(m, o, slot):
                 out[slot] = V_SLACK
@@ -47,32 +49,18 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
             own = scratch[0]
             opp = scratch[1]
             n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
-            best_win = 1 << 30
-            worst_loss = 0
-            has_draw = 0
+            best_reset(b)
             for i in range(n):
                 mv = moves[i]
                 target = mv & 31
                 take = (mv >> 10) & 31
                 own2 = own | ((<uint32_t>1) << target)
                 if take != NO_POINT:
-                    opp2 = opp & ~((<uint32_t>1) << take)
-                    cv = child_code(m, o, own2, opp2, o - 1, cp)
+                    best_add(b, child_code(m, o, own2, without(opp, take), o - 1, cp))
                 else:
-                    cv = child_code(m, o, own2, opp, o, qp)
-                if cv == V_DRAW:
-                    has_draw = 1
-                elif (cv - 1) % 2 == 0:
-                    if cv < best_win:
-                        best_win = cv
-                elif cv > worst_loss:
-                    worst_loss = cv
-            if best_win < (1 << 30):
-                code = best_win + 1
-            elif has_draw:
-                code = V_DRAW
-            else:
-                code = worst_loss + 1
+                    best_add(b, child_code(m, o, own2, opp, o, qp))
+            code = best_code(b)
             out[slot] = <uint16_t>code
         free(moves)
         free(scratch)
+        free(b)

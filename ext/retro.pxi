@@ -3,17 +3,18 @@
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
 #   1 + plies         decided; a win when plies is odd, a loss when even
-#   0x8000 | c        (solve only) undecided, and its captures all lead to wins, the
-#                     longest of which makes a loss in c plies
+#   0x8000 | f | c    (solve only) undecided; c (< 0x4000) is the longest loss its
+#                     captures allow (all into wins), f = 0x4000 if a capture leads
+#                     to a draw (then the state can never become a loss)
 #   0xFFFF            slack slot: no position uses it
 # A capture into a loss makes a *tentative* win at initialisation, which a shorter
-# quiet win found in an earlier round overwrites; scanning round d only picks states
-# whose value is exactly d + 1, so each state propagates once, at its final value.
+# quiet win found in an earlier round overwrites; round d picks exactly the states
+# whose value is d + 1, so each state propagates once, at its final value.
 #
-# Counts (uint8) are the number of distinct successor slots reached by quiet moves
-# (+1 when a capture leads to a draw, so the state can never become a loss).  The
-# propagation decrements once per distinct predecessor slot of each decided child:
-# both sides count orbit-to-orbit edges, so they agree even for symmetric positions.
+# Counts (uint8) are the number of distinct successor slots reached by quiet moves.
+# They are computed lazily, the first time a won child reaches a state (most states
+# are never reached that way), with the same index as the propagation: both sides
+# count orbit-to-orbit edges, so they agree even for symmetric positions.
 
 from cython.parallel cimport prange, parallel
 from libc.stdlib cimport malloc, free
@@ -23,23 +24,91 @@ cdef extern from *:
     static inline unsigned char mu_atomic_dec_u8(unsigned char* p) {
         return __atomic_sub_fetch(p, 1, __ATOMIC_RELAXED);
     }
+    static inline int mu_atomic_cas_u8(unsigned char* p, unsigned char expected, unsigned char desired) {
+        return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    static inline unsigned char mu_atomic_load_u8(unsigned char* p) {
+        return __atomic_load_n(p, __ATOMIC_RELAXED);
+    }
+    static inline void mu_prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
     static inline long long mu_atomic_inc_i64(long long* p) {
         return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
     }
     """
     uint8_t atomic_dec_u8 "mu_atomic_dec_u8"(uint8_t* p) nogil
+    bint atomic_cas_u8 "mu_atomic_cas_u8"(uint8_t* p, uint8_t expected, uint8_t desired) nogil
+    uint8_t atomic_load_u8 "mu_atomic_load_u8"(uint8_t* p) nogil
     long long atomic_inc_i64 "mu_atomic_inc_i64"(long long* p) nogil
+    void prefetch "mu_prefetch"(const void* p) nogil
 
 cdef enum:
     V_DRAW = 0
     V_PENDING = 0x8000
+    V_DRAW_CAPTURE = 0x4000
+    V_PLIES_MASK = 0x3FFF
     V_SLACK = 0xFFFF
-    MAX_SUCC = 1024
+    CNT_UNKNOWN = 255
+    DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
+    DEDUPE_MAX = 128
+    NO_WIN = 1 << 30
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
     return v == 0 or (v & V_PENDING and v != V_SLACK)
 
+
+# --- the value of a position from its successors' values ----------------------------
+
+ctypedef struct Best:
+    int win         # smallest code of a successor that is a loss (NO_WIN: none)
+    int loss        # largest code of a successor that is a win (0: none)
+    bint draw       # some successor is a draw
+
+
+cdef inline void best_reset(Best* b) noexcept nogil:
+    b.win = NO_WIN
+    b.loss = 0
+    b.draw = False
+
+
+cdef inline void best_add(Best* b, int code) noexcept nogil:
+    """Take in the code of one successor (the opponent to move there)."""
+    if code == V_DRAW:
+        b.draw = True
+    elif (code - 1) % 2 == 0:
+        if code < b.win:
+            b.win = code        # successor lost in code-1: win in code
+    elif code > b.loss:
+        b.loss = code           # successor won in code-1: loss in code at best
+
+
+cdef inline int best_code(Best* b) noexcept nogil:
+    """Code of the position: shortest win, else draw, else longest loss (no move: loss in 0)."""
+    if b.win != NO_WIN:
+        return b.win + 1
+    if b.draw:
+        return V_DRAW
+    return b.loss + 1
+
+
+cdef inline uint32_t moved(uint32_t stones, uint32_t mv) noexcept nogil:
+    """Stones after the (sliding or jumping) move mv."""
+    return (stones & ~((<uint32_t>1) << ((mv >> 5) & 31))) | ((<uint32_t>1) << (mv & 31))
+
+
+cdef inline uint32_t without(uint32_t stones, int point) noexcept nogil:
+    return stones & ~((<uint32_t>1) << point)
+
+
+cdef inline int capture_child_value(int m, int o, uint32_t own_after, uint32_t opp_after,
+                                    const uint16_t* cap) noexcept nogil:
+    """Stored value of the position after a capture (opponent to move, o-1 stones)."""
+    if o - 1 < 3:
+        return 1      # the opponent is left with two stones: loss in 0
+    return cap[index_of(o - 1, m, opp_after, own_after)]
+
+
+# --- distinct slots ------------------------------------------------------------------
 
 cdef inline int sort_unique(int64_t* a, int n) noexcept nogil:
     """Sort a small array in place and drop repeats; returns the new length."""
@@ -62,27 +131,65 @@ cdef inline int sort_unique(int64_t* a, int n) noexcept nogil:
     return k
 
 
-cdef inline int capture_child_value(int m, int o, uint32_t own_after, uint32_t opp_after,
-                                    const uint16_t* cap) noexcept nogil:
-    """Stored value of the position after a capture (opponent to move, o-1 stones)."""
-    if o - 1 < 3:
-        return 1      # the opponent is left with two stones: loss in 0
-    return cap[index_of(o - 1, m, opp_after, own_after)]
+cdef inline int dedupe(int64_t* a, int n, int64_t* table) noexcept nogil:
+    """Drop repeated slots from a (order kept); table: DEDUPE_TABLE entries, all -1,
+    left all -1 again.  Linear in n, where sorting would be quadratic."""
+    cdef int i, k = 0, h
+    if n > DEDUPE_MAX:
+        return sort_unique(a, n)
+    for i in range(n):
+        h = <int>((<uint64_t>a[i] * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+        while table[h] != -1 and table[h] != a[i]:
+            h = (h + 1) & (DEDUPE_TABLE - 1)
+        if table[h] == -1:
+            table[h] = a[i]
+            a[k] = a[i]
+            k += 1
+    for i in range(k):
+        h = <int>((<uint64_t>a[i] * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+        while table[h] != -1:
+            table[h] = -1
+            h = (h + 1) & (DEDUPE_TABLE - 1)
+    return k
 
+
+cdef inline int64_t* new_dedupe_table() noexcept nogil:
+    cdef int64_t* t = <int64_t*>malloc(DEDUPE_TABLE * sizeof(int64_t))
+    cdef int i
+    for i in range(DEDUPE_TABLE):
+        t[i] = -1
+    return t
+
+
+cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, bint jumping,
+                                      bint take_none, uint32_t* moves, int64_t* succ,
+                                      int64_t* table) noexcept nogil:
+    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing."""
+    cdef int n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+    cdef int i, k = 0
+    for i in range(n):
+        if (moves[i] >> 10) & 31 == NO_POINT:
+            succ[k] = index_of(o, m, opp, moved(own, moves[i]))
+            k += 1
+    return dedupe(succ, k, table)
+
+
+# --- the solve -----------------------------------------------------------------------
 
 def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t[::1] cap,
                bint jumping, bint take_none, int jobs=2):
-    """Initialise subspace m-o: blocked, capture outcomes, quiet-successor counts.
+    """Initialise subspace m-o: blocked states and capture outcomes.
 
-    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Returns the
-    largest plies any state may be decided at so far.
+    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are
+    left unknown (computed when first needed).  Returns the largest plies any state
+    may be decided at so far.
     """
     cdef int64_t slot, n_slots = num_slots(m, o)
-    cdef uint32_t own, opp, mv, own2, opp2
+    cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int64_t* succ
-    cdef int n, k, i, target, origin, take, cv, best_win, cmax, draw_cap
+    cdef int n, i, quiet, take
+    cdef Best* b      # per thread: a variable only used through & would be shared
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     assert val.shape[0] == n_slots and cnt.shape[0] == n_slots
     if o > 3:
@@ -90,56 +197,36 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
-        succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
+        b = <Best*>malloc(sizeof(Best))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
+            cnt[slot] = CNT_UNKNOWN
             if not slot_is_real(m, o, slot):
                 val[slot] = V_SLACK
-                cnt[slot] = 0
                 continue
             position_of(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
             n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
-            if n == 0:
-                val[slot] = 1          # blocked: loss in 0
-                cnt[slot] = 0
-                continue
-            k = 0
-            best_win = 1 << 30
-            cmax = 0
-            draw_cap = 0
+            best_reset(b)
+            quiet = 0
             for i in range(n):
                 mv = moves[i]
-                target = mv & 31
-                origin = (mv >> 5) & 31
                 take = (mv >> 10) & 31
-                own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
-                if take != NO_POINT:
-                    opp2 = opp & ~((<uint32_t>1) << take)
-                    cv = capture_child_value(m, o, own2, opp2, capp)
-                    if cv == V_DRAW:
-                        draw_cap = 1
-                    elif (cv - 1) % 2 == 0:
-                        if cv < best_win:
-                            best_win = cv        # child loss in cv-1: win in cv
-                    elif cv > cmax:
-                        cmax = cv                # child win in cv-1: loss in cv at best
+                if take == NO_POINT:
+                    quiet = quiet + 1      # (not +=: that would be a prange reduction)
                 else:
-                    succ[k] = index_of(o, m, opp, own2)
-                    k += 1
-            k = sort_unique(succ, k)
-            if best_win < (1 << 30):
-                val[slot] = <uint16_t>(best_win + 1)
-                cnt[slot] = <uint8_t>k
-            elif k + draw_cap == 0:
-                val[slot] = <uint16_t>(cmax + 1)  # every move captures into a win
-                cnt[slot] = 0
+                    best_add(b, capture_child_value(m, o, moved(own, mv), without(opp, take), capp))
+            if b.win != NO_WIN or quiet == 0:
+                val[slot] = <uint16_t>best_code(b)      # (tentative) win, blocked, or all captures
+            elif b.draw:
+                val[slot] = <uint16_t>(V_PENDING | V_DRAW_CAPTURE | b.loss)
+            elif b.loss:
+                val[slot] = <uint16_t>(V_PENDING | b.loss)
             else:
-                val[slot] = <uint16_t>(V_PENDING | cmax) if cmax else 0
-                cnt[slot] = <uint8_t>(k + draw_cap)
+                val[slot] = 0
         free(moves)
         free(scratch)
-        free(succ)
+        free(b)
     return _max_plies(val)
 
 
@@ -153,7 +240,7 @@ cdef int _max_plies(uint16_t[::1] val):
             v = val[i]
             if v == V_SLACK or v == 0:
                 continue
-            p = (v & 0x7FFF) if (v & V_PENDING) else v - 1
+            p = (v & V_PLIES_MASK) if (v & V_PENDING) else v - 1
             if p > best:
                 best = p
     return best
@@ -171,14 +258,18 @@ def retro_round(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uin
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* preds
-    cdef int n, k, i, target, origin, cmax
+    cdef int64_t* succ
+    cdef int64_t* table
+    cdef int n, k, i, c, cmax
     cdef uint16_t want = <uint16_t>(d + 1), v
     cdef bint child_lost = d % 2 == 0
     assert child.shape[0] == n_slots and pred.shape[0] == num_slots(o, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
-        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
         preds = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
+        succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
+        table = new_dedupe_table()
         for slot in prange(n_slots, schedule="dynamic", chunksize=16384):
             if child[slot] != want:
                 continue
@@ -188,11 +279,11 @@ def retro_round(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uin
             n = gen_unmoves(own, opp, 0, 0, jumping, take_none, UNSLIDE, moves)
             for i in range(n):
                 mv = moves[i]
-                target = mv & 31
-                origin = (mv >> 5) & 31
-                before = (opp & ~((<uint32_t>1) << target)) | ((<uint32_t>1) << origin)
+                # the predecessor's stones: back from the target to the origin
+                before = (opp & ~((<uint32_t>1) << (mv & 31))) | ((<uint32_t>1) << ((mv >> 5) & 31))
                 preds[i] = index_of(o, m, before, own)
-            k = sort_unique(preds, n)
+                prefetch(&pred[preds[i]])
+            k = dedupe(preds, n, table)
             for i in range(k):
                 p = preds[i]
                 v = pred[p]
@@ -202,14 +293,21 @@ def retro_round(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uin
                     if is_undecided(v) or (v - 1) > d + 1:
                         pred[p] = <uint16_t>(d + 2)
                         decided += 1
-                elif is_undecided(v):
+                elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
+                    if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
+                        position_of(o, m, p, &scratch[0], &scratch[1])
+                        c = quiet_successor_count(o, m, scratch[0], scratch[1], jumping,
+                                                  take_none, moves + n, succ, table)
+                        atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
-                        cmax = (v & 0x7FFF) if (v & V_PENDING) else 0
+                        cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
                         pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
                         decided += 1
         free(moves)
         free(scratch)
         free(preds)
+        free(succ)
+        free(table)
     return decided
 
 
@@ -231,13 +329,15 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 
     Recomputes each state's value and plies from its successors' stored values
     (``quiet``: subspace o-m, ``cap``: (o-1)-m) and returns the slots that disagree
-    (at most max_bad), as a numpy array.
+    (at most max_bad, as a numpy array) and how many disagree.
     """
     cdef int64_t slot, n_slots = num_slots(m, o)
-    cdef uint32_t own, opp, mv, own2, opp2
+    cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int n, i, target, origin, take, cv, best_win, worst_loss, has_draw, expect
+    cdef int n, i, k, take, expect
+    cdef int64_t* succ
+    cdef Best* b      # per thread: a variable only used through & would be shared
     cdef long long nbad = 0, at
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
@@ -247,52 +347,38 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     assert val.shape[0] == n_slots and quiet.shape[0] == num_slots(o, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
-        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        b = <Best*>malloc(sizeof(Best))
+        succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         for slot in prange(start, stop, schedule="dynamic", chunksize=4096):
-            if val[slot] == V_SLACK:
-                if slot_is_real(m, o, slot):
-                    expect = -1      # a real state marked slack
-                else:
-                    continue
+            if not slot_is_real(m, o, slot):
+                expect = V_SLACK
             else:
-                if not slot_is_real(m, o, slot):
-                    expect = -1
-                else:
-                    position_of(m, o, slot, &scratch[0], &scratch[1])
-                    own = scratch[0]
-                    opp = scratch[1]
-                    n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
-                    best_win = 1 << 30
-                    worst_loss = 0
-                    has_draw = 0
-                    for i in range(n):
-                        mv = moves[i]
-                        target = mv & 31
-                        origin = (mv >> 5) & 31
-                        take = (mv >> 10) & 31
-                        own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
-                        if take != NO_POINT:
-                            opp2 = opp & ~((<uint32_t>1) << take)
-                            cv = capture_child_value(m, o, own2, opp2, capp)
-                        else:
-                            cv = quiet[index_of(o, m, opp, own2)]
-                        if cv == V_DRAW:
-                            has_draw = 1
-                        elif (cv - 1) % 2 == 0:
-                            if cv < best_win:
-                                best_win = cv
-                        elif cv > worst_loss:
-                            worst_loss = cv
-                    if best_win < (1 << 30):
-                        expect = best_win + 1
-                    elif has_draw:
-                        expect = V_DRAW
+                position_of(m, o, slot, &scratch[0], &scratch[1])
+                own = scratch[0]
+                opp = scratch[1]
+                n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+                best_reset(b)
+                k = 0
+                for i in range(n):
+                    mv = moves[i]
+                    take = (mv >> 10) & 31
+                    if take != NO_POINT:
+                        best_add(b, capture_child_value(m, o, moved(own, mv), without(opp, take), capp))
                     else:
-                        expect = worst_loss + 1      # n == 0: loss in 0
+                        # reads are random: ask for all of them before using any
+                        succ[k] = index_of(o, m, opp, moved(own, mv))
+                        prefetch(&quiet[succ[k]])
+                        k = k + 1
+                for i in range(k):
+                    best_add(b, quiet[succ[i]])
+                expect = best_code(b)
             if expect != val[slot]:
                 at = atomic_inc_i64(&nbad)
                 if at < max_bad:
                     bad[at] = slot
+        free(succ)
         free(moves)
         free(scratch)
+        free(b)
     return bad_arr[:min(nbad, max_bad)], nbad

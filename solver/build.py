@@ -38,6 +38,8 @@ class PairReport:
     peak_rss_mib: float
     skipped: bool
     rounds: int = 0
+    solve_seconds: float = 0.0     # initialisation and rounds
+    check_seconds: float = 0.0     # the forward consistency check
 
     @property
     def states_per_second(self) -> float:
@@ -170,21 +172,23 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
             result = solve_pair(p, rules, cache.get, jobs,
                                 progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
             bar.close()
+            checked_at = time.perf_counter()
             if verify:
                 bad = check_values(p, rules, result.values, cache.get, jobs)
                 if bad:
-                    m, o, slot = bad[0]
-                    raise RuntimeError(f"pair {name} fails the consistency check at subspace "
-                                       f"{m}-{o} slot {slot} ({len(bad)} bad states seen)")
+                    raise RuntimeError(f"pair {name} fails the consistency check at "
+                                       f"{bad[0].describe()} ({len(bad)} bad states seen)")
             storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
                                extra={"seconds": time.perf_counter() - start,
                                       "rounds": result.rounds, "checked": bool(verify)})
             seconds = time.perf_counter() - start
-            report = PairReport(p, slots, seconds, peak_rss_mib(), skipped=False, rounds=result.rounds)
+            report = PairReport(p, slots, seconds, peak_rss_mib(), skipped=False, rounds=result.rounds,
+                                solve_seconds=result.seconds,
+                                check_seconds=time.perf_counter() - checked_at if verify else 0.0)
             reports.append(report)
-            log.info("pair %s: %d states in %.1f s (%.2f M states/s), %d rounds, peak memory %.0f MiB",
-                     name, slots, seconds, report.states_per_second / 1e6, result.rounds,
-                     report.peak_rss_mib)
+            log.info("pair %s: %d states in %.1f s (%.2f M states/s; solve %.1f s, %d rounds), "
+                     "peak memory %.0f MiB", name, slots, seconds, report.states_per_second / 1e6,
+                     result.seconds, result.rounds, report.peak_rss_mib)
             overall.update(slots)
     finally:
         overall.close()

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Benchmark of the moving-phase build: per pair, states per second and peak memory.
+
+Usage: python scripts/bench_build.py [--max-total 10] [--jobs 2] [--db DIR] [--rules standard]
+
+Builds into a fresh temporary folder (or --db) and prints one line per pair and a
+total.  Slots are counted (a few per cent are slack); peak memory is the process's
+maximum resident set size so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from solver.build import build
+from solver.rules import Rules
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-total", type=int, default=10)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--rules", default="standard")
+    ap.add_argument("--db", default=None, help="build here (default: a temporary folder)")
+    ap.add_argument("--no-verify", action="store_true")
+    args = ap.parse_args()
+    rules = Rules.from_name(args.rules)
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; jobs={args.jobs}; rules={rules.name}; "
+          f"max total={args.max_total}; verify={not args.no_verify}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(args.db or tmp)
+        start = time.perf_counter()
+        reports = build(root, rules, max_total=args.max_total, jobs=args.jobs,
+                        verify=not args.no_verify, progress=False)
+        wall = time.perf_counter() - start
+        print(f"{'pair':>5} {'slots':>13} {'seconds':>8} {'solve s':>8} {'check s':>8} "
+              f"{'M slots/s':>9} {'rounds':>6} {'peak MiB':>9}")
+        for r in reports:
+            print(f"{r.pair[0]}-{r.pair[1]:<3} {r.slots:>13,} {r.seconds:>8.1f} {r.solve_seconds:>8.1f} "
+                  f"{r.check_seconds:>8.1f} {r.states_per_second / 1e6:>9.2f} {r.rounds:>6} "
+                  f"{r.peak_rss_mib:>9.0f}")
+        total = sum(r.slots for r in reports)
+        disk = sum(f.stat().st_size for f in root.rglob("*.h5"))
+        print(f"total: {total:,} slots in {wall:.1f} s wall ({total / wall / 1e6:.2f} M slots/s), "
+              f"peak memory {max(r.peak_rss_mib for r in reports):.0f} MiB, {disk / 2**20:.1f} MiB on disk")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
