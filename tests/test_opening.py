@@ -1,0 +1,119 @@
+"""The placement phase: the opening search agrees with an independent backward pass
+over every placement position of the smaller games."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver import _kernels
+from solver.cli import main
+from solver.notation import parse_position
+from solver.opening import OpeningSearch, placement_subspaces, solve_placement
+from solver.position import Position, popcount
+from solver.probe import open_database
+from solver.rules import Rules
+from solver.values import decode
+
+FOUR = Rules(stones=4)
+
+
+@pytest.fixture(scope="module")
+def game4(db4):
+    """(database, backward-pass values of every placement position) of the 4-stone game."""
+    db = open_database(db4, FOUR, in_memory=True)
+    yield db, solve_placement(FOUR, db.subspace)
+    db.close()
+
+
+def backward_value(values, pos) -> str:
+    own, opp = pos.own, pos.opp
+    key = (popcount(own), popcount(opp), pos.own_hand, pos.opp_hand)
+    return decode(values[key][_kernels.index_position(key[0], key[1], own, opp)]).value
+
+
+def random_placement_positions(rules, count, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = parse_position("startpos", rules)
+        for _ in range(rng.randrange(0, 2 * rules.stones)):
+            if pos.outcome(rules) is not None or not pos.in_placement:
+                break
+            pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
+        if pos.in_placement and pos.outcome(rules) is None:
+            out.append(pos)
+    return out
+
+
+def test_start_position_of_the_four_stone_game(game4):
+    db, values = game4
+    start = parse_position("startpos", FOUR)
+    assert backward_value(values, start) == "draw"
+    result = OpeningSearch(FOUR, db.subspace).solve(start)
+    assert result.value == "draw" and result.nodes > 0
+
+
+def sampled_slots(values, per_subspace, seed):
+    """Placement positions from real slots of every subspace, decided ones favoured."""
+    rng = np.random.default_rng(seed)
+    for (m, o, hm, ho), codes in values.items():
+        real = np.flatnonzero(codes != 0xFFFF)
+        decided = real[codes[real] != 0]
+        picks = list(rng.choice(real, min(per_subspace, len(real)), replace=False))
+        if len(decided):
+            picks += list(rng.choice(decided, min(per_subspace, len(decided)), replace=False))
+        for slot in picks:
+            own, opp = _kernels.position_at(m, o, int(slot))
+            pos = Position.from_view(own, opp, hm, ho)
+            if pos.outcome(FOUR) is None:
+                yield pos
+
+
+def test_search_agrees_with_backward_pass_on_sampled_positions(game4):
+    db, values = game4
+    search = OpeningSearch(FOUR, db.subspace)
+    seen = {"win": 0, "loss": 0, "draw": 0}
+    for pos in list(random_placement_positions(FOUR, 100, seed=11)) + list(sampled_slots(values, 3, 13)):
+        value = search.solve(pos).value
+        assert value == backward_value(values, pos), str(pos)
+        seen[value] += 1
+    assert all(v > 10 for v in seen.values()), seen      # the sample covers all three outcomes
+
+
+def test_backward_pass_is_consistent_with_symmetry(game4):
+    _, values = game4
+    for pos in random_placement_positions(FOUR, 100, seed=12):
+        for sym in (1, 5, 9, 15):
+            assert backward_value(values, pos.transform(sym)) == backward_value(values, pos)
+
+
+def test_placement_subspaces_lead_to_earlier_ones():
+    order = placement_subspaces(Rules(stones=5))
+    seen = set()
+    for m, o, hm, ho in order:
+        child = (o, m + 1, ho, hm - 1)
+        if child[2] or child[3]:
+            assert child in seen or child[0] + child[2] < 3 or child[1] + child[3] < 3
+        seen.add((m, o, hm, ho))
+
+
+def test_solve_opening_command(db4):
+    result = CliRunner().invoke(main, ["solve-opening", "--db", str(db4), "--stones", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["value"] == "draw" and data["position"] == "W: B: w 4 4"
+    assert data["nodes"] > 0 and data["seconds"] >= 0
+
+
+def test_query_answers_placement_positions(db4):
+    result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--json",
+                                       "W:a1,d1 B:a7 b 2 3"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["value"] in ("win", "draw", "loss") and data["plies"] is None
+    assert len(data["moves"]) == 21

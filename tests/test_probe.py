@@ -1,0 +1,149 @@
+"""Probing: stored values, symmetry and colour invariance, best moves that make
+progress, errors, the query command."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from solver import _kernels, storage
+from solver.cli import main
+from solver.position import Position, popcount
+from solver.probe import Database, MissingSubspaceError, Probe, open_database
+from solver.rules import Rules
+from solver.values import decode
+
+FOUR = Rules(stones=4)
+SUBSPACES = [(3, 3), (3, 4), (4, 3), (4, 4)]
+
+
+def sample_positions(db4, count: int, seed: int = 1):
+    """(position, stored code) of random real slots of every subspace."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for m, o in SUBSPACES:
+        codes = storage.read_subspace(storage.pair_path(db4, FOUR, (m, o)), FOUR, m, o)
+        real = np.flatnonzero(codes != 0xFFFF)
+        # favour decided states: draws are the bulk of 4-4
+        decided = real[codes[real] != 0]
+        for slot in np.concatenate([rng.choice(real, count), rng.choice(decided, count)]):
+            own, opp = _kernels.position_at(m, o, int(slot))
+            out.append((Position(own, opp, 0, 0, "w"), int(codes[slot])))
+    return out
+
+
+def test_probe_equals_stored_value_for_all_images_and_colours(db4):
+    with open_database(db4, FOUR) as db:
+        for pos, code in sample_positions(db4, 150):
+            expected = decode(code)
+            want = Probe(expected.value, expected.plies)
+            for sym in range(16):
+                image = pos.transform(sym)
+                assert db.probe(image) == want
+                assert db.probe(image.swap_colours()) == want
+
+
+def test_in_memory_mode_agrees(db4):
+    with open_database(db4, FOUR) as lazy, open_database(db4, FOUR, in_memory=True) as bulk:
+        for pos, _ in sample_positions(db4, 50, seed=2):
+            assert lazy.probe(pos) == bulk.probe(pos)
+
+
+def play_out(db: Database, pos: Position, rng: random.Random, limit: int = 200) -> tuple[int, Position]:
+    plies = 0
+    while pos.outcome(FOUR) is None and plies < limit:
+        pos = pos.play_unchecked(db.best_move(pos, rng))
+        plies += 1
+    return plies, pos
+
+
+def test_best_move_wins_in_exactly_the_promised_plies(db4):
+    rng = random.Random(7)
+    with open_database(db4, FOUR, in_memory=True) as db:
+        wins = [(p, c) for p, c in sample_positions(db4, 40, seed=3) if decode(c).value == "win"]
+        losses = [(p, c) for p, c in sample_positions(db4, 40, seed=4) if decode(c).value == "loss"]
+        assert len(wins) > 20 and len(losses) > 10
+        for pos, code in wins + losses:
+            promised = decode(code)
+            plies, end = play_out(db, pos, rng)
+            assert plies == promised.plies
+            # the side to move at the end lost; it is the starting side iff plies is even
+            assert end.outcome(FOUR) == "loss"
+            assert (plies % 2 == 1) == (promised.value == "win")
+
+
+def test_probe_moves_orders_best_first_and_values_are_for_the_mover(db4):
+    with open_database(db4, FOUR) as db:
+        pos = Position.from_view(*_kernels.position_at(3, 3, 1000))
+        moves = db.probe_moves(pos)
+        assert len(moves) == len(pos.legal_moves(FOUR))
+        value = db.probe(pos)
+        best = moves[0]
+        assert best.value == value.value
+        if value.plies is not None:
+            assert best.plies == value.plies
+        for mp in moves:
+            child = db.probe(pos.play_unchecked(mp.move))
+            flip = {"win": "loss", "loss": "win", "draw": "draw"}[child.value]
+            assert mp.value == flip
+
+
+def test_missing_subspace_names_the_file(db4):
+    with open_database(db4, FOUR) as db:
+        pos = Position.from_view(0b111 | 1 << 9 | 1 << 10, 0b111 << 3 | 1 << 12)   # 5 v 4: not built
+        with pytest.raises(MissingSubspaceError, match="pair-4-5.h5"):
+            db.probe(pos)
+        assert db.get(pos, "n/a") == "n/a"
+
+
+def test_threads_read_safely(db4):
+    sample = sample_positions(db4, 60, seed=5)
+    errors = []
+    with open_database(db4, FOUR) as db:
+        def worker():
+            try:
+                for pos, code in sample:
+                    assert db.probe(pos).value == decode(code).value
+            except Exception as exc:      # pragma: no cover - reported below
+                errors.append(exc)
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+
+
+def test_query_json(db4):
+    result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--json",
+                                       "W:a1,d1,g1 B:a7,d7,f6 b"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["position"] == "W:a1,d1,g1 B:a7,d7,f6 b"
+    assert (data["value"], data["plies"]) == ("win", 1)
+    assert data["moves"][0] == {"move": "f6-g7xa1", "value": "win", "plies": 1}
+    assert {m["value"] for m in data["moves"]} <= {"win", "loss", "draw"}
+
+
+def test_query_batch(db4, tmp_path):
+    batch = tmp_path / "positions.txt"
+    batch.write_text("W:a1,d1,g1 B:a7,d7,f6 b\n# a comment\nW:a1,d1,g1 B:a7,d7,x9 b\nW:a1,d1,g1,b2 B:a7,d7,f6 b\n")
+    result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--batch", str(batch)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert len(lines) == 3
+    assert lines[0]["value"] == "win" and "error" in lines[1] and lines[2]["value"] == "draw"
+
+
+def test_query_errors_are_one_line(db4, tmp_path):
+    for args in (["W:a1,d1,g1 B:a7,d7,q6 b"], ["--db", str(tmp_path / "nowhere"), "W:a1,d1,g1 B:a7,d7,f6 b"],
+                 ["W:a1,d1,g1,b2,d2 B:a7,d7,f6 b"]):
+        result = CliRunner().invoke(main, ["query", "--stones", "4", "--db", str(db4), *args]
+                                    if "--db" not in args else ["query", "--stones", "4", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.count("\n") == 1 and result.output.startswith("muehle: error:")
