@@ -111,11 +111,13 @@ class Player:
         self._say = say
         self._said: set[str] = set()
 
-    def say(self, message: str) -> None:
-        """Pass ``message`` to ``say`` once (later calls with the same text are dropped)."""
-        if message in self._said:
+    def say(self, message: str, key: Optional[str] = None) -> None:
+        """Pass ``message`` to ``say`` once: later calls with the same ``key`` (default:
+        the same text) are dropped."""
+        key = message if key is None else key
+        if key in self._said:
             return
-        self._said.add(message)
+        self._said.add(key)
         if self._say is not None:
             self._say(message)
 
@@ -216,7 +218,8 @@ class SearchPlayer(Player):
             v = decode(self.database.code(own, opp))
         except DatabaseError as error:
             self._missing.add((m, o))
-            self.say(f"{self.level}: no database for {m} against {o} stones ({error}); searching instead")
+            self.say(f"{self.level}: no database for {m} against {o} stones ({error}); "
+                     f"searching without it", key="database")
             return None
         if v.value == DRAW:
             return 0
@@ -375,7 +378,7 @@ class HardPlayer(SearchPlayer):
         super().__init__(rules, rng, say, depth=depth, seconds=seconds,
                          database=database, table=True)
         if database is None:
-            self.say("hard: no database; searching without it")
+            self.say("hard: no database; searching without it", key="database")
 
 
 class PerfectPlayer(Player):
@@ -393,7 +396,7 @@ class PerfectPlayer(Player):
         self.fallback._said = self._said            # one set of notices for both
         self.fallback._say = say
         if database is None:
-            self.say("perfect: no database; playing by search instead")
+            self.say("perfect: no database; playing by search instead", key="database")
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)
@@ -403,7 +406,8 @@ class PerfectPlayer(Player):
                 if move is not None:
                     return move
             except DatabaseError as error:
-                self.say(f"perfect: the database cannot answer ({error}); playing by search instead")
+                self.say(f"perfect: the database cannot answer ({error}); playing by search "
+                         f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]
 
 
