@@ -425,6 +425,13 @@ from .cli_index import index_stats  # noqa: E402  (defined in its own module)
 
 main.add_command(index_stats)
 
-
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # python -m solver.cli: run the package's copy of this module, so that the
+    # commands defined in modules importing it (cli_play) attach to the same group.
+    from solver.cli import main as _main
+    _main()
+else:
+    from .cli_play import analyze, play  # noqa: E402  (defined in its own module)
+
+    main.add_command(play)
+    main.add_command(analyze)

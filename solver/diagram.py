@@ -19,12 +19,30 @@ cannot disagree with :mod:`solver.board`.
   |           |           |
 1 W-----------.-----------.
   a   b   c   d   e   f   g
+
+Optional ``marks`` put brackets around points, e.g. the last move (``LAST_FROM``,
+``LAST_TO``) and the stones a mill may take (``TAKEABLE``):
+
+>>> from solver.board import point_index
+>>> marks = {point_index("d1"): LAST_FROM, point_index("g1"): LAST_TO, point_index("a4"): TAKEABLE}
+>>> print(diagram(parse_position("W:a1,g1,d2 B:a4,b6 b"), marks=marks).splitlines()[6])
+4 <B>--.---.       .---.---.
+>>> print(diagram(parse_position("W:a1,g1,d2 B:a4,b6 b"), marks=marks).splitlines()[12])
+1  W----------(.)---------[W]
 """
 
 from __future__ import annotations
 
+from typing import Mapping, Optional
+
 from .board import COORDS, MILL_LINES
 from .position import Position
+
+#: Brackets drawn around marked points: the last move's origin and target, and the
+#: stones a closed mill may take.
+LAST_FROM = "()"
+LAST_TO = "[]"
+TAKEABLE = "<>"
 
 #: Symbols for (white, black, empty).
 ASCII = ("W", "B", ".")
@@ -35,18 +53,25 @@ UNICODE = ("○", "●", "·")
 _X0, _DX, _DY = 2, 4, 2
 
 
-def _cell(x: int, y: int) -> tuple[int, int]:
+def _cell(x: int, y: int, x0: int = _X0) -> tuple[int, int]:
     """(row, column) of board coordinates in the text grid; rank 7 is the top row."""
-    return (6 - y) * _DY, _X0 + x * _DX
+    return (6 - y) * _DY, x0 + x * _DX
 
 
-def diagram(pos: Position, symbols: tuple[str, str, str] = ASCII) -> str:
-    """The position as a text diagram with files a-g below and ranks 1-7 on the left."""
-    rows, cols = 6 * _DY + 1, _X0 + 6 * _DX + 1
+def diagram(pos: Position, symbols: tuple[str, str, str] = ASCII,
+            marks: Optional[Mapping[int, str]] = None) -> str:
+    """The position as a text diagram with files a-g below and ranks 1-7 on the left.
+
+    ``marks`` maps points to two characters drawn left and right of them (over the
+    lines), e.g. :data:`LAST_TO`.  With ``marks`` given (even empty) the left margin
+    is one wider, so that a mark in file a stays clear of the rank numbers.
+    """
+    x0 = _X0 if marks is None else _X0 + 1
+    rows, cols = 6 * _DY + 1, x0 + 6 * _DX + 2
     grid = [[" "] * cols for _ in range(rows)]
     for line in MILL_LINES:
         for a, b in zip(line, line[1:]):
-            (r1, c1), (r2, c2) = sorted((_cell(*COORDS[a]), _cell(*COORDS[b])))
+            (r1, c1), (r2, c2) = sorted((_cell(*COORDS[a], x0), _cell(*COORDS[b], x0)))
             if r1 == r2:
                 for c in range(c1 + 1, c2):
                     grid[r1][c] = "-"
@@ -55,10 +80,13 @@ def diagram(pos: Position, symbols: tuple[str, str, str] = ASCII) -> str:
                     grid[r][c1] = "|"
     white, black, empty = symbols
     for p, (x, y) in enumerate(COORDS):
-        r, c = _cell(x, y)
+        r, c = _cell(x, y, x0)
         grid[r][c] = white if pos.white >> p & 1 else black if pos.black >> p & 1 else empty
+    for p, (left, right) in (marks or {}).items():
+        r, c = _cell(*COORDS[p], x0)
+        grid[r][c - 1], grid[r][c + 1] = left, right
     for y in range(7):
         grid[_cell(0, y)[0]][0] = str(y + 1)
     lines = ["".join(row).rstrip() for row in grid]
-    lines.append(" " * _X0 + "   ".join("abcdefg"))
+    lines.append(" " * x0 + "   ".join("abcdefg"))
     return "\n".join(lines)

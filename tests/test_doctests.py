@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
-           "solver.diagram"]
+           "solver.diagram", "solver.players"]
 
 
 @pytest.mark.parametrize("name", MODULES)

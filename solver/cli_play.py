@@ -1,0 +1,387 @@
+"""``muehle play`` (a game against the computer in the terminal) and ``muehle analyze``
+(the database's verdict on every move of a saved game).
+
+Registered on the CLI group by :mod:`solver.cli`.  ``play`` reads one move or command
+per line from standard input, so programs and tests can drive it; when standard
+input is not a terminal, each line read is echoed after its prompt (the output is
+then a readable transcript), and end of input ends the game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+import click
+
+from .board import point_index
+from .cli import _COLOUR, db_option, rules_options
+from .diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
+from .game import DRAW, Game, describe_result
+from .notation import NotationError, format_position, parse_move
+from .players import LEVELS, make_player
+from .position import BLACK, LOSS, WHITE, WIN, Move, popcount
+from .probe import after_move
+from .rules import STANDARD, Rules
+from .storage import DatabaseError
+
+HELP = """\
+Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
+A move that closes a mill without naming the stone to take asks for it.
+Commands:
+  help       this text
+  moves      the legal moves
+  hint       the database's best move and the value of every move
+  undo       take back your last move and the computer's reply
+  resign     give up the game
+  save FILE  save the game record (read it with: muehle analyze FILE)
+  quit       leave (end of input does the same)"""
+
+
+def open_optional_database(db: str, rules: Rules):
+    """(database, None), or (None, why not) when there are no databases for ``rules``."""
+    from .probe import open_database
+    folder = Path(db) / rules.name
+    if not folder.is_dir():
+        return None, (f"no databases for rules {rules.name} in {db} "
+                      f"(build them with: muehle build --db {db}"
+                      f"{'' if rules.stones == 9 else f' --stones {rules.stones}'})")
+    return open_database(db, rules, in_memory=rules.stones <= 4), None
+
+
+class Session:
+    """One game between a human (reading ``read``) and a computer player (writing ``out``)."""
+
+    def __init__(self, game: Game, human: str, player, database=None, no_db_reason: str = "",
+                 symbols=ASCII, read: Optional[Callable[[str], Optional[str]]] = None,
+                 out: Callable[[str], None] = click.echo):
+        self.game, self.human, self.player = game, human, player
+        self.database, self.no_db_reason = database, no_db_reason
+        self.symbols = symbols
+        self.read = read or read_line
+        self.out = out
+        self.resigned: Optional[str] = None      # colour that resigned
+        self.announced = False
+
+    # --- state ---------------------------------------------------------------------
+    def result(self) -> Optional[tuple[str, str]]:
+        if self.resigned is not None:
+            winner = BLACK if self.resigned == WHITE else WHITE
+            return winner, f"{_COLOUR[self.resigned]} resigns"
+        return self.game.result()
+
+    def show_board(self, takeable: int = 0) -> None:
+        game, marks = self.game, {}
+        if game.moves:
+            last = game.moves[-1]
+            marks[last.target] = LAST_TO
+            if last.origin is not None:
+                marks[last.origin] = LAST_FROM
+        for p in range(24):
+            if takeable >> p & 1:
+                marks[p] = TAKEABLE
+        self.out(diagram(game.position, self.symbols, marks))
+        pos = game.position
+        white, black = self.symbols[:2]
+        status = (f"White ({white}) {popcount(pos.white)} on the board, {pos.white_hand} in hand; "
+                  f"Black ({black}) {popcount(pos.black)} on the board, {pos.black_hand} in hand")
+        if game.moves:
+            mover = _COLOUR[game.positions[-2].turn]
+            legend = "<> may be taken" if takeable else "[] last move" + (", () from" if game.moves[-1].origin is not None else "")
+            self.out(f"Last move: {mover} {game.moves[-1]}   ({legend})")
+        elif takeable:
+            self.out("(<> may be taken)")
+        self.out(status)
+
+    def prompt(self) -> str:
+        if self.result() is not None:
+            return "game over (undo, save FILE, quit) > "
+        return f"{_COLOUR[self.game.position.turn]} to move (you) > "
+
+    # --- the loop ------------------------------------------------------------------
+    def run(self) -> None:
+        you = _COLOUR[self.human]
+        self.out(f"You play {you} against the computer ({self.player.level}), rules {self.game.rules.name}. "
+                 f"Type a move or 'help'.")
+        self.show_board()
+        while True:
+            result = self.result()
+            if result is not None and not self.announced:
+                self.announce(result)
+            if result is None and self.game.position.turn != self.human:
+                self.computer_move()
+                continue
+            line = self.read(self.prompt())
+            if line is None:
+                if self.result() is None:
+                    self.out("End of input: the game is left unfinished.")
+                return
+            if not line.strip():
+                continue
+            if self.command(line.strip()) == "quit":
+                return
+
+    def announce(self, result: tuple[str, str]) -> None:
+        self.announced = True
+        winner = result[0]
+        verdict = "Draw." if winner == DRAW else "You win!" if winner == self.human else "You lose."
+        self.out(f"Game over: {describe_result(result)}. {verdict}")
+
+    def computer_move(self) -> None:
+        move = self.player.choose(self.game)
+        colour = _COLOUR[self.game.position.turn]
+        self.game.play(move)
+        self.out(f"{colour} (computer, {self.player.level}) plays {move}")
+        self.show_board()
+
+    def command(self, line: str) -> Optional[str]:
+        word, _, rest = line.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word in ("help", "?"):
+            self.out(HELP)
+        elif word in ("quit", "exit"):
+            if self.result() is None:
+                self.out("You leave the game unfinished.")
+            return "quit"
+        elif word == "moves":
+            legal = self.game.legal_moves()
+            self.out(" ".join(str(m) for m in legal) if legal else "no moves: the game is over")
+        elif word == "hint":
+            self.hint()
+        elif word == "undo":
+            self.undo()
+        elif word == "resign":
+            if self.result() is not None:
+                self.out("the game is already over")
+            else:
+                self.resigned = self.human
+        elif word == "save":
+            self.save(rest)
+        else:
+            self.human_move(line)
+        return None
+
+    # --- commands ------------------------------------------------------------------
+    def human_move(self, text: str) -> None:
+        if self.result() is not None:
+            self.out(f"the game is over: {describe_result(self.result())} (undo, save FILE or quit)")
+            return
+        try:
+            move = parse_move(text)
+        except NotationError as error:
+            self.out(f"{error} (type 'help' for the commands)")
+            return
+        if move.take is None:
+            takes = [m for m in self.game.legal_moves()
+                     if (m.origin, m.target) == (move.origin, move.target) and m.take is not None]
+            if len(takes) == 1:
+                move = takes[0]
+                self.out(f"{text} closes a mill and takes the only stone it may: {move}")
+            elif takes:
+                move = self.ask_take(move, takes)
+                if move is None:
+                    return
+        try:
+            self.game.play(move)
+        except ValueError as error:            # NotationError included
+            self.out(str(error) if isinstance(error, NotationError)
+                     else f"illegal move {move} (type 'moves' for the legal ones)")
+            return
+        self.show_board()
+
+    def ask_take(self, move: Move, takes: list[Move]) -> Optional[Move]:
+        """Ask which stone the mill takes; None (and the move is not played) for a bad answer."""
+        victims = 0
+        for m in takes:
+            victims |= 1 << m.take
+        self.out(f"{move} closes a mill: which stone do you take?")
+        self.show_board(takeable=victims)
+        names = ", ".join(sorted(str(Move(m.take)) for m in takes))
+        answer = self.read(f"take which stone ({names}) > ")
+        if answer is None:
+            return None
+        answer = answer.strip().lower().lstrip("x")
+        try:
+            point = point_index(answer)
+        except ValueError:
+            point = None
+        for m in takes:
+            if m.take == point:
+                return m
+        self.out(f"{answer or 'nothing'} is not a stone this mill may take ({names}); the move is not played")
+        return None
+
+    def undo(self) -> None:
+        game = self.game
+        if not any(p.turn == self.human for p in game.positions[:-1]):
+            self.out("nothing to take back: you have not moved yet")
+            return
+        taken = [game.undo()]
+        while game.position.turn != self.human:
+            taken.append(game.undo())
+        self.resigned, self.announced = None, False
+        self.out(f"taken back: {' '.join(str(m) for m in reversed(taken))}")
+        self.show_board()
+
+    def save(self, name: str) -> None:
+        if not name:
+            self.out("save needs a file name: save FILE")
+            return
+        text = self.game.record()
+        if self.resigned is not None:
+            text += f"# result: {describe_result(self.result())}\n"
+        try:
+            Path(name).write_text(text)
+        except OSError as error:
+            self.out(f"cannot save to {name}: {error.strerror or error}")
+            return
+        self.out(f"game saved to {name}")
+
+    def hint(self) -> None:
+        if self.result() is not None:
+            self.out("the game is over")
+            return
+        if self.database is None:
+            self.out(f"no hint: {self.no_db_reason}")
+            return
+        try:
+            probes = self.database.probe_moves(self.game.position)
+        except DatabaseError as error:
+            self.out(f"no hint: the database cannot answer ({error})")
+            return
+        best = probes[0]
+        self.out(f"hint: {best.move} ({_value_text(best.value, best.plies)}); every move, for you:")
+        for value in (WIN, DRAW, LOSS):
+            group = [p for p in probes if p.value == value]
+            if group:
+                self.out(f"  {value}: " + " ".join(
+                    str(p.move) if p.plies is None else f"{p.move}({p.plies})" for p in group))
+
+
+def _value_text(value: Optional[str], plies: Optional[int]) -> str:
+    if value is None:
+        return "?"
+    return value if plies is None else f"{value} in {plies}"
+
+
+def read_line(prompt: str) -> Optional[str]:
+    """A line from standard input, None at its end.  Not a terminal: the line is
+    echoed after the prompt, so the output reads as a transcript."""
+    if sys.stdin.isatty():
+        try:
+            return input(prompt)
+        except (EOFError, KeyboardInterrupt):
+            click.echo()
+            return None
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    click.echo(prompt + line.rstrip("\r\n"))
+    return line
+
+
+@click.command()
+@db_option
+@rules_options
+@click.option("--level", type=click.Choice(list(LEVELS)), default="medium", show_default=True,
+              help="Strength of the computer.")
+@click.option("--color", "--colour", "colour", type=click.Choice(["white", "black", "random"]),
+              default="white", show_default=True, help="Your colour (White moves first).")
+@click.option("--seed", type=int, default=None, help="Seed of the computer's random choices.")
+@click.option("--position", "start", metavar="POSITION", default=None,
+              help="Start from this position instead of the empty board.")
+@click.option("--think", type=click.FloatRange(0.01, 3600), default=3.0, show_default=True,
+              help="Seconds per move for the search of hard (and of perfect without a database).")
+@click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
+def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], start: Optional[str],
+         think: float, unicode: bool) -> None:
+    """Play a game against the computer in the terminal.
+
+    Moves and commands (help, moves, hint, undo, resign, save FILE, quit) are read
+    one per line from standard input, so the game can also be scripted:
+
+    \b
+      printf 'd2\\nd3\\n...' | muehle play --stones 4 --level easy
+    """
+    rng = random.Random(seed)
+    human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
+    game = Game(start, rules)
+    database, reason = open_optional_database(db, rules)
+    player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
+                         seconds=think)
+    try:
+        Session(game, human, player, database, reason or "", UNICODE if unicode else ASCII).run()
+    finally:
+        if database is not None:
+            database.close()
+
+
+@click.command()
+@db_option
+@rules_options
+@click.argument("game_file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
+    """The value of every move of a saved game (a record of 'save' or Game.record()).
+
+    For each move: the value before it and after it, both for the player who made
+    it, from the databases (the opening search for positions with stones in hand).
+    A move that turned a win into a draw or loss is marked 'lost the win', one that
+    turned a draw into a loss 'lost the draw'.  The draw rules of play (threefold
+    repetition, 50 quiet plies) are not part of the values.
+
+    With --json: {"rules", "start", "result", "moves": [{"ply", "side", "move",
+    "before", "before_plies", "after", "after_plies", "blunder"}]}; values are
+    "win", "loss", "draw" or null where a database is missing, blunder is null,
+    "lost the win" or "lost the draw".
+    """
+    from .probe import open_database
+
+    text = Path(game_file).read_text()
+    game = Game.from_record(text, None if rules == STANDARD else rules)
+    rows = []
+    problems: list[str] = []
+    with open_database(db, game.rules) as database:
+        def value(pos, after: bool):
+            try:
+                probe = database.probe(pos)
+            except DatabaseError as error:
+                if str(error) not in problems:
+                    problems.append(str(error))
+                return None, None
+            return after_move(probe) if after else (probe.value, probe.plies)
+
+        for i, move in enumerate(game.moves):
+            before, before_plies = value(game.positions[i], False)
+            after, after_plies = value(game.positions[i + 1], True)
+            blunder = None
+            if before == WIN and after in (DRAW, LOSS):
+                blunder = "lost the win"
+            elif before == DRAW and after == LOSS:
+                blunder = "lost the draw"
+            rows.append({"ply": i + 1, "side": game.positions[i].turn, "move": str(move),
+                         "before": before, "before_plies": before_plies,
+                         "after": after, "after_plies": after_plies, "blunder": blunder})
+    result = game.result()
+    for problem in problems:
+        click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
+    if as_json:
+        click.echo(json.dumps({"rules": game.rules.name, "start": format_position(game.start),
+                               "result": None if result is None else describe_result(result),
+                               "moves": rows}))
+        return
+    click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
+    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
+    for r in rows:
+        mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
+        click.echo(f"{r['ply']:>4}  {_COLOUR[r['side']]:<5}  {r['move']:<10}  "
+                   f"{_value_text(r['before'], r['before_plies']):<12}  "
+                   f"{_value_text(r['after'], r['after_plies']):<12}{mark}".rstrip())
+    blunders = [r for r in rows if r["blunder"]]
+    click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
+        f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))
+    if result is not None:
+        click.echo(f"result: {describe_result(result)}")

@@ -1,0 +1,429 @@
+"""Computer players: one class per level, all with ``choose(game) -> Move``.
+
+========  ====================================================================
+easy      closes mills and blocks the opponent's, otherwise plays at random;
+          now and then (``mistakes``) plays any move that gives no mill away
+medium    alpha-beta to depth 3 with a material / mobility / open-mill evaluation
+hard      iterative deepening alpha-beta within a time budget, transposition
+          table, exact database values where the moving-phase databases have
+          them; random among equally good moves
+perfect   the databases: shortest win, else a draw, else the longest loss,
+          random among equals; where they cannot answer, it says so once and
+          plays like hard
+========  ====================================================================
+
+Every player takes a :class:`random.Random` (``rng``) for its random choices, so a
+seeded game replays (hard's time budget aside: a faster machine searches deeper).
+``say`` receives notices such as a missing database, each at most once.
+
+>>> import random
+>>> from solver.game import Game
+>>> from solver.rules import Rules
+>>> game = Game("W:a1,d1,g4,b4 B:g7,b6,d6,f6 w", Rules(stones=4))
+>>> str(MediumPlayer(game.rules, random.Random(1)).choose(game))   # closes a1-d1-g1
+'g4-g1xg7'
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Callable, Optional
+
+from . import _kernels
+from .board import ADJACENT, MILLS
+from .game import Game
+from .position import DRAW, WIN, Move, Position
+from .rules import Rules
+from .storage import DatabaseError
+from .values import decode
+
+__all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
+           "LEVELS", "make_player"]
+
+NO_POINT = 31
+#: Score of a won game at the root; a win in k plies scores WIN_SCORE - k.
+WIN_SCORE = 100_000
+#: Scores at least this far from 0 are wins or losses, not evaluations.
+DECIDED = WIN_SCORE - 10_000
+
+Say = Callable[[str], None]
+
+
+def _unpack(packed: int) -> Move:
+    target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
+    return Move(target, None if origin == NO_POINT else origin, None if take == NO_POINT else take)
+
+
+def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int, int, int]:
+    """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move."""
+    target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
+    own |= 1 << target
+    if origin == NO_POINT:
+        hm -= 1
+    else:
+        own &= ~(1 << origin)
+    if take != NO_POINT:
+        opp &= ~(1 << take)
+    return opp, own, ho, hm
+
+
+def _open_mills(own: int, opp: int) -> int:
+    """Mills with two own stones and the third point free."""
+    n = 0
+    for mill in MILLS:
+        if not mill & opp and (mill & own).bit_count() == 2:
+            n += 1
+    return n
+
+
+def _mobility(stones: int, free: int) -> int:
+    n = 0
+    s = stones
+    while s:
+        low = s & -s
+        n += (ADJACENT[low.bit_length() - 1] & free).bit_count()
+        s ^= low
+    return n
+
+
+def evaluate(own: int, opp: int, hm: int, ho: int) -> int:
+    """Heuristic score for the side to move: material, then mobility and open mills."""
+    m, o = own.bit_count(), opp.bit_count()
+    score = 100 * ((m + hm) - (o + ho)) + 20 * (_open_mills(own, opp) - _open_mills(opp, own))
+    free = 0xFFFFFF & ~(own | opp)
+    # Mobility matters for a side that slides (a jumping side goes anywhere).
+    own_mob = 0 if hm == 0 and m == 3 else _mobility(own, free)
+    opp_mob = 0 if ho == 0 and o == 3 else _mobility(opp, free)
+    return score + 4 * (own_mob - opp_mob)
+
+
+class Player:
+    """A computer player.  ``choose(game)`` returns a legal move of ``game``'s side to
+    move (the game must not be over)."""
+
+    level = "?"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None):
+        self.rules = rules
+        self.rng = rng if rng is not None else random.Random()
+        self._say = say
+        self._said: set[str] = set()
+
+    def say(self, message: str, key: Optional[str] = None) -> None:
+        """Pass ``message`` to ``say`` once: later calls with the same ``key`` (default:
+        the same text) are dropped."""
+        key = message if key is None else key
+        if key in self._said:
+            return
+        self._said.add(key)
+        if self._say is not None:
+            self._say(message)
+
+    def choose(self, game: Game) -> Move:
+        raise NotImplementedError
+
+    @staticmethod
+    def _legal(game: Game) -> list[Move]:
+        moves = game.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: there is no move to choose")
+        return moves
+
+
+class EasyPlayer(Player):
+    """Closes a mill when it can, blocks the opponent's, and avoids opening one for the
+    opponent; with probability ``mistakes`` it plays any move that gives no mill away."""
+
+    level = "easy"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, mistakes: float = 0.25):
+        super().__init__(rules, rng, say)
+        self.mistakes = mistakes
+
+    def _score(self, pos: Position, move: Move) -> int:
+        """Closing a mill 100, blocking one of the opponent's 50, taking a stone out of an
+        open opponent mill 20, letting the opponent close a mill next -40."""
+        own, opp = pos.own, pos.opp
+        after = pos.play_unchecked(move)       # the opponent to move now
+        score = 0
+        if move.take is not None:
+            score += 100
+            if any(m >> move.take & 1 and (m & opp).bit_count() == 2 and not m & own
+                   for m in MILLS):
+                score += 20
+        # Points where the opponent had two in a line with the third point free.
+        threats = [m & ~opp for m in MILLS if (m & opp).bit_count() == 2 and not m & own]
+        if any(t == 1 << move.target for t in threats):
+            score += 50
+        # Can the opponent close a mill right after this move?
+        if any(m.take is not None for m in after.legal_moves(self.rules)):
+            score -= 40
+        return score
+
+    def choose(self, game: Game) -> Move:
+        moves = self._legal(game)
+        pos = game.position
+        scored = [(self._score(pos, m), m) for m in moves]
+        if self.rng.random() < self.mistakes:
+            decent = [m for s, m in scored if s >= 0] or moves
+            return self.rng.choice(decent)
+        best = max(s for s, _ in scored)
+        return self.rng.choice([m for s, m in scored if s == best])
+
+
+class _Timeout(Exception):
+    pass
+
+
+# Transposition table entry flags.
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+class SearchPlayer(Player):
+    """Alpha-beta (negamax) over the kernel's packed moves.
+
+    ``depth``: the deepest iteration; ``seconds``: time budget per move (None: none);
+    ``database``: a :class:`~solver.probe.Database` whose moving-phase values are used
+    as exact scores wherever they exist.  Repeating a position of the game or of the
+    line searched scores as a draw.  Among root moves of the best score, one is
+    chosen at random.
+    """
+
+    level = "search"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, depth: int = 3, seconds: Optional[float] = None,
+                 database=None, table: bool = False):
+        super().__init__(rules, rng, say)
+        self.depth, self.seconds, self.database = depth, seconds, database
+        self.use_table = table
+        self.table: dict[tuple, tuple[int, int, int, int]] = {}
+        self._missing: set[tuple[int, int]] = set()
+        self.nodes = 0
+        self.reached = 0            # depth of the last completed iteration
+
+    # --- the search ------------------------------------------------------------
+    def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
+        return _kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none)
+
+    def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
+        """Exact score of a moving-phase position from the database, or None."""
+        m, o = own.bit_count(), opp.bit_count()
+        if self.database is None or (m, o) in self._missing or m < 3 or o < 3:
+            return None
+        try:
+            v = decode(self.database.code(own, opp))
+        except DatabaseError as error:
+            self._missing.add((m, o))
+            self.say(f"{self.level}: no database for {m} against {o} stones ({error}); "
+                     f"searching without it", key="database")
+            return None
+        if v.value == DRAW:
+            return 0
+        if v.value == WIN:
+            return WIN_SCORE - ply - v.plies
+        return -(WIN_SCORE - ply - v.plies)
+
+    def _negamax(self, own: int, opp: int, hm: int, ho: int, side: int, depth: int,
+                 ply: int, alpha: int, beta: int, seen: set) -> int:
+        self.nodes += 1
+        if self._deadline is not None and self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
+            raise _Timeout
+        if own.bit_count() + hm < 3:
+            return -(WIN_SCORE - ply)
+        key = (own, opp, hm, ho, side)
+        if ply > 0 and key in seen:
+            return 0                                     # a repetition: heading for a draw
+        if hm == 0 and ho == 0:
+            exact = self._db_score(own, opp, ply)
+            if exact is not None:
+                return exact
+        moves = self._moves(own, opp, hm, ho)
+        if not moves:
+            return -(WIN_SCORE - ply)                    # blocked
+        if depth <= 0:
+            self._heuristic = True
+            return evaluate(own, opp, hm, ho)
+        alpha0 = alpha
+        best_move = None
+        if self.use_table:
+            entry = self.table.get(key)
+            if entry is not None:
+                e_depth, flag, value, best_move = entry
+                if e_depth >= depth:
+                    value = self._from_table(value, ply)
+                    if flag == _EXACT:
+                        return value
+                    if flag == _LOWER and value >= beta:
+                        return value
+                    if flag == _UPPER and value <= alpha:
+                        return value
+        moves.sort(key=lambda mv: (mv != best_move, (mv >> 10) & 31 == NO_POINT))
+        seen.add(key)
+        best, best_move = -WIN_SCORE - 1, moves[0]
+        try:
+            for mv in moves:
+                o2, w2, h2, k2 = _apply(own, opp, hm, ho, mv)
+                value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, ply + 1,
+                                       -beta, -alpha, seen)
+                if value > best:
+                    best, best_move = value, mv
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            break
+        finally:
+            seen.discard(key)
+        if self.use_table:
+            flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
+            self.table[key] = (depth, flag, self._to_table(best, ply), best_move)
+        return best
+
+    @staticmethod
+    def _to_table(value: int, ply: int) -> int:
+        # Win scores count plies from the root; stored counting from this node.
+        if value >= DECIDED:
+            return value + ply
+        if value <= -DECIDED:
+            return value - ply
+        return value
+
+    @staticmethod
+    def _from_table(value: int, ply: int) -> int:
+        if value >= DECIDED:
+            return value - ply
+        if value <= -DECIDED:
+            return value + ply
+        return value
+
+    def _root(self, own, opp, hm, ho, side, depth, moves, seen) -> tuple[int, list[int]]:
+        """Score of the best root moves and all moves of that score, at ``depth``."""
+        best, ties = None, []
+        for mv in moves:
+            o2, w2, h2, k2 = _apply(own, opp, hm, ho, mv)
+            # A window just below the best so far finds every move as good as it.
+            alpha = -WIN_SCORE - 1 if best is None else best - 1
+            value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, 1,
+                                   -WIN_SCORE - 1, -alpha, seen)
+            if best is None or value > best:
+                best, ties = value, [mv]
+            elif value == best:
+                ties.append(mv)
+        return best, ties
+
+    def search(self, game: Game) -> tuple[int, list[Move]]:
+        """(score, best moves) for the side to move in ``game``."""
+        pos = game.position
+        own, opp, hm, ho = pos.own, pos.opp, pos.own_hand, pos.opp_hand
+        side = 0 if pos.turn == "w" else 1
+        # The game's earlier positions count as repetitions (the current one is the root).
+        seen = {(p.own, p.opp, p.own_hand, p.opp_hand, 0 if p.turn == "w" else 1)
+                for p in game.positions[:-1]}
+        moves = self._moves(own, opp, hm, ho)
+        self.rng.shuffle(moves)
+        self.nodes = 0
+        self._deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        if len(self.table) > 2_000_000:
+            self.table.clear()
+        result = None
+        for depth in range(1, self.depth + 1):
+            self._heuristic = False
+            try:
+                score, ties = self._root(own, opp, hm, ho, side, depth, moves, seen)
+            except _Timeout:
+                break
+            result = score, ties
+            self.reached = depth
+            # Best moves first in the next iteration (the others keep their random order).
+            moves = ties + [mv for mv in moves if mv not in ties]
+            if not self._heuristic or abs(score) >= DECIDED:
+                break               # every line ended in a known result: deeper changes nothing
+            if self._deadline is not None and time.perf_counter() > self._deadline:
+                break
+        if result is None:          # not even depth 1 in time: any move
+            result = 0, moves[:1]
+        score, ties = result
+        return score, [_unpack(mv) for mv in ties]
+
+    def choose(self, game: Game) -> Move:
+        moves = self._legal(game)
+        if len(moves) == 1:
+            return moves[0]
+        _, best = self.search(game)
+        return self.rng.choice(best)
+
+
+class MediumPlayer(SearchPlayer):
+    """Alpha-beta to a fixed depth (3) with the heuristic evaluation; no databases."""
+
+    level = "medium"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, depth: int = 3):
+        super().__init__(rules, rng, say, depth=depth)
+
+
+class HardPlayer(SearchPlayer):
+    """Iterative deepening within ``seconds`` per move, a transposition table, and the
+    databases' exact values where they are built."""
+
+    level = "hard"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, database=None, seconds: float = 3.0,
+                 depth: int = 64):
+        super().__init__(rules, rng, say, depth=depth, seconds=seconds,
+                         database=database, table=True)
+        if database is None:
+            self.say("hard: no database; searching without it", key="database")
+
+
+class PerfectPlayer(Player):
+    """Plays the databases' best move (shortest win, else draw, else longest loss,
+    random among equals).  Where the databases cannot answer it says so once and
+    plays like :class:`HardPlayer` for that move."""
+
+    level = "perfect"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, database=None, seconds: float = 3.0):
+        super().__init__(rules, rng, say)
+        self.database = database
+        self.fallback = HardPlayer(rules, self.rng, say=None, database=database, seconds=seconds)
+        self.fallback._said = self._said            # one set of notices for both
+        self.fallback._say = say
+        if database is None:
+            self.say("perfect: no database; playing by search instead", key="database")
+
+    def choose(self, game: Game) -> Move:
+        moves = self._legal(game)
+        if self.database is not None:
+            try:
+                move = self.database.best_move(game.position, self.rng)
+                if move is not None:
+                    return move
+            except DatabaseError as error:
+                self.say(f"perfect: the database cannot answer ({error}); playing by search "
+                         f"where it cannot", key="database")
+        return self.fallback.choose(game) if len(moves) > 1 else moves[0]
+
+
+LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,
+          "perfect": PerfectPlayer}
+
+
+def make_player(level: str, rules: Rules, rng: random.Random, database=None,
+                say: Optional[Say] = None, seconds: float = 3.0) -> Player:
+    """The player of ``level`` (one of :data:`LEVELS`)."""
+    if level == "easy":
+        return EasyPlayer(rules, rng, say)
+    if level == "medium":
+        return MediumPlayer(rules, rng, say)
+    if level == "hard":
+        return HardPlayer(rules, rng, say, database=database, seconds=seconds)
+    if level == "perfect":
+        return PerfectPlayer(rules, rng, say, database=database, seconds=seconds)
+    raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
