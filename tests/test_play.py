@@ -14,7 +14,6 @@ import pytest
 from click.testing import CliRunner
 
 from solver import _kernels
-from solver.build import build
 from solver.cli import main
 from solver.game import Game
 from solver.players import EasyPlayer, HardPlayer, MediumPlayer, PerfectPlayer, make_player
@@ -28,10 +27,9 @@ SEED = int(os.environ.get("MUEHLE_TEST_SEED", "7"))
 
 
 @pytest.fixture(scope="session")
-def db_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("db4")
-    build(root, RULES, jobs=2, verify=False, progress=False)
-    return root
+def db_root(db4):
+    """The 4-stone game's databases (built once per session in conftest)."""
+    return db4
 
 
 @pytest.fixture(scope="session")
