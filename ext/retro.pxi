@@ -246,14 +246,16 @@ cdef int _max_plies(uint16_t[::1] val):
     return best
 
 
-def retro_round(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
+def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
                 int d, bint jumping, bint take_none, int jobs=2):
-    """One round: every state of m-o decided with plies d informs its predecessors in o-m.
+    """One round: the states of m-o decided with plies d (``frontier``, their slots)
+    inform their predecessors in o-m.
 
-    Returns the number of predecessors decided in this round.  ``child`` and ``pred``
-    may be the same array (m == o).
+    Returns the number of predecessors decided in this round.  (The caller finds the
+    frontier with a vectorised scan: a compare per slot in this loop cost more than
+    all the rest of the round.)
     """
-    cdef int64_t slot, n_slots = num_slots(m, o), p, decided = 0
+    cdef int64_t j, slot, p, decided = 0
     cdef uint32_t own, opp, mv, before
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -261,18 +263,17 @@ def retro_round(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uin
     cdef int64_t* succ
     cdef int64_t* table
     cdef int n, k, i, c, cmax
-    cdef uint16_t want = <uint16_t>(d + 1), v
+    cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
-    assert child.shape[0] == n_slots and pred.shape[0] == num_slots(o, m)
+    assert pred.shape[0] == num_slots(o, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
         preds = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         table = new_dedupe_table()
-        for slot in prange(n_slots, schedule="dynamic", chunksize=16384):
-            if child[slot] != want:
-                continue
+        for j in prange(frontier.shape[0], schedule="dynamic", chunksize=256):
+            slot = frontier[j]
             position_of(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]

@@ -57,6 +57,17 @@ def dependencies(pair: tuple[int, int]) -> list[tuple[int, int]]:
     return deps
 
 
+SCAN_BLOCK = 1 << 26
+
+
+def _frontier(codes: np.ndarray, d: int):
+    """Slots decided with plies d (code d + 1), in blocks to bound the temporary memory."""
+    for start in range(0, len(codes), SCAN_BLOCK):
+        found = np.flatnonzero(codes[start:start + SCAN_BLOCK] == d + 1)
+        if len(found):
+            yield found + start if start else found
+
+
 @dataclass
 class PairResult:
     """The solved values of a pair and how the solve went."""
@@ -86,8 +97,9 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     while d <= maxd:
         decided = 0
         for m, o in subs:
-            decided += _kernels.retro_round(m, o, val[m, o], val[o, m], cnt[o, m], d,
-                                            rules.jumping, rules.take_none, jobs)
+            for frontier in _frontier(val[m, o], d):
+                decided += _kernels.retro_round(m, o, frontier, val[o, m], cnt[o, m], d,
+                                                rules.jumping, rules.take_none, jobs)
         if decided:
             maxd = max(maxd, d + 1)
         if progress:
