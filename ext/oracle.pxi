@@ -4,7 +4,7 @@
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
 # - It shares only the rules kernel gen_moves (forward moves, itself proven equal to the
 #   reference rules in solver.position by a separate cross-check test).
-# - Its own indexing, with no symmetry and no slack games: the raw index of a position
+# - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
 #   of subspace m-o is orc_rank(own) * C(24, o) + orc_rank(opp), both ranked among ALL
 #   24 points (colex rank = place among the sets of that size in increasing numeric
 #   order), so overlapping (own & opp != 0) pairs are unused entries.  The rank comes
@@ -46,8 +46,7 @@ cdef enum:
 cdef int64_t ORC_C[25][25]               # binomial coefficients, its own table
 cdef uint32_t ORC_LOW_RANK[4096]         # colex rank of the low 12 bits
 cdef uint32_t ORC_HIGH_RANK[4096][13]    # rank share of the high 12 bits, given j low stones
-cdef uint32_t* ORC_SETS[25]              # all k-sets of the 24 points, increasing
-cdef bint orc_sets_ready = False
+cdef uint32_t* ORC_SETS[25]              # all k-sets of the 24 points, increasing (lazy)
 
 
 cdef void _orc_init_tables():
@@ -78,6 +77,8 @@ cdef void _orc_init_tables():
                     ORC_HIGH_RANK[x][j] += <uint32_t>ORC_C[12 + p][i]
 
 _orc_init_tables()
+for _k in range(25):
+    ORC_SETS[_k] = NULL
 
 
 cdef inline int64_t orc_rank(uint32_t s) noexcept nogil:
@@ -86,24 +87,20 @@ cdef inline int64_t orc_rank(uint32_t s) noexcept nogil:
     return ORC_LOW_RANK[low] + ORC_HIGH_RANK[s >> 12][popcount(low)]
 
 
-cdef void _orc_make_sets():
-    """Fill ORC_SETS once: every mask of 24 bits, grouped by size, in increasing order."""
-    global orc_sets_ready
-    cdef int k
+cdef void _orc_make_sets(int k):
+    """Fill ORC_SETS[k] once: every k-set of the 24 points, in increasing order."""
     cdef uint32_t s
-    cdef int64_t fill[25]
-    if orc_sets_ready:
+    cdef int64_t fill = 0
+    cdef uint32_t* sets
+    if ORC_SETS[k] != NULL:
         return
-    for k in range(25):
-        ORC_SETS[k] = <uint32_t*>malloc(ORC_C[24][k] * sizeof(uint32_t))
-        fill[k] = 0
+    sets = <uint32_t*>malloc(ORC_C[24][k] * sizeof(uint32_t))
     for s in range(1 << 24):
-        k = popcount(s)
-        ORC_SETS[k][fill[k]] = s
-        fill[k] += 1
-    for k in range(25):
-        assert fill[k] == ORC_C[24][k]
-    orc_sets_ready = True
+        if popcount(s) == k:
+            sets[fill] = s
+            fill += 1
+    assert fill == ORC_C[24][k]
+    ORC_SETS[k] = sets
 
 
 cdef inline int64_t orc_entries(int m, int o) noexcept nogil:
@@ -125,7 +122,7 @@ def oracle_rank(uint32_t s):
 
 def oracle_sets(int k):
     """All k-sets of the 24 points in rank order, as a numpy array (a copy)."""
-    _orc_make_sets()
+    _orc_make_sets(k)
     out = np.empty(ORC_C[24][k], dtype=np.uint32)
     cdef uint32_t[::1] o = out
     cdef int64_t i
@@ -136,7 +133,8 @@ def oracle_sets(int k):
 
 def oracle_new(int m, int o):
     """A fresh oracle array of m-o: ORC_UNDECIDED for positions, ORC_NONE for overlaps."""
-    _orc_make_sets()
+    _orc_make_sets(m)
+    _orc_make_sets(o)
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
     out = np.empty(n, dtype=np.uint16)
     cdef uint16_t[::1] val = out
@@ -150,7 +148,8 @@ def oracle_new(int m, int o):
 
 def oracle_position(int m, int o, int64_t i):
     """(own, opp) masks of raw entry i of m-o."""
-    _orc_make_sets()
+    _orc_make_sets(m)
+    _orc_make_sets(o)
     cdef int64_t per = ORC_C[24][o]
     return ORC_SETS[m][i // per], ORC_SETS[o][i % per]
 
@@ -178,7 +177,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef bint found
     cdef uint16_t c
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
-    _orc_make_sets()
+    _orc_make_sets(m)
+    _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
@@ -253,7 +253,8 @@ def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fa
     cdef uint32_t own, opp
     cdef uint32_t* owns
     cdef uint32_t* opps
-    _orc_make_sets()
+    _orc_make_sets(m)
+    _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert orc.shape[0] == n and fast.shape[0] == nslots
