@@ -1,0 +1,285 @@
+# The independent oracle: a deliberately naive solver over RAW positions, for small
+# subspaces, used only by the test suite to check the fast solver (DESIGN.md section 6).
+#
+# Why it is independent of the fast solver (retro.pxi + index.pxi):
+# - It shares only the rules kernel gen_moves (forward moves, itself proven equal to the
+#   reference rules in solver.position by a separate cross-check test).
+# - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
+#   of subspace m-o is orc_rank(own) * C(24, o) + orc_rank(opp), both ranked among ALL
+#   24 points (colex rank = place among the sets of that size in increasing numeric
+#   order), so overlapping (own & opp != 0) pairs are unused entries.  The rank comes
+#   from its own split 12-bit tables and its own binomial table; unranking is a lookup
+#   in a sorted table of all sets of a size.  Nothing of index.pxi is used, except in
+#   oracle_compare, whose very purpose is to look the fast solver's answer up through
+#   the fast solver's own map.
+# - No predecessors, un-moves, counts, pending flags or rounds: plain value iteration
+#   forwards.  Sweep k looks at every still undecided state and decides it if, by the
+#   definitions of DESIGN.md section 3, its value is fixed at exactly k plies:
+#     win in k  : some move leads to a loss in k-1 (a capture that leaves the opponent
+#                 two stones counts as a child lost in 0; a capture into a smaller
+#                 subspace reads that subspace's solved oracle values);
+#     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
+#                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
+#   The driver (tests/oracle.py) repeats sweeps until one decides nothing and no
+#   capture target holds a longer value; what is left is a draw.
+#
+# Wins have odd plies and losses even ones, so an odd sweep can only decide wins and an
+# even sweep only losses; each sweep tests just that (a win test stops at the first
+# child lost in k-1, a loss test at the first child not won).
+#
+# Sweeps update in place.  That is exact, not an approximation: sweep k only creates
+# values of its own parity, while its tests read children of the other parity (a loss
+# k-1 for a win in k; wins for a loss in k, where a child newly decided in this sweep is
+# a loss that was undecided before the sweep, and blocks the loss either way).  For the
+# same reason the threads may read each other's fresh writes: either version of a
+# child gives the same decision.
+#
+# Codes are those of solver.values: 0 draw, 1 + plies decided; in oracle arrays
+# ORC_NONE (0xFFFF) marks an unused raw entry and ORC_UNDECIDED (0xFFFE) a state not
+# yet decided during the solve.
+
+cdef enum:
+    ORC_NONE = 0xFFFF
+    ORC_UNDECIDED = 0xFFFE
+    ORC_MAX_MOVES = 1024
+
+cdef int64_t ORC_C[25][25]               # binomial coefficients, its own table
+cdef uint32_t ORC_LOW_RANK[4096]         # colex rank of the low 12 bits
+cdef uint32_t ORC_HIGH_RANK[4096][13]    # rank share of the high 12 bits, given j low stones
+cdef uint32_t* ORC_SETS[25]              # all k-sets of the 24 points, increasing (lazy)
+
+
+cdef void _orc_init_tables():
+    cdef int n, k, x, j, i, p
+    cdef int64_t c
+    for n in range(25):
+        # multiplicative formula, row by row: C(n, k) = C(n, k-1) * (n-k+1) / k
+        c = 1
+        for k in range(25):
+            if k > n:
+                ORC_C[n][k] = 0
+            else:
+                ORC_C[n][k] = c
+                c = c * (n - k) // (k + 1)
+    for x in range(4096):
+        ORC_LOW_RANK[x] = 0
+        i = 0
+        for p in range(12):
+            if x >> p & 1:
+                i += 1
+                ORC_LOW_RANK[x] += <uint32_t>ORC_C[p][i]
+        for j in range(13):
+            ORC_HIGH_RANK[x][j] = 0
+            i = j
+            for p in range(12):
+                if x >> p & 1:
+                    i += 1
+                    ORC_HIGH_RANK[x][j] += <uint32_t>ORC_C[12 + p][i]
+
+_orc_init_tables()
+for _k in range(25):
+    ORC_SETS[_k] = NULL
+
+
+cdef inline int64_t orc_rank(uint32_t s) noexcept nogil:
+    """Colex rank of s among the sets of its size: its place in increasing numeric order."""
+    cdef uint32_t low = s & 0xFFF
+    return ORC_LOW_RANK[low] + ORC_HIGH_RANK[s >> 12][popcount(low)]
+
+
+cdef void _orc_make_sets(int k):
+    """Fill ORC_SETS[k] once: every k-set of the 24 points, in increasing order."""
+    cdef uint32_t s
+    cdef int64_t fill = 0
+    cdef uint32_t* sets
+    if ORC_SETS[k] != NULL:
+        return
+    sets = <uint32_t*>malloc(ORC_C[24][k] * sizeof(uint32_t))
+    for s in range(1 << 24):
+        if popcount(s) == k:
+            sets[fill] = s
+            fill += 1
+    assert fill == ORC_C[24][k]
+    ORC_SETS[k] = sets
+
+
+cdef inline int64_t orc_entries(int m, int o) noexcept nogil:
+    return ORC_C[24][m] * ORC_C[24][o]
+
+
+cdef inline int64_t orc_index(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
+    return orc_rank(own) * ORC_C[24][o] + orc_rank(opp)
+
+
+def oracle_entries(int m, int o):
+    """Raw entries of subspace m-o in the oracle (including unused overlapping ones)."""
+    return orc_entries(m, o)
+
+
+def oracle_rank(uint32_t s):
+    return orc_rank(s)
+
+
+def oracle_sets(int k):
+    """All k-sets of the 24 points in rank order, as a numpy array (a copy)."""
+    _orc_make_sets(k)
+    out = np.empty(ORC_C[24][k], dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    cdef int64_t i
+    for i in range(ORC_C[24][k]):
+        o[i] = ORC_SETS[k][i]
+    return out
+
+
+def oracle_new(int m, int o):
+    """A fresh oracle array of m-o: ORC_UNDECIDED for positions, ORC_NONE for overlaps."""
+    _orc_make_sets(m)
+    _orc_make_sets(o)
+    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
+    out = np.empty(n, dtype=np.uint16)
+    cdef uint16_t[::1] val = out
+    cdef uint32_t* owns = ORC_SETS[m]
+    cdef uint32_t* opps = ORC_SETS[o]
+    with nogil:
+        for i in range(n):
+            val[i] = ORC_NONE if (owns[i // per] & opps[i % per]) else ORC_UNDECIDED
+    return out
+
+
+def oracle_position(int m, int o, int64_t i):
+    """(own, opp) masks of raw entry i of m-o."""
+    _orc_make_sets(m)
+    _orc_make_sets(o)
+    cdef int64_t per = ORC_C[24][o]
+    return ORC_SETS[m][i // per], ORC_SETS[o][i % per]
+
+
+def oracle_index(int m, int o, uint32_t own, uint32_t opp):
+    return orc_index(m, o, own, opp)
+
+
+def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
+                 const uint16_t[::1] cap, int k, bint jumping, bint take_none, int jobs=2):
+    """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
+
+    ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
+    ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
+    Returns how many states this sweep decided.
+    """
+    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
+    cdef int64_t per_child = ORC_C[24][m], opp_part
+    cdef int64_t decided = 0
+    cdef uint32_t own, opp, mv, own2, opp2
+    cdef uint32_t* moves
+    cdef uint32_t* owns
+    cdef uint32_t* opps
+    cdef int nm, j, target, origin, take, longest
+    cdef bint found
+    cdef uint16_t c
+    cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
+    _orc_make_sets(m)
+    _orc_make_sets(o)
+    owns = ORC_SETS[m]
+    opps = ORC_SETS[o]
+    assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
+    if o > 3:
+        assert cap.shape[0] == orc_entries(o - 1, m)
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
+        for i in prange(n, schedule="dynamic", chunksize=8192):
+            if val[i] != ORC_UNDECIDED:
+                continue
+            own = owns[i // per]
+            opp = opps[i % per]
+            nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+            opp_part = orc_rank(opp) * per_child     # children have opp to move
+            found = False
+            longest = -1
+            for j in range(nm):
+                mv = moves[j]
+                target = mv & 31
+                origin = (mv >> 5) & 31
+                take = (mv >> 10) & 31
+                own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
+                if take == NO_POINT:
+                    c = quiet[opp_part + orc_rank(own2)]      # the child: o-m
+                else:
+                    opp2 = opp & ~((<uint32_t>1) << take)
+                    if o - 1 < 3:
+                        c = 1                    # the opponent keeps two stones: lost in 0
+                    else:
+                        c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
+                if k % 2 == 1:
+                    # win in k: a child lost in k-1 (codes: 1 + plies)
+                    if c == k:
+                        found = True
+                        break
+                else:
+                    # loss in k: every child won (odd plies), the longest in k-1;
+                    # stop at the first child undecided, drawn or lost
+                    if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
+                        found = True             # found a reason it is no loss (yet)
+                        break
+                    if c - 1 > longest:
+                        longest = c - 1
+            if (k % 2 == 1 and found) or (k % 2 == 0 and not found and longest == k - 1):
+                val[i] = <uint16_t>(k + 1)
+                decided += 1
+        free(moves)
+    return decided
+
+
+def oracle_finish(uint16_t[::1] val):
+    """Whatever is still undecided is a draw."""
+    cdef int64_t i
+    with nogil:
+        for i in range(val.shape[0]):
+            if val[i] == ORC_UNDECIDED:
+                val[i] = 0
+
+
+def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fast,
+                   int max_bad=16, int jobs=2):
+    """Compare every raw position of m-o in the oracle with the fast solver's stored code.
+
+    The fast solver's code is read at index_of(m, o, own, opp) (its own map, the thing
+    under test together with its values).  Returns (bad, nbad, unhit): up to max_bad raw
+    entries that disagree, how many disagree in all, and how many real slots of the fast
+    array no raw position maps to (each should be reached by some position).
+    """
+    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o], slot, at
+    cdef int64_t nslots = num_slots(m, o), unhit = 0
+    cdef long long nbad = 0
+    cdef uint32_t own, opp
+    cdef uint32_t* owns
+    cdef uint32_t* opps
+    _orc_make_sets(m)
+    _orc_make_sets(o)
+    owns = ORC_SETS[m]
+    opps = ORC_SETS[o]
+    assert orc.shape[0] == n and fast.shape[0] == nslots
+    bad_arr = np.full(max_bad, -1, dtype=np.int64)
+    cdef int64_t[::1] bad = bad_arr
+    hit_arr = np.zeros(nslots, dtype=np.uint8)
+    cdef uint8_t[::1] hit = hit_arr
+    with nogil:
+        for i in prange(n, num_threads=jobs, schedule="static"):
+            if orc[i] == ORC_NONE:
+                continue
+            own = owns[i // per]
+            opp = opps[i % per]
+            slot = index_of(m, o, own, opp)
+            if slot < 0 or slot >= nslots:
+                at = atomic_inc_i64(&nbad)
+                if at < max_bad:
+                    bad[at] = i
+                continue
+            hit[slot] = 1
+            if orc[i] != fast[slot]:
+                at = atomic_inc_i64(&nbad)
+                if at < max_bad:
+                    bad[at] = i
+        for slot in range(nslots):
+            if slot_is_real(m, o, slot) and not hit[slot]:
+                unhit += 1
+    return bad_arr[:min(nbad, max_bad)], int(nbad), int(unhit)

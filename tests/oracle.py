@@ -1,0 +1,132 @@
+"""Driver of the independent oracle (``ext/oracle.pxi``): naive value iteration over raw
+positions of small moving-phase subspaces, and the comparison with the fast solver.
+
+The oracle shares nothing with the fast solver but the rules kernel ``gen_moves``: its
+own raw indexing, its own sweeps, its own notion of pairs and capture targets (below,
+deliberately not imported from :mod:`solver.retro`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from solver import _kernels, board
+from solver.rules import Rules
+
+NONE = 0xFFFF
+
+
+class Oracle:
+    """Solved raw subspaces for one rule set, solving smaller ones on demand."""
+
+    def __init__(self, rules: Rules, jobs: int = 2):
+        self.rules, self.jobs = rules, jobs
+        self.values: dict[tuple[int, int], np.ndarray] = {}
+        self.sweeps: dict[tuple[int, int], int] = {}
+        self.seconds: dict[tuple[int, int], float] = {}
+
+    def get(self, m: int, o: int) -> np.ndarray:
+        """The solved raw array of subspace m-o (solving its pair if needed)."""
+        if (m, o) not in self.values:
+            self.solve_pair(min(m, o), max(m, o))
+        return self.values[m, o]
+
+    def solve_pair(self, a: int, b: int) -> None:
+        start = time.perf_counter()
+        subs = [(a, b)] if a == b else [(a, b), (b, a)]
+        # Captures from m-o leave the opponent o-1 stones: subspace (o-1)-m, or the end.
+        caps = {}
+        for m, o in subs:
+            caps[m, o] = self.get(o - 1, m) if o - 1 >= 3 else np.zeros(0, np.uint16)
+        longest_cap = 0
+        for arr in caps.values():
+            decided = arr[(arr != NONE) & (arr != 0)]
+            if decided.size:
+                longest_cap = max(longest_cap, int(decided.max()) - 1)
+        val = {s: _kernels.oracle_new(*s) for s in subs}
+        k = 0
+        while True:
+            n = 0
+            for m, o in subs:
+                n += _kernels.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
+                                           self.rules.jumping, self.rules.take_none, self.jobs)
+            # Once a sweep decides nothing, later sweeps can only be fed by capture
+            # targets with more plies; past the longest of those, nothing can change.
+            if n == 0 and k > longest_cap + 1:
+                break
+            k += 1
+        for s in subs:
+            _kernels.oracle_finish(val[s])
+            self.values[s] = val[s]
+            self.sweeps[s] = k + 1
+            self.seconds[s] = time.perf_counter() - start
+
+
+def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, jobs: int = 2):
+    """Every raw position of m-o: oracle code against the fast solver's code at its slot.
+
+    Returns (mismatches, count, unhit): readable descriptions of up to 16 positions that
+    disagree, how many disagree, and how many real fast slots no position maps to.
+    """
+    bad, count, unhit = _kernels.oracle_compare(m, o, oracle_values,
+                                                np.ascontiguousarray(fast_values, np.uint16),
+                                                16, jobs)
+    out = []
+    for i in bad:
+        own, opp = _kernels.oracle_position(m, o, int(i))
+        slot = _kernels.index_position(m, o, own, opp)
+        fast = int(fast_values[slot]) if 0 <= slot < len(fast_values) else None
+        out.append(f"{m}-{o} own {describe(own)} opp {describe(opp)} (to move: own): "
+                   f"oracle {show(int(oracle_values[i]))}, fast {show(fast)} at slot {slot}")
+    return out, count, unhit
+
+
+def describe(mask: int) -> str:
+    return ",".join(board.point_name(p) for p in board.points_of(mask))
+
+
+def show(code) -> str:
+    if code is None:
+        return "no slot"
+    if code == NONE:
+        return "slack"
+    if code == 0:
+        return "draw"
+    plies = code - 1
+    return f"{'win' if plies % 2 else 'loss'} in {plies}"
+
+
+# --- orbit statistics, to compare the oracle itself with published numbers -------------
+
+def _sym_tables() -> np.ndarray:
+    """tab[g, byte, b]: image under symmetry g of byte b of a mask at byte position `byte`."""
+    tab = np.zeros((16, 3, 256), dtype=np.uint32)
+    for g in range(16):
+        for byte in range(3):
+            for b in range(256):
+                tab[g, byte, b] = board.apply_symmetry(g, b << (8 * byte))
+    return tab
+
+
+def orbit_summary(m: int, o: int, values: np.ndarray) -> dict:
+    """Wins, losses, draws and longest win and loss counted over orbits (canonical positions)."""
+    own_sets, opp_sets = _kernels.oracle_sets(m), _kernels.oracle_sets(o)
+    idx = np.flatnonzero(values != NONE)
+    per = len(opp_sets)
+    own = own_sets[idx // per].astype(np.uint64)
+    opp = opp_sets[idx % per].astype(np.uint64)
+    key = (own << np.uint64(24)) | opp
+    canonical = np.ones(len(idx), dtype=bool)
+    tab = _sym_tables()
+    for g in range(1, 16):
+        img = lambda s: (tab[g, 0][s & 0xFF] | tab[g, 1][(s >> 8) & 0xFF]
+                         | tab[g, 2][(s >> 16) & 0xFF]).astype(np.uint64)
+        canonical &= key <= ((img(own) << np.uint64(24)) | img(opp))
+    codes = values[idx[canonical]].astype(np.int64)
+    plies = codes - 1
+    win, loss = (codes > 0) & (plies % 2 == 1), (codes > 0) & (plies % 2 == 0)
+    return {"wins": int(win.sum()), "losses": int(loss.sum()), "draws": int((codes == 0).sum()),
+            "longest_win": int(plies[win].max()) if win.any() else 0,
+            "longest_loss": int(plies[loss].max()) if loss.any() else 0}
