@@ -1,0 +1,23 @@
+"""muehle: a strong solver for Nine Men's Morris (Mühle).
+
+The main entry points, re-exported here::
+
+    >>> import solver
+    >>> pos = solver.parse_position("W:a1,d1,g1 B:a7,d7,f6 b")
+    >>> [str(m) for m in pos.legal_moves()][:2]
+    ['a7-g7', 'a7-b6']
+
+    with solver.open_database("data") as db:     # built by `muehle build`
+        db.probe(pos)                             # Probe(value='win', plies=1)
+"""
+
+from .game import Game
+from .notation import NotationError, format_position, parse_move, parse_position
+from .position import Move, Position
+from .probe import MissingSubspaceError, MoveProbe, Probe, open_database
+from .rules import STANDARD, Rules
+from .storage import DatabaseError
+
+__all__ = ["Game", "NotationError", "format_position", "parse_move", "parse_position", "Move",
+           "Position", "MissingSubspaceError", "MoveProbe", "Probe", "open_database", "STANDARD",
+           "Rules", "DatabaseError"]

@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
-           "solver.diagram", "solver.players"]
+           "solver.diagram", "solver.players", "solver", "solver.values", "solver.retro",
+           "solver.opening", "solver.index"]
 
 
 @pytest.mark.parametrize("name", MODULES)
