@@ -8,7 +8,7 @@ best-connected points.
 
 >>> from solver.rules import Rules
 >>> placement_subspaces(Rules(stones=3))[:3]
-[(0, 0, 1, 0), (0, 1, 1, 0), (0, 2, 1, 0)]
+[(0, 3, 1, 0), (1, 3, 1, 0), (2, 3, 1, 0)]
 """
 
 from __future__ import annotations
