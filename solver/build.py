@@ -77,6 +77,26 @@ def pair_slots(pair: tuple[int, int]) -> int:
     return sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
 
 
+def memory_needed(pair: tuple[int, int]) -> int:
+    """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
+    of the subspaces its captures read, plus room for the write's re-read."""
+    own = sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
+    reads = sum(_kernels.subspace_slots(*t) for t in capture_targets(pair))
+    biggest = max(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
+    return 3 * own + 2 * reads + 2 * biggest
+
+
+def memory_available() -> int | None:
+    """MemAvailable from /proc/meminfo, in bytes (None where unknown)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -131,6 +151,10 @@ class SubspaceCache:
                 del self.arrays[key]
 
 
+def cache_bytes(cache: "SubspaceCache") -> int:
+    return sum(a.nbytes for a in cache.arrays.values())
+
+
 def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
     return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
 
@@ -166,6 +190,11 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
                     f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
                     f"which are not built in {folder}")
             cache.keep_only(capture_targets(p))
+            need, have = memory_needed(p), memory_available()
+            if have is not None and need > have + cache_bytes(cache):
+                raise storage.DatabaseError(
+                    f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
+                    f"only {have / 2**30:.1f} GiB is available")
             start = time.perf_counter()
             bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                        leave=False, dynamic_ncols=True)
