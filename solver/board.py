@@ -14,8 +14,6 @@ standing for point ``i``; every other module relies on this numbering.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 # Row by row from the top, left to right: the order the developers' guide lists them.
 POINT_NAMES: tuple[str, ...] = (
     "a7", "d7", "g7",

@@ -14,7 +14,7 @@ import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 import numpy as np
 
@@ -24,9 +24,6 @@ from .rules import Rules
 from .check import check_values
 
 log = logging.getLogger("muehle.build")
-
-EMPTY = np.zeros(0, dtype=np.uint16)
-
 
 @dataclass(frozen=True)
 class PairReport:

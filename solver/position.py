@@ -21,7 +21,6 @@ mill takes one enemy stone.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Optional
 
 from . import board

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from solver.board import ADJACENT, FULL_MASK, MILLS, NUM_POINTS, points_of
+from solver.board import ADJACENT, FULL_MASK, MILLS, points_of
 from solver.position import Position, popcount
 from solver.rules import Rules
 

@@ -20,7 +20,7 @@ from solver.players import EasyPlayer, HardPlayer, MediumPlayer, PerfectPlayer, 
 from solver.position import DRAW, LOSS, WIN, Position
 from solver.probe import open_database
 from solver.rules import Rules
-from solver.values import SLACK_CODE, decode
+from solver.values import SLACK_CODE
 
 RULES = Rules(stones=4)
 SEED = int(os.environ.get("MUEHLE_TEST_SEED", "7"))

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage
 from solver.cli import main
-from solver.position import Position, popcount
+from solver.position import Position
 from solver.probe import Database, MissingSubspaceError, Probe, open_database
 from solver.rules import Rules
 from solver.values import decode

@@ -4,7 +4,6 @@ atomic files, resume, bad files."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 
 import h5py
