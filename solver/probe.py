@@ -24,7 +24,7 @@ import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
-from . import _kernels, storage
+from . import _kernels, storage, wdl
 from .position import DRAW, LOSS, WIN, Move, Position, popcount
 from .rules import STANDARD, Rules
 from .storage import DatabaseError
@@ -90,6 +90,7 @@ class Database:
         self._files: dict[tuple[int, int], h5py.File] = {}
         self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
         self._arrays: dict[tuple[int, int], np.ndarray] = {}
+        self._wdl: dict[tuple[int, int], np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
 
@@ -107,6 +108,7 @@ class Database:
             self._files.clear()
             self._datasets.clear()
             self._arrays.clear()
+            self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
     def _file(self, m: int, o: int) -> h5py.File:
@@ -142,6 +144,22 @@ class Database:
                 arr = storage.read_subspace(path, self.rules, m, o)
                 self._arrays[m, o] = arr
             return arr
+
+    def wdl(self, m: int, o: int) -> np.ndarray:
+        """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
+        use; packed from the codes in memory if loaded, else read from the file in blocks."""
+        with self._lock:
+            view = self._wdl.get((m, o))
+            if view is None:
+                if (m, o) in self._arrays:
+                    view = wdl.pack(self._arrays[m, o])
+                else:
+                    path = storage.pair_path(self.root, self.rules, (m, o))
+                    if not path.exists():
+                        raise MissingSubspaceError(subspace_name(m, o), path)
+                    view = storage.read_subspace_wdl(path, self.rules, m, o)
+                self._wdl[m, o] = view
+            return view
 
     def code(self, own: int, opp: int) -> int:
         """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
@@ -185,7 +203,7 @@ class Database:
         from .opening import OpeningSearch
         with self._lock:
             if self._search is None:
-                self._search = OpeningSearch(self.rules, self.subspace)
+                self._search = OpeningSearch(self.rules, wdl=self.wdl)
             return self._search
 
     def get(self, position: Position, default=None):
