@@ -39,8 +39,9 @@ cdef enum:
     KEY_SHIFT = 14
     BUCKET = 4
     MAX_PLACE_MOVES = 256  # placement: at most 24 targets x 9 takes
-    ORDER_TT = 1 << 20
-    ORDER_CAPTURE = 1 << 16
+    ORDER_TT = 1 << 30
+    ORDER_CAPTURE = 1 << 29
+    HISTORY_MAX = 1 << 24
 
 cdef int WDL_VALUE[4]
 WDL_VALUE[0] = 0
@@ -99,6 +100,8 @@ ctypedef struct SearchCtx:
     int64_t nodes
     int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot)
     bint jumping, take_none
+    int order                   # bit 0: table move first; bit 1: history heuristic
+    uint32_t history[24]        # cut-offs by target point, weighted by subtree depth
 
 
 cdef inline uint64_t tt_key(int m, int o, int hm, int ho, int64_t slot) noexcept nogil:
@@ -162,6 +165,56 @@ cdef inline int leaf_value(SearchCtx* c, uint32_t own, uint32_t opp) noexcept no
     return v
 
 
+cdef inline void history_add(SearchCtx* c, int target, int depth) noexcept nogil:
+    cdef int p
+    c.history[target] += depth * depth
+    if c.history[target] > HISTORY_MAX:
+        for p in range(24):
+            c.history[p] >>= 1
+
+
+cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves, int n,
+                       int beta, uint32_t* best_move) noexcept nogil:
+    """Best value over moves that all lead into the moving phase (the last stone placed):
+    every child's slot is computed and its byte prefetched before any is read, so the
+    cache misses into the (large) views overlap.  Children count as nodes."""
+    cdef int64_t slots[MAX_PLACE_MOVES]
+    cdef const uint8_t* view[MAX_PLACE_MOVES]
+    cdef int i, take, cm, co = popcount(own) + 1, v, best = -1
+    cdef uint32_t mv, own2, opp2
+    for i in range(n):
+        mv = moves[i]
+        take = (mv >> 10) & 31
+        own2 = own | ((<uint32_t>1) << (mv & 31))
+        opp2 = opp & ~((<uint32_t>1) << take) if take != NO_POINT else opp
+        cm = popcount(opp2)
+        if cm < 3:
+            view[i] = NULL          # the opponent is down to two stones: we win
+            continue
+        view[i] = c.views[cm][co]
+        if view[i] == NULL:
+            c.need_m = cm
+            c.need_o = co
+            return S_ABORT
+        slots[i] = index_of(cm, co, opp2, own2)
+        prefetch(&view[i][slots[i] >> 2])
+    c.nodes += n
+    for i in range(n):
+        if view[i] == NULL:
+            v = 1
+        else:
+            v = -WDL_VALUE[(view[i][slots[i] >> 2] >> ((slots[i] & 3) * 2)) & 3]
+            if v == -S_ABORT:
+                c.need_m = -1
+                return S_ABORT
+        if v > best:
+            best = v
+            best_move[0] = (moves[i] & 31) | (((moves[i] >> 10) & 31) << 5)
+            if best >= beta:
+                break
+    return best
+
+
 cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
                  int alpha, int beta) noexcept nogil:
     cdef uint32_t moves[MAX_PLACE_MOVES]
@@ -193,50 +246,59 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
     if upper < beta:
         beta = upper
     n = gen_moves(own, opp, hm, ho, c.jumping, c.take_none, moves)
-    for i in range(n):
-        mv = moves[i]
-        take = (mv >> 10) & 31
-        s = DEGREE[mv & 31]
-        if take != NO_POINT:
-            s += ORDER_CAPTURE + DEGREE[take]
-        if (mv & 31) == (hint & 31) and <uint32_t>take == (hint >> 5):
-            s += ORDER_TT
-        score[i] = s
-    best = -1
-    a = alpha
-    for k in range(n):
-        # pick the best-scored move left (most nodes cut off after one or two)
-        kbest = k
-        for i in range(k + 1, n):
-            if score[i] > score[kbest]:
-                kbest = i
-        mv = moves[kbest]
-        moves[kbest] = moves[k]
-        score[kbest] = score[k]
-        target = mv & 31
-        take = (mv >> 10) & 31
-        own2 = own | ((<uint32_t>1) << target)
-        if take != NO_POINT:
-            opp2 = opp & ~((<uint32_t>1) << take)
-            if popcount(opp2) + ho < 3:
-                value = 1
+    if hm == 1 and ho == 0:
+        best = leaf_children(c, own, opp, moves, n, beta, &best_move)
+        if best == S_ABORT:
+            return S_ABORT
+    else:
+        for i in range(n):
+            mv = moves[i]
+            take = (mv >> 10) & 31
+            s = DEGREE[mv & 31] << 24
+            if c.order & 2:
+                s += <int>c.history[mv & 31]
+            if take != NO_POINT:
+                s += ORDER_CAPTURE + DEGREE[take]
+            if (c.order & 1) and (mv & 31) == (hint & 31) and <uint32_t>take == (hint >> 5):
+                s += ORDER_TT
+            score[i] = s
+        best = -1
+        a = alpha
+        for k in range(n):
+            # pick the best-scored move left (most nodes cut off after one or two)
+            kbest = k
+            for i in range(k + 1, n):
+                if score[i] > score[kbest]:
+                    kbest = i
+            mv = moves[kbest]
+            moves[kbest] = moves[k]
+            score[kbest] = score[k]
+            target = mv & 31
+            take = (mv >> 10) & 31
+            own2 = own | ((<uint32_t>1) << target)
+            if take != NO_POINT:
+                opp2 = opp & ~((<uint32_t>1) << take)
+                if popcount(opp2) + ho < 3:
+                    value = 1
+                else:
+                    value = negamax(c, opp2, own2, ho, hm - 1, -beta, -a)
+                    if value == S_ABORT:
+                        return S_ABORT
+                    value = -value
             else:
-                value = negamax(c, opp2, own2, ho, hm - 1, -beta, -a)
+                value = negamax(c, opp, own2, ho, hm - 1, -beta, -a)
                 if value == S_ABORT:
                     return S_ABORT
                 value = -value
-        else:
-            value = negamax(c, opp, own2, ho, hm - 1, -beta, -a)
-            if value == S_ABORT:
-                return S_ABORT
-            value = -value
-        if value > best:
-            best = value
-            best_move = target | (take << 5)
-            if best > a:
-                a = best
-            if best >= beta:
-                break
+            if value > best:
+                best = value
+                best_move = target | (take << 5)
+                if best > a:
+                    a = best
+                if best >= beta:
+                    if take == NO_POINT:
+                        history_add(c, target, hm + ho)
+                    break
     # Fail high: a lower bound; fail low: an upper bound; else exact.
     if best >= beta:
         lower = best
@@ -263,6 +325,7 @@ cdef class SearchEngine:
         self.c.table_bits = table_bits
         self.c.jumping = jumping
         self.c.take_none = take_none
+        self.c.order = 3
         self.c.table = <uint64_t*>aligned_calloc((<size_t>1 << table_bits) * sizeof(uint64_t))
         if self.c.table == NULL:
             raise MemoryError(f"transposition table of 2^{table_bits} entries")
@@ -282,8 +345,20 @@ cdef class SearchEngine:
         self._views[m, o] = view          # keeps the memory alive
         self.c.views[m][o] = &v[0]
 
+    @property
+    def order(self):
+        return self.c.order
+
+    @order.setter
+    def order(self, int value):
+        self.c.order = value
+
     def has_view(self, int m, int o):
         return (m, o) in self._views
+
+    def loaded_views(self):
+        """The subspaces (m, o) whose views are loaded."""
+        return sorted(self._views)
 
     @property
     def view_bytes(self):
