@@ -41,7 +41,6 @@ cdef enum:
     MAX_PLACE_MOVES = 256  # placement: at most 24 targets x 9 takes
     ORDER_TT = 1 << 30
     ORDER_CAPTURE = 1 << 29
-    HISTORY_MAX = 1 << 24
 
 cdef int WDL_VALUE[4]
 WDL_VALUE[0] = 0
@@ -100,8 +99,6 @@ ctypedef struct SearchCtx:
     int64_t nodes
     int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot)
     bint jumping, take_none
-    int order                   # bit 0: table move first; bit 1: history heuristic
-    uint32_t history[24]        # cut-offs by target point, weighted by subtree depth
 
 
 cdef inline uint64_t tt_key(int m, int o, int hm, int ho, int64_t slot) noexcept nogil:
@@ -163,14 +160,6 @@ cdef inline int leaf_value(SearchCtx* c, uint32_t own, uint32_t opp) noexcept no
     if v == S_ABORT:
         c.need_m = -1
     return v
-
-
-cdef inline void history_add(SearchCtx* c, int target, int depth) noexcept nogil:
-    cdef int p
-    c.history[target] += depth * depth
-    if c.history[target] > HISTORY_MAX:
-        for p in range(24):
-            c.history[p] >>= 1
 
 
 cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves, int n,
@@ -254,12 +243,10 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
         for i in range(n):
             mv = moves[i]
             take = (mv >> 10) & 31
-            s = DEGREE[mv & 31] << 24
-            if c.order & 2:
-                s += <int>c.history[mv & 31]
+            s = DEGREE[mv & 31] << 8
             if take != NO_POINT:
                 s += ORDER_CAPTURE + DEGREE[take]
-            if (c.order & 1) and (mv & 31) == (hint & 31) and <uint32_t>take == (hint >> 5):
+            if (mv & 31) == (hint & 31) and <uint32_t>take == (hint >> 5):
                 s += ORDER_TT
             score[i] = s
         best = -1
@@ -296,8 +283,6 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
                 if best > a:
                     a = best
                 if best >= beta:
-                    if take == NO_POINT:
-                        history_add(c, target, hm + ho)
                     break
     # Fail high: a lower bound; fail low: an upper bound; else exact.
     if best >= beta:
@@ -325,7 +310,6 @@ cdef class SearchEngine:
         self.c.table_bits = table_bits
         self.c.jumping = jumping
         self.c.take_none = take_none
-        self.c.order = 3
         self.c.table = <uint64_t*>aligned_calloc((<size_t>1 << table_bits) * sizeof(uint64_t))
         if self.c.table == NULL:
             raise MemoryError(f"transposition table of 2^{table_bits} entries")
@@ -344,14 +328,6 @@ cdef class SearchEngine:
                              f"{(num_slots(m, o) + 3) // 4}")
         self._views[m, o] = view          # keeps the memory alive
         self.c.views[m][o] = &v[0]
-
-    @property
-    def order(self):
-        return self.c.order
-
-    @order.setter
-    def order(self, int value):
-        self.c.order = value
 
     def has_view(self, int m, int o):
         return (m, o) in self._views

@@ -31,7 +31,6 @@ def main() -> None:
     ap.add_argument("--stones", type=int, default=9)
     ap.add_argument("--table-bits", type=int, default=24)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--order", type=int, default=None, help="move-ordering flags (experiments)")
     args = ap.parse_args()
     rules = Rules(stones=args.stones)
     start = parse_position("startpos", rules)
@@ -45,8 +44,6 @@ def main() -> None:
         best = None
         for _ in range(args.repeat):
             search.engine.clear()
-            if args.order is not None:
-                search.engine.order = args.order
             r = search.solve(start)
             best = r if best is None or r.seconds < best.seconds else best
         used = search.engine.table_used()

@@ -13,16 +13,18 @@ table's best move first, then moves that close mills, then the best-connected po
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
 
 from . import _kernels
 from . import wdl as _wdl
-from .position import DRAW, LOSS, WIN, Position
+from .position import DRAW, LOSS, WIN, Position, popcount
 from .rules import Rules
 
 Subspace = tuple[int, int, int, int]
@@ -146,3 +148,90 @@ class OpeningSearch:
             name = {1: WIN, 0: DRAW, -1: LOSS}[value]
             return SearchResult(name, self.engine.nodes - nodes0,
                                 time.perf_counter() - start, loading)
+
+
+# --- the opening book: values of every placement position up to some ply ------------------
+
+def book_key(position: Position) -> int:
+    """Key of a placement position, the same for all 16 images and both colours."""
+    own, opp = position.own, position.opp
+    m, o = popcount(own), popcount(opp)
+    slot = _kernels.index_position(m, o, own, opp)
+    return slot | m << 30 | o << 34 | position.own_hand << 38 | position.opp_hand << 42
+
+
+class OpeningBook:
+    """Win/draw/loss of placement positions (side to move), looked up by :func:`book_key`.
+
+    Files are ``.npz`` archives (sorted keys, values 1/0/-1, rules, index scheme, plies),
+    written under a temporary name and renamed when complete.
+    """
+
+    def __init__(self, rules: Rules, keys: np.ndarray, values: np.ndarray, plies: int):
+        order = np.argsort(keys)
+        self.rules, self.plies = rules, plies
+        self.keys = np.ascontiguousarray(keys[order], dtype=np.uint64)
+        self.values = np.ascontiguousarray(values[order], dtype=np.int8)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def get(self, position: Position) -> Optional[str]:
+        """The value of a position in the book, else None."""
+        if not position.in_placement:
+            return None
+        key = np.uint64(book_key(position))
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self.keys) and self.keys[i] == key:
+            return {1: WIN, 0: DRAW, -1: LOSS}[int(self.values[i])]
+        return None
+
+    def write(self, path) -> None:
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}.npz")
+        try:
+            np.savez_compressed(tmp, keys=self.keys, values=self.values,
+                                rules=np.array(self.rules.name), plies=np.array(self.plies),
+                                index_scheme=np.array(_kernels.INDEX_SCHEME))
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    @classmethod
+    def read(cls, path, rules: Rules) -> "OpeningBook":
+        from .storage import DatabaseError
+        try:
+            with np.load(path) as f:
+                if str(f["rules"]) != rules.name or str(f["index_scheme"]) != _kernels.INDEX_SCHEME:
+                    raise DatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
+                                        f"{str(f['index_scheme'])!r}; wanted {rules.name!r}, "
+                                        f"{_kernels.INDEX_SCHEME!r}")
+                return cls(rules, f["keys"], f["values"], int(f["plies"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise DatabaseError(f"cannot read opening book {path}: {exc}") from None
+
+
+def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,
+               progress: Callable[[int, int], None] | None = None) -> OpeningBook:
+    """Solve every placement position reachable in at most ``plies`` plies from ``start``
+    (default: the start position), once per symmetry class; games already over are left out.
+    ``progress(ply, positions)`` is called as each ply begins."""
+    rules = search.rules
+    start = start or Position(0, 0, rules.stones, rules.stones)
+    layer = {book_key(start): start}
+    keys, values = [], []
+    for ply in range(plies + 1):
+        if progress:
+            progress(ply, len(layer))
+        nxt: dict[int, Position] = {}
+        for key, pos in layer.items():
+            keys.append(key)
+            values.append({WIN: 1, DRAW: 0, LOSS: -1}[search.solve(pos).value])
+            if ply < plies:
+                for move in pos.legal_moves(rules):
+                    child = pos.play_unchecked(move)
+                    if child.in_placement and child.outcome(rules) is None:
+                        nxt.setdefault(book_key(child), child)
+        layer = nxt
+    return OpeningBook(rules, np.array(keys, dtype=np.uint64), np.array(values, dtype=np.int8), plies)

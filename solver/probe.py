@@ -30,6 +30,8 @@ from .rules import STANDARD, Rules
 from .storage import DatabaseError
 from .values import SLACK_CODE, decode, subspace_name
 
+BOOK_NAME = "opening-book.npz"
+
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
 
@@ -84,8 +86,11 @@ class Database:
     """Read access to the moving-phase databases of one rule set.  Thread-safe."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
-                 in_memory: bool = False, cache_mib: int = 64):
+                 in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
+        # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
+        self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
+        self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
         self._files: dict[tuple[int, int], h5py.File] = {}
         self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
@@ -193,10 +198,22 @@ class Database:
                                      self.rules.jumping, self.rules.take_none):
             return Probe(LOSS, 0)
         if position.in_placement:
-            # Win/draw/loss by the opening search (plies are not searched for).
-            return Probe(self.opening_search().solve(position).value, None)
+            # Win/draw/loss from the opening book, else by the opening search (no plies).
+            book = self.opening_book()
+            value = book.get(position) if book is not None else None
+            if value is None:
+                value = self.opening_search().solve(position).value
+            return Probe(value, None)
         v = decode(self.code(own, opp))
         return Probe(v.value, v.plies)
+
+    def opening_book(self):
+        """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
+        from .opening import OpeningBook
+        with self._lock:
+            if self._book is None and self._book_path.exists():
+                self._book = OpeningBook.read(self._book_path, self.rules)
+            return self._book
 
     def opening_search(self):
         """The opening search over this database (shares its transposition table)."""
@@ -236,9 +253,9 @@ class Database:
 
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
-                  in_memory: bool = False) -> Database:
+                  in_memory: bool = False, book: Path | str | None = None) -> Database:
     """Open the databases under ``root`` for ``rules`` (a context manager)."""
     root = Path(root)
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: muehle build --db {root})")
-    return Database(root, rules, in_memory=in_memory)
+    return Database(root, rules, in_memory=in_memory, book=book)

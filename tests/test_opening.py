@@ -181,3 +181,28 @@ def test_five_stone_game_search_agrees_with_backward_pass(tmp_path_factory):
             if pos.outcome(five) is None:
                 assert search.solve(pos).value == backward_value(values, pos), str(pos)
                 checked += 1
+
+
+def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tmp_path):
+    from solver.opening import OpeningBook, build_book
+    db, values = game4
+    path = tmp_path / "book.npz"
+    result = CliRunner().invoke(main, ["solve-opening", "--db", str(db4), "--stones", "4", "--json",
+                                       "--book", "3", str(path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    book = OpeningBook.read(path, FOUR)
+    assert data["book_positions"] == len(book) > 100 and book.plies == 3
+    # every position up to ply 3 (and its images) is in the book, with the right value
+    for pos in random_placement_positions(FOUR, 200, seed=3):
+        plies = 8 - pos.own_hand - pos.opp_hand
+        value = book.get(pos.transform(7))
+        assert (value is not None) == (plies <= 3)
+        if value is not None:
+            assert value == backward_value(values, pos)
+    with open_database(db4, FOUR, book=path) as probing:
+        start = parse_position("startpos", FOUR)
+        assert probing.probe(start).value == "draw" and probing._search is None
+    with pytest.raises(Exception, match="opening book"):
+        OpeningBook.read(path, Rules(stones=5))
+    assert len(build_book(OpeningSearch(FOUR, db.subspace), 0)) == 1
