@@ -48,6 +48,9 @@ WDL_VALUE[1] = 1
 WDL_VALUE[2] = -1
 WDL_VALUE[3] = S_ABORT
 
+# the key holds a slot in 30 bits
+assert max(num_slots(m, o) for m in range(10) for o in range(10 - max(0, m - 15))) < (1 << 30)
+
 cdef int DEGREE[24]
 for _p in range(24):
     DEGREE[_p] = popcount(ADJ[_p])

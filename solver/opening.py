@@ -8,7 +8,7 @@ table's best move first, then moves that close mills, then the best-connected po
 
 >>> from solver.rules import Rules
 >>> placement_subspaces(Rules(stones=3))[:3]
-[(0, 0, 1, 0), (0, 1, 1, 0), (0, 2, 1, 0)]
+[(0, 3, 1, 0), (1, 3, 1, 0), (2, 3, 1, 0)]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
-           "solver.diagram", "solver.players"]
+           "solver.diagram", "solver.players", "solver.wdl", "solver.opening"]
 
 
 @pytest.mark.parametrize("name", MODULES)
