@@ -401,21 +401,45 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
 @rules_options
 @click.argument("position", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: bool) -> None:
+@click.option("--book", nargs=2, type=(click.IntRange(0, 18), click.Path(dir_okay=False)),
+              default=None, metavar="K FILE",
+              help="Also write an opening book: the values of all placement positions up to "
+                   "ply K from POSITION, to FILE (.npz).  Probes read it from "
+                   "<db>/<rules>/opening-book.npz.")
+@click.option("--table-bits", type=click.IntRange(10, 32), default=24, show_default=True,
+              help="Transposition table of 2^N entries (8 bytes each).")
+def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: bool,
+                  book: Optional[tuple[int, str]], table_bits: int) -> None:
     """Solve a placement position (default: the start position) by exact search.
 
     With all moving-phase databases of the standard rules built, this proves that
     Nine Men's Morris is a draw.
     """
+    import time
+
     from .notation import parse_position
+    from .opening import OpeningSearch, build_book
     from .probe import open_database
 
     pos = parse_position(" ".join(position) or "startpos", rules)
     with open_database(db, rules) as database:
-        result = database.opening_search().solve(pos)
+        search = OpeningSearch(rules, wdl=database.wdl, table_bits=table_bits)
+        result = search.solve(pos)
+        if book is not None:
+            if not pos.in_placement:
+                fail("an opening book starts from a placement position")
+            start = time.perf_counter()
+            written = build_book(search, book[0], pos)
+            written.write(book[1])
+            if not as_json:
+                click.echo(f"opening book: {len(written):,} positions up to ply {book[0]} "
+                           f"written to {book[1]} ({time.perf_counter() - start:.1f} s)")
     if as_json:
-        click.echo(json.dumps({"position": format_position(pos), "value": result.value,
-                               "nodes": result.nodes, "seconds": round(result.seconds, 3)}))
+        out = {"position": format_position(pos), "value": result.value,
+               "nodes": result.nodes, "seconds": round(result.seconds, 3)}
+        if book is not None:
+            out["book_positions"] = len(written)
+        click.echo(json.dumps(out))
         return
     click.echo(f"{format_position(pos)}: {result.value} for {_COLOUR[pos.turn]} "
                f"({result.nodes:,} nodes, {result.seconds:.1f} s)")

@@ -1,10 +1,10 @@
 """The placement phase: exact search from any position with stones in hand, and an
 independent backward pass over all placement positions for smaller games.
 
-The search is alpha-beta over win/draw/loss (the leaves are moving-phase positions,
-read from the databases), with a transposition table keyed by the symmetry-reduced
-placement position and move ordering that closes mills first, then takes the
-best-connected points.
+The search is compiled alpha-beta over win/draw/loss (the leaves are moving-phase
+positions, read from 2-bit views of the databases), with a fixed-size transposition
+table keyed by the symmetry-reduced placement position and move ordering that tries the
+table's best move first, then moves that close mills, then the best-connected points.
 
 >>> from solver.rules import Rules
 >>> placement_subspaces(Rules(stones=3))[:3]
@@ -13,21 +13,19 @@ best-connected points.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
 
 from . import _kernels
-from .board import ADJACENT
+from . import wdl as _wdl
 from .position import DRAW, LOSS, WIN, Position, popcount
 from .rules import Rules
-from .values import decode
-
-NO_POINT = 31
-# Points with more neighbours first: they make and block more mills.
-_DEGREE = [bin(ADJACENT[p]).count("1") for p in range(24)]
 
 Subspace = tuple[int, int, int, int]
 #: Reads a solved moving-phase subspace's codes by (m, o).
@@ -91,88 +89,149 @@ def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Outcome of an opening search: value for the side to move, effort spent."""
+    """Outcome of an opening search: value for the side to move, effort spent.
+
+    ``seconds`` includes ``load_seconds``, the time spent loading leaf views.
+    """
 
     value: str
     nodes: int
     seconds: float
+    load_seconds: float = 0.0
 
 
 class OpeningSearch:
-    """Alpha-beta over the placement phase, with moving-phase databases at the leaves."""
+    """Alpha-beta over the placement phase, with moving-phase databases at the leaves.
 
-    def __init__(self, rules: Rules, moving: MovingLookup):
+    The search runs in the compiled kernel (``ext/search.pxi``): negamax over
+    win/draw/loss with a fixed-size transposition table of ``2**table_bits`` entries
+    (8 bytes each; kept across calls of :meth:`solve`).  Leaves are read from 2-bit
+    views (:mod:`solver.wdl`), loaded the first time the search reaches a subspace:
+    ``wdl(m, o)`` gives the view, or by default it is packed from ``moving(m, o)``.
+    """
+
+    def __init__(self, rules: Rules, moving: Optional[MovingLookup] = None, *,
+                 wdl: Optional[Callable[[int, int], np.ndarray]] = None, table_bits: int = 24):
+        if moving is None and wdl is None:
+            raise ValueError("give the moving-phase codes (moving) or their views (wdl)")
         self.rules = rules
-        self.moving = moving
-        self.table: dict[tuple, tuple[int, int]] = {}   # key -> (lower, upper) bound
-        self.nodes = 0
+        self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
+        self.engine = _kernels.SearchEngine(table_bits, rules.jumping, rules.take_none)
+        self._lock = threading.Lock()
 
-    def leaf(self, own: int, opp: int) -> int:
-        """Win (1), draw (0) or loss (-1) of a moving-phase position, side to move own."""
-        m, o = popcount(own), popcount(opp)
-        if m < 3:
-            return -1
-        code = int(self.moving(m, o)[_kernels.index_position(m, o, own, opp)])
-        v = decode(code)
-        return 0 if v.value == DRAW else (1 if v.value == WIN else -1)
-
-    def ordered_moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
-        moves = _kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none)
-        return sorted(moves, key=lambda mv: (((mv >> 10) & 31) == NO_POINT, -_DEGREE[mv & 31]))
-
-    def negamax(self, own: int, opp: int, hm: int, ho: int, alpha: int, beta: int) -> int:
-        self.nodes += 1
-        if hm == 0 and ho == 0:
-            return self.leaf(own, opp)
-        m, o = popcount(own), popcount(opp)
-        key = (m, o, hm, ho, _kernels.index_position(m, o, own, opp))
-        lower, upper = self.table.get(key, (-1, 1))
-        if lower >= beta:
-            return lower
-        if upper <= alpha:
-            return upper
-        alpha, beta = max(alpha, lower), min(beta, upper)
-        moves = self.ordered_moves(own, opp, hm, ho)
-        best = -1
-        a = alpha
-        for mv in moves:
-            target, take = mv & 31, (mv >> 10) & 31
-            own2 = own | 1 << target
-            if take != NO_POINT:
-                opp2 = opp & ~(1 << take)
-                if popcount(opp2) + ho < 3:
-                    value = 1
-                else:
-                    value = -self.negamax(opp2, own2, ho, hm - 1, -beta, -a)
-            else:
-                value = -self.negamax(opp, own2, ho, hm - 1, -beta, -a)
-            if value > best:
-                best = value
-                a = max(a, value)
-                if best >= beta:
-                    break
-        # Store what was proven: fail-high gives a lower bound, fail-low an upper one.
-        if best >= beta:
-            lower = max(lower, best)
-        elif best <= alpha:
-            upper = min(upper, best)
-        else:
-            lower = upper = best
-        self.table[key] = (lower, upper)
-        return best
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held: transposition table plus the leaf views loaded so far."""
+        return self.engine.table_bytes + self.engine.view_bytes
 
     def solve(self, position: Position) -> SearchResult:
         """Exact value of a placement position for the side to move."""
-        start = time.perf_counter()
-        self.nodes = 0
         if position.own_hand == 0 and position.opp_hand > 0:
             raise ValueError("positions where only the side not to move has stones in hand "
                              "do not arise in the game and are not supported")
-        outcome = position.outcome(self.rules)
-        if outcome is not None:
-            value = {WIN: 1, LOSS: -1}[outcome]
-        else:
-            value = self.negamax(position.own, position.opp, position.own_hand,
-                                 position.opp_hand, -1, 1)
-        name = {1: WIN, 0: DRAW, -1: LOSS}[value]
-        return SearchResult(name, self.nodes, time.perf_counter() - start)
+        with self._lock:
+            start = time.perf_counter()
+            nodes0 = self.engine.nodes
+            loading = 0.0
+            outcome = position.outcome(self.rules)
+            if outcome is not None:
+                value = {WIN: 1, LOSS: -1}[outcome]
+            else:
+                while True:
+                    value, need = self.engine.run(position.own, position.opp,
+                                                  position.own_hand, position.opp_hand)
+                    if need is None:
+                        break
+                    t = time.perf_counter()
+                    self.engine.set_view(*need, self._view(*need))
+                    loading += time.perf_counter() - t
+            name = {1: WIN, 0: DRAW, -1: LOSS}[value]
+            return SearchResult(name, self.engine.nodes - nodes0,
+                                time.perf_counter() - start, loading)
+
+
+# --- the opening book: values of every placement position up to some ply ------------------
+
+def book_key(position: Position) -> int:
+    """Key of a placement position, the same for all 16 images and both colours."""
+    own, opp = position.own, position.opp
+    m, o = popcount(own), popcount(opp)
+    slot = _kernels.index_position(m, o, own, opp)
+    return slot | m << 30 | o << 34 | position.own_hand << 38 | position.opp_hand << 42
+
+
+class OpeningBook:
+    """Win/draw/loss of placement positions (side to move), looked up by :func:`book_key`.
+
+    Files are ``.npz`` archives (sorted keys, values 1/0/-1, rules, index scheme, plies),
+    written under a temporary name and renamed when complete.
+    """
+
+    def __init__(self, rules: Rules, keys: np.ndarray, values: np.ndarray, plies: int):
+        order = np.argsort(keys)
+        self.rules, self.plies = rules, plies
+        self.keys = np.ascontiguousarray(keys[order], dtype=np.uint64)
+        self.values = np.ascontiguousarray(values[order], dtype=np.int8)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def get(self, position: Position) -> Optional[str]:
+        """The value of a position in the book, else None."""
+        if not position.in_placement:
+            return None
+        key = np.uint64(book_key(position))
+        i = int(np.searchsorted(self.keys, key))
+        if i < len(self.keys) and self.keys[i] == key:
+            return {1: WIN, 0: DRAW, -1: LOSS}[int(self.values[i])]
+        return None
+
+    def write(self, path) -> None:
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}.npz")
+        try:
+            np.savez_compressed(tmp, keys=self.keys, values=self.values,
+                                rules=np.array(self.rules.name), plies=np.array(self.plies),
+                                index_scheme=np.array(_kernels.INDEX_SCHEME))
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    @classmethod
+    def read(cls, path, rules: Rules) -> "OpeningBook":
+        from .storage import DatabaseError
+        try:
+            with np.load(path) as f:
+                if str(f["rules"]) != rules.name or str(f["index_scheme"]) != _kernels.INDEX_SCHEME:
+                    raise DatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
+                                        f"{str(f['index_scheme'])!r}; wanted {rules.name!r}, "
+                                        f"{_kernels.INDEX_SCHEME!r}")
+                return cls(rules, f["keys"], f["values"], int(f["plies"]))
+        except (OSError, KeyError, ValueError) as exc:
+            raise DatabaseError(f"cannot read opening book {path}: {exc}") from None
+
+
+def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,
+               progress: Callable[[int, int], None] | None = None) -> OpeningBook:
+    """Solve every placement position reachable in at most ``plies`` plies from ``start``
+    (default: the start position), once per symmetry class; games already over are left out.
+    ``progress(ply, positions)`` is called as each ply begins."""
+    rules = search.rules
+    start = start or Position(0, 0, rules.stones, rules.stones)
+    layer = {book_key(start): start}
+    keys, values = [], []
+    for ply in range(plies + 1):
+        if progress:
+            progress(ply, len(layer))
+        nxt: dict[int, Position] = {}
+        for key, pos in layer.items():
+            keys.append(key)
+            values.append({WIN: 1, DRAW: 0, LOSS: -1}[search.solve(pos).value])
+            if ply < plies:
+                for move in pos.legal_moves(rules):
+                    child = pos.play_unchecked(move)
+                    if child.in_placement and child.outcome(rules) is None:
+                        nxt.setdefault(book_key(child), child)
+        layer = nxt
+    return OpeningBook(rules, np.array(keys, dtype=np.uint64), np.array(values, dtype=np.int8), plies)

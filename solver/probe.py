@@ -24,11 +24,13 @@ import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
-from . import _kernels, storage
+from . import _kernels, storage, wdl
 from .position import DRAW, LOSS, WIN, Move, Position, popcount
 from .rules import STANDARD, Rules
 from .storage import DatabaseError
 from .values import SLACK_CODE, decode, subspace_name
+
+BOOK_NAME = "opening-book.npz"
 
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
@@ -84,12 +86,16 @@ class Database:
     """Read access to the moving-phase databases of one rule set.  Thread-safe."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
-                 in_memory: bool = False, cache_mib: int = 64):
+                 in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
+        # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
+        self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
+        self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
         self._files: dict[tuple[int, int], h5py.File] = {}
         self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
         self._arrays: dict[tuple[int, int], np.ndarray] = {}
+        self._wdl: dict[tuple[int, int], np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
 
@@ -107,6 +113,7 @@ class Database:
             self._files.clear()
             self._datasets.clear()
             self._arrays.clear()
+            self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
     def _file(self, m: int, o: int) -> h5py.File:
@@ -143,6 +150,22 @@ class Database:
                 self._arrays[m, o] = arr
             return arr
 
+    def wdl(self, m: int, o: int) -> np.ndarray:
+        """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
+        use; packed from the codes in memory if loaded, else read from the file in blocks."""
+        with self._lock:
+            view = self._wdl.get((m, o))
+            if view is None:
+                if (m, o) in self._arrays:
+                    view = wdl.pack(self._arrays[m, o])
+                else:
+                    path = storage.pair_path(self.root, self.rules, (m, o))
+                    if not path.exists():
+                        raise MissingSubspaceError(subspace_name(m, o), path)
+                    view = storage.read_subspace_wdl(path, self.rules, m, o)
+                self._wdl[m, o] = view
+            return view
+
     def code(self, own: int, opp: int) -> int:
         """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
         m, o = popcount(own), popcount(opp)
@@ -175,17 +198,29 @@ class Database:
                                      self.rules.jumping, self.rules.take_none):
             return Probe(LOSS, 0)
         if position.in_placement:
-            # Win/draw/loss by the opening search (plies are not searched for).
-            return Probe(self.opening_search().solve(position).value, None)
+            # Win/draw/loss from the opening book, else by the opening search (no plies).
+            book = self.opening_book()
+            value = book.get(position) if book is not None else None
+            if value is None:
+                value = self.opening_search().solve(position).value
+            return Probe(value, None)
         v = decode(self.code(own, opp))
         return Probe(v.value, v.plies)
+
+    def opening_book(self):
+        """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
+        from .opening import OpeningBook
+        with self._lock:
+            if self._book is None and self._book_path.exists():
+                self._book = OpeningBook.read(self._book_path, self.rules)
+            return self._book
 
     def opening_search(self):
         """The opening search over this database (shares its transposition table)."""
         from .opening import OpeningSearch
         with self._lock:
             if self._search is None:
-                self._search = OpeningSearch(self.rules, self.subspace)
+                self._search = OpeningSearch(self.rules, wdl=self.wdl)
             return self._search
 
     def get(self, position: Position, default=None):
@@ -218,9 +253,9 @@ class Database:
 
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
-                  in_memory: bool = False) -> Database:
+                  in_memory: bool = False, book: Path | str | None = None) -> Database:
     """Open the databases under ``root`` for ``rules`` (a context manager)."""
     root = Path(root)
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: muehle build --db {root})")
-    return Database(root, rules, in_memory=in_memory)
+    return Database(root, rules, in_memory=in_memory, book=book)

@@ -146,6 +146,31 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
     return codes
 
 
+def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 * CHUNK) -> np.ndarray:
+    """The 2-bit win/draw/loss view of subspace m-o (see :mod:`solver.wdl`), read block by
+    block, so that the uint16 codes never sit in memory whole."""
+    from . import wdl
+
+    name = subspace_name(m, o)
+    slots = _kernels.subspace_slots(m, o)
+    out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
+    assert block % 4 == 0
+    with _open(path, rules) as f:
+        if name not in f:
+            raise DatabaseError(f"{path} has no subspace {name}")
+        ds = f[name]
+        if ds.shape != (slots,):
+            raise DatabaseError(f"{path}: subspace {name} has {ds.shape[0]} slots, expected {slots}")
+        for start in range(0, slots, block):
+            stop = min(slots, start + block)
+            try:
+                codes = ds[start:stop]
+            except OSError as exc:
+                raise DatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
+            wdl.pack(codes, out[start // 4:wdl.packed_size(stop)])
+    return out
+
+
 def pair_stats(path: Path, rules: Rules) -> dict[str, dict]:
     """The statistics recorded for each subspace of a pair file, by subspace name."""
     with _open(path, rules) as f:

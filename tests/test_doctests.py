@@ -7,7 +7,7 @@ import pytest
 
 MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
            "solver.diagram", "solver.players", "solver", "solver.values", "solver.retro",
-           "solver.opening", "solver.index"]
+           "solver.opening", "solver.index", "solver.wdl"]
 
 
 @pytest.mark.parametrize("name", MODULES)

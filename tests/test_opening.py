@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver import _kernels
+from solver import _kernels, storage, wdl
 from solver.cli import main
 from solver.notation import parse_position
 from solver.opening import OpeningSearch, placement_subspaces, solve_placement
 from solver.position import Position, popcount
 from solver.probe import open_database
 from solver.rules import Rules
-from solver.values import decode
+from solver.values import SLACK_CODE, decode
 
 FOUR = Rules(stones=4)
 
@@ -117,3 +117,92 @@ def test_query_answers_placement_positions(db4):
     data = json.loads(result.output)
     assert data["value"] in ("win", "draw", "loss") and data["plies"] is None
     assert len(data["moves"]) == 21
+
+
+def test_wdl_views_match_the_codes(db4):
+    db = open_database(db4, FOUR)
+    for m, o in ((3, 3), (3, 4), (4, 3), (4, 4)):
+        codes = db.subspace(m, o)
+        view = wdl.pack(codes)
+        assert view.nbytes == (len(codes) + 3) // 4
+        rng = np.random.default_rng(m * 10 + o)
+        for slot in list(rng.choice(len(codes), 2000)) + [0, len(codes) - 1]:
+            c = int(codes[slot])
+            expect = None if c == SLACK_CODE else decode(c).value
+            assert wdl.value_at(view, int(slot)) == expect
+        # read from the file block by block (a small block: many boundaries, odd tail)
+        path = storage.pair_path(db4, FOUR, (m, o))
+        assert np.array_equal(storage.read_subspace_wdl(path, FOUR, m, o, block=4 * 999), view)
+    db.close()
+
+
+def test_search_loads_views_lazily_and_keeps_its_table(game4):
+    db, values = game4
+    search = OpeningSearch(FOUR, db.subspace, table_bits=12)     # a tiny table: replacement
+    first = search.solve(parse_position("startpos", FOUR))
+    assert first.value == "draw" and first.load_seconds > 0
+    assert search.engine.view_bytes == sum((_kernels.subspace_slots(m, o) + 3) // 4
+                                           for m in (3, 4) for o in (3, 4))
+    again = search.solve(parse_position("startpos", FOUR))
+    assert again.value == "draw" and again.nodes < first.nodes and again.load_seconds == 0
+    for pos in random_placement_positions(FOUR, 30, seed=5):
+        assert search.solve(pos).value == backward_value(values, pos), str(pos)
+
+
+def test_database_search_reads_views_from_files(db4):
+    with open_database(db4, FOUR) as db:
+        assert db.probe(parse_position("startpos", FOUR)).value == "draw"
+        assert not db._arrays and len(db._wdl) == 4      # no uint16 codes held
+        with pytest.raises(ValueError):
+            db.opening_search().solve(Position.from_view(1, 2, 0, 3))
+
+
+@pytest.mark.slow
+def test_five_stone_game_search_agrees_with_backward_pass(tmp_path_factory):
+    """The 5-stone game (a draw): start position and sampled positions (about a minute)."""
+    from solver.build import build
+    five = Rules(stones=5)
+    root = tmp_path_factory.mktemp("db5")
+    build(root, five, progress=False)
+    with open_database(root, five, in_memory=True) as db:
+        values = solve_placement(five, db.subspace)
+        search = OpeningSearch(five, wdl=db.wdl)
+        start = parse_position("startpos", five)
+        assert search.solve(start).value == backward_value(values, start) == "draw"
+        rng = np.random.default_rng(5)
+        keys = list(values)
+        checked = 0
+        while checked < 300:
+            m, o, hm, ho = keys[rng.integers(len(keys))]
+            slot = int(rng.integers(len(values[m, o, hm, ho])))
+            if values[m, o, hm, ho][slot] == SLACK_CODE:
+                continue
+            pos = Position.from_view(*_kernels.position_at(m, o, slot), hm, ho)
+            if pos.outcome(five) is None:
+                assert search.solve(pos).value == backward_value(values, pos), str(pos)
+                checked += 1
+
+
+def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tmp_path):
+    from solver.opening import OpeningBook, build_book
+    db, values = game4
+    path = tmp_path / "book.npz"
+    result = CliRunner().invoke(main, ["solve-opening", "--db", str(db4), "--stones", "4", "--json",
+                                       "--book", "3", str(path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    book = OpeningBook.read(path, FOUR)
+    assert data["book_positions"] == len(book) > 100 and book.plies == 3
+    # every position up to ply 3 (and its images) is in the book, with the right value
+    for pos in random_placement_positions(FOUR, 200, seed=3):
+        plies = 8 - pos.own_hand - pos.opp_hand
+        value = book.get(pos.transform(7))
+        assert (value is not None) == (plies <= 3)
+        if value is not None:
+            assert value == backward_value(values, pos)
+    with open_database(db4, FOUR, book=path) as probing:
+        start = parse_position("startpos", FOUR)
+        assert probing.probe(start).value == "draw" and probing._search is None
+    with pytest.raises(Exception, match="opening book"):
+        OpeningBook.read(path, Rules(stones=5))
+    assert len(build_book(OpeningSearch(FOUR, db.subspace), 0)) == 1
