@@ -55,7 +55,13 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
 
 
 def sha256_of(codes: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(codes, dtype="<u2").tobytes()).hexdigest()
+    """SHA-256 of the values as little-endian uint16, hashed in place (no copy)."""
+    codes = np.ascontiguousarray(codes, dtype="<u2")
+    digest = hashlib.sha256()
+    data = memoryview(codes).cast("B")
+    for start in range(0, len(data), 1 << 26):
+        digest.update(data[start:start + (1 << 26)])
+    return digest.hexdigest()
 
 
 def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarray],

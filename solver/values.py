@@ -21,6 +21,7 @@ import numpy as np
 WIN, LOSS, DRAW = "win", "loss", "draw"
 DRAW_CODE = 0
 SLACK_CODE = 0xFFFF
+SUMMARY_BLOCK = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,11 @@ def subspace_name(m: int, o: int) -> str:
 
 def summarize(codes: np.ndarray) -> dict:
     """Counts of wins, losses and draws and the longest win and loss, over real slots."""
-    hist = np.bincount(codes, minlength=0x10000)
+    # bincount widens its input to 64-bit integers: count in blocks so that a
+    # subspace of half a billion slots does not take 4 GB more for a moment
+    hist = np.zeros(0x10000, dtype=np.int64)
+    for start in range(0, len(codes), SUMMARY_BLOCK):
+        hist += np.bincount(codes[start:start + SUMMARY_BLOCK], minlength=0x10000)
     plies = np.arange(0x10000) - 1
     real = np.ones(0x10000, dtype=bool)
     real[SLACK_CODE] = False
