@@ -97,11 +97,10 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
                     ds.attrs[key] = value
                 stats[m, o] = info
             f.attrs["complete"] = True
-        # Re-read before publishing: what is renamed into place is known to be readable.
-        for (m, o), codes in values.items():
-            again = read_subspace(tmp, rules, m, o, verify=True)
-            if not np.array_equal(again, codes):
-                raise DatabaseError(f"{path}: re-read values differ from those written")
+        # Re-read before publishing: what is renamed into place is known to be readable,
+        # and its SHA-256 (taken from the values in memory) proves it equal to them.
+        for m, o in values:
+            read_subspace(tmp, rules, m, o, verify=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
