@@ -120,9 +120,7 @@ class Database:
         pair = (min(m, o), max(m, o))
         f = self._files.get(pair)
         if f is None:
-            path = storage.pair_path(self.root, self.rules, pair)
-            if not path.exists():
-                raise MissingSubspaceError(subspace_name(m, o), path)
+            path = self._path(m, o)
             storage.file_attrs(path, self.rules)     # refuses other rules or scheme
             f = h5py.File(path, "r", rdcc_nbytes=self._cache_bytes, rdcc_nslots=10007)
             self._files[pair] = f
@@ -138,15 +136,19 @@ class Database:
             ds = self._datasets[m, o] = f[name]
         return ds
 
+    def _path(self, m: int, o: int) -> Path:
+        """The file holding subspace m-o; MissingSubspaceError if it is not built."""
+        path = storage.pair_path(self.root, self.rules, (m, o))
+        if not path.exists():
+            raise MissingSubspaceError(subspace_name(m, o), path)
+        return path
+
     def subspace(self, m: int, o: int) -> np.ndarray:
         """All value codes of subspace m-o, loaded into memory (kept for later probes)."""
         with self._lock:
             arr = self._arrays.get((m, o))
             if arr is None:
-                path = storage.pair_path(self.root, self.rules, (m, o))
-                if not path.exists():
-                    raise MissingSubspaceError(subspace_name(m, o), path)
-                arr = storage.read_subspace(path, self.rules, m, o)
+                arr = storage.read_subspace(self._path(m, o), self.rules, m, o)
                 self._arrays[m, o] = arr
             return arr
 
@@ -159,10 +161,7 @@ class Database:
                 if (m, o) in self._arrays:
                     view = wdl.pack(self._arrays[m, o])
                 else:
-                    path = storage.pair_path(self.root, self.rules, (m, o))
-                    if not path.exists():
-                        raise MissingSubspaceError(subspace_name(m, o), path)
-                    view = storage.read_subspace_wdl(path, self.rules, m, o)
+                    view = storage.read_subspace_wdl(self._path(m, o), self.rules, m, o)
                 self._wdl[m, o] = view
             return view
 
