@@ -86,7 +86,6 @@ def main() -> None:
         return synthetic(rules, args.synthetic, args.table_bits)
     with open_database(args.db, rules) as db:
         search = OpeningSearch(rules, wdl=db.wdl, table_bits=args.table_bits)
-        t = time.perf_counter()
         first = search.solve(start)
         print(f"{rules.name}: first search {first.value}, {first.nodes:,} nodes, "
               f"{first.seconds:.2f} s, of which loading {len(search.engine.loaded_views())} "

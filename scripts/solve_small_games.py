@@ -22,11 +22,10 @@ import numpy as np
 from solver import _kernels
 from solver.build import build
 from solver.notation import format_position, parse_position
-from solver.opening import OpeningSearch, solve_placement
-from solver.position import Position, popcount
+from solver.opening import OpeningSearch, placement_value, solve_placement
+from solver.position import Position
 from solver.probe import open_database
 from solver.rules import Rules
-from solver.values import decode
 
 
 def peak_mib() -> float:
@@ -55,9 +54,7 @@ def main() -> int:
         start = parse_position("startpos", rules)
 
         def backward(pos: Position) -> str:
-            m, o = popcount(pos.own), popcount(pos.opp)
-            codes = values[m, o, pos.own_hand, pos.opp_hand]
-            return decode(codes[_kernels.index_position(m, o, pos.own, pos.opp)]).value
+            return placement_value(values, pos)
 
         search = OpeningSearch(rules, db.subspace)
         result = search.solve(start)

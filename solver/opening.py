@@ -26,6 +26,7 @@ from . import _kernels
 from . import wdl as _wdl
 from .position import DRAW, LOSS, WIN, Position, popcount
 from .rules import Rules
+from .values import decode
 
 Subspace = tuple[int, int, int, int]
 #: Reads a solved moving-phase subspace's codes by (m, o).
@@ -85,6 +86,14 @@ def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
                                   rules.jumping, rules.take_none, jobs)
         values[sub] = out
     return values
+
+
+def placement_value(values: dict[Subspace, np.ndarray], position: Position) -> str:
+    """The value (for the side to move) of a placement position in the result of
+    :func:`solve_placement`."""
+    m, o = popcount(position.own), popcount(position.opp)
+    codes = values[m, o, position.own_hand, position.opp_hand]
+    return decode(int(codes[_kernels.index_position(m, o, position.own, position.opp)])).value
 
 
 @dataclass(frozen=True)

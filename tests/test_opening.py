@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from solver import _kernels, storage, wdl
 from solver.cli import main
 from solver.notation import parse_position
-from solver.opening import OpeningSearch, placement_subspaces, solve_placement
-from solver.position import Position, popcount
+from solver.opening import placement_value, OpeningSearch, placement_subspaces, solve_placement
+from solver.position import Position
 from solver.probe import open_database
 from solver.rules import Rules
 from solver.values import SLACK_CODE, decode
@@ -30,10 +30,7 @@ def game4(db4):
     db.close()
 
 
-def backward_value(values, pos) -> str:
-    own, opp = pos.own, pos.opp
-    key = (popcount(own), popcount(opp), pos.own_hand, pos.opp_hand)
-    return decode(values[key][_kernels.index_position(key[0], key[1], own, opp)]).value
+backward_value = placement_value
 
 
 def random_placement_positions(rules, count, seed):
