@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -21,26 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 from solver import _kernels  # noqa: E402
-from solver.index import Subspace, uses_bmi2  # noqa: E402
-
-
-def random_positions(rng, m, o, n):
-    keys = rng.random((n, 24)).argsort(axis=1).astype(np.uint32)
-    one = np.uint32(1)
-    own = (one << keys[:, :m]).sum(axis=1, dtype=np.uint32)
-    opp = (one << keys[:, m:m + o]).sum(axis=1, dtype=np.uint32)
-    return own, opp
-
-
-def cpu_model() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from machine import cpu_model  # noqa: E402
+from solver.index import Subspace, random_positions, uses_bmi2  # noqa: E402
 
 
 def best_rate(fn, n, repeat):

@@ -13,23 +13,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import time
 
 import numpy as np
 
 from solver import _kernels
-from solver.build import build
+from solver.build import build, peak_rss_mib
 from solver.notation import format_position, parse_position
 from solver.opening import OpeningSearch, placement_value, solve_placement
 from solver.position import Position
 from solver.probe import open_database
 from solver.rules import Rules
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -84,7 +79,7 @@ def main() -> int:
               f"{result.seconds:.1f} s) / {backward(start)} (backward pass over {slots:,} placement "
               f"slots, {t2 - t1:.1f} s); moving phase built in {t1 - t0:.1f} s; "
               f"{checked} sampled positions checked in {t4 - t3:.1f} s, {mismatches} mismatches; "
-              f"peak memory {peak_mib():.0f} MiB; {'AGREE' if ok else 'DISAGREE'}")
+              f"peak memory {peak_rss_mib():.0f} MiB; {'AGREE' if ok else 'DISAGREE'}")
         sys.stdout.flush()
         db.close()
     return 1 if failures else 0

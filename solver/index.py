@@ -221,3 +221,13 @@ def format_index_stats(stats: dict) -> str:
     lines.append(f"{'total':>8} {stats['orbits']:>15,} {stats['slots']:>15,} "
                  f"{stats['slots_per_orbit']:>11.4f}")
     return "\n".join(lines)
+
+
+def random_positions(rng: np.random.Generator, m: int, o: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` uniformly random positions of subspace m-o as (own, opp) uint32 mask arrays
+    (numpy only: independent of the compiled index, for tests and benchmarks)."""
+    keys = rng.random((n, 24)).argsort(axis=1).astype(np.uint32)
+    one = np.uint32(1)
+    own = (one << keys[:, :m]).sum(axis=1, dtype=np.uint32)
+    opp = (one << keys[:, m:m + o]).sum(axis=1, dtype=np.uint32)
+    return own, opp

@@ -14,6 +14,7 @@ from solver.index import (
     format_index_stats,
     index_stats,
     moving_subspaces,
+    random_positions,
 )
 
 ORBITS_OF_SETS = [1, 4, 30, 158, 757, 2830, 8774, 22188, 46879, 82880]
@@ -25,13 +26,6 @@ PERMS = range(16)
 
 
 # --- helpers (numpy, independent of the compiled index) ---------------------------------
-
-def random_positions(rng, m, o, n):
-    keys = rng.random((n, 24)).argsort(axis=1).astype(np.uint32)
-    one = np.uint32(1)
-    own = (one << keys[:, :m]).sum(axis=1, dtype=np.uint32)
-    opp = (one << keys[:, m:m + o]).sum(axis=1, dtype=np.uint32)
-    return own, opp
 
 
 # BYTE_IMAGES[g][b][v]: image under symmetry g of the points 8b + bits of v (from board)
