@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -31,6 +32,9 @@ FORMAT = "muehle-pair"
 FORMAT_VERSION = 1
 CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
 DEFAULT_ROOT = Path("data")
+#: This machine's name, in the temporary files it writes: the machines of a cluster
+#: share a folder, and a process id means something only on its own machine.
+HOST = socket.gethostname().replace("/", "_") or "localhost"
 
 
 def solver_version() -> str:
@@ -51,6 +55,19 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
 
 
+def temporary_path(path: Path) -> Path:
+    """Where ``path`` is written before it is renamed into place: ``.NAME.tmp-HOST-PID``."""
+    return path.with_name(f".{path.name}.tmp-{HOST}-{os.getpid()}")
+
+
+def temporary_owner(tmp: Path) -> tuple[str, int | None]:
+    """(host, process id) that writes the temporary file ``tmp``; files named
+    ``.NAME.tmp-PID`` (older builds) count as this host's."""
+    owner = tmp.name.rpartition(".tmp-")[2]
+    host, _, pid = owner.rpartition("-")
+    return host or HOST, int(pid) if pid.isdigit() else None
+
+
 def sha256_of(codes: np.ndarray) -> str:
     """SHA-256 of the values as little-endian uint16, hashed in place (no copy)."""
     codes = np.ascontiguousarray(codes, dtype="<u2")
@@ -66,7 +83,7 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
     """Write a solved pair atomically; returns the per-subspace statistics written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary_path(path)
     stats = {}
     try:
         with h5py.File(tmp, "w") as f:

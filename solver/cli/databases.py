@@ -29,29 +29,54 @@ from .common import db_option, fail, jobs_option, main, rules_options
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
               help="Build this pair (e.g. 8-7) and the pairs it needs.")
 @jobs_option
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Run the build on a Dask LocalCluster of N worker processes on this "
+                   "machine (the --jobs threads shared out among them).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="Run the build on the Dask cluster of this scheduler (its workers must "
+                   "see the --db folder at the same path).")
 @click.option("--no-verify", is_flag=True, help="Skip the consistency check of each new pair.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[str], jobs: int,
-          no_verify: bool, quiet: bool) -> None:
+          workers: Optional[int], scheduler: Optional[str], no_verify: bool, quiet: bool) -> None:
     """Build the moving-phase databases in dependency order (resumable).
 
     Pairs already built and intact are skipped, so rerunning after a kill resumes;
     a pair in progress is never left looking finished.  Logs, per pair, states,
-    seconds and peak memory.
+    seconds and peak memory.  With --workers or --scheduler the pairs are tasks of
+    a Dask task graph (pip install -e '.[cluster]'), run on as many machines and
+    cores as the cluster has.
 
     \b
     Examples:
       muehle build --max-total 8
       muehle build --pair 8-7 --jobs 2
+      muehle build --workers 2
+      muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     pair = building.parse_pair(pair_text, rules) if pair_text else None
-    reports = building.build(db, rules, max_total=max_total, pair=pair, jobs=jobs,
-                             verify=not no_verify, progress=not quiet)
+    if workers is not None and scheduler is not None:
+        fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
+    options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
+    started = time.perf_counter()
+    if workers is None and scheduler is None:
+        reports = building.build(db, rules, jobs=jobs, **options)
+    else:
+        from .. import cluster
+
+        # Dask logs every worker and connection at INFO; the build's own lines suffice.
+        logging.getLogger("distributed").setLevel(logging.WARNING)
+        where = (cluster.connect(scheduler) if scheduler is not None
+                 else cluster.local(workers, threads=max(1, jobs // workers)))
+        with where as client:
+            click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
+            reports = cluster.build(db, rules, client, **options)
     built = [r for r in reports if not r.skipped]
     seconds = sum(r.seconds for r in built)
     click.echo(f"{len(built)} pair(s) built, {len(reports) - len(built)} already there, "
-               f"{seconds:.1f} s, peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
+               f"{seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
+               f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
 
