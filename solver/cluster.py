@@ -9,7 +9,8 @@ temporary file it leaves is never renamed into place, so it is never taken as bu
 
 Each task asks for the memory its solve holds (:func:`solver.build.memory_needed`) as
 the Dask resource ``memory``, in bytes, and each worker offers its own, so a worker never
-takes on more than fits.  A task's compiled loops use as many threads as its worker has.
+takes on more than fits.  A task's compiled loops use its worker's threads (shared out
+when the worker runs several tasks at once).
 The plan for the large builds (standard whole game, Lasker, Morabaraba) is docs/scale.md.
 
 Needs Dask (``pip install -e '.[cluster]'``)::
@@ -140,8 +141,10 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
 def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool,
              *needs: building.PairReport) -> building.PairReport:
     """The task of one unit on a worker (``needs``: the reports of the units it reads,
-    passed only to order the tasks): build it with the worker's threads."""
-    jobs = get_worker().state.nthreads
+    passed only to order the tasks): build it with the worker's threads, shared with the
+    tasks the worker is running as this one starts (values never depend on threads)."""
+    state = get_worker().state
+    jobs = max(1, state.nthreads // max(1, state.executing_count))
     return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
 
 
