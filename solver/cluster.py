@@ -112,7 +112,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
         futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, *needs,
                                           key=f"{unit.name}-{build_id}", pure=False,
                                           resources={MEMORY: unit.memory})
-    names = {future.key: unit.name for unit, future in zip(units, futures.values())}
+    unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
     reports = {}
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
@@ -121,10 +121,10 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
             try:
                 report = future.result()
             except KilledWorker:
-                raise ClusterError(f"{names[future.key]} was running on workers that died "
+                raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
                                    f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
                                    f"times (out of memory?); rerun to resume") from None
-            reports[report.pair] = report
+            reports[unit_of[future.key].key] = report
             log.info("%s", report.summary())
             overall.update(report.slots)
     except BaseException as exc:
