@@ -18,8 +18,9 @@ from typing import Iterable
 
 import numpy as np
 
-from . import _kernels, storage
-from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
+from . import storage
+from .index import Pair, Subspace
+from .retro import pairs_in_order, solve_pair
 from .check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
 from .rules import Rules
@@ -30,7 +31,7 @@ log = logging.getLogger("muehle.build")
 class PairReport:
     """What happened to one pair: built (with time and memory) or skipped."""
 
-    pair: tuple[int, int]
+    pair: Pair
     slots: int
     seconds: float
     peak_rss_mib: float
@@ -45,7 +46,7 @@ class PairReport:
 
     def summary(self) -> str:
         """The line the build logs for this pair."""
-        name = f"pair {self.pair[0]}-{self.pair[1]}"
+        name = f"pair {self.pair.name}"
         if self.skipped:
             return f"{name}: already built and verified, skipped"
         return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
@@ -53,44 +54,28 @@ class PairReport:
                 f"peak memory {self.peak_rss_mib:.0f} MiB")
 
 
-def parse_pair(text: str, rules: Rules) -> tuple[int, int]:
-    """``'8-7'`` -> (7, 8); ValueError naming what is wrong."""
-    try:
-        a, b = (int(x) for x in text.split("-"))
-    except ValueError:
-        raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
-    if not (3 <= a <= rules.stones and 3 <= b <= rules.stones):
-        raise ValueError(f"pair {text}: stone counts must be 3..{rules.stones}")
-    return (min(a, b), max(a, b))
-
-
-def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
-    """The pairs to build, in dependency order."""
+def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
+    """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
     order = pairs_in_order(rules)
     if pair is not None:
-        wanted, todo = set(), [pair]
+        wanted, todo = set(), [Pair(*pair)]
         while todo:
             p = todo.pop()
             if p not in wanted:
                 wanted.add(p)
-                todo += dependencies(p)
+                todo += p.dependencies
         order = [p for p in order if p in wanted]
     if max_total is not None:
         order = [p for p in order if sum(p) <= max_total]
     return order
 
 
-def pair_slots(pair: tuple[int, int]) -> int:
-    return sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-
-
-def memory_needed(pair: tuple[int, int]) -> int:
+def memory_needed(pair: Pair) -> int:
     """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
     of the subspaces its captures read, plus room for the write's re-read."""
-    own = sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    reads = sum(_kernels.subspace_slots(*t) for t in capture_targets(pair))
-    biggest = max(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    return 3 * own + 2 * reads + 2 * biggest
+    reads = sum(t.slots for t in pair.capture_targets)
+    biggest = max(s.slots for s in pair.subspaces)
+    return 3 * pair.slots + 2 * reads + 2 * biggest
 
 
 def memory_available() -> int | None:
@@ -112,7 +97,7 @@ def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = Tru
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
     path = storage.pair_path(root, rules, pair)
     try:
-        for m, o in pair_subspaces(pair):
+        for m, o in Pair(*pair).subspaces:
             storage.read_subspace(path, rules, m, o, verify=verify)
     except DatabaseError:
         return False
@@ -147,15 +132,17 @@ class SubspaceCache:
 
     def __init__(self, root: Path, rules: Rules):
         self.root, self.rules = Path(root), rules
-        self.arrays: dict[tuple[int, int], np.ndarray] = {}
+        self.arrays: dict[Subspace, np.ndarray] = {}
 
     def get(self, m: int, o: int) -> np.ndarray:
-        if (m, o) not in self.arrays:
-            path = storage.pair_path(self.root, self.rules, (m, o))
-            self.arrays[m, o] = storage.read_subspace(path, self.rules, m, o)
-        return self.arrays[m, o]
+        """The codes of subspace m-o (a :data:`solver.retro.Lookup`)."""
+        sub = Subspace(m, o)
+        if sub not in self.arrays:
+            path = storage.pair_path(self.root, self.rules, sub)
+            self.arrays[sub] = storage.read_subspace(path, self.rules, m, o)
+        return self.arrays[sub]
 
-    def keep_only(self, needed: Iterable[tuple[int, int]]) -> None:
+    def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
         for key in list(self.arrays):
             if key not in needed:
@@ -164,10 +151,6 @@ class SubspaceCache:
 
 def cache_bytes(cache: "SubspaceCache") -> int:
     return sum(a.nbytes for a in cache.arrays.values())
-
-
-def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
-    return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
 
 
 @dataclass(frozen=True)
@@ -180,21 +163,22 @@ class Unit:
     :mod:`solver.cluster` runs them as a Dask task graph.
     """
 
-    key: tuple[int, int]
-    needs: tuple[tuple[int, int], ...]
+    key: Pair
+    needs: tuple[Pair, ...]
     slots: int
     memory: int
 
     @property
     def name(self) -> str:
-        return f"pair-{self.key[0]}-{self.key[1]}"
+        """The unit's name, unique in a build (its file's name without the suffix)."""
+        return f"pair-{self.key.name}"
 
 
 def plan_units(rules: Rules, max_total: int | None = None,
                pair: tuple[int, int] | None = None) -> list[Unit]:
     """The planned units with their dependencies, every unit after the units it needs."""
-    return [Unit(p, tuple(dependencies(p)), pair_slots(p), memory_needed(p))
-            for p in plan(rules, max_total, pair)]
+    return [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
+            for p in (Pair(*q) for q in plan(rules, max_total, pair))]
 
 
 def prepare_folder(root: Path | str, rules: Rules) -> Path:
@@ -236,7 +220,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     from tqdm import tqdm
 
     root = Path(root)
-    p, name, slots = unit.key, f"{unit.key[0]}-{unit.key[1]}", unit.slots
+    p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
     if is_built(root, rules, p):
         report = PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True)
@@ -245,12 +229,12 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
     if missing:
         raise MissingSubspaceError(
-            f"{missing[0][0]}-{missing[0][1]}", storage.pair_path(root, rules, missing[0]),
-            f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
+            missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
+            f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
             f"which are not built in {folder}")
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
-    cache.keep_only(capture_targets(p))
+    cache.keep_only(p.capture_targets)
     need, have = unit.memory, memory_available()
     if have is not None and need > have + cache_bytes(cache):
         raise InsufficientMemoryError(

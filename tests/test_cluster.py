@@ -16,7 +16,7 @@ from solver import build as building
 from solver import cluster, storage
 from solver.cli import main
 from solver.errors import ClusterError, InsufficientMemoryError
-from solver.retro import pair_subspaces
+from solver.index import Pair
 from solver.rules import Rules
 
 STANDARD = Rules()
@@ -29,7 +29,7 @@ def checksums(root, rules=STANDARD) -> dict[str, str]:
     sums = {}
     for unit in building.plan_units(rules, MAX_TOTAL):
         path = storage.pair_path(root, rules, unit.key)
-        for m, o in pair_subspaces(unit.key):
+        for m, o in unit.key.subspaces:
             sums[f"{m}-{o}"] = storage.sha256_of(storage.read_subspace(path, rules, m, o, verify=True))
     return sums
 
@@ -119,7 +119,7 @@ def test_workers_that_cannot_see_the_folder_are_named(client, tmp_path):
 
 def test_a_unit_larger_than_every_worker_is_refused_before_any_work(client):
     offered = max(client.run(lambda dask_worker: dask_worker.state.total_resources[cluster.MEMORY]).values())
-    big = building.Unit((9, 9), ((8, 9),), 1, int(offered) + 1)
+    big = building.Unit(Pair(9, 9), (Pair(8, 9),), 1, int(offered) + 1)
     with pytest.raises(InsufficientMemoryError, match="pair-9-9 needs about .* the largest worker offers"):
         cluster.check_memory(client, [big])
 
