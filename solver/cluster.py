@@ -21,6 +21,7 @@ Needs Dask (``pip install -e '.[cluster]'``)::
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
@@ -35,7 +36,12 @@ from .rules import Rules
 
 try:
     import dask
+    import psutil            # a dependency of distributed
+    from dask.utils import parse_timedelta
     from distributed import Client, LocalCluster, as_completed, get_worker
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.core import rpc
     from distributed.scheduler import KilledWorker
 except ImportError:
     raise ClusterError("a cluster build needs Dask: pip install -e '.[cluster]'") from None
@@ -60,7 +66,7 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
     None for none.  The cluster is shut down on leaving.
     """
     threads = threads or max(1, (os.cpu_count() or 1) // workers)
-    memory = memory or (building.memory_available() or 0) // workers
+    memory = memory or psutil.virtual_memory().available // workers
     # memory_limit=0: the resource, not the nanny, keeps tasks within memory; a nanny
     # would kill a worker whose estimate was slightly off and the retry would fail alike.
     with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
@@ -74,16 +80,38 @@ def connect(address: str) -> Iterator[Client]:
     """A client of the running Dask scheduler at ``address`` (``tcp://HOST:PORT``).
 
     Waits as long as Dask's ``distributed.comm.timeouts.connect`` (30 s unless set, e.g.
-    by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), then raises ClusterError.
+    by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), then raises ClusterError; so
+    does an address where something else answers.
     """
     wait = dask.config.get("distributed.comm.timeouts.connect")
+    seconds = parse_timedelta(wait)
     try:
-        client = Client(address, timeout=wait, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise ClusterError(f"the Dask scheduler at {address} does not answer (waited {wait}): "
-                           f"{type(exc).__name__}") from None
-    with client:
+        parse_host_port(parse_address(address)[1])
+    except ValueError as exc:
+        raise ClusterError(f"{address!r} is no scheduler address ({exc}); give tcp://HOST:PORT") from None
+    # Ask who answers, within the timeout, before making a Client: a Client waits forever
+    # on a peer that answers in another protocol.
+    try:
+        who = asyncio.run(asyncio.wait_for(_identity(address, seconds), seconds + 1))
+    except (OSError, TimeoutError):
+        raise ClusterError(f"the Dask scheduler at {address} does not answer (waited {wait})") from None
+    except Exception as exc:
+        raise ClusterError(f"{address} answers, but not as a Dask scheduler ({type(exc).__name__}); "
+                           f"is it the scheduler's port?") from None
+    if not isinstance(who, dict) or who.get("type") != "Scheduler":
+        kind = who.get("type") if isinstance(who, dict) else type(who).__name__
+        raise ClusterError(f"{address} is a Dask {kind}, not the scheduler")
+    with Client(address, timeout=wait, set_as_default=False) as client:
         yield client
+
+
+async def _identity(address: str, seconds: float) -> dict:
+    """What the Dask server at ``address`` says it is (``{"type": "Scheduler", ...}``)."""
+    server = rpc(address, timeout=seconds)
+    try:
+        return await server.identity()
+    finally:
+        await server.close_rpc()
 
 
 # --- the build --------------------------------------------------------------------------
@@ -205,6 +233,6 @@ async def _offer_memory(dask_worker) -> float:
     """On a worker: the memory it offers, set from its memory limit if it declared none."""
     offered = dask_worker.state.total_resources.get(MEMORY)
     if offered is None:
-        offered = dask_worker.memory_manager.memory_limit or building.memory_available() or 0
+        offered = dask_worker.memory_manager.memory_limit or psutil.virtual_memory().available
         await dask_worker.set_resources(**{MEMORY: offered})
     return offered

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -131,19 +132,33 @@ def one_line_error(result, fragment: str) -> None:
 
 
 def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch):
-    with socket.socket() as s:        # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "1s")
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
     import dask
     dask.config.refresh()
+
+    def build_on(address: str):
+        return CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--max-total", "6",
+                                         "--scheduler", address])
+
     try:
-        result = CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--max-total", "6",
-                                           "--scheduler", f"tcp://127.0.0.1:{port}"])
+        with socket.socket() as s:        # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        one_line_error(build_on(f"tcp://127.0.0.1:{port}"),
+                       f"the Dask scheduler at tcp://127.0.0.1:{port} does not answer")
+        with socket.socket() as server:   # a port where something else answers
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            port = server.getsockname()[1]
+            thread = threading.Thread(target=lambda: server.accept()[0].sendall(b"HTTP/1.1 200 OK\r\n" * 64),
+                                      daemon=True)
+            thread.start()
+            result = build_on(f"tcp://127.0.0.1:{port}")
+            one_line_error(result, f"tcp://127.0.0.1:{port}")
+        one_line_error(build_on("localhost"), "is no scheduler address")
     finally:
         monkeypatch.delenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
         dask.config.refresh()
-    one_line_error(result, f"the Dask scheduler at tcp://127.0.0.1:{port} does not answer")
     one_line_error(CliRunner().invoke(main, ["build", "--workers", "2", "--scheduler", "tcp://x:1"]),
                    "not both")
 
@@ -157,6 +172,8 @@ def test_build_command_on_a_running_scheduler(client, tmp_path):
     assert result.exit_code == 0, result.output
     assert "Dask dashboard: http://" in result.stderr and "1 pair(s) built" in result.stdout
     assert "0 pair(s) built, 1 already there" in CliRunner().invoke(main, command).stdout
+    worker = next(iter(client.scheduler_info()["workers"]))
+    one_line_error(CliRunner().invoke(main, command[:-1] + [worker]), "is a Dask Worker, not the scheduler")
     building.build(tmp_path / "ip", three, progress=False)
     assert (storage.read_subspace(storage.pair_path(tmp_path / "cl", three, (3, 3)), three, 3, 3, verify=True)
             == storage.read_subspace(storage.pair_path(tmp_path / "ip", three, (3, 3)), three, 3, 3)).all()
