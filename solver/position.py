@@ -283,6 +283,11 @@ class Position:
         from .notation import format_position
         return format_position(self)
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, which Jupyter shows for a position (see :mod:`solver.svg`)."""
+        from .svg import board_svg           # depends on solver.board only
+        return board_svg(self)
+
 
 __all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "Move", "Position", "in_mill",
            "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS"]

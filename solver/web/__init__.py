@@ -1,0 +1,52 @@
+"""The browser interface (``muehle serve``): a page to play, query and analyse on a
+board, and a JSON API, served locally by Starlette under uvicorn.
+
+It sits at the top of the pipeline with the command line: it uses the public API
+(:mod:`solver.analysis`, :mod:`solver.probe`, :mod:`solver.game`,
+:mod:`solver.players`, :mod:`solver.svg`) and nothing below imports it.
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Callable, Optional
+
+from ..rules import STANDARD, Rules
+from .app import create_app
+
+__all__ = ["create_app", "serve", "bind"]
+
+
+def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
+    """A listening socket on ``host``:``port`` (port 0: any free port); OSError if taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def address(sock: socket.socket) -> str:
+    """The page's address for a socket from :func:`bind`."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0.0.1",
+          port: int = 8000, announce: Optional[Callable[[str], None]] = print) -> None:
+    """Serve the page and the API until interrupted; ``announce`` gets the address."""
+    import uvicorn
+
+    sock = bind(host, port)
+    config = uvicorn.Config(create_app(root, rules), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    if announce is not None:
+        announce(address(sock))
+    server.run(sockets=[sock])
