@@ -20,7 +20,7 @@ pytest.importorskip("starlette", reason="starlette is not installed (pip install
 pytest.importorskip("httpx", reason="httpx is not installed (pip install -e '.[test]')")
 with warnings.catch_warnings():
     # Recent Starlette prefers another HTTP client for its TestClient; httpx still works.
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from solver.web.app import MAX_BODY, MAX_MOVES, create_app  # noqa: E402
