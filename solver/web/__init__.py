@@ -21,7 +21,9 @@ __all__ = ["create_app", "serve", "bind"]
 def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
     """A listening socket on ``host``:``port`` (port 0: any free port); OSError if taken."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say TCP,
+    # and without it a keep-alive client waits for delayed ACKs (40 ms a request).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
