@@ -129,7 +129,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
     assert "placement (White places a stone)" in text(driver, "status")
 
     ply = 0
-    illegal_tried = undo_tried = shot = False
+    illegal_tried = undo_tried = False
     for _ in range(60):
         if text(driver, "result"):
             break
@@ -153,10 +153,6 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
         if move.origin is not None:
             click_point(driver, "board", POINT_NAMES[move.origin])
             assert "selected" in driver.find_element(By.CSS_SELECTOR, "#board #mark-" + POINT_NAMES[move.origin]).get_attribute("class")
-            if os.environ.get("MUEHLE_SCREENSHOT") and not shot:
-                # The picture in the README: a stone chosen, its moves coloured by value.
-                driver.find_element(By.CSS_SELECTOR, "#panel-play .columns").screenshot(os.environ["MUEHLE_SCREENSHOT"])
-                shot = True
         click_point(driver, "board", POINT_NAMES[move.target])
         takes = [mp for mp in probes if (mp.move.origin, mp.move.target) == (move.origin, move.target)]
         if len(takes) > 1:
@@ -236,6 +232,24 @@ def test_position_editor_and_query(server, browser, database):
     rows = driver.find_elements(By.CSS_SELECTOR, "#query-list tr")
     assert [r.get_attribute("data-move") for r in rows] == [str(mp.move) for mp in database.probe_moves(position)]
     assert marks(driver, "edit-board") == expected_marks(database, position, placing=False)
+    # Play from here, as Black: the hints colour Black's stones, then the moves of f6.
+    driver.find_element(By.ID, "tab-play").click()
+    Select(driver.find_element(By.ID, "colour")).select_by_value("b")
+    driver.find_element(By.ID, "tab-position").click()
+    driver.find_element(By.ID, "edit-play").click()
+    idle(driver, 0)
+    assert driver.find_element(By.ID, "board").get_attribute("data-position") == "W:a1,d1,g1 B:a7,d7,f6 b"
+    assert marks(driver) == expected_marks(database, position, placing=False)
+    click_point(driver, "board", "f6")
+    colours = marks(driver)
+    for mp in database.probe_moves(position):
+        if POINT_NAMES[mp.move.origin] == "f6" and mp.move.target != POINT_NAMES.index("g7"):
+            assert colours[POINT_NAMES[mp.move.target]] == VALUE_COLOURS[mp.value]
+    assert colours["g7"] == VALUE_COLOURS["win"]
+    if os.environ.get("MUEHLE_SCREENSHOT"):
+        # The picture in the README: the stone on f6 chosen, its moves coloured by value.
+        driver.find_element(By.CSS_SELECTOR, "#panel-play .columns").screenshot(os.environ["MUEHLE_SCREENSHOT"])
+    driver.find_element(By.ID, "tab-position").click()
     # A bad position is refused with the command line's message.
     field.clear()
     field.send_keys("W:a1,d4 B: w")
