@@ -3,14 +3,15 @@
 answer to a click in headless Chromium.
 
 Usage: python scripts/bench_web.py --db DIR [--rules standard-s4] [--queries 300]
-                                   [--games 4] [--browser] [--browser-games 2]
+                                   [--games 4] [--no-placement] [--browser] [--browser-games 2]
 
 Starts the server in a subprocess on 127.0.0.1 (a free port) with the databases of
 DIR, then measures, with one keep-alive HTTP connection:
 
 - ``/api/query`` of random moving-phase positions (drawn uniformly from the built
   subspaces) and of random placement positions (random placements from the start),
-  each asked twice: the second time is the warm figure;
+  each asked twice: the second time is the warm figure; then the same answers
+  computed in this process without HTTP (the server's own work);
 - ``/api/game`` with one more move and hints on (what the page asks after a click)
   along random games, and ``/api/play`` (the perfect player's reply);
 - with ``--browser``: in Chromium, the time from a click that completes a move to the
@@ -39,10 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from machine import cpu_model  # noqa: E402
 
 from solver import storage  # noqa: E402
+from solver.analysis import query_object  # noqa: E402
 from solver.game import Game  # noqa: E402
 from solver.index import random_positions  # noqa: E402
-from solver.notation import format_position  # noqa: E402
+from solver.notation import format_position, parse_position  # noqa: E402
 from solver.position import Position  # noqa: E402
+from solver.probe import open_database  # noqa: E402
 from solver.retro import pair_subspaces, pairs_in_order  # noqa: E402
 from solver.rules import Rules  # noqa: E402
 
@@ -120,11 +123,14 @@ def placement_positions(rules: Rules, count: int, rng: random.Random) -> list[st
     return out
 
 
-def bench_api(client: Client, db: str, rules: Rules, queries: int, games: int) -> None:
+def bench_api(client: Client, db: str, rules: Rules, queries: int, games: int,
+              placement: bool) -> None:
     rng = np.random.default_rng(1)
     pick = random.Random(1)
-    for kind, positions in (("moving-phase", moving_positions(db, rules, queries, rng)),
-                            ("placement", placement_positions(rules, queries, pick))):
+    sets = [("moving-phase", moving_positions(db, rules, queries, rng))]
+    if placement:
+        sets.append(("placement", placement_positions(rules, queries, pick)))
+    for kind, positions in sets:
         first, warm = [], []
         for pos in positions:
             first.append(client.post("/api/query", {"position": pos})[0])
@@ -132,6 +138,17 @@ def bench_api(client: Client, db: str, rules: Rules, queries: int, games: int) -
             warm.append(client.post("/api/query", {"position": pos})[0])
         print(summary(f"/api/query {kind}, first time", first))
         print(summary(f"/api/query {kind}, warm", warm))
+        # The server's own work, without HTTP: the same answer computed in this process.
+        with open_database(db, rules, in_memory=rules.stones <= 5) as database:
+            parsed = [parse_position(p, rules) for p in positions]
+            for pos in parsed:
+                query_object(database, pos)
+            work = []
+            for pos in parsed:
+                start = time.perf_counter()
+                json.dumps(query_object(database, pos))
+                work.append(time.perf_counter() - start)
+        print(summary(f"  the answer alone (in process), {kind}", work))
     clicks = {"placement": [], "moving": []}
     replies = []
     for number in range(games):
@@ -151,7 +168,8 @@ def bench_api(client: Client, db: str, rules: Rules, queries: int, games: int) -
     for phase, seconds in clicks.items():
         if seconds:
             print(summary(f"/api/game + hints after a click, {phase}", seconds))
-    print(summary("/api/play perfect reply (and its hints)", replies))
+    if replies:
+        print(summary("/api/play perfect reply (and its hints)", replies))
 
 
 def bench_browser(address: str, rules: Rules, games: int) -> None:
@@ -212,6 +230,8 @@ def main() -> int:
     ap.add_argument("--rules", default="standard-s4")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--games", type=int, default=4)
+    ap.add_argument("--no-placement", action="store_true",
+                    help="skip placement positions (they need every moving-phase pair built)")
     ap.add_argument("--browser", action="store_true", help="also time clicks in headless Chromium")
     ap.add_argument("--browser-games", type=int, default=2)
     args = ap.parse_args()
@@ -221,7 +241,7 @@ def main() -> int:
     print(f"databases: {args.db}, rules {rules.name}")
     proc, address = start_server(args.db, rules)
     try:
-        bench_api(Client(address), args.db, rules, args.queries, args.games)
+        bench_api(Client(address), args.db, rules, args.queries, args.games, not args.no_placement)
         if args.browser:
             bench_browser(address, rules, args.browser_games)
     finally:

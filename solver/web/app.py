@@ -293,17 +293,28 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     """
     service = Service(root, rules)
 
-    def endpoint(work: Callable[[dict], Any]) -> Callable:
-        """Read the parameters, run ``work`` in a worker thread under the service's
-        lock, and answer with JSON (a ``Response`` is passed through)."""
+    def endpoint(work: Callable[[dict], Any], slow: bool = False) -> Callable:
+        """Read the parameters, run ``work`` under the service's lock, and answer with
+        JSON (a ``Response`` is passed through).
+
+        Quick work (a probe takes microseconds) runs right in the event loop when the
+        lock is free: a hop to a worker thread costs more than the work on a busy
+        machine.  ``slow`` work (the computer thinking), or any work while the lock is
+        held, runs in a worker thread so that the loop keeps serving.
+        """
         async def handler(request: Request) -> Response:
             try:
                 params = await read_params(request)
-
-                def locked():
-                    with service.lock:
-                        return work(params)
-                result = await run_in_threadpool(locked)
+                if not slow and service.lock.acquire(blocking=False):
+                    try:
+                        result = work(params)
+                    finally:
+                        service.lock.release()
+                else:
+                    def locked():
+                        with service.lock:
+                            return work(params)
+                    result = await run_in_threadpool(locked)
             except (ApiError, ValueError, DatabaseError, OSError) as error:
                 message = " ".join(str(error).split()) or type(error).__name__
                 return JSONResponse({"error": message}, status_code=status_of(error))
@@ -405,10 +416,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
         Route("/api/moves", endpoint(api_moves), methods=["GET", "POST"]),
         Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
-        Route("/api/analyze", endpoint(api_analyze), methods=["POST"]),
+        Route("/api/analyze", endpoint(api_analyze, slow=True), methods=["POST"]),
         Route("/api/rules", endpoint(api_rules), methods=["GET"]),
         Route("/api/game", endpoint(api_game), methods=["GET", "POST"]),
-        Route("/api/play", endpoint(api_play), methods=["POST"]),
+        Route("/api/play", endpoint(api_play, slow=True), methods=["POST"]),
         Route("/api/board.svg", endpoint(api_board), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
