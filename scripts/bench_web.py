@@ -43,7 +43,8 @@ from solver import storage  # noqa: E402
 from solver.analysis import query_object  # noqa: E402
 from solver.game import Game  # noqa: E402
 from solver.index import random_positions  # noqa: E402
-from solver.notation import format_position, parse_position  # noqa: E402
+from solver.notation import format_position  # noqa: E402
+from solver.position import parse_position  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import open_database  # noqa: E402
 from solver.retro import pair_subspaces, pairs_in_order  # noqa: E402

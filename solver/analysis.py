@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 from typing import Optional
 
+from .errors import DatabaseError
 from .game import DRAW, Game, describe_result
 from .notation import format_position
 from .position import LOSS, WIN, Position
 from .probe import Database, after_move
-from .storage import DatabaseError
 
 #: Words for a move that threw a value away, keyed by (before, after) for the mover.
 LOST_THE_WIN = "lost the win"

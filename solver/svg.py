@@ -6,7 +6,7 @@ Modelled on python-chess's ``chess.svg.board``: one function, keyword options, a
 string out.  Jupyter shows a :class:`~solver.position.Position` through
 ``Position._repr_svg_``, which calls :func:`board_svg`.
 
->>> from solver.notation import parse_position, parse_move
+>>> from solver.position import parse_position, parse_move
 >>> svg = board_svg(parse_position("W:a1,d2,g7 B:a4,b6 w"), last_move=parse_move("a7-a4"))
 >>> svg.startswith("<svg") and svg.count('class="stone white"'), svg.count('class="stone black"')
 (3, 2)
@@ -26,12 +26,9 @@ This module depends on :mod:`solver.board` only: it reads a position's ``white``
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from .board import COORDS, MILL_LINES, NUM_POINTS, POINT_NAMES
-
-if TYPE_CHECKING:                                    # pragma: no cover
-    from .position import Move, Position
 
 #: Colours of the values of moves (for the player who makes them), as tablebase
 #: explorers colour them.
@@ -56,12 +53,13 @@ def _xy(point: int, top: int) -> tuple[int, int]:
     return _MARGIN + x * _STEP, top + _MARGIN + (6 - y) * _STEP
 
 
-def board_svg(position: Optional["Position"] = None, *, size: Optional[int] = 400,
-              coordinates: bool = True, last_move: Optional["Move"] = None,
+def board_svg(position: Any = None, *, size: Optional[int] = 400,
+              coordinates: bool = True, last_move: Any = None,
               marks: Optional[Mapping[int, str]] = None, labels: Optional[Mapping[int, str]] = None,
               arrows: Iterable = (), hands: Optional[bool] = None,
               colours: Optional[Mapping[str, str]] = None) -> str:
-    """The position (or the empty board) as an SVG document string.
+    """The position (a :class:`~solver.position.Position`, or None for the empty board)
+    as an SVG document string.
 
     ``last_move``: a :class:`~solver.position.Move`, its origin and target ringed,
     the point it took crossed.  ``marks``: point -> colour, a ring of that colour

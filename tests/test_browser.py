@@ -18,7 +18,7 @@ import pytest
 from solver.board import POINT_NAMES
 from solver.probe import open_database
 from solver.rules import Rules
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.svg import VALUE_COLOURS
 
 FOUR = Rules(stones=4)

@@ -11,7 +11,7 @@ import pytest
 from solver.analysis import analyze_object, moves_object, query_object
 from solver.board import POINT_NAMES
 from solver.game import Game
-from solver.notation import parse_move, parse_position
+from solver.position import parse_move, parse_position
 from solver.probe import open_database
 from solver.rules import Rules
 from solver.svg import VALUE_COLOURS, board_svg
@@ -259,3 +259,63 @@ def test_json_keys_unchanged():
     game = Game(None, FOUR)
     assert list(moves_object(game)) == ["position", "side", "moves", "game_over"]
     assert json.loads(json.dumps(moves_object(game)))["game_over"] is None
+
+
+# --- the command line: the same objects, show --svg, best-move, serve --------------------
+
+def test_cli_prints_the_api_text(client, db4):
+    from click.testing import CliRunner
+    from solver.cli import main
+    runner = CliRunner()
+    db = ["--db", str(db4)]
+    for args, path, params in (
+            (["query", "--json", MOVING] + db, "/api/query", {"position": MOVING}),
+            (["best-move", "--json", MOVING] + db, "/api/best-move", {"position": MOVING}),
+            (["moves", "--json", "startpos", "--after", "d2 f4"], "/api/moves",
+             {"position": "startpos", "after": "d2 f4"})):
+        result = runner.invoke(main, args + ["--stones", "4"])
+        assert result.exit_code == 0, result.output
+        assert result.output.strip() == client.get(path, params=params).text
+
+
+def test_cli_best_move_and_show_svg(db4, tmp_path):
+    from click.testing import CliRunner
+    from solver.cli import main
+    runner = CliRunner()
+    result = runner.invoke(main, ["best-move", "--db", str(db4), "--stones", "4", MOVING])
+    assert result.output.strip() == "f6-g7xa1 (win in 1 for Black)"
+    over = runner.invoke(main, ["best-move", "--db", str(db4), "--stones", "4", "W:a1,d1 B:a7,d7,g7 w"])
+    assert "no move, the game is over (loss for White)" in over.output
+    target = tmp_path / "board.svg"
+    shown = runner.invoke(main, ["show", "startpos", "--after", "d2 f4", "--svg", str(target)])
+    assert shown.exit_code == 0 and "Phase:     placement (White places a stone)" in shown.output
+    root = ET.fromstring(target.read_text())
+    assert len(root.findall(f".//{SVG}circle[@class='stone white']")) == 1
+    assert len(root.findall(f".//{SVG}circle[@class='last-to']")) == 1     # f4 marked
+    bad = runner.invoke(main, ["show", "startpos", "--svg", str(tmp_path / "no" / "such" / "dir.svg")])
+    assert bad.exit_code == 2 and bad.output.startswith("muehle: error:") and len(bad.output.splitlines()) == 1
+
+
+def test_serve_starts_and_stops(db4):
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--stones", "4",
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("muehle: serving http://127.0.0.1:"), line
+        url = line.split()[2]
+        with urllib.request.urlopen(url + "api/rules", timeout=20) as response:
+            assert json.load(response)["default"] == "standard-s4"
+        # A second server on the same port: one line and exit status 2.
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        second = subprocess.run([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--port", port],
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        assert second.stderr.strip() == f"muehle: error: cannot listen on 127.0.0.1:{port}: address already in use"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err

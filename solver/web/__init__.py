@@ -19,7 +19,8 @@ __all__ = ["create_app", "serve", "bind"]
 
 
 def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
-    """A listening socket on ``host``:``port`` (port 0: any free port); OSError if taken."""
+    """A listening socket on ``host``:``port`` (port 0: any free port); OSError (one
+    line: which address, and why) if it cannot listen there."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say TCP,
     # and without it a keep-alive client waits for delayed ACKs (40 ms a request).
@@ -28,9 +29,11 @@ def bind(host: str = "127.0.0.1", port: int = 8000) -> socket.socket:
     try:
         sock.bind((host, port))
         sock.listen(128)
-    except OSError:
+    except OSError as error:
         sock.close()
-        raise
+        failure = OSError(f"cannot listen on {host}:{port}: {(error.strerror or str(error)).lower()}")
+        failure.errno = error.errno
+        raise failure from None
     sock.set_inheritable(True)
     return sock
 
@@ -51,4 +54,10 @@ def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0
     server = uvicorn.Server(config)
     if announce is not None:
         announce(address(sock))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # uvicorn shuts down on Ctrl-C, then raises it again: stopping is the normal end.
+        pass
+    finally:
+        sock.close()

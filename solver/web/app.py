@@ -27,19 +27,21 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
 from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, describe_result
-from ..notation import NotationError, format_position, parse_move, parse_position
+from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                      MissingSubspaceError, MuehleError)
+from ..notation import format_position
 from ..players import LEVELS, make_player
-from ..position import popcount
-from ..probe import Database, MissingSubspaceError, open_database
+from ..position import parse_move, parse_position, popcount
+from ..probe import Database, open_database
 from ..retro import pairs_in_order
 from ..rules import RULESET_NAMES, STANDARD, Rules
-from ..storage import DatabaseError, build_command, pair_path, rules_dir
+from ..storage import build_command, pair_path, rules_dir
 from ..svg import VALUE_COLOURS, board_svg
 
 STATIC = Path(__file__).parent / "static"
@@ -66,9 +68,10 @@ def status_of(error: BaseException) -> int:
     """The HTTP status for an exception that means the request cannot be answered."""
     if isinstance(error, ApiError):
         return error.status
-    if isinstance(error, MissingSubspaceError) or (
-            isinstance(error, DatabaseError) and "does not exist" in str(error)):
+    if isinstance(error, MissingSubspaceError):
         return 404                 # the database it needs is not built
+    if isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)):
+        return 500                 # the server's databases are at fault, not the request
     if isinstance(error, DatabaseError):
         return 422                 # the databases cannot answer for this position
     return 400
@@ -104,8 +107,11 @@ class Service:
         """The open database of ``rules`` (the same error as the CLI where it cannot be)."""
         db = self._databases.get(rules)
         if db is None:
-            # Small games fit in memory whole; larger ones read chunks as needed.
-            db = open_database(self.root, rules, in_memory=rules.stones <= 5)
+            try:
+                # Small games fit in memory whole; larger ones read chunks as needed.
+                db = open_database(self.root, rules, in_memory=rules.stones <= 5)
+            except DatabaseError as error:       # no database folder at all
+                raise ApiError(str(error), 404) from None
             self._databases[rules] = db
         return db
 
@@ -191,9 +197,15 @@ class Service:
         if hints and result is None:
             try:
                 obj["hints"] = query_object(self.database(game.rules), pos)
-            except (ValueError, DatabaseError) as error:
+            except (MuehleError, ValueError) as error:
                 obj["hints"] = {"error": " ".join(str(error).split())}
         return obj
+
+
+def json_response(obj: Any, status: int = 200) -> Response:
+    """``obj`` as JSON written as the command line writes it (``json.dumps``), so an
+    answer is the same text as ``muehle ... --json`` prints."""
+    return Response(json.dumps(obj), status_code=status, media_type="application/json")
 
 
 # --- request parsing ----------------------------------------------------------------
@@ -315,10 +327,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
                         with service.lock:
                             return work(params)
                     result = await run_in_threadpool(locked)
-            except (ApiError, ValueError, DatabaseError, OSError) as error:
+            except (ApiError, MuehleError, ValueError, OSError) as error:
                 message = " ".join(str(error).split()) or type(error).__name__
-                return JSONResponse({"error": message}, status_code=status_of(error))
-            return result if isinstance(result, Response) else JSONResponse(result)
+                return json_response({"error": message}, status_of(error))
+            return result if isinstance(result, Response) else json_response(result)
         return handler
 
     def position_of(params: dict, rules: Rules, required: bool = True):
@@ -427,8 +439,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         # The API answers JSON even for a wrong path or method; the page's files keep
         # Starlette's plain answers.
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": f"{error.detail}: {request.method} {request.url.path}"},
-                                status_code=error.status_code)
+            return json_response({"error": f"{error.detail}: {request.method} {request.url.path}"},
+                                 error.status_code)
         return PlainTextResponse(str(error.detail), status_code=error.status_code)
 
     @contextlib.asynccontextmanager

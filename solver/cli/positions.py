@@ -1,0 +1,73 @@
+"""Commands about positions and moves, no database needed: ``show`` and ``moves``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from ..analysis import moves_object
+from ..diagram import ASCII, UNICODE, diagram
+from ..game import Game, describe_phase, describe_result
+from ..notation import format_position
+from ..position import popcount
+from ..rules import Rules
+from ..svg import board_svg
+from .common import COLOUR, main, position_argument, rules_options
+
+
+@main.command()
+@rules_options
+@position_argument
+@click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write the board as SVG to this file (the last move of --after marked).")
+def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> None:
+    """Draw POSITION as a board with side to move, stones in hand and phase.
+
+    \b
+    Examples:
+      muehle show 'W:a1,d2,g7 B:a4,b6 w'
+      muehle show startpos --after 'd2 f4' --svg board.svg
+    """
+    pos = game.position
+    if svg_file is not None:
+        Path(svg_file).write_text(board_svg(pos, last_move=game.moves[-1] if game.moves else None))
+    click.echo(diagram(pos, UNICODE if unicode else ASCII))
+    click.echo()
+    white, black = (UNICODE if unicode else ASCII)[:2]
+    click.echo(f"Position:  {format_position(pos)}")
+    click.echo(f"To move:   {COLOUR[pos.turn]}")
+    click.echo(f"White ({white}): {popcount(pos.white)} on the board, {pos.white_hand} in hand")
+    click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand")
+    click.echo(f"Phase:     {describe_phase(game)}")
+    if rules != Rules():
+        click.echo(f"Rules:     {rules.name}")
+
+
+@main.command()
+@rules_options
+@position_argument
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def moves(game: Game, rules: Rules, as_json: bool) -> None:
+    """List every legal move in POSITION, one per line.
+
+    With --json: {"position", "side", "moves", "game_over"}, where game_over is
+    null, "win" or "loss" for the side to move ("draw" only after --after moves
+    that repeat a position or make 50 quiet plies).
+
+    \b
+    Example:
+      muehle moves 'W:a1,d1 B:a4,b6,d6,f6 w 1 3'
+    """
+    obj = moves_object(game)
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    for move in obj["moves"]:
+        click.echo(move)
+    result = game.result()
+    if result is not None:
+        click.echo(f"no moves: game over, {describe_result(result)}", err=True)
