@@ -71,18 +71,29 @@ class Client:
     def __init__(self, address: str):
         host, port = address.removeprefix("http://").rstrip("/").split(":")
         self.conn = http.client.HTTPConnection(host, int(port), timeout=120)
+        self.connect()
+
+    def connect(self) -> None:
+        self.conn.close()
+        self.conn.connect()
         # As browsers do: without it http.client's separate header and body writes
         # wait for the server's delayed ACK (about 40 ms a request).
-        self.conn.connect()
         self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def post(self, path: str, body: dict) -> tuple[float, dict]:
         data = json.dumps(body).encode()
-        start = time.perf_counter()
-        self.conn.request("POST", path, data, {"Content-Type": "application/json"})
-        response = self.conn.getresponse()
-        raw = response.read()
-        elapsed = time.perf_counter() - start
+        for attempt in (1, 2):
+            try:
+                start = time.perf_counter()
+                self.conn.request("POST", path, data, {"Content-Type": "application/json"})
+                response = self.conn.getresponse()
+                raw = response.read()
+                elapsed = time.perf_counter() - start
+                break
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                if attempt == 2:
+                    raise
+                self.connect()          # the server closed an idle keep-alive connection
         answer = json.loads(raw)
         if response.status != 200:
             raise SystemExit(f"{path} {body}: {response.status} {answer}")
