@@ -32,8 +32,12 @@ if not (CHROMIUM and DRIVER):
                            "(.ci/run installs them with apt-get)")
     pytest.skip("no headless Chromium here: apt-get install chromium chromium-driver",
                 allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
-uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e '.[test]')")
+if os.environ.get("CI"):
+    import uvicorn
+    from selenium import webdriver
+else:
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+    uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e '.[test]')")
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402

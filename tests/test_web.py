@@ -319,3 +319,11 @@ def test_serve_starts_and_stops(db4):
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0 and "Traceback" not in err
+
+
+def test_the_web_layer_does_not_load_the_command_line():
+    import subprocess
+    import sys
+    code = ("import sys, solver.web, solver.web.app, solver.analysis, solver.svg\n"
+            "assert not [m for m in sys.modules if m.startswith('solver.cli')], 'cli loaded'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
