@@ -47,7 +47,7 @@ from solver.notation import format_position  # noqa: E402
 from solver.position import parse_position  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import open_database  # noqa: E402
-from solver.retro import pair_subspaces, pairs_in_order  # noqa: E402
+from solver.retro import pairs_in_order  # noqa: E402
 from solver.rules import Rules  # noqa: E402
 
 SERVER = ("import sys; from solver.web import serve; from solver.rules import Rules; "
@@ -109,10 +109,10 @@ def summary(name: str, seconds: list[float]) -> str:
 
 def moving_positions(db: str, rules: Rules, count: int, rng: np.random.Generator) -> list[str]:
     subs = [s for p in pairs_in_order(rules) if storage.pair_path(db, rules, p).exists()
-            for s in pair_subspaces(p)]
+            for s in p.subspaces]
     out: list[str] = []
     while len(out) < count:
-        m, o = subs[rng.integers(len(subs))]
+        m, o = subs[rng.integers(len(subs))][:2]
         own, opp = random_positions(rng, m, o, 1)
         turn = "w" if rng.random() < 0.5 else "b"
         pos = Position.from_view(int(own[0]), int(opp[0]), 0, 0, turn)

@@ -15,10 +15,11 @@ import random
 from typing import Optional
 
 from .errors import DatabaseError
-from .game import DRAW, Game, describe_result
+from .game import Game
 from .notation import format_position
-from .position import LOSS, WIN, Position
-from .probe import Database, after_move
+from .position import Position
+from .probe import Database
+from .values import DRAW, LOSS, WDL, WIN
 
 #: Words for a move that threw a value away, keyed by (before, after) for the mover.
 LOST_THE_WIN = "lost the win"
@@ -34,13 +35,10 @@ def query_object(database: Database, pos: Position) -> dict:
                       for mp in database.probe_moves(pos)]}
 
 
-def game_over(game: Game) -> Optional[str]:
+def game_over(game: Game) -> Optional[WDL]:
     """None while ``game`` goes on, else ``"win"``, ``"loss"`` or ``"draw"`` for its side to move."""
     result = game.result()
-    if result is None:
-        return None
-    winner = result[0]
-    return DRAW if winner == DRAW else WIN if winner == game.position.turn else LOSS
+    return None if result is None else result.value_for(game.position.turn)
 
 
 def moves_object(game: Game) -> dict:
@@ -60,7 +58,7 @@ def best_move_object(database: Database, pos: Position,
         probe = database.probe(pos)
         return {"position": format_position(pos), "move": None, "value": probe.value,
                 "plies": probe.plies}
-    best = [mp for mp in moves if (mp.value, mp.plies) == (moves[0].value, moves[0].plies)]
+    best = [mp for mp in moves if mp.rank == moves[0].rank]
     choice = rng.choice(best) if rng is not None else best[0]
     return {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
             "plies": choice.plies}
@@ -97,7 +95,8 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
             if text not in problems:
                 problems.append(text)
             return None, None
-        return after_move(probe) if after else (probe.value, probe.plies)
+        value = probe.for_mover() if after else probe
+        return value.value, value.plies
 
     rows = []
     for i, move in enumerate(game.moves):
@@ -109,7 +108,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
                      "blunder": blunder(before, after)})
     result = game.result()
     return ({"rules": game.rules.name, "start": format_position(game.start),
-             "result": None if result is None else describe_result(result), "moves": rows},
+             "result": None if result is None else str(result), "moves": rows},
             problems)
 
 

@@ -23,9 +23,9 @@ ROOT = Path(solver.__file__).parent
 #: entry equal to it or to one of its parent packages.
 LAYERS: list[tuple[str, ...]] = [
     ("solver.errors",),
-    ("solver.board", "solver.rules", "solver.notation"),
+    ("solver.board", "solver.rules", "solver.notation", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
-    ("solver.position", "solver.values", "solver.game", "solver.diagram", "solver.svg"),
+    ("solver.position", "solver.game", "solver.diagram", "solver.svg"),
     ("solver.index", "solver.moves", "solver._kernels"),
     ("solver.retro",),
     # verification reads stored pairs; the build verifies before it stores

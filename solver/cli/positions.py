@@ -10,7 +10,7 @@ import click
 
 from ..analysis import moves_object
 from ..diagram import ASCII, UNICODE, diagram
-from ..game import Game, describe_phase, describe_result
+from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
 from ..rules import Rules
@@ -70,4 +70,4 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
         click.echo(move)
     result = game.result()
     if result is not None:
-        click.echo(f"no moves: game over, {describe_result(result)}", err=True)
+        click.echo(f"no moves: game over, {result}", err=True)

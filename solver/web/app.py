@@ -32,7 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
-from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, describe_result
+from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError)
 from ..notation import format_position
@@ -183,8 +183,8 @@ class Service:
         obj.update({
             "rules": game.rules.name, "stones": game.rules.stones, "start": format_position(game.start),
             "played": [str(m) for m in game.moves], "record": game.record(),
-            "result": None if result is None else describe_result(result),
-            "winner": None if result is None else result[0],
+            "result": None if result is None else str(result),
+            "winner": None if result is None else result.winner,
             "phase": describe_phase(game),
             "hands": {"w": pos.white_hand, "b": pos.black_hand},
             "on_board": {"w": popcount(pos.white), "b": popcount(pos.black)},
@@ -386,7 +386,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     def api_play(params: dict) -> dict:
         game = game_of(params)
         if game.result() is not None:
-            raise ApiError(f"the game is over: {describe_result(game.result())}")
+            raise ApiError(f"the game is over: {game.result()}")
         level = text_param(params, "level", "perfect")
         if level not in LEVELS:
             raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
