@@ -14,6 +14,8 @@ const S = {
   selected: null,       // the point of the stone chosen to move
   pending: null,        // moves that differ only in the stone they take
   busy: 0,
+  // ?seed=N in the address makes the computer's choices repeatable (tests, bug reports).
+  seed: new URLSearchParams(window.location.search).get("seed"),
 };
 const E = { white: new Set(), black: new Set() };   // the position editor's stones
 
@@ -243,7 +245,7 @@ async function computerTurn() {
   try {
     S.state = await api("/api/play", {
       rules: S.rules, start: S.start, moves: S.moves, level: $("level").value,
-      think: Number($("think").value) || 1, hints: true,
+      think: Number($("think").value) || 1, hints: true, seed: S.seed,
     });
   } catch (error) {
     say("message", error.message, true);
@@ -476,6 +478,7 @@ async function analyze() {
   try {
     result = await api("/api/analyze", body);
   } catch (error) {
+    for (const id of ["analysis-summary", "analysis-table", "graph", "analysis-board"]) $(id).innerHTML = "";
     return say("analysis-message", error.message, true);
   }
   const blunders = result.moves.filter((r) => r.blunder);
