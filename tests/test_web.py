@@ -327,3 +327,17 @@ def test_the_web_layer_does_not_load_the_command_line():
     code = ("import sys, solver.web, solver.web.app, solver.analysis, solver.svg\n"
             "assert not [m for m in sys.modules if m.startswith('solver.cli')], 'cli loaded'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_play_without_databases(tmp_path):
+    # No database folder: no hints and no queries (the CLI's message), but a game still
+    # goes on, perfect playing by search and saying so.
+    with TestClient(create_app(tmp_path / "none", FOUR)) as bare:
+        query = bare.get("/api/query", params={"position": MOVING})
+        assert query.status_code == 404 and query.json()["error"].startswith("database folder")
+        state = bare.post("/api/game", json={"moves": ["d2"]}).json()
+        assert state["hints"]["error"].startswith("database folder") and state["played"] == ["d2"]
+        reply = bare.post("/api/play", json={"moves": ["d2"], "level": "perfect", "think": 0.05}).json()
+        assert len(reply["played"]) == 2 and any("no database" in note for note in reply["notes"])
+        sets = bare.get("/api/rules").json()["rule_sets"]
+        assert sets[0]["name"] == "standard-s4" and sets[0]["status"].startswith("not built")

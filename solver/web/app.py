@@ -197,7 +197,8 @@ class Service:
         if hints and result is None:
             try:
                 obj["hints"] = query_object(self.database(game.rules), pos)
-            except (MuehleError, ValueError) as error:
+            except (ApiError, MuehleError, ValueError) as error:
+                # No hints (no database, say), but the game goes on.
                 obj["hints"] = {"error": " ".join(str(error).split())}
         return obj
 
