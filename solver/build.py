@@ -21,7 +21,7 @@ import numpy as np
 from . import _kernels, storage
 from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
 from .rules import Rules
-from .check import check_values
+from .verify.check import check_values
 
 log = logging.getLogger("muehle.build")
 

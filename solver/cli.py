@@ -319,7 +319,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], jobs: int, quiet: boo
     from tqdm import tqdm
     from . import build as building
     from . import storage
-    from .check import check_pair
+    from .verify.check import check_pair
 
     if pair_text:
         pairs = [building.parse_pair(pair_text, rules)]

@@ -15,14 +15,15 @@ import numpy as np
 import pytest
 
 from solver import _kernels
+from solver.verify import _oracle
 from solver.board import apply_symmetry
-from solver.build import check_values
+from solver.verify.check import check_values
 from solver.position import Position
 from solver.retro import solve_pair
 from solver.rules import Rules
 from solver.values import SLACK_CODE
 
-from oracle import NONE, Oracle, compare, orbit_summary, show
+from solver.verify.oracle import NONE, Oracle, compare, orbit_summary, show
 
 RULESETS = ["standard", "no-jumping", "take-none", "no-jumping-take-none"]
 
@@ -80,14 +81,14 @@ def report_times():
 
 def test_raw_rank_is_place_in_numeric_order():
     for k in range(25):
-        sets = _kernels.oracle_sets(k)
-        assert len(sets) == _kernels.oracle_entries(k, 0)
+        sets = _oracle.oracle_sets(k)
+        assert len(sets) == _oracle.oracle_entries(k, 0)
         assert np.all(np.diff(sets.astype(np.int64)) > 0)
         picks = range(len(sets)) if len(sets) < 3000 else \
             list(range(1000)) + random.Random(k).sample(range(len(sets)), 1000) + \
             list(range(len(sets) - 1000, len(sets)))
         for i in picks:
-            assert _kernels.oracle_rank(int(sets[i])) == i
+            assert _oracle.oracle_rank(int(sets[i])) == i
 
 
 def test_oracle_matches_published_statistics_3_3():
@@ -128,12 +129,12 @@ def test_oracle_consistent_with_reference_rules(name):
 
     def lookup(p: Position) -> int:
         m, o = bin(p.own).count("1"), bin(p.opp).count("1")
-        return int(oracle_values(name, m, o)[_kernels.oracle_index(m, o, p.own, p.opp)])
+        return int(oracle_values(name, m, o)[_oracle.oracle_index(m, o, p.own, p.opp)])
 
     rng = random.Random(33)
     real = np.flatnonzero(values != NONE)
     for i in rng.sample(list(real), 300):
-        own, opp = _kernels.oracle_position(3, 3, int(i))
+        own, opp = _oracle.oracle_position(3, 3, int(i))
         pos = Position(own, opp)
         assert reference_value(pos, rules, lookup) == values[i], \
             f"{pos}: oracle {show(int(values[i]))}"

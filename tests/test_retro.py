@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage
 from solver.build import build, is_built, plan
-from solver.check import check_pair
+from solver.verify.check import check_pair
 from solver.cli import main
 from solver.retro import dependencies, pairs_in_order
 from solver.rules import Rules

@@ -1,5 +1,8 @@
+# cython: language_level=3
 # The independent oracle: a deliberately naive solver over RAW positions, for small
-# subspaces, used only by the test suite to check the fast solver (DESIGN.md section 6).
+# subspaces, used to check the fast solver (docs/design.md, "Verification").  Its own
+# extension module, solver.verify._oracle, so that nothing of it ships in solver._kernels;
+# the driver is solver/verify/oracle.py.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
 # - It shares only the rules kernel gen_moves (forward moves, itself proven equal to the
@@ -9,18 +12,18 @@
 #   24 points (colex rank = place among the sets of that size in increasing numeric
 #   order), so overlapping (own & opp != 0) pairs are unused entries.  The rank comes
 #   from its own split 12-bit tables and its own binomial table; unranking is a lookup
-#   in a sorted table of all sets of a size.  Nothing of index.pxi is used, except in
-#   oracle_compare, whose very purpose is to look the fast solver's answer up through
-#   the fast solver's own map.
+#   in a sorted table of all sets of a size.  Nothing of index.pxi is compiled in: the
+#   comparison with the fast solver (solver/verify/oracle.py) looks the fast solver's
+#   answer up through the fast solver's own map, solver._kernels.index_batch.
 # - No predecessors, un-moves, counts, pending flags or rounds: plain value iteration
 #   forwards.  Sweep k looks at every still undecided state and decides it if, by the
-#   definitions of DESIGN.md section 3, its value is fixed at exactly k plies:
+#   definitions of docs/design.md, "Values", its value is fixed at exactly k plies:
 #     win in k  : some move leads to a loss in k-1 (a capture that leaves the opponent
 #                 two stones counts as a child lost in 0; a capture into a smaller
 #                 subspace reads that subspace's solved oracle values);
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
 #                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
-#   The driver (tests/oracle.py) repeats sweeps until one decides nothing and no
+#   The driver (solver/verify/oracle.py) repeats sweeps until one decides nothing and no
 #   capture target holds a longer value; what is left is a draw.
 #
 # Wins have odd plies and losses even ones, so an odd sweep can only decide wins and an
@@ -37,6 +40,14 @@
 # Codes are those of solver.values: 0 draw, 1 + plies decided; in oracle arrays
 # ORC_NONE (0xFFFF) marks an unused raw entry and ORC_UNDECIDED (0xFFFE) a state not
 # yet decided during the solve.
+
+# Compiled in: the board tables and the rules kernel gen_moves, the one thing shared.
+include "board.pxi"
+include "movegen.pxi"
+
+from cython.parallel cimport prange, parallel
+from libc.stdlib cimport malloc, free
+
 
 cdef enum:
     ORC_NONE = 0xFFFF
@@ -236,50 +247,3 @@ def oracle_finish(uint16_t[::1] val):
         for i in range(val.shape[0]):
             if val[i] == ORC_UNDECIDED:
                 val[i] = 0
-
-
-def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fast,
-                   int max_bad=16, int jobs=2):
-    """Compare every raw position of m-o in the oracle with the fast solver's stored code.
-
-    The fast solver's code is read at index_of(m, o, own, opp) (its own map, the thing
-    under test together with its values).  Returns (bad, nbad, unhit): up to max_bad raw
-    entries that disagree, how many disagree in all, and how many real slots of the fast
-    array no raw position maps to (each should be reached by some position).
-    """
-    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o], slot, at
-    cdef int64_t nslots = num_slots(m, o), unhit = 0
-    cdef long long nbad = 0
-    cdef uint32_t own, opp
-    cdef uint32_t* owns
-    cdef uint32_t* opps
-    _orc_make_sets(m)
-    _orc_make_sets(o)
-    owns = ORC_SETS[m]
-    opps = ORC_SETS[o]
-    assert orc.shape[0] == n and fast.shape[0] == nslots
-    bad_arr = np.full(max_bad, -1, dtype=np.int64)
-    cdef int64_t[::1] bad = bad_arr
-    hit_arr = np.zeros(nslots, dtype=np.uint8)
-    cdef uint8_t[::1] hit = hit_arr
-    with nogil:
-        for i in prange(n, num_threads=jobs, schedule="static"):
-            if orc[i] == ORC_NONE:
-                continue
-            own = owns[i // per]
-            opp = opps[i % per]
-            slot = index_of(m, o, own, opp)
-            if slot < 0 or slot >= nslots:
-                at = atomic_inc_i64(&nbad)
-                if at < max_bad:
-                    bad[at] = i
-                continue
-            hit[slot] = 1
-            if orc[i] != fast[slot]:
-                at = atomic_inc_i64(&nbad)
-                if at < max_bad:
-                    bad[at] = i
-        for slot in range(nslots):
-            if slot_is_real(m, o, slot) and not hit[slot]:
-                unhit += 1
-    return bad_arr[:min(nbad, max_bad)], int(nbad), int(unhit)

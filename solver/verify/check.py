@@ -1,4 +1,4 @@
-"""The forward consistency check of a finished database (DESIGN.md section 6).
+"""The forward consistency check of a finished database (docs/design.md, "Verification").
 
 Every stored state's value and plies are recomputed from its successors' stored
 values.  With exact plies this proves the whole database right given the rules:
@@ -14,10 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import _kernels, storage
-from .retro import capture_subspace, pair_subspaces
-from .rules import Rules
-from .values import subspace_name
+from .. import _kernels, storage
+from ..retro import capture_subspace, pair_subspaces
+from ..rules import Rules
+from ..values import subspace_name
 
 EMPTY = np.zeros(0, dtype=np.uint16)
 BLOCK = 1 << 22
@@ -32,7 +32,7 @@ class BadState:
     slot: int
 
     def describe(self) -> str:
-        from .position import Position
+        from ..position import Position
         own, opp = _kernels.position_at(self.m, self.o, self.slot)
         return f"subspace {subspace_name(self.m, self.o)} slot {self.slot}: {Position(own, opp)}"
 
