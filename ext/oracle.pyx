@@ -30,6 +30,19 @@
 # even sweep only losses; each sweep tests just that (a win test stops at the first
 # child lost in k-1, a loss test at the first child not won).
 #
+# Two shortcuts keep the win tests (the costly sweeps: most states are draws, and a
+# draw's win test reads every child) from re-reading what cannot have changed; both are
+# exact and use nothing but the oracle's own arrays:
+# - cap_win: a capture child's value never changes (it lies in a solved subspace or
+#   ends the game), so sweep 1 reads every capture once and remembers, per state, the
+#   smallest code of a capture child that is lost (the sweep whose win test it passes);
+#   later odd sweeps compare that number instead.
+# - loss_rows: a quiet child of (own, opp) in m-o is (opp, own') in o-m, always in row
+#   rank(opp) of that array.  A child lost in k-1 was decided by sweep k-1 (each state
+#   is decided by the sweep equal to its plies), so an odd sweep k skips a state's quiet
+#   children unless sweep k-1 decided a loss in that row.  Even sweeps write the rows,
+#   odd sweeps only read them, so no thread reads a row another writes.
+#
 # Sweeps update in place.  That is exact, not an approximation: sweep k only creates
 # values of its own parity, while its tests read children of the other parity (a loss
 # k-1 for a win in k; wins for a loss in k, where a child newly decided in this sweep is
@@ -170,11 +183,16 @@ def oracle_index(int m, int o, uint32_t own, uint32_t opp):
 
 
 def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
-                 const uint16_t[::1] cap, int k, bint jumping, bint take_none, int jobs=2):
+                 const uint16_t[::1] cap, int k, bint jumping, bint take_none,
+                 uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
+                 const uint16_t[::1] quiet_loss_rows, int jobs=2):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
     ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
+    ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o) and
+    ``quiet_loss_rows`` (the ``loss_rows`` of o-m) are the two shortcuts of the header,
+    filled by the sweeps themselves: start them at ORC_NONE.
     Returns how many states this sweep decided.
     """
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
@@ -184,8 +202,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef uint32_t* opps
-    cdef int nm, j, target, origin, take, longest
-    cdef bint found
+    cdef int nm, j, target, origin, take, longest, best_cap
+    cdef bint found, quiet_live
     cdef uint16_t c
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     _orc_make_sets(m)
@@ -193,6 +211,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
+    assert cap_win.shape[0] == n and loss_rows.shape[0] == ORC_C[24][m]
+    assert quiet_loss_rows.shape[0] == ORC_C[24][o]
     if o > 3:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
@@ -202,40 +222,58 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
-            nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
-            opp_part = orc_rank(opp) * per_child     # children have opp to move
             found = False
-            longest = -1
-            for j in range(nm):
-                mv = moves[j]
-                target = mv & 31
-                origin = (mv >> 5) & 31
-                take = (mv >> 10) & 31
-                own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
-                if take == NO_POINT:
-                    c = quiet[opp_part + orc_rank(own2)]      # the child: o-m
-                else:
-                    opp2 = opp & ~((<uint32_t>1) << take)
-                    if o - 1 < 3:
-                        c = 1                    # the opponent keeps two stones: lost in 0
+            if k % 2 == 1 and k > 1:
+                # win in k: a capture child lost in k-1 (remembered from sweep 1), or a
+                # quiet child lost in k-1, which sweep k-1 decided in row rank(opp) of o-m
+                if cap_win[i] == k:
+                    found = True
+                elif quiet_loss_rows[orc_rank(opp)] != k - 1:
+                    continue
+            if not found:
+                nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+                opp_part = orc_rank(opp) * per_child     # children have opp to move
+                longest = -1
+                best_cap = ORC_NONE
+                for j in range(nm):
+                    mv = moves[j]
+                    target = mv & 31
+                    origin = (mv >> 5) & 31
+                    take = (mv >> 10) & 31
+                    own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
+                    if take == NO_POINT:
+                        c = quiet[opp_part + orc_rank(own2)]      # the child: o-m
                     else:
-                        c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
-                if k % 2 == 1:
-                    # win in k: a child lost in k-1 (codes: 1 + plies)
-                    if c == k:
-                        found = True
-                        break
-                else:
-                    # loss in k: every child won (odd plies), the longest in k-1;
-                    # stop at the first child undecided, drawn or lost
-                    if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
-                        found = True             # found a reason it is no loss (yet)
-                        break
-                    if c - 1 > longest:
-                        longest = c - 1
+                        if k > 1 and k % 2 == 1:
+                            continue             # captures were read in sweep 1
+                        opp2 = opp & ~((<uint32_t>1) << take)
+                        if o - 1 < 3:
+                            c = 1                # the opponent keeps two stones: lost in 0
+                        else:
+                            c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
+                        if k == 1 and c != 0 and (c - 1) % 2 == 0 and c < best_cap:
+                            best_cap = c         # the sweep that wins by this capture
+                    if k % 2 == 1:
+                        # win in k: a child lost in k-1 (codes: 1 + plies)
+                        if c == k:
+                            found = True
+                            if k > 1:
+                                break
+                    else:
+                        # loss in k: every child won (odd plies), the longest in k-1;
+                        # stop at the first child undecided, drawn or lost
+                        if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
+                            found = True         # found a reason it is no loss (yet)
+                            break
+                        if c - 1 > longest:
+                            longest = c - 1
+                if k == 1:
+                    cap_win[i] = best_cap
             if (k % 2 == 1 and found) or (k % 2 == 0 and not found and longest == k - 1):
                 val[i] = <uint16_t>(k + 1)
                 decided += 1
+                if k % 2 == 0:
+                    loss_rows[i // per] = <uint16_t>k
         free(moves)
     return decided
 

@@ -50,12 +50,16 @@ class Oracle:
             if decided.size:
                 longest_cap = max(longest_cap, int(decided.max()) - 1)
         val = {s: _oracle.oracle_new(*s) for s in subs}
+        cap_win = {s: np.full(len(val[s]), NONE, np.uint16) for s in subs}
+        loss_rows = {(m, o): np.full(len(_oracle.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
         k = 0
         while True:
             n = 0
             for m, o in subs:
                 n += _oracle.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
-                                           self.rules.jumping, self.rules.take_none, self.jobs)
+                                          self.rules.jumping, self.rules.take_none,
+                                          cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
+                                          self.jobs)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and k > longest_cap + 1:
