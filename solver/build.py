@@ -20,8 +20,9 @@ import numpy as np
 
 from . import _kernels, storage
 from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
-from .rules import Rules
 from .verify.check import check_values
+from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
+from .rules import Rules
 
 log = logging.getLogger("muehle.build")
 
@@ -104,7 +105,7 @@ def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = Tru
     try:
         for m, o in pair_subspaces(pair):
             storage.read_subspace(path, rules, m, o, verify=verify)
-    except storage.DatabaseError:
+    except DatabaseError:
         return False
     return True
 
@@ -183,15 +184,16 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
                 continue
             missing = [d for d in dependencies(p) if not is_built(root, rules, d, verify=False)]
             if missing:
-                raise storage.DatabaseError(
+                raise MissingSubspaceError(
+                    f"{missing[0][0]}-{missing[0][1]}", storage.pair_path(root, rules, missing[0]),
                     f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
                     f"which are not built in {folder}")
             cache.keep_only(capture_targets(p))
             need, have = memory_needed(p), memory_available()
             if have is not None and need > have + cache_bytes(cache):
-                raise storage.DatabaseError(
+                raise InsufficientMemoryError(
                     f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available")
+                    f"only {have / 2**30:.1f} GiB is available", need, have)
             start = time.perf_counter()
             bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                        leave=False, dynamic_ncols=True)
@@ -202,8 +204,8 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
             if verify:
                 bad = check_values(p, rules, result.values, cache.get, jobs)
                 if bad:
-                    raise RuntimeError(f"pair {name} fails the consistency check at "
-                                       f"{bad[0].describe()} ({len(bad)} bad states seen)")
+                    raise ConsistencyError(f"pair {name} fails the consistency check at "
+                                           f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
             storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
                                extra={"seconds": time.perf_counter() - start,
                                       "rounds": result.rounds, "checked": bool(verify)})

@@ -27,22 +27,12 @@ import numpy as np
 from . import _kernels, storage, wdl
 from .position import DRAW, LOSS, WIN, Move, Position, popcount
 from .rules import STANDARD, Rules
-from .storage import DatabaseError
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .values import SLACK_CODE, decode, subspace_name
 
 BOOK_NAME = "opening-book.npz"
 
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
-
-
-class MissingSubspaceError(DatabaseError):
-    """The subspace a position belongs to has not been built."""
-
-    def __init__(self, subspace: str, path: Path):
-        self.subspace, self.path = subspace, path
-        m, o = sorted(int(x) for x in subspace.split("-"))
-        super().__init__(f"subspace {subspace} is not built: missing {path} "
-                         f"(build it with: muehle build --pair {m}-{o})")
 
 
 @dataclass(frozen=True)
@@ -132,7 +122,7 @@ class Database:
             f = self._file(m, o)
             name = subspace_name(m, o)
             if name not in f:
-                raise DatabaseError(f"{f.filename} has no subspace {name}")
+                raise ForeignDatabaseError(f"{f.filename} has no subspace {name}")
             ds = self._datasets[m, o] = f[name]
         return ds
 
@@ -176,9 +166,9 @@ class Database:
                 try:
                     code = int(self._dataset(m, o)[slot])
                 except OSError as exc:
-                    raise DatabaseError(f"subspace {subspace_name(m, o)} is damaged: {exc}") from None
+                    raise CorruptDatabaseError(f"subspace {subspace_name(m, o)} is damaged: {exc}") from None
         if code == SLACK_CODE:
-            raise DatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
+            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
         return code
 
     # --- probing -----------------------------------------------------------------
