@@ -42,6 +42,11 @@
 #   is decided by the sweep equal to its plies), so an odd sweep k skips a state's quiet
 #   children unless sweep k-1 decided a loss in that row.  Even sweeps write the rows,
 #   odd sweeps only read them, so no thread reads a row another writes.
+# - blocker: a loss test stops at the first child not won and remembers it (its raw
+#   index in o-m, or ORC_NEVER for a capture child, whose value never changes).  Until
+#   that child is won the test would stop there again, so later even sweeps read that one
+#   child and skip the state.  Children only go from undecided to decided, so the first
+#   child not won is the same whatever other threads have written in this sweep.
 #
 # Sweeps update in place.  That is exact, not an approximation: sweep k only creates
 # values of its own parity, while its tests read children of the other parity (a loss
@@ -66,6 +71,9 @@ cdef enum:
     ORC_NONE = 0xFFFF
     ORC_UNDECIDED = 0xFFFE
     ORC_MAX_MOVES = 1024
+
+cdef uint32_t ORC_SCAN = 0xFFFFFFFF     # blocker unknown: read every child
+cdef uint32_t ORC_NEVER = 0xFFFFFFFE    # a capture child is not won: never a loss
 
 cdef int64_t ORC_C[25][25]               # binomial coefficients, its own table
 cdef uint32_t ORC_LOW_RANK[4096]         # colex rank of the low 12 bits
@@ -185,14 +193,15 @@ def oracle_index(int m, int o, uint32_t own, uint32_t opp):
 def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                  const uint16_t[::1] cap, int k, bint jumping, bint take_none,
                  uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
-                 const uint16_t[::1] quiet_loss_rows, int jobs=2):
+                 const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
     ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
-    ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o) and
-    ``quiet_loss_rows`` (the ``loss_rows`` of o-m) are the two shortcuts of the header,
-    filled by the sweeps themselves: start them at ORC_NONE.
+    ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o),
+    ``quiet_loss_rows`` (the ``loss_rows`` of o-m) and ``blocker`` (one per raw entry)
+    are the shortcuts of the header, filled by the sweeps themselves: start them at
+    ORC_NONE (``blocker`` at ORC_SCAN).
     Returns how many states this sweep decided.
     """
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
@@ -203,15 +212,16 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef uint32_t* owns
     cdef uint32_t* opps
     cdef int nm, j, target, origin, take, longest, best_cap
-    cdef bint found, quiet_live
+    cdef bint found
     cdef uint16_t c
+    cdef uint32_t b
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     _orc_make_sets(m)
     _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
-    assert cap_win.shape[0] == n and loss_rows.shape[0] == ORC_C[24][m]
+    assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[24][m]
     assert quiet_loss_rows.shape[0] == ORC_C[24][o]
     if o > 3:
         assert cap.shape[0] == orc_entries(o - 1, m)
@@ -230,6 +240,15 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     found = True
                 elif quiet_loss_rows[orc_rank(opp)] != k - 1:
                     continue
+            if k % 2 == 0:
+                # loss in k: skip while the child that blocked the last loss test blocks
+                b = blocker[i]
+                if b == ORC_NEVER:
+                    continue
+                if b != ORC_SCAN:
+                    c = quiet[b]
+                    if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
+                        continue
             if not found:
                 nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
                 opp_part = orc_rank(opp) * per_child     # children have opp to move
@@ -242,8 +261,10 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     take = (mv >> 10) & 31
                     own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
                     if take == NO_POINT:
-                        c = quiet[opp_part + orc_rank(own2)]      # the child: o-m
+                        b = <uint32_t>(opp_part + orc_rank(own2))
+                        c = quiet[b]                 # the child: o-m
                     else:
+                        b = ORC_NEVER
                         if k > 1 and k % 2 == 1:
                             continue             # captures were read in sweep 1
                         opp2 = opp & ~((<uint32_t>1) << take)
@@ -264,11 +285,14 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                         # stop at the first child undecided, drawn or lost
                         if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
                             found = True         # found a reason it is no loss (yet)
+                            blocker[i] = b       # a capture child blocks for ever
                             break
                         if c - 1 > longest:
                             longest = c - 1
                 if k == 1:
                     cap_win[i] = best_cap
+                if k % 2 == 0 and not found:
+                    blocker[i] = ORC_SCAN        # every child won: a loss, now or later
             if (k % 2 == 1 and found) or (k % 2 == 0 and not found and longest == k - 1):
                 val[i] = <uint16_t>(k + 1)
                 decided += 1

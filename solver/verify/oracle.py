@@ -52,6 +52,7 @@ class Oracle:
         val = {s: _oracle.oracle_new(*s) for s in subs}
         cap_win = {s: np.full(len(val[s]), NONE, np.uint16) for s in subs}
         loss_rows = {(m, o): np.full(len(_oracle.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
+        blocker = {s: np.full(len(val[s]), 0xFFFFFFFF, np.uint32) for s in subs}
         k = 0
         while True:
             n = 0
@@ -59,7 +60,7 @@ class Oracle:
                 n += _oracle.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
                                           self.rules.jumping, self.rules.take_none,
                                           cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
-                                          self.jobs)
+                                          blocker[m, o], self.jobs)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and k > longest_cap + 1:
