@@ -15,7 +15,7 @@ import pytest
 
 from solver import _kernels, board
 from solver.index import Subspace, count_orbits
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.position import LOSS
 from solver.probe import open_database
 from solver.rules import Rules
