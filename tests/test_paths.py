@@ -19,7 +19,7 @@ from solver import build as building
 from solver.build import is_built
 from solver.cli import main
 from solver.errors import ConsistencyError
-from solver.position import Position, parse_position
+from solver.position import Position
 from solver.opening import placement_value, solve_placement
 from solver.probe import open_database
 from solver.retro import PairResult
