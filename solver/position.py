@@ -27,10 +27,7 @@ from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS
 from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import STANDARD, Rules
-
-WIN = "win"
-LOSS = "loss"
-DRAW = "draw"
+from .values import DRAW, LOSS, WDL, WIN
 
 
 def popcount(mask: int) -> int:
@@ -207,15 +204,15 @@ class Position:
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
 
-    def _lost_on_material(self, rules: Rules) -> Optional[str]:
+    def _lost_on_material(self, rules: Rules) -> Optional[WDL]:
         if popcount(self.own) + self.own_hand < 3:
             return LOSS
         if popcount(self.opp) + self.opp_hand < 3:
             return WIN
         return None
 
-    def outcome(self, rules: Rules = STANDARD) -> Optional[str]:
-        """``None`` while the game goes on, else ``'win'``/``'loss'`` for the side to move.
+    def outcome(self, rules: Rules = STANDARD) -> Optional[WDL]:
+        """``None`` while the game goes on, else WIN or LOSS for the side to move.
 
         The side to move loses with fewer than three stones (board plus hand) or with
         no legal move; it has won if the opponent has fewer than three.

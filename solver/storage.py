@@ -25,8 +25,9 @@ import numpy as np
 
 from . import _kernels
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .index import Pair, Subspace
 from .rules import Rules
-from .values import summarize, subspace_name
+from .values import summarize
 
 FORMAT = "muehle-pair"
 FORMAT_VERSION = 1
@@ -47,9 +48,9 @@ def rules_dir(root: Path | str, rules: Rules) -> Path:
 
 
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
-    """File that holds the pair {m, o} (either order)."""
-    m, o = sorted(pair)
-    return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
+    """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
+    moving :class:`Subspace` gives the file that holds it)."""
+    return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
 
 
 def sha256_of(codes: np.ndarray) -> str:
@@ -72,7 +73,7 @@ def _crash_point(point: str, path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarray],
+def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
                extra: dict | None = None) -> dict:
     """Write a solved pair atomically; returns the per-subspace statistics written."""
     path = Path(path)
@@ -95,7 +96,7 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
                 f.attrs[key] = value
             for (m, o), codes in values.items():
                 codes = np.ascontiguousarray(codes, dtype=np.uint16)
-                ds = f.create_dataset(subspace_name(m, o), data=codes,
+                ds = f.create_dataset(Subspace(m, o).name, data=codes,
                                       chunks=(min(CHUNK, max(1, len(codes))),),
                                       shuffle=True, fletcher32=True,
                                       **hdf5plugin.Zstd(clevel=3))
@@ -103,7 +104,7 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
                 info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
                 for key, value in info.items():
                     ds.attrs[key] = value
-                stats[m, o] = info
+                stats[Subspace(m, o)] = info
             f.attrs["complete"] = True
         _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
@@ -129,7 +130,7 @@ def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
     """
     path = Path(path)
     if not path.exists():
-        raise MissingSubspaceError(subspace or path.stem.removeprefix("pair-"), path,
+        raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
                                    f"missing database file {path}")
     try:
         f = h5py.File(path, "r")
@@ -154,8 +155,9 @@ def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
 
 def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
     """All value codes of subspace m-o from a pair file; ``verify`` checks the SHA-256."""
-    name = subspace_name(m, o)
-    with _open(path, rules, name) as f:
+    sub = Subspace(m, o)
+    name = sub.name
+    with _open(path, rules, sub) as f:
         if name not in f:
             raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]
@@ -163,9 +165,9 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
             codes = ds[()]
         except OSError as exc:
             raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
-        if len(codes) != _kernels.subspace_slots(m, o):
+        if len(codes) != sub.slots:
             raise CorruptDatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
-                                       f"{_kernels.subspace_slots(m, o)}")
+                                       f"{sub.slots}")
         if verify and sha256_of(codes) != ds.attrs.get("sha256"):
             raise CorruptDatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
     return codes
@@ -176,11 +178,11 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     block, so that the uint16 codes never sit in memory whole."""
     from . import wdl
 
-    name = subspace_name(m, o)
-    slots = _kernels.subspace_slots(m, o)
+    sub = Subspace(m, o)
+    name, slots = sub.name, sub.slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, name) as f:
+    with _open(path, rules, sub) as f:
         if name not in f:
             raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]

@@ -23,8 +23,8 @@ ROOT = Path(solver.__file__).parent
 #: entry equal to it or to one of its parent packages.
 LAYERS: list[tuple[str, ...]] = [
     ("solver.errors",),
-    ("solver.board", "solver.rules", "solver.notation"),
-    ("solver.position", "solver.values", "solver.game", "solver.diagram"),
+    ("solver.board", "solver.rules", "solver.notation", "solver.values"),
+    ("solver.position", "solver.game", "solver.diagram"),
     ("solver.index", "solver.moves", "solver._kernels"),
     ("solver.retro",),
     # verification reads stored pairs; the build verifies before it stores

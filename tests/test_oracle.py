@@ -20,7 +20,8 @@ from solver.verify import _oracle
 from solver.board import apply_symmetry
 from solver.verify.check import check_values
 from solver.position import Position
-from solver.retro import dependencies, solve_pair
+from solver.index import Pair
+from solver.retro import solve_pair
 from solver.rules import Rules
 from solver.values import SLACK_CODE
 
@@ -54,8 +55,8 @@ def fast_pair(name: str, pair: tuple[int, int]) -> dict:
     if (name, pair) not in _fast:
         rules = Rules.from_name(name)
         lookup = lambda m, o: fast_pair(name, (min(m, o), max(m, o)))[m, o]
-        for dep in dependencies(pair):
-            fast_pair(name, dep)
+        for dep in Pair(*pair).dependencies:
+            fast_pair(name, tuple(dep))
         start = time.perf_counter()
         _fast[name, pair] = solve_pair(pair, rules, lookup).values
         TIMES[f"fast {pair[0]}-{pair[1]} {name}"] = time.perf_counter() - start

@@ -13,10 +13,10 @@ import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import storage
+from .. import index, storage
 from ..verify.check import check_pair
-from .. import index
-from ..retro import pair_subspaces, pairs_in_order
+from ..index import Pair
+from ..retro import pairs_in_order
 from ..rules import Rules
 from .common import db_option, fail, jobs_option, main, rules_options
 
@@ -45,7 +45,7 @@ def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[s
       muehle build --pair 8-7 --jobs 2
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    pair = building.parse_pair(pair_text, rules) if pair_text else None
+    pair = Pair.parse(pair_text, rules.stones) if pair_text else None
     reports = building.build(db, rules, max_total=max_total, pair=pair, jobs=jobs,
                              verify=not no_verify, progress=not quiet)
     built = [r for r in reports if not r.skipped]
@@ -56,16 +56,16 @@ def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[s
 
 
 def _collect_stats(db: str, rules: Rules) -> list[dict]:
-
+    """One row of recorded statistics per built subspace, in build order."""
     rows = []
     for pair in pairs_in_order(rules):
         path = storage.pair_path(db, rules, pair)
         if not path.exists():
             continue
         stats = storage.pair_stats(path, rules)
-        for m, o in pair_subspaces(pair):
-            info = stats[f"{m}-{o}"]
-            rows.append({"subspace": f"{m}-{o}", "wins": info["wins"], "losses": info["losses"],
+        for sub in pair.subspaces:
+            info = stats[sub.name]
+            rows.append({"subspace": sub.name, "wins": info["wins"], "losses": info["losses"],
                          "draws": info["draws"], "longest_win": info["longest_win"],
                          "longest_loss": info["longest_loss"]})
     return rows
@@ -106,20 +106,20 @@ def stats(db: str, rules: Rules, as_json: bool) -> None:
 def check(db: str, rules: Rules, pair_text: Optional[str], jobs: int, quiet: bool) -> None:
     """Recompute every stored state from its successors and compare (exit 1 on a mismatch)."""
     if pair_text:
-        pairs = [building.parse_pair(pair_text, rules)]
+        pairs = [Pair.parse(pair_text, rules.stones)]
         if not storage.pair_path(db, rules, pairs[0]).exists():
             fail(f"missing database file {storage.pair_path(db, rules, pairs[0])}")
     else:
         pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
         if not pairs:
             fail(f"no databases for rules {rules.name} in {db}")
-    total = sum(building.pair_slots(p) for p in pairs)
+    total = sum(p.slots for p in pairs)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
         for pair in pairs:
             bad = check_pair(db, rules, pair, jobs, progress=bar.update)
             if bad:
                 bar.close()
-                click.echo(f"pair {pair[0]}-{pair[1]}: {len(bad)}+ states disagree with their successors; first:", err=True)
+                click.echo(f"pair {pair}: {len(bad)}+ states disagree with their successors; first:", err=True)
                 for state in bad[:5]:
                     click.echo(f"  {state.describe()}", err=True)
                 raise SystemExit(1)
