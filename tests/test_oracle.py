@@ -9,6 +9,7 @@ readable reference rules.  Pair 4-4 is marked slow.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -158,6 +159,17 @@ def test_oracle_consistent_with_reference_rules(name, m, o):
 @pytest.mark.parametrize("name", RULESETS)
 def test_fast_solver_agrees_3_3(name):
     assert_agree(name, 3, 3)
+
+
+@pytest.mark.parametrize("name", RULESETS)
+@pytest.mark.parametrize("stones", [3, 5])
+def test_stone_variants_solve_the_same_moving_phase(name, stones):
+    """The stones per side decide which pairs exist, not their values: the fast solver
+    under the smaller games' rules agrees with the same oracle."""
+    rules = dataclasses.replace(Rules.from_name(name), stones=stones)
+    fast = solve_pair((3, 3), rules, None).values[3, 3]
+    mismatches, count, unhit = compare(3, 3, oracle_values(name, 3, 3), fast)
+    assert count == 0 and unhit == 0, "\n".join(mismatches)
 
 
 @pytest.mark.parametrize("name", RULESETS)
