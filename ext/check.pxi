@@ -1,8 +1,11 @@
-# The forward consistency check of a solved subspace (docs/design.md, "Verification").
+# The forward consistency check of a solved subspace (docs/design.md §6).
 #
-# Provides retro_check.  Uses gen_moves (movegen.pxi), index_of / position_of /
-# slot_is_real (index.pxi) and the Best accumulator, moved and without (retro.pxi):
-# the check recomputes every state's code from its successors' stored codes with the
+# Provides: CHECK_BATCH, CAPTURE_FLAG; retro_check.
+# Uses:     c_moves_packed, move_take (movegen.pxi); c_index_position, c_position_at,
+#           c_is_real_slot, c_subspace_slots (index.pxi); Best, best_reset, best_add,
+#           best_code, moved, without, atomic_inc_i64, prefetch (retro.pxi).
+#
+# The check recomputes every state's code from its successors' stored codes with the
 # same rule of best_code that the solve uses, so what it proves is that the stored
 # values are a fixed point of the value definition, not how the solve got there.
 
@@ -26,7 +29,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     memory accesses are in flight at once.
     """
     cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = num_slots(m, o)
+    cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -41,7 +44,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef int64_t[::1] bad = bad_arr
     if stop < 0 or stop > n_slots:
         stop = n_slots
-    assert val.shape[0] == n_slots and quiet.shape[0] == num_slots(o, m)
+    assert val.shape[0] == n_slots and quiet.shape[0] == c_subspace_slots(o, m)
     nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -60,22 +63,22 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 j = slot - s0
                 first[j] = total
                 count[j] = -1
-                if not slot_is_real(m, o, slot):
+                if not c_is_real_slot(m, o, slot):
                     continue
-                position_of(m, o, slot, &scratch[0], &scratch[1])
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
-                n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+                n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
                 for i in range(n):
                     mv = moves[i]
-                    take = (mv >> 10) & 31
+                    take = move_take(mv)
                     if take == NO_POINT:
-                        e = index_of(o, m, opp, moved(own, mv))
+                        e = c_index_position(o, m, opp, moved(own, mv))
                         prefetch(&quiet[e])
                     elif o - 1 < 3:
                         e = -1
                     else:
-                        e = index_of(o - 1, m, without(opp, take), moved(own, mv))
+                        e = c_index_position(o - 1, m, without(opp, take), moved(own, mv))
                         prefetch(&capp[e])
                         e = e | CAPTURE_FLAG
                     succ[total + i] = e

@@ -1,11 +1,16 @@
 # cython: language_level=3
 # The independent oracle: a deliberately naive solver over RAW positions, for small
-# subspaces, used to check the fast solver (docs/design.md, "Verification").  Its own
+# subspaces, used to check the fast solver (docs/design.md §6).  Its own
 # extension module, solver.verify._oracle, so that nothing of it ships in solver._kernels;
 # the driver is solver/verify/oracle.py.
 #
+# Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
+#           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
+# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_packed and the
+#           move_* accessors); nothing of index.pxi, retro.pxi or check.pxi.
+#
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
-# - It shares only the rules kernel gen_moves (forward moves, itself proven equal to the
+# - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
 #   reference rules in solver.position by a separate cross-check test).
 # - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
 #   of subspace m-o is orc_rank(own) * C(24, o) + orc_rank(opp), both ranked among ALL
@@ -17,7 +22,7 @@
 #   answer up through the fast solver's own map, solver._kernels.index_batch.
 # - No predecessors, un-moves, counts, pending flags or rounds: plain value iteration
 #   forwards.  Sweep k looks at every still undecided state and decides it if, by the
-#   definitions of docs/design.md, "Values", its value is fixed at exactly k plies:
+#   definitions of docs/design.md §3, its value is fixed at exactly k plies:
 #     win in k  : some move leads to a loss in k-1 (a capture that leaves the opponent
 #                 two stones counts as a child lost in 0; a capture into a smaller
 #                 subspace reads that subspace's solved oracle values);
@@ -59,7 +64,7 @@
 # ORC_NONE (0xFFFF) marks an unused raw entry and ORC_UNDECIDED (0xFFFE) a state not
 # yet decided during the solve.
 
-# Compiled in: the board tables and the rules kernel gen_moves, the one thing shared.
+# Compiled in: the board tables and the rules kernel c_moves_packed, the one thing shared.
 include "board.pxi"
 include "movegen.pxi"
 
@@ -250,15 +255,15 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
                         continue
             if not found:
-                nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+                nm = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
                 opp_part = orc_rank(opp) * per_child     # children have opp to move
                 longest = -1
                 best_cap = ORC_NONE
                 for j in range(nm):
                     mv = moves[j]
-                    target = mv & 31
-                    origin = (mv >> 5) & 31
-                    take = (mv >> 10) & 31
+                    target = move_target(mv)
+                    origin = move_origin(mv)
+                    take = move_take(mv)
                     own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
                     if take == NO_POINT:
                         b = <uint32_t>(opp_part + orc_rank(own2))

@@ -1,4 +1,4 @@
-"""The fast retrograde solver against the independent naive oracle (docs/design.md, "Verification").
+"""The fast retrograde solver against the independent naive oracle (docs/design.md §6).
 
 For pairs 3-3 and 3-4 (whose captures lead into 3-3 or end the game) under all four
 rule combinations, every raw position's oracle value and ply count must equal the fast
@@ -95,7 +95,7 @@ def test_raw_rank_is_place_in_numeric_order():
 
 
 def test_oracle_matches_published_statistics_3_3():
-    """Malom's orbit counts of 3-3, from the oracle alone."""
+    """Malom's orbit counts of 3-3 (docs/design.md §6), from the oracle alone."""
     stats = orbit_summary(3, 3, oracle_values("standard", 3, 3))
     assert stats == {"wins": 140_621, "losses": 28_736, "draws": 269,
                      "longest_win": 25, "longest_loss": 26}

@@ -1,4 +1,4 @@
-"""Verification, its own stage of the pipeline (docs/design.md, "Verification").
+"""Verification, its own stage of the pipeline (docs/design.md §6).
 
 - :mod:`solver.verify.check`: the forward consistency check of solved values, run by
   every build before a pair is written and by ``muehle check`` on stored files;

@@ -2,11 +2,11 @@
 moving-phase subspaces (kernel ``ext/oracle.pyx``, compiled as :mod:`solver.verify._oracle`),
 and the comparison of its values with the fast solver's.
 
-The oracle shares nothing with the fast solver but the rules kernel ``gen_moves``: its
+The oracle shares nothing with the fast solver but the rules kernel ``c_moves_packed``: its
 own raw indexing, its own sweeps, its own notion of pairs and capture targets (below,
 deliberately not imported from :mod:`solver.retro`).  The comparison reads the fast
 solver's answer through the fast solver's own map (``index_batch``): that map is under
-test together with the values (docs/design.md, "Verification").
+test together with the values (docs/design.md §6).
 """
 
 from __future__ import annotations
