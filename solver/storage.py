@@ -53,6 +53,22 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
 
 
+def build_command(root: Path | str, rules: Rules) -> str:
+    """The command that builds the databases of ``rules`` under ``root``.
+
+    >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
+    'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
+    """
+    words = ["muehle", "build", "--db", str(root)]
+    if not rules.jumping:
+        words += ["--rules", "no-jumping"]
+    if rules.take_none:
+        words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
+    if rules.stones != 9:
+        words += ["--stones", str(rules.stones)]
+    return " ".join(words)
+
+
 def sha256_of(codes: np.ndarray) -> str:
     """SHA-256 of the values as little-endian uint16, hashed in place (no copy)."""
     codes = np.ascontiguousarray(codes, dtype="<u2")
