@@ -21,7 +21,7 @@ import numpy as np
 from . import storage
 from .index import Pair, Subspace
 from .retro import pairs_in_order, solve_pair
-from .check import check_values
+from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
 from .rules import Rules
 

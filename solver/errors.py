@@ -156,7 +156,7 @@ class InsufficientMemoryError(DatabaseError):
 class ConsistencyError(DatabaseError):
     """Solved values that disagree with the values of their successors.
 
-    ``bad`` lists the states found (:class:`solver.check.BadState`), at most a few.
+    ``bad`` lists the states found (:class:`solver.verify.check.BadState`), at most a few.
     """
 
     def __init__(self, message: str, bad: Sequence[Any] = ()):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import socket
 import time
 from pathlib import Path
@@ -95,6 +96,16 @@ def sha256_of(codes: np.ndarray) -> str:
     return digest.hexdigest()
 
 
+def _crash_point(point: str, path: Path) -> None:
+    """Test hook: with ``MUEHLE_CRASH_AT=POINT:FILE`` in the environment the process kills
+    itself (SIGKILL, as ``kill -9``) at POINT of writing FILE, so that the tests can prove
+    what a crash at exactly that moment leaves behind (tests/test_crash.py).  Points:
+    ``temporary-complete`` (the temporary file closed, not yet re-read), ``before-rename``
+    (re-read and synced), ``after-rename`` (published)."""
+    if os.environ.get("MUEHLE_CRASH_AT") == f"{point}:{path.name}":
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
                extra: dict | None = None) -> dict:
     """Write a solved pair atomically; returns the per-subspace statistics written."""
@@ -128,13 +139,16 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
                     ds.attrs[key] = value
                 stats[Subspace(m, o)] = info
             f.attrs["complete"] = True
+        _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
         for m, o in values:
             read_subspace(tmp, rules, m, o, verify=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        _crash_point("before-rename", path)
         os.replace(tmp, path)
+        _crash_point("after-rename", path)
     finally:
         if tmp.exists():
             tmp.unlink()

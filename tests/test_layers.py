@@ -29,8 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.index", "solver.moves", "solver._kernels"),
     ("solver.retro",),
     # verification reads stored pairs; the build verifies before it stores
-    ("solver.storage", "solver.wdl", "solver.check", "solver.verify", "solver.build",
-     "solver.cluster"),
+    ("solver.storage", "solver.wdl", "solver.verify", "solver.build", "solver.cluster"),
     ("solver.probe", "solver.opening", "solver.placement"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.players", "solver.analysis"),

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .. import build as building
 from .. import index, storage
-from ..check import check_pair
+from ..verify.check import check_pair
 from ..index import Pair
 from ..retro import pairs_in_order
 from ..rules import Rules
