@@ -8,14 +8,16 @@ Modelled on python-chess's tablebase probing::
     Probe(value='win', plies=3)
 
 Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
-with the value it leaves *for the mover*.  Files open lazily; each keeps a bounded
-chunk cache, or whole subspaces are loaded into memory with ``in_memory=True``.
+with the value it leaves *for the mover*.  Files open lazily; chunks of values are read
+and verified one at a time (:class:`solver.storage.SubspaceReader`) and kept in a bounded
+cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -93,7 +95,8 @@ class Database:
         self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
         self._files: dict[tuple[int, int], h5py.File] = {}
-        self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
+        self._readers: dict[tuple[int, int], storage.SubspaceReader] = {}
+        self._chunks: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
         self._arrays: dict[tuple[int, int], np.ndarray] = {}
         self._wdl: dict[tuple[int, int], np.ndarray] = {}
         self._lock = threading.RLock()
@@ -111,30 +114,37 @@ class Database:
             for f in self._files.values():
                 f.close()
             self._files.clear()
-            self._datasets.clear()
+            self._readers.clear()
+            self._chunks.clear()
             self._arrays.clear()
             self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
-    def _file(self, m: int, o: int) -> h5py.File:
-        pair = (min(m, o), max(m, o))
-        f = self._files.get(pair)
-        if f is None:
-            path = self._path(m, o)
-            storage.file_attrs(path, self.rules)     # refuses other rules or scheme
-            f = h5py.File(path, "r", rdcc_nbytes=self._cache_bytes, rdcc_nslots=10007)
-            self._files[pair] = f
-        return f
+    def _reader(self, m: int, o: int) -> storage.SubspaceReader:
+        reader = self._readers.get((m, o))
+        if reader is None:
+            pair = (min(m, o), max(m, o))
+            f = self._files.get(pair)
+            if f is None:
+                # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
+                f = storage._open(self._path(m, o), self.rules, pair, rdcc_nbytes=0)
+                self._files[pair] = f
+            reader = self._readers[m, o] = storage.SubspaceReader(f, f.filename, m, o)
+        return reader
 
-    def _dataset(self, m: int, o: int) -> h5py.Dataset:
-        ds = self._datasets.get((m, o))
-        if ds is None:
-            f = self._file(m, o)
-            name = subspace_name(m, o)
-            if name not in f:
-                raise DatabaseError(f"{f.filename} has no subspace {name}")
-            ds = self._datasets[m, o] = f[name]
-        return ds
+    def _chunk_code(self, m: int, o: int, slot: int) -> int:
+        k = slot // storage.CHUNK
+        chunk = self._chunks.get((m, o, k))
+        if chunk is None:
+            reader = self._reader(m, o)
+            start = k * storage.CHUNK
+            chunk = reader.read(start, min(reader.slots, start + storage.CHUNK))
+            self._chunks[m, o, k] = chunk
+            while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
+                self._chunks.popitem(last=False)
+        else:
+            self._chunks.move_to_end((m, o, k))
+        return int(chunk[slot % storage.CHUNK])
 
     def _path(self, m: int, o: int) -> Path:
         """The file holding subspace m-o; MissingSubspaceError if it is not built."""
@@ -173,10 +183,7 @@ class Database:
             if self.in_memory or (m, o) in self._arrays:
                 code = int(self.subspace(m, o)[slot])
             else:
-                try:
-                    code = int(self._dataset(m, o)[slot])
-                except OSError as exc:
-                    raise DatabaseError(f"subspace {subspace_name(m, o)} is damaged: {exc}") from None
+                code = self._chunk_code(m, o, slot)
         if code == SLACK_CODE:
             raise DatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
         return code
