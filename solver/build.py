@@ -18,10 +18,12 @@ from typing import Iterable
 
 import numpy as np
 
-from . import _kernels, storage
-from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
-from .rules import Rules
+from . import storage
+from .index import Pair, Subspace
+from .retro import pairs_in_order, solve_pair
 from .check import check_values
+from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
+from .rules import Rules
 
 log = logging.getLogger("muehle.build")
 
@@ -29,7 +31,7 @@ log = logging.getLogger("muehle.build")
 class PairReport:
     """What happened to one pair: built (with time and memory) or skipped."""
 
-    pair: tuple[int, int]
+    pair: Pair
     slots: int
     seconds: float
     peak_rss_mib: float
@@ -43,44 +45,28 @@ class PairReport:
         return self.slots / self.seconds if self.seconds > 0 else 0.0
 
 
-def parse_pair(text: str, rules: Rules) -> tuple[int, int]:
-    """``'8-7'`` -> (7, 8); ValueError naming what is wrong."""
-    try:
-        a, b = (int(x) for x in text.split("-"))
-    except ValueError:
-        raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
-    if not (3 <= a <= rules.stones and 3 <= b <= rules.stones):
-        raise ValueError(f"pair {text}: stone counts must be 3..{rules.stones}")
-    return (min(a, b), max(a, b))
-
-
-def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
-    """The pairs to build, in dependency order."""
+def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
+    """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
     order = pairs_in_order(rules)
     if pair is not None:
-        wanted, todo = set(), [pair]
+        wanted, todo = set(), [Pair(*pair)]
         while todo:
             p = todo.pop()
             if p not in wanted:
                 wanted.add(p)
-                todo += dependencies(p)
+                todo += p.dependencies
         order = [p for p in order if p in wanted]
     if max_total is not None:
         order = [p for p in order if sum(p) <= max_total]
     return order
 
 
-def pair_slots(pair: tuple[int, int]) -> int:
-    return sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-
-
-def memory_needed(pair: tuple[int, int]) -> int:
+def memory_needed(pair: Pair) -> int:
     """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
     of the subspaces its captures read, plus room for the write's re-read."""
-    own = sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    reads = sum(_kernels.subspace_slots(*t) for t in capture_targets(pair))
-    biggest = max(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    return 3 * own + 2 * reads + 2 * biggest
+    reads = sum(t.slots for t in pair.capture_targets)
+    biggest = max(s.slots for s in pair.subspaces)
+    return 3 * pair.slots + 2 * reads + 2 * biggest
 
 
 def memory_available() -> int | None:
@@ -102,9 +88,9 @@ def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = Tru
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
     path = storage.pair_path(root, rules, pair)
     try:
-        for m, o in pair_subspaces(pair):
+        for m, o in Pair(*pair).subspaces:
             storage.read_subspace(path, rules, m, o, verify=verify)
-    except storage.DatabaseError:
+    except DatabaseError:
         return False
     return True
 
@@ -133,15 +119,17 @@ class SubspaceCache:
 
     def __init__(self, root: Path, rules: Rules):
         self.root, self.rules = Path(root), rules
-        self.arrays: dict[tuple[int, int], np.ndarray] = {}
+        self.arrays: dict[Subspace, np.ndarray] = {}
 
     def get(self, m: int, o: int) -> np.ndarray:
-        if (m, o) not in self.arrays:
-            path = storage.pair_path(self.root, self.rules, (m, o))
-            self.arrays[m, o] = storage.read_subspace(path, self.rules, m, o)
-        return self.arrays[m, o]
+        """The codes of subspace m-o (a :data:`solver.retro.Lookup`)."""
+        sub = Subspace(m, o)
+        if sub not in self.arrays:
+            path = storage.pair_path(self.root, self.rules, sub)
+            self.arrays[sub] = storage.read_subspace(path, self.rules, m, o)
+        return self.arrays[sub]
 
-    def keep_only(self, needed: Iterable[tuple[int, int]]) -> None:
+    def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
         for key in list(self.arrays):
             if key not in needed:
@@ -150,10 +138,6 @@ class SubspaceCache:
 
 def cache_bytes(cache: "SubspaceCache") -> int:
     return sum(a.nbytes for a in cache.arrays.values())
-
-
-def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
-    return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
 
 
 def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
@@ -166,32 +150,32 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
     folder = storage.rules_dir(root, rules)
     folder.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(folder)
-    pairs = plan(rules, max_total, pair)
+    pairs = [Pair(*p) for p in plan(rules, max_total, pair)]
     cache = SubspaceCache(root, rules)
     reports = []
-    total = sum(pair_slots(p) for p in pairs)
+    total = sum(p.slots for p in pairs)
     overall = tqdm(total=total, unit="states", unit_scale=True, desc="all pairs",
                    disable=not progress, position=0, dynamic_ncols=True)
     try:
         for p in pairs:
-            name = f"{p[0]}-{p[1]}"
-            slots = pair_slots(p)
+            name, slots = p.name, p.slots
             if is_built(root, rules, p):
                 log.info("pair %s: already built and verified, skipped", name)
                 reports.append(PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True))
                 overall.update(slots)
                 continue
-            missing = [d for d in dependencies(p) if not is_built(root, rules, d, verify=False)]
+            missing = [d for d in p.dependencies if not is_built(root, rules, d, verify=False)]
             if missing:
-                raise storage.DatabaseError(
-                    f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
+                raise MissingSubspaceError(
+                    missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
+                    f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
                     f"which are not built in {folder}")
-            cache.keep_only(capture_targets(p))
+            cache.keep_only(p.capture_targets)
             need, have = memory_needed(p), memory_available()
             if have is not None and need > have + cache_bytes(cache):
-                raise storage.DatabaseError(
+                raise InsufficientMemoryError(
                     f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available")
+                    f"only {have / 2**30:.1f} GiB is available", need, have)
             start = time.perf_counter()
             bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                        leave=False, dynamic_ncols=True)
@@ -202,8 +186,8 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
             if verify:
                 bad = check_values(p, rules, result.values, cache.get, jobs)
                 if bad:
-                    raise RuntimeError(f"pair {name} fails the consistency check at "
-                                       f"{bad[0].describe()} ({len(bad)} bad states seen)")
+                    raise ConsistencyError(f"pair {name} fails the consistency check at "
+                                           f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
             storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
                                extra={"seconds": time.perf_counter() - start,
                                       "rounds": result.rounds, "checked": bool(verify)})

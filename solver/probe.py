@@ -5,7 +5,7 @@ Modelled on python-chess's tablebase probing::
     >>> from solver.probe import open_database              # doctest: +SKIP
     >>> with open_database("data") as db:                    # doctest: +SKIP
     ...     db.probe(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"))
-    Probe(value='win', plies=3)
+    Value('win', 3)
 
 Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
 with the value it leaves *for the mover*.  Files open lazily; chunks of values are read
@@ -27,35 +27,19 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import _kernels, storage, wdl
-from .position import DRAW, LOSS, WIN, Move, Position, popcount
+from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
+from .index import Pair, Subspace
+from .position import Move, Position, popcount
 from .rules import STANDARD, Rules
-from .storage import DatabaseError
-from .values import SLACK_CODE, decode, subspace_name
+from .values import LOSS, SLACK_CODE, WDL, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
-
-class MissingSubspaceError(DatabaseError):
-    """The subspace a position belongs to has not been built."""
-
-    def __init__(self, subspace: str, path: Path):
-        self.subspace, self.path = subspace, path
-        m, o = sorted(int(x) for x in subspace.split("-"))
-        super().__init__(f"subspace {subspace} is not built: missing {path} "
-                         f"(build it with: muehle build --pair {m}-{o})")
-
-
-@dataclass(frozen=True)
-class Probe:
-    """Value for the side to move (``'win'``, ``'loss'``, ``'draw'``) and plies to the end."""
-
-    value: str
-    plies: Optional[int] = None
-
-    def __str__(self) -> str:
-        return self.value if self.plies is None else f"{self.value} in {self.plies}"
+#: What :meth:`Database.probe` returns: a :class:`~solver.values.Value` (the name is
+#: python-chess's).
+Probe = Value
 
 
 @dataclass(frozen=True)
@@ -63,25 +47,13 @@ class MoveProbe:
     """A legal move and the value it leaves for the player who makes it."""
 
     move: Move
-    value: str
+    value: WDL
     plies: Optional[int] = None
 
-
-def _rank(value: str, plies: Optional[int]) -> tuple:
-    """Sort key, best first: shortest win, draw, longest loss (unknown plies: 0)."""
-    if value == WIN:
-        return (0, plies or 0)
-    if value == DRAW:
-        return (1, 0)
-    return (2, -(plies or 0))
-
-
-def after_move(child: Probe) -> tuple[str, Optional[int]]:
-    """The mover's value of a move whose resulting position (opponent to move) is ``child``."""
-    if child.value == DRAW:
-        return DRAW, None
-    plies = None if child.plies is None else child.plies + 1
-    return (WIN if child.value == LOSS else LOSS), plies
+    @property
+    def rank(self) -> tuple:
+        """Sort key, best first (:attr:`solver.values.Value.rank`)."""
+        return Value(self.value, self.plies).rank
 
 
 class Database:
@@ -94,11 +66,11 @@ class Database:
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
         self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
-        self._files: dict[tuple[int, int], h5py.File] = {}
-        self._readers: dict[tuple[int, int], storage.SubspaceReader] = {}
-        self._chunks: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
-        self._arrays: dict[tuple[int, int], np.ndarray] = {}
-        self._wdl: dict[tuple[int, int], np.ndarray] = {}
+        self._files: dict[Pair, h5py.File] = {}
+        self._readers: dict[Subspace, storage.SubspaceReader] = {}
+        self._chunks: OrderedDict[tuple[Subspace, int], np.ndarray] = OrderedDict()
+        self._arrays: dict[Subspace, np.ndarray] = {}
+        self._wdl: dict[Subspace, np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
 
@@ -120,72 +92,73 @@ class Database:
             self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
-    def _reader(self, m: int, o: int) -> storage.SubspaceReader:
-        reader = self._readers.get((m, o))
+    def _reader(self, sub: Subspace) -> storage.SubspaceReader:
+        reader = self._readers.get(sub)
         if reader is None:
-            pair = (min(m, o), max(m, o))
-            f = self._files.get(pair)
+            f = self._files.get(sub.pair)
             if f is None:
                 # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
-                f = storage._open(self._path(m, o), self.rules, pair, rdcc_nbytes=0)
-                self._files[pair] = f
-            reader = self._readers[m, o] = storage.SubspaceReader(f, f.filename, m, o)
+                f = storage._open(self._path(sub), self.rules, sub.pair, sub, rdcc_nbytes=0)
+                self._files[sub.pair] = f
+            reader = self._readers[sub] = storage.SubspaceReader(f, f.filename, *sub)
         return reader
 
-    def _chunk_code(self, m: int, o: int, slot: int) -> int:
+    def _chunk_code(self, sub: Subspace, slot: int) -> int:
+        """The code at a slot, from the chunk cache or read and verified."""
         k = slot // storage.CHUNK
-        chunk = self._chunks.get((m, o, k))
+        chunk = self._chunks.get((sub, k))
         if chunk is None:
-            reader = self._reader(m, o)
+            reader = self._reader(sub)
             start = k * storage.CHUNK
-            chunk = reader.read(start, min(reader.slots, start + storage.CHUNK))
-            self._chunks[m, o, k] = chunk
+            chunk = self._chunks[sub, k] = reader.read(start, min(reader.slots, start + storage.CHUNK))
             while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
                 self._chunks.popitem(last=False)
         else:
-            self._chunks.move_to_end((m, o, k))
+            self._chunks.move_to_end((sub, k))
         return int(chunk[slot % storage.CHUNK])
 
-    def _path(self, m: int, o: int) -> Path:
-        """The file holding subspace m-o; MissingSubspaceError if it is not built."""
-        path = storage.pair_path(self.root, self.rules, (m, o))
+    def _path(self, sub: Subspace) -> Path:
+        """The file holding a moving subspace; MissingSubspaceError if it is not built."""
+        path = storage.pair_path(self.root, self.rules, sub.pair)
         if not path.exists():
-            raise MissingSubspaceError(subspace_name(m, o), path)
+            raise MissingSubspaceError(sub, path)
         return path
 
     def subspace(self, m: int, o: int) -> np.ndarray:
         """All value codes of subspace m-o, loaded into memory (kept for later probes)."""
+        sub = Subspace(m, o)
         with self._lock:
-            arr = self._arrays.get((m, o))
+            arr = self._arrays.get(sub)
             if arr is None:
-                arr = storage.read_subspace(self._path(m, o), self.rules, m, o)
-                self._arrays[m, o] = arr
+                arr = storage.read_subspace(self._path(sub), self.rules, m, o)
+                self._arrays[sub] = arr
             return arr
 
     def wdl(self, m: int, o: int) -> np.ndarray:
         """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
         use; packed from the codes in memory if loaded, else read from the file in blocks."""
+        sub = Subspace(m, o)
         with self._lock:
-            view = self._wdl.get((m, o))
+            view = self._wdl.get(sub)
             if view is None:
-                if (m, o) in self._arrays:
-                    view = wdl.pack(self._arrays[m, o])
+                if sub in self._arrays:
+                    view = wdl.pack(self._arrays[sub])
                 else:
-                    view = storage.read_subspace_wdl(self._path(m, o), self.rules, m, o)
-                self._wdl[m, o] = view
+                    view = storage.read_subspace_wdl(self._path(sub), self.rules, m, o)
+                self._wdl[sub] = view
             return view
 
     def code(self, own: int, opp: int) -> int:
         """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
-        m, o = popcount(own), popcount(opp)
-        slot = _kernels.index_position(m, o, own, opp)
+        sub = Subspace(popcount(own), popcount(opp))
+        slot = sub.index(own, opp)
         with self._lock:
-            if self.in_memory or (m, o) in self._arrays:
-                code = int(self.subspace(m, o)[slot])
+            if self.in_memory or sub in self._arrays:
+                code = int(self.subspace(*sub)[slot])
             else:
-                code = self._chunk_code(m, o, slot)
+                code = self._chunk_code(sub, slot)
         if code == SLACK_CODE:
-            raise DatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
+            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub}")
         return code
 
     # --- probing -----------------------------------------------------------------
@@ -202,16 +175,15 @@ class Database:
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
                                      self.rules.jumping, self.rules.take_none):
-            return Probe(LOSS, 0)
+            return Value(LOSS, 0)
         if position.in_placement:
             # Win/draw/loss from the opening book, else by the opening search (no plies).
             book = self.opening_book()
             value = book.get(position) if book is not None else None
             if value is None:
                 value = self.opening_search().solve(position).value
-            return Probe(value, None)
-        v = decode(self.code(own, opp))
-        return Probe(v.value, v.plies)
+            return Value(value)
+        return decode(self.code(own, opp))
 
     def opening_book(self):
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
@@ -240,9 +212,9 @@ class Database:
         """Every legal move with the value it leaves for the mover, best first."""
         result = []
         for move in position.legal_moves(self.rules):
-            value, plies = after_move(self.probe(position.play_unchecked(move)))
-            result.append(MoveProbe(move, value, plies))
-        result.sort(key=lambda mp: _rank(mp.value, mp.plies))
+            mover = self.probe(position.play_unchecked(move)).for_mover()
+            result.append(MoveProbe(move, mover.value, mover.plies))
+        result.sort(key=lambda mp: mp.rank)
         return result
 
     def best_move(self, position: Position, rng: random.Random | None = None) -> Optional[Move]:
@@ -253,8 +225,8 @@ class Database:
         moves = self.probe_moves(position)
         if not moves:
             return None
-        best = _rank(moves[0].value, moves[0].plies)
-        equal = [mp.move for mp in moves if _rank(mp.value, mp.plies) == best]
+        best = moves[0].rank
+        equal = [mp.move for mp in moves if mp.rank == best]
         return rng.choice(equal) if rng is not None else equal[0]
 
 

@@ -16,7 +16,7 @@ decoded values, seeded with the subspace and the chunk number, so that a chunk r
 from the wrong place is noticed as surely as a damaged one; and the attributes of the
 file and of every subspace are covered by a SHA-256 of their own.  Format 1 files have
 none of this: a reader checks a subspace's SHA-256 over all its values the first time
-it touches it.  Every HDF5 failure becomes a :class:`DatabaseError` naming the file.
+it touches it.  Every HDF5 failure becomes a :class:`CorruptDatabaseError` naming the file.
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ import hdf5plugin
 import numpy as np
 
 from . import _kernels
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .index import Pair, Subspace
 from .rules import Rules
-from .values import summarize, subspace_name
+from .values import summarize
 
 FORMAT = "muehle-pair"
 FORMAT_VERSION = 2
@@ -44,10 +46,6 @@ DEFAULT_ROOT = Path("data")
 META_KEY = "meta_sha256"         # SHA-256 of an object's other attributes
 CRC_KEY = "chunk_crc32"          # per-chunk CRC-32 of the decoded values (format 2)
 MESSAGE_LIMIT = 120
-
-
-class DatabaseError(Exception):
-    """A database file that is missing, damaged or built for other rules; the message says which."""
 
 
 def solver_version() -> str:
@@ -63,14 +61,9 @@ def rules_dir(root: Path | str, rules: Rules) -> Path:
 
 
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
-    """File that holds the pair {m, o} (either order)."""
-    m, o = sorted(pair)
-    return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
-
-
-def pair_subspace_names(pair: tuple[int, int]) -> set[str]:
-    m, o = pair
-    return {subspace_name(m, o), subspace_name(o, m)}
+    """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
+    moving :class:`Subspace` gives the file that holds it)."""
+    return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
 
 
 def sha256_of(codes: np.ndarray) -> str:
@@ -136,12 +129,12 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
     except DatabaseError:
         raise
     except MemoryError:
-        raise DatabaseError(f"{path} {what} (it asks for more memory than there is)") from None
+        raise CorruptDatabaseError(f"{path} {what} (it asks for more memory than there is)") from None
     except Exception as exc:            # noqa: BLE001 - any library failure is damage
-        raise DatabaseError(f"{path} {what}: {short(exc)}") from None
+        raise CorruptDatabaseError(f"{path} {what}: {short(exc)}") from None
 
 
-def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarray],
+def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
                extra: dict | None = None) -> dict:
     """Write a solved pair atomically; returns the per-subspace statistics written.
 
@@ -153,7 +146,7 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
     stats = {}
     m0, o0 = sorted(next(iter(values)))
     try:
-        with hdf5_errors(path, "could not be written"):
+        with hdf5_errors(path, "could not be written"):   # e.g. disk full, ulimit -f
             f = h5py.File(tmp, "w", libver="latest")
             try:
                 stats = _write_contents(f, rules, values, (m0, o0), extra)
@@ -168,7 +161,7 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
         except OSError as exc:
-            raise DatabaseError(f"{path} could not be written: {short(exc)}") from None
+            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
     finally:
         try:
             tmp.unlink(missing_ok=True)
@@ -193,7 +186,7 @@ def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
     for key, value in (extra or {}).items():
         f.attrs[key] = value
     for (m, o), codes in values.items():
-        name = subspace_name(m, o)
+        name = Subspace(m, o).name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
         ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
                               shuffle=True, fletcher32=True, **hdf5plugin.Zstd(clevel=3))
@@ -203,49 +196,57 @@ def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
             ds.attrs[key] = value
         ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
         ds.attrs[META_KEY] = meta_digest(ds.attrs)
-        stats[m, o] = info
+        stats[Subspace(m, o)] = info
     f.attrs["complete"] = True
     f.attrs[META_KEY] = meta_digest(f.attrs)
     return stats
 
 
-def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None,
+def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspace=None,
           **kwargs) -> h5py.File:
     """Open a pair file and check what it says it is: format, completeness, rules,
     index scheme, its attributes' checksum, and (given ``pair``) that it holds exactly
-    the subspaces of that pair."""
+    the subspaces of that pair.
+
+    ``subspace`` (one the caller wants from the file) goes into the
+    MissingSubspaceError raised when the file does not exist.
+    """
     path = Path(path)
     if not path.exists():
-        raise DatabaseError(f"missing database file {path}")
+        raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
+                                   f"missing database file {path}")
     with hdf5_errors(path, "cannot be read (damaged or not a database file)"):
         try:
             f = h5py.File(path, "r", **kwargs)
         except OSError as exc:
-            raise DatabaseError(f"cannot read database file {path}: {short(exc)}") from None
+            raise CorruptDatabaseError(f"cannot read database file {path}: {short(exc)}") from None
     try:
         with hdf5_errors(path):
             attrs = dict(f.attrs)
-            if attrs.get("format") != FORMAT or not attrs.get("complete", False):
-                raise DatabaseError(f"{path} is not a complete muehle database file")
+            if attrs.get("format") != FORMAT:
+                raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
+            if not attrs.get("complete", False):
+                raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
             version = _plain(attrs.get("format_version"))
             if version not in (1, FORMAT_VERSION):
-                raise DatabaseError(f"{path} has format version {short(repr(version))}, this "
-                                    f"solver reads 1 and {FORMAT_VERSION}: rebuild it")
+                raise ForeignDatabaseError(f"{path} has format version {short(repr(version))}, "
+                                           f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
-                raise DatabaseError(f"{path} is damaged: its attributes fail their checksum")
+                raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
             if attrs.get("rules") != rules.name:
-                raise DatabaseError(f"{path} was built for rules {short(repr(attrs.get('rules')))}, "
-                                    f"not {rules.name!r}")
+                raise ForeignDatabaseError(f"{path} was built for rules "
+                                           f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
             if attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
-                raise DatabaseError(f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
-                                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+                raise ForeignDatabaseError(
+                    f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
+                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
             if pair is not None:
-                m, o = sorted(pair)
+                pair = Pair(*pair)
                 names = set(f.keys())
-                if names != pair_subspace_names((m, o)) or (
-                        version >= 2 and attrs.get("pair") != f"{m}-{o}"):
-                    raise DatabaseError(f"{path} does not hold pair {m}-{o} (it holds "
-                                        f"{short(', '.join(sorted(names)) or 'nothing')})")
+                if names != {s.name for s in pair.subspaces} or (
+                        version >= 2 and attrs.get("pair") != pair.name):
+                    raise ForeignDatabaseError(f"{path} does not hold pair {pair.name} (it holds "
+                                               f"{short(', '.join(sorted(names)) or 'nothing')})")
     except DatabaseError:
         f.close()
         raise
@@ -259,24 +260,24 @@ class SubspaceReader:
     Format 1: the first read checks the SHA-256 of all the subspace's values."""
 
     def __init__(self, f: h5py.File, path: Path, m: int, o: int):
-        self.path, self.name = Path(path), subspace_name(m, o)
-        self.slots = _kernels.subspace_slots(m, o)
+        sub = Subspace(m, o)
+        self.path, self.name, self.slots = Path(path), sub.name, sub.slots
         with hdf5_errors(self.path):
             if self.name not in f:
-                raise DatabaseError(f"{path} has no subspace {self.name}")
+                raise ForeignDatabaseError(f"{path} has no subspace {self.name}")
             ds = f[self.name]
             attrs = dict(ds.attrs)
             self.version = _plain(f.attrs.get("format_version"))
             if self.version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
-                raise DatabaseError(f"{path}: subspace {self.name} is damaged "
+                raise CorruptDatabaseError(f"{path}: subspace {self.name} is damaged "
                                     f"(its attributes fail their checksum)")
             if ds.shape != (self.slots,) or ds.dtype != np.uint16:
-                raise DatabaseError(f"{path}: subspace {self.name} has shape {ds.shape} and type "
+                raise CorruptDatabaseError(f"{path}: subspace {self.name} has shape {ds.shape} and type "
                                     f"{ds.dtype}, expected ({self.slots},) uint16")
             if self.version >= 2:
                 self.crcs = np.asarray(attrs.get(CRC_KEY), dtype=np.uint32)
                 if self.crcs.shape != ((self.slots + CHUNK - 1) // CHUNK,):
-                    raise DatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
+                    raise CorruptDatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
             self.sha256 = attrs.get("sha256")
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
@@ -287,7 +288,7 @@ class SubspaceReader:
             try:
                 return self.ds[start:stop]
             except OSError as exc:
-                raise DatabaseError(f"{self.path}: subspace {self.name} is damaged "
+                raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
                                     f"({short(exc)})") from None
 
     def _verify_whole(self) -> None:
@@ -295,7 +296,7 @@ class SubspaceReader:
         for start in range(0, self.slots, 64 * CHUNK):
             _sha_update(digest, self._raw(start, min(self.slots, start + 64 * CHUNK)))
         if digest.hexdigest() != self.sha256:
-            raise DatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
         self.verified = True
 
     def read(self, start: int, stop: int) -> np.ndarray:
@@ -307,7 +308,7 @@ class SubspaceReader:
             first = start // CHUNK
             crcs = chunk_crcs(self.name, codes, first)
             if start % CHUNK or not np.array_equal(crcs, self.crcs[first:first + len(crcs)]):
-                raise DatabaseError(f"{self.path}: subspace {self.name} is damaged "
+                raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
                                     f"(a chunk near slot {start} fails its CRC-32)")
         return codes
 
@@ -315,14 +316,14 @@ class SubspaceReader:
         """Every value; ``sha256`` also checks the SHA-256 of the whole."""
         codes = self.read(0, self.slots)
         if sha256 and self.version >= 2 and sha256_of(codes) != self.sha256:
-            raise DatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
         return codes
 
 
 def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
     """All value codes of subspace m-o from a pair file, verified (see the module's
     docstring); ``verify`` also checks the SHA-256 of the whole."""
-    with _open(path, rules, (m, o)) as f:
+    with _open(path, rules, (m, o), Subspace(m, o)) as f:
         return SubspaceReader(f, path, m, o).all(sha256=verify)
 
 
@@ -331,10 +332,10 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     block, so that the uint16 codes never sit in memory whole."""
     from . import wdl
 
-    slots = _kernels.subspace_slots(m, o)
+    slots = Subspace(m, o).slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % CHUNK == 0
-    with _open(path, rules, (m, o)) as f:
+    with _open(path, rules, (m, o), Subspace(m, o)) as f:
         reader = SubspaceReader(f, path, m, o)
         for start in range(0, slots, block):
             stop = min(slots, start + block)

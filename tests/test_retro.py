@@ -15,7 +15,8 @@ from solver import _kernels, storage
 from solver.build import build, is_built, plan
 from solver.check import check_pair
 from solver.cli import main
-from solver.retro import dependencies, pairs_in_order
+from solver.index import Pair
+from solver.retro import pairs_in_order
 from solver.rules import Rules
 
 FOUR = Rules(stones=4)
@@ -134,7 +135,7 @@ def test_plan_orders_pairs_so_captures_lead_backwards():
     order = pairs_in_order(Rules())
     assert len(order) == 28 and order[0] == (3, 3) and order[-1] == (9, 9)
     for i, pair in enumerate(order):
-        assert all(dep in order[:i] for dep in dependencies(pair))
+        assert all(dep in order[:i] for dep in Pair(*pair).dependencies)
     assert plan(Rules(), max_total=8) == [(3, 3), (3, 4), (3, 5), (4, 4)]
     assert plan(Rules(), pair=(4, 4)) == [(3, 3), (3, 4), (4, 4)]
 
