@@ -1,4 +1,4 @@
-"""The forward consistency check of a finished database (DESIGN.md section 6).
+"""The forward consistency check of a finished database (docs/design.md §6).
 
 Every stored state's value and plies are recomputed from its successors' stored
 values.  With exact plies this proves the whole database right given the rules:

@@ -12,7 +12,7 @@ The index depends only on the stones on the board: the placement subspace ``3-2+
 ``3-2``.  Names are ``"m-o"`` with nothing in hand and ``"m-o+h-k"`` otherwise
 (h = stones in hand of the side to move, k = of the opponent).
 
-Scheme (DESIGN.md section 2): a table over all C(24, m) stone sets gives the dense number
+Scheme (docs/design.md §2): a table over all C(24, m) stone sets gives the dense number
 of the set's orbit representative and a symmetry mapping it there; that symmetry maps
 opp, which is then ranked among the 24 - m free points (combinatorial number system).
 ``slot = representative * C(24 - m, o) + rank``.  For representatives fixed by some

@@ -1,7 +1,7 @@
 """Retrograde analysis of the moving phase, one pair {m-o, o-m} at a time.
 
 A pair is solved from its own positions and the already solved subspaces that its
-captures lead into (DESIGN.md sections 3-4).  The hot loops are the Cython kernels
+captures lead into (docs/design.md §3-4).  The hot loops are the Cython kernels
 ``retro_init``, ``retro_round`` and ``retro_finish`` in ``ext/retro.pxi``.
 
 >>> from solver.rules import Rules

@@ -2,7 +2,7 @@
 
 Values are for the side to move: win, draw or loss (:class:`WDL`, a string enum, so
 ``json.dumps`` writes ``"win"``), with the plies to the end of the game when the
-winner hurries and the loser delays (docs/design.md, "Values").  A :class:`Value`
+winner hurries and the loser delays (docs/design.md §3).  A :class:`Value`
 holds both; ``plies`` is None for a draw, and where only win/draw/loss is known (the
 opening search).
 

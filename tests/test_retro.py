@@ -21,7 +21,7 @@ from solver.rules import Rules
 
 FOUR = Rules(stones=4)
 
-# Published (Malom) statistics, counted over positions up to symmetry (DESIGN.md §3).
+# Published (Malom) statistics, counted over positions up to symmetry (docs/design.md §6).
 PUBLISHED = {
     "3-3": dict(wins=140_621, losses=28_736, draws=269, longest_win=25, longest_loss=26),
     "3-4": dict(wins=102_281, losses=0, draws=658_117, longest_win=33, longest_loss=0),
