@@ -96,7 +96,23 @@ def chunk_crcs(name: str, codes: np.ndarray, first: int = 0) -> np.ndarray:
 
 
 def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
+    """An attribute as a Python value (fixed-length strings, stored as bytes, as str)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _attrs(obj) -> dict:
+    return {k: _plain(v) for k, v in obj.attrs.items()}
+
+
+def _set_attr(obj, key: str, value) -> None:
+    """Strings as fixed-length strings, inside the (checksummed) object header: variable-
+    length ones live in HDF5's global heap, which has no checksum, and a damaged global
+    heap can keep the library busy for ever."""
+    if isinstance(value, str):
+        value = np.bytes_(value.encode("utf-8"))
+    obj.attrs[key] = value
 
 
 def meta_digest(attrs) -> str:
@@ -146,19 +162,30 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
     stats = {}
     m0, o0 = sorted(next(iter(values)))
     try:
-        with hdf5_errors(path, "could not be written"):   # e.g. disk full, ulimit -f
-            f = h5py.File(tmp, "w", libver="latest")
+        # HDF5 builds the file in memory and Python writes it: a failing disk (full,
+        # ulimit -f) is then an ordinary OSError, where a failed write inside HDF5 leaves
+        # the library in a state that crashed the process at exit.
+        with hdf5_errors(path, "could not be written"):
+            f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
                 stats = _write_contents(f, rules, values, (m0, o0), extra)
+                f.flush()
+                image = f.id.get_file_image()
             finally:
                 f.close()
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(image)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
+        del image
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
         for m, o in values:
             read_subspace(tmp, rules, m, o, verify=True)
         try:
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
             os.replace(tmp, path)
         except OSError as exc:
             raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
@@ -172,19 +199,19 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
 
 def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
     stats = {}
-    f.attrs["format"] = FORMAT
-    f.attrs["format_version"] = FORMAT_VERSION
-    f.attrs["pair"] = f"{pair[0]}-{pair[1]}"
-    f.attrs["rules"] = rules.name
-    f.attrs["rules_json"] = json.dumps(rules.as_attrs())
-    f.attrs["stones"] = rules.stones
-    f.attrs["jumping"] = rules.jumping
-    f.attrs["mill_rule"] = rules.mill_rule
-    f.attrs["index_scheme"] = _kernels.INDEX_SCHEME
-    f.attrs["solver_version"] = solver_version()
-    f.attrs["build_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    _set_attr(f, "format", FORMAT)
+    _set_attr(f, "format_version", FORMAT_VERSION)
+    _set_attr(f, "pair", f"{pair[0]}-{pair[1]}")
+    _set_attr(f, "rules", rules.name)
+    _set_attr(f, "rules_json", json.dumps(rules.as_attrs()))
+    _set_attr(f, "stones", rules.stones)
+    _set_attr(f, "jumping", rules.jumping)
+    _set_attr(f, "mill_rule", rules.mill_rule)
+    _set_attr(f, "index_scheme", _kernels.INDEX_SCHEME)
+    _set_attr(f, "solver_version", solver_version())
+    _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for key, value in (extra or {}).items():
-        f.attrs[key] = value
+        _set_attr(f, key, value)
     for (m, o), codes in values.items():
         name = Subspace(m, o).name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
@@ -193,12 +220,12 @@ def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
         info = summarize(codes)
         info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
         for key, value in info.items():
-            ds.attrs[key] = value
+            _set_attr(ds, key, value)
         ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
-        ds.attrs[META_KEY] = meta_digest(ds.attrs)
+        _set_attr(ds, META_KEY, meta_digest(_attrs(ds)))
         stats[Subspace(m, o)] = info
-    f.attrs["complete"] = True
-    f.attrs[META_KEY] = meta_digest(f.attrs)
+    _set_attr(f, "complete", True)
+    _set_attr(f, META_KEY, meta_digest(_attrs(f)))
     return stats
 
 
@@ -222,9 +249,16 @@ def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspac
             raise CorruptDatabaseError(f"cannot read database file {path}: {short(exc)}") from None
     try:
         with hdf5_errors(path):
-            attrs = dict(f.attrs)
+            attrs = _attrs(f)
             if attrs.get("format") != FORMAT:
                 raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
+            if attrs.get("rules") != rules.name:
+                raise ForeignDatabaseError(f"{path} was built for rules "
+                                           f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
+            if attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
+                raise ForeignDatabaseError(
+                    f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
+                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
             if not attrs.get("complete", False):
                 raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
             version = _plain(attrs.get("format_version"))
@@ -233,13 +267,6 @@ def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspac
                                            f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
-            if attrs.get("rules") != rules.name:
-                raise ForeignDatabaseError(f"{path} was built for rules "
-                                           f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
-            if attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
-                raise ForeignDatabaseError(
-                    f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
-                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
             if pair is not None:
                 pair = Pair(*pair)
                 names = set(f.keys())
@@ -266,7 +293,7 @@ class SubspaceReader:
             if self.name not in f:
                 raise ForeignDatabaseError(f"{path} has no subspace {self.name}")
             ds = f[self.name]
-            attrs = dict(ds.attrs)
+            attrs = _attrs(ds)
             self.version = _plain(f.attrs.get("format_version"))
             if self.version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path}: subspace {self.name} is damaged "
@@ -353,4 +380,4 @@ def pair_stats(path: Path, rules: Rules, pair: tuple[int, int] | None = None) ->
 
 def file_attrs(path: Path, rules: Rules, pair: tuple[int, int] | None = None) -> dict:
     with _open(path, rules, pair) as f, hdf5_errors(Path(path)):
-        return {k: _plain(v) for k, v in f.attrs.items()}
+        return _attrs(f)
