@@ -31,7 +31,7 @@ from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .position import Move, Position, popcount
 from .rules import STANDARD, Rules
-from .values import LOSS, SLACK_CODE, WDL, Value, decode
+from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
@@ -171,7 +171,11 @@ class Database:
         """
         own, opp = position.own, position.opp
         if popcount(opp) + position.opp_hand < 3:
-            raise DatabaseError("the game is already over: the side not to move has fewer than 3 stones")
+            # Finished games are answered as the rules (Position.outcome) decide them, in 0
+            # plies: the side to move with fewer than 3 stones has lost, and with the other
+            # side below 3 it has won (a position no game reaches, as that side would have
+            # lost before its last move, but one whose outcome the rules fix).
+            return Value(WIN, 0)
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
                                      self.rules.jumping, self.rules.take_none):

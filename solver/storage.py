@@ -327,17 +327,19 @@ class SubspaceReader:
         self.verified = True
 
     def read(self, start: int, stop: int) -> np.ndarray:
-        """Values of slots start..stop (start a multiple of CHUNK), verified."""
+        """Values of slots start..stop, verified (the whole chunks around them are read)."""
         if not self.verified:
             self._verify_whole()
-        codes = self._raw(start, stop)
-        if self.version >= 2:
-            first = start // CHUNK
-            crcs = chunk_crcs(self.name, codes, first)
-            if start % CHUNK or not np.array_equal(crcs, self.crcs[first:first + len(crcs)]):
-                raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
-                                    f"(a chunk near slot {start} fails its CRC-32)")
-        return codes
+        if self.version < 2:
+            return self._raw(start, stop)
+        first = start // CHUNK
+        lo, hi = first * CHUNK, min(self.slots, -(-stop // CHUNK) * CHUNK)
+        codes = self._raw(lo, hi)
+        crcs = chunk_crcs(self.name, codes, first)
+        if not np.array_equal(crcs, self.crcs[first:first + len(crcs)]):
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
+                                       f"(a chunk near slot {start} fails its CRC-32)")
+        return codes[start - lo:stop - lo]
 
     def all(self, sha256: bool = False) -> np.ndarray:
         """Every value; ``sha256`` also checks the SHA-256 of the whole."""
@@ -361,7 +363,7 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
 
     slots = Subspace(m, o).slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
-    assert block % CHUNK == 0
+    assert block % 4 == 0
     with _open(path, rules, (m, o), Subspace(m, o)) as f:
         reader = SubspaceReader(f, path, m, o)
         for start in range(0, slots, block):
