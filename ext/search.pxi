@@ -45,6 +45,8 @@ cdef enum:
     KEY_SHIFT = 14
     BUCKET = 4
     MAX_PLACE_MOVES = 256  # placement: at most 24 targets x 9 takes
+    # A side with none in hand slides (or jumps) while the other still places: hands no
+    # game from the standard start reaches, but positions the rules allow (docs/design.md).
     ORDER_TT = 1 << 30
     ORDER_CAPTURE = 1 << 29
     NO_TT_MOVE = 0x3FF     # no best move known (no move has target 31)
@@ -222,9 +224,12 @@ cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves
 
 cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
                  int alpha, int beta) noexcept nogil:
-    cdef uint32_t moves[MAX_PLACE_MOVES]
-    cdef int score[MAX_PLACE_MOVES]
-    cdef int m, o, n, i, k, kbest, s, target, take, value, best, a, lower, upper
+    # MAX_MOVES, not MAX_PLACE_MOVES: with none in hand the side to move slides or jumps
+    # (3 stones x 21 targets x takes) while the opponent still has stones in hand.
+    cdef uint32_t moves[MAX_MOVES]
+    cdef int score[MAX_MOVES]
+    cdef int m, o, n, i, k, kbest, s, target, origin, take, value, best, a, lower, upper
+    cdef int child_hand
     cdef uint32_t mv, own2, opp2, hint, best_move = NO_TT_MOVE
     cdef uint64_t key, e
     cdef int64_t slot
@@ -277,19 +282,25 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
             moves[kbest] = moves[k]
             score[kbest] = score[k]
             target = move_target(mv)
+            origin = move_origin(mv)
             take = move_take(mv)
             own2 = own | ((<uint32_t>1) << target)
+            if origin != NO_POINT:            # a slide or jump: the hand stays (empty)
+                own2 &= ~((<uint32_t>1) << origin)
+                child_hand = hm
+            else:
+                child_hand = hm - 1
             if take != NO_POINT:
                 opp2 = opp & ~((<uint32_t>1) << take)
                 if popcount(opp2) + ho < 3:
                     value = 1
                 else:
-                    value = negamax(c, opp2, own2, ho, hm - 1, -beta, -a)
+                    value = negamax(c, opp2, own2, ho, child_hand, -beta, -a)
                     if value == S_ABORT:
                         return S_ABORT
                     value = -value
             else:
-                value = negamax(c, opp, own2, ho, hm - 1, -beta, -a)
+                value = negamax(c, opp, own2, ho, child_hand, -beta, -a)
                 if value == S_ABORT:
                     return S_ABORT
                 value = -value
@@ -386,8 +397,6 @@ cdef class SearchEngine:
             raise ValueError("not a position")
         if not (0 <= own_hand <= 9 and 0 <= opp_hand <= 9):
             raise ValueError("stones in hand out of range")
-        if own_hand == 0 and opp_hand > 0:
-            raise ValueError("the side to move must place while the opponent has stones in hand")
         if popcount(own) + own_hand > 9 or popcount(opp) + opp_hand > 9:
             raise ValueError("more than nine stones a side")
         self.c.need_m = self.c.need_o = 0

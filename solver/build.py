@@ -95,13 +95,57 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
+    return why_not_built(root, rules, pair, verify) is None
+
+
+def why_not_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> str | None:
+    """None if the pair's file is built and (with verify) intact, else what is wrong with it."""
     path = storage.pair_path(root, rules, pair)
     try:
         for m, o in Pair(*pair).subspaces:
             storage.read_subspace(path, rules, m, o, verify=verify)
-    except DatabaseError:
-        return False
-    return True
+    except DatabaseError as exc:
+        return str(exc)
+    return None
+
+
+class BuildLock:
+    """One build per database folder: ``<folder>/.build.lock``, held with ``flock`` (so a
+    killed build's lock is free again at once: the kernel drops it with the process), and
+    naming its holder (pid, host, start time) for the build that finds it taken."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / ".build.lock"
+        self._fd: int | None = None
+
+    def __enter__(self) -> "BuildLock":
+        import fcntl
+        import json
+        import socket
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = json.loads(os.pread(fd, 4096, 0) or b"{}")
+                who = (f"pid {int(holder['pid'])} on {str(holder['host'])[:64]} since "
+                       f"{str(holder['start'])[:32]}")
+            except (ValueError, KeyError, TypeError):
+                who = "another process"
+            os.close(fd)
+            raise DatabaseError(f"{self.path.parent} is being built by {who}; "
+                                f"wait for it to finish (lock {self.path})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                  "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.close(self._fd)          # releases the flock
+            self._fd = None
 
 
 def remove_stale_temporaries(folder: Path, name: str = "pair-*.h5") -> None:
@@ -196,19 +240,19 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
     from tqdm import tqdm
 
     root = Path(root)
-    prepare_folder(root, rules)
-    units = plan_units(rules, max_total, pair)
-    cache = SubspaceCache(root, rules)
-    reports = []
-    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
-                   desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
-    try:
-        for unit in units:
-            reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                      progress=progress))
-            overall.update(unit.slots)
-    finally:
-        overall.close()
+    with BuildLock(prepare_folder(root, rules)):
+        units = plan_units(rules, max_total, pair)
+        cache = SubspaceCache(root, rules)
+        reports = []
+        overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+                       desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+        try:
+            for unit in units:
+                reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
+                                          progress=progress))
+                overall.update(unit.slots)
+        finally:
+            overall.close()
     return reports
 
 
@@ -222,10 +266,14 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     root = Path(root)
     p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
-    if is_built(root, rules, p):
+    path = storage.pair_path(root, rules, p)
+    problem = why_not_built(root, rules, p) if path.exists() else "not built"
+    if problem is None:
         report = PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True)
         log.info("%s", report.summary())
         return report
+    if path.exists():
+        log.warning("pair %s: rebuilding it, the file is unusable: %s", name, problem)
     missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
     if missing:
         raise MissingSubspaceError(

@@ -130,39 +130,40 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
     # Workers find the folder by the same absolute path (a shared file system).
     root = Path(root).resolve()
     folder = building.prepare_folder(root, rules)
-    units = building.plan_units(rules, max_total, pair)
-    check_workers(client, folder)
-    check_memory(client, units)
-    build_id = secrets.token_hex(4)
-    futures = {}
-    for unit in units:
-        needs = [futures[key] for key in unit.needs if key in futures]
-        futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, *needs,
-                                          key=f"{unit.name}-{build_id}", pure=False,
-                                          resources={MEMORY: unit.memory})
-    unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
-    reports = {}
-    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
-                   desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
-    try:
-        for future in as_completed(list(futures.values()), timeout=timeout):
-            try:
-                report = future.result()
-            except KilledWorker:
-                raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
-                                   f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
-                                   f"times (out of memory?); rerun to resume") from None
-            reports[unit_of[future.key].key] = report
-            log.info("%s", report.summary())
-            overall.update(report.slots)
-    except BaseException as exc:
-        client.cancel(list(futures.values()))   # what is still queued or running
-        if isinstance(exc, TimeoutError):
-            raise ClusterError(f"the cluster build did not finish within {timeout} s; "
-                               f"rerun to resume") from None
-        raise
-    finally:
-        overall.close()
+    with building.BuildLock(folder):
+        units = building.plan_units(rules, max_total, pair)
+        check_workers(client, folder)
+        check_memory(client, units)
+        build_id = secrets.token_hex(4)
+        futures = {}
+        for unit in units:
+            needs = [futures[key] for key in unit.needs if key in futures]
+            futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, *needs,
+                                              key=f"{unit.name}-{build_id}", pure=False,
+                                              resources={MEMORY: unit.memory})
+        unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
+        reports = {}
+        overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+                       desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+        try:
+            for future in as_completed(list(futures.values()), timeout=timeout):
+                try:
+                    report = future.result()
+                except KilledWorker:
+                    raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
+                                       f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
+                                       f"times (out of memory?); rerun to resume") from None
+                reports[unit_of[future.key].key] = report
+                log.info("%s", report.summary())
+                overall.update(report.slots)
+        except BaseException as exc:
+            client.cancel(list(futures.values()))   # what is still queued or running
+            if isinstance(exc, TimeoutError):
+                raise ClusterError(f"the cluster build did not finish within {timeout} s; "
+                                   f"rerun to resume") from None
+            raise
+        finally:
+            overall.close()
     return [reports[unit.key] for unit in units]
 
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple, Optional, Union
 
-from .errors import GameOverError, InvalidNotationError, NotationError
+from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
 from .notation import format_position
-from .position import (BLACK, WHITE, Move, Position, in_mill, parse_legal_move, parse_position,
+from .position import (BLACK, NUM_POINTS, WHITE, Move, Position, in_mill, parse_legal_move, parse_position,
                        popcount)
 from .rules import STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
@@ -191,6 +191,11 @@ class Game:
         """
         if isinstance(move, str):
             move = self.parse_move(move)
+        elif not isinstance(move, Move):
+            raise TypeError(f"a move is a Move or its notation, not {type(move).__name__}")
+        elif not all(p is None or (isinstance(p, int) and 0 <= p < NUM_POINTS)
+                     for p in (move.target, move.origin, move.take)) or move.target is None:
+            raise IllegalMoveError(f"move {repr(move)[:80]}: points are numbered 0..{NUM_POINTS - 1}", move)
         else:
             result = self.result()
             if result is not None:

@@ -120,10 +120,11 @@ class OpeningSearch:
         return self.engine.table_bytes + self.engine.view_bytes
 
     def solve(self, position: Position) -> SearchResult:
-        """Exact value of a placement position for the side to move."""
-        if position.own_hand == 0 and position.opp_hand > 0:
-            raise ValueError("positions where only the side not to move has stones in hand "
-                             "do not arise in the game and are not supported")
+        """Exact value of a placement position for the side to move.
+
+        Any hands the rules allow are answered, also those no game from the standard
+        start reaches (a side with none in hand slides while the other still places).
+        """
         with self._lock:
             start = time.perf_counter()
             nodes0 = self.engine.nodes

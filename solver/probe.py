@@ -8,14 +8,16 @@ Modelled on python-chess's tablebase probing::
     Value('win', 3)
 
 Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
-with the value it leaves *for the mover*.  Files open lazily; each keeps a bounded
-chunk cache, or whole subspaces are loaded into memory with ``in_memory=True``.
+with the value it leaves *for the mover*.  Files open lazily; chunks of values are read
+and verified one at a time (:class:`solver.storage.SubspaceReader`) and kept in a bounded
+cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -25,11 +27,11 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import _kernels, storage, wdl
-from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .position import Move, Position, popcount
 from .rules import STANDARD, Rules
-from .values import LOSS, SLACK_CODE, WDL, Value, decode
+from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
@@ -65,7 +67,8 @@ class Database:
         self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
         self._files: dict[Pair, h5py.File] = {}
-        self._datasets: dict[Subspace, h5py.Dataset] = {}
+        self._readers: dict[Subspace, storage.SubspaceReader] = {}
+        self._chunks: OrderedDict[tuple[Subspace, int], np.ndarray] = OrderedDict()
         self._arrays: dict[Subspace, np.ndarray] = {}
         self._wdl: dict[Subspace, np.ndarray] = {}
         self._lock = threading.RLock()
@@ -83,28 +86,36 @@ class Database:
             for f in self._files.values():
                 f.close()
             self._files.clear()
-            self._datasets.clear()
+            self._readers.clear()
+            self._chunks.clear()
             self._arrays.clear()
             self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
-    def _file(self, sub: Subspace) -> h5py.File:
-        f = self._files.get(sub.pair)
-        if f is None:
-            path = self._path(sub)
-            storage.file_attrs(path, self.rules)     # refuses other rules or scheme
-            f = h5py.File(path, "r", rdcc_nbytes=self._cache_bytes, rdcc_nslots=10007)
-            self._files[sub.pair] = f
-        return f
+    def _reader(self, sub: Subspace) -> storage.SubspaceReader:
+        reader = self._readers.get(sub)
+        if reader is None:
+            f = self._files.get(sub.pair)
+            if f is None:
+                # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
+                f = storage._open(self._path(sub), self.rules, sub.pair, sub, rdcc_nbytes=0)
+                self._files[sub.pair] = f
+            reader = self._readers[sub] = storage.SubspaceReader(f, f.filename, *sub)
+        return reader
 
-    def _dataset(self, sub: Subspace) -> h5py.Dataset:
-        ds = self._datasets.get(sub)
-        if ds is None:
-            f = self._file(sub)
-            if sub.name not in f:
-                raise ForeignDatabaseError(f"{f.filename} has no subspace {sub}")
-            ds = self._datasets[sub] = f[sub.name]
-        return ds
+    def _chunk_code(self, sub: Subspace, slot: int) -> int:
+        """The code at a slot, from the chunk cache or read and verified."""
+        k = slot // storage.CHUNK
+        chunk = self._chunks.get((sub, k))
+        if chunk is None:
+            reader = self._reader(sub)
+            start = k * storage.CHUNK
+            chunk = self._chunks[sub, k] = reader.read(start, min(reader.slots, start + storage.CHUNK))
+            while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
+                self._chunks.popitem(last=False)
+        else:
+            self._chunks.move_to_end((sub, k))
+        return int(chunk[slot % storage.CHUNK])
 
     def _path(self, sub: Subspace) -> Path:
         """The file holding a moving subspace; MissingSubspaceError if it is not built."""
@@ -145,10 +156,7 @@ class Database:
             if self.in_memory or sub in self._arrays:
                 code = int(self.subspace(*sub)[slot])
             else:
-                try:
-                    code = int(self._dataset(sub)[slot])
-                except OSError as exc:
-                    raise CorruptDatabaseError(f"subspace {sub} is damaged: {exc}") from None
+                code = self._chunk_code(sub, slot)
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub}")
         return code
@@ -163,7 +171,11 @@ class Database:
         """
         own, opp = position.own, position.opp
         if popcount(opp) + position.opp_hand < 3:
-            raise DatabaseError("the game is already over: the side not to move has fewer than 3 stones")
+            # Finished games are answered as the rules (Position.outcome) decide them, in 0
+            # plies: the side to move with fewer than 3 stones has lost, and with the other
+            # side below 3 it has won (a position no game reaches, as that side would have
+            # lost before its last move, but one whose outcome the rules fix).
+            return Value(WIN, 0)
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
                                      self.rules.jumping, self.rules.take_none):

@@ -60,12 +60,12 @@ class Rules:
         """Inverse of :attr:`name`; ValueError for a name it does not know."""
         rest, stones = name, 9
         head, sep, tail = name.rpartition("-s")
-        if sep and tail.isdigit():
+        if sep and tail.isascii() and tail.isdigit() and len(tail) <= 2:
             rest, stones = head, int(tail)
         flags = {"standard": (True, TAKE_ANY), "no-jumping": (False, TAKE_ANY),
                  "take-none": (True, TAKE_NONE), "no-jumping-take-none": (False, TAKE_NONE)}
         if rest not in flags:
-            raise ValueError(f"unknown rule set {name!r} (try: {', '.join(RULESET_NAMES)})")
+            raise ValueError(f"unknown rule set {name[:40]!r} (try: {', '.join(RULESET_NAMES)})")
         jumping, mill_rule = flags[rest]
         return cls(stones=stones, jumping=jumping, mill_rule=mill_rule)
 

@@ -8,6 +8,15 @@ SHA-256 of the decoded values, the solver version and the build time.
 
 A file is written under a temporary name and renamed only once it is complete and
 re-read correctly, so a killed build never leaves a file that looks finished.
+
+Readers never return a value they have not verified (docs/format.md).  Format 2 files
+are written in HDF5's newer file format, whose metadata (superblock, object headers,
+chunk index) carries checksums; each subspace also records the CRC-32 of every chunk of
+decoded values, seeded with the subspace and the chunk number, so that a chunk read
+from the wrong place is noticed as surely as a damaged one; and the attributes of the
+file and of every subspace are covered by a SHA-256 of their own.  Format 1 files have
+none of this: a reader checks a subspace's SHA-256 over all its values the first time
+it touches it.  Every HDF5 failure becomes a :class:`CorruptDatabaseError` naming the file.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ import os
 import signal
 import socket
 import time
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 import h5py
@@ -31,12 +42,15 @@ from .rules import Rules
 from .values import summarize
 
 FORMAT = "muehle-pair"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
 DEFAULT_ROOT = Path("data")
 #: This machine's name, in the temporary files it writes: the machines of a cluster
 #: share a folder, and a process id means something only on its own machine.
 HOST = socket.gethostname().replace("/", "_") or "localhost"
+META_KEY = "meta_sha256"         # SHA-256 of an object's other attributes
+CRC_KEY = "chunk_crc32"          # per-chunk CRC-32 of the decoded values (format 2)
+MESSAGE_LIMIT = 120
 
 
 def solver_version() -> str:
@@ -88,11 +102,65 @@ def build_command(root: Path | str, rules: Rules) -> str:
 
 def sha256_of(codes: np.ndarray) -> str:
     """SHA-256 of the values as little-endian uint16, hashed in place (no copy)."""
-    codes = np.ascontiguousarray(codes, dtype="<u2")
     digest = hashlib.sha256()
+    _sha_update(digest, codes)
+    return digest.hexdigest()
+
+
+def _sha_update(digest, codes: np.ndarray) -> None:
+    codes = np.ascontiguousarray(codes, dtype="<u2")
     data = memoryview(codes).cast("B")
     for start in range(0, len(data), 1 << 26):
         digest.update(data[start:start + (1 << 26)])
+
+
+def _chunk_seed(name: str, k: int) -> int:
+    return zlib.crc32(f"{name}#{k}".encode())
+
+
+def chunk_crcs(name: str, codes: np.ndarray, first: int = 0) -> np.ndarray:
+    """CRC-32 of each chunk of ``codes`` (starting at chunk number ``first``), seeded with
+    the subspace's name and the chunk number: a chunk moved to another place fails."""
+    codes = np.ascontiguousarray(codes, dtype="<u2")
+    n = (len(codes) + CHUNK - 1) // CHUNK
+    out = np.empty(n, dtype=np.uint32)
+    for i in range(n):
+        out[i] = zlib.crc32(codes[i * CHUNK:(i + 1) * CHUNK], _chunk_seed(name, first + i))
+    return out
+
+
+def _plain(value):
+    """An attribute as a Python value (fixed-length strings, stored as bytes, as str)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _attrs(obj) -> dict:
+    return {k: _plain(v) for k, v in obj.attrs.items()}
+
+
+def _set_attr(obj, key: str, value) -> None:
+    """Strings as fixed-length strings, inside the (checksummed) object header: variable-
+    length ones live in HDF5's global heap, which has no checksum, and a damaged global
+    heap can keep the library busy for ever."""
+    if isinstance(value, str):
+        value = np.bytes_(value.encode("utf-8"))
+    obj.attrs[key] = value
+
+
+def meta_digest(attrs) -> str:
+    """SHA-256 over an HDF5 object's attributes (all but :data:`META_KEY`), by name."""
+    digest = hashlib.sha256()
+    for key in sorted(attrs):
+        if key == META_KEY:
+            continue
+        value = attrs[key]
+        if isinstance(value, np.ndarray):
+            data = value.dtype.str.encode() + value.tobytes()
+        else:
+            data = repr(_plain(value)).encode()
+        digest.update(key.encode() + b"\0" + data + b"\0")
     return digest.hexdigest()
 
 
@@ -106,57 +174,113 @@ def _crash_point(point: str, path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def short(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """One line of at most ``limit`` characters (for error messages that echo input)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+@contextmanager
+def hdf5_errors(path: Path, what: str = "is damaged"):
+    """Turn any failure of the HDF5 library inside the block into one DatabaseError
+    naming the file (h5py raises OSError, KeyError, RuntimeError, ValueError, ...)."""
+    try:
+        yield
+    except DatabaseError:
+        raise
+    except MemoryError:
+        raise CorruptDatabaseError(f"{path} {what} (it asks for more memory than there is)") from None
+    except Exception as exc:            # noqa: BLE001 - any library failure is damage
+        raise CorruptDatabaseError(f"{path} {what}: {short(exc)}") from None
+
+
 def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
                extra: dict | None = None) -> dict:
-    """Write a solved pair atomically; returns the per-subspace statistics written."""
+    """Write a solved pair atomically; returns the per-subspace statistics written.
+
+    A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
+    file, and the temporary is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(path)
     stats = {}
+    m0, o0 = sorted(next(iter(values)))
     try:
-        with h5py.File(tmp, "w") as f:
-            f.attrs["format"] = FORMAT
-            f.attrs["format_version"] = FORMAT_VERSION
-            f.attrs["rules"] = rules.name
-            f.attrs["rules_json"] = json.dumps(rules.as_attrs())
-            f.attrs["stones"] = rules.stones
-            f.attrs["jumping"] = rules.jumping
-            f.attrs["mill_rule"] = rules.mill_rule
-            f.attrs["index_scheme"] = _kernels.INDEX_SCHEME
-            f.attrs["solver_version"] = solver_version()
-            f.attrs["build_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            for key, value in (extra or {}).items():
-                f.attrs[key] = value
-            for (m, o), codes in values.items():
-                codes = np.ascontiguousarray(codes, dtype=np.uint16)
-                ds = f.create_dataset(Subspace(m, o).name, data=codes,
-                                      chunks=(min(CHUNK, max(1, len(codes))),),
-                                      shuffle=True, fletcher32=True,
-                                      **hdf5plugin.Zstd(clevel=3))
-                info = summarize(codes)
-                info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
-                for key, value in info.items():
-                    ds.attrs[key] = value
-                stats[Subspace(m, o)] = info
-            f.attrs["complete"] = True
+        # HDF5 builds the file in memory and Python writes it: a failing disk (full,
+        # ulimit -f) is then an ordinary OSError, where a failed write inside HDF5 leaves
+        # the library in a state that crashed the process at exit.
+        with hdf5_errors(path, "could not be written"):
+            f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
+            try:
+                stats = _write_contents(f, rules, values, (m0, o0), extra)
+                f.flush()
+                image = f.id.get_file_image()
+            finally:
+                f.close()
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(image)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
+        del image
         _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
         for m, o in values:
             read_subspace(tmp, rules, m, o, verify=True)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
         _crash_point("before-rename", path)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
         _crash_point("after-rename", path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
     return stats
 
 
-def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
-    """Open a pair file for reading after checking that it is one for ``rules``.
+def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
+    stats = {}
+    _set_attr(f, "format", FORMAT)
+    _set_attr(f, "format_version", FORMAT_VERSION)
+    _set_attr(f, "pair", f"{pair[0]}-{pair[1]}")
+    _set_attr(f, "rules", rules.name)
+    _set_attr(f, "rules_json", json.dumps(rules.as_attrs()))
+    _set_attr(f, "stones", rules.stones)
+    _set_attr(f, "jumping", rules.jumping)
+    _set_attr(f, "mill_rule", rules.mill_rule)
+    _set_attr(f, "index_scheme", _kernels.INDEX_SCHEME)
+    _set_attr(f, "solver_version", solver_version())
+    _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    for key, value in (extra or {}).items():
+        _set_attr(f, key, value)
+    for (m, o), codes in values.items():
+        name = Subspace(m, o).name
+        codes = np.ascontiguousarray(codes, dtype=np.uint16)
+        ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
+                              shuffle=True, fletcher32=True, **hdf5plugin.Zstd(clevel=3))
+        info = summarize(codes)
+        info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
+        for key, value in info.items():
+            _set_attr(ds, key, value)
+        ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
+        _set_attr(ds, META_KEY, meta_digest(_attrs(ds)))
+        stats[Subspace(m, o)] = info
+    _set_attr(f, "complete", True)
+    _set_attr(f, META_KEY, meta_digest(_attrs(f)))
+    return stats
+
+
+def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspace=None,
+          **kwargs) -> h5py.File:
+    """Open a pair file and check what it says it is: format, completeness, rules,
+    index scheme, its attributes' checksum, and (given ``pair``) that it holds exactly
+    the subspaces of that pair.
 
     ``subspace`` (one the caller wants from the file) goes into the
     MissingSubspaceError raised when the file does not exist.
@@ -165,45 +289,118 @@ def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
     if not path.exists():
         raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
                                    f"missing database file {path}")
+    with hdf5_errors(path, "cannot be read (damaged or not a database file)"):
+        try:
+            f = h5py.File(path, "r", **kwargs)
+        except OSError as exc:
+            raise CorruptDatabaseError(f"cannot read database file {path}: {short(exc)}") from None
     try:
-        f = h5py.File(path, "r")
-    except OSError as exc:
-        raise CorruptDatabaseError(f"cannot read database file {path}: {exc}") from None
-    try:
-        if f.attrs.get("format") != FORMAT:
-            raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
-        if not f.attrs.get("complete", False):
-            raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
-        if f.attrs.get("rules") != rules.name:
-            raise ForeignDatabaseError(f"{path} was built for rules {f.attrs.get('rules')!r}, "
-                                       f"not {rules.name!r}")
-        if f.attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
-            raise ForeignDatabaseError(f"{path} uses index scheme {f.attrs.get('index_scheme')!r}, "
-                                       f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+        with hdf5_errors(path):
+            attrs = _attrs(f)
+            if attrs.get("format") != FORMAT:
+                raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
+            if attrs.get("rules") != rules.name:
+                raise ForeignDatabaseError(f"{path} was built for rules "
+                                           f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
+            if attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
+                raise ForeignDatabaseError(
+                    f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
+                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+            if not attrs.get("complete", False):
+                raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
+            version = _plain(attrs.get("format_version"))
+            if version not in (1, FORMAT_VERSION):
+                raise ForeignDatabaseError(f"{path} has format version {short(repr(version))}, "
+                                           f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
+            if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
+                raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
+            if pair is not None:
+                pair = Pair(*pair)
+                names = set(f.keys())
+                if names != {s.name for s in pair.subspaces} or (
+                        version >= 2 and attrs.get("pair") != pair.name):
+                    raise ForeignDatabaseError(f"{path} does not hold pair {pair.name} (it holds "
+                                               f"{short(', '.join(sorted(names)) or 'nothing')})")
     except DatabaseError:
         f.close()
         raise
     return f
 
 
+class SubspaceReader:
+    """Verified reads of one subspace of an open pair file.
+
+    Format 2: every chunk read is checked against its CRC-32 (attributes checked first).
+    Format 1: the first read checks the SHA-256 of all the subspace's values."""
+
+    def __init__(self, f: h5py.File, path: Path, m: int, o: int):
+        sub = Subspace(m, o)
+        self.path, self.name, self.slots = Path(path), sub.name, sub.slots
+        with hdf5_errors(self.path):
+            if self.name not in f:
+                raise ForeignDatabaseError(f"{path} has no subspace {self.name}")
+            ds = f[self.name]
+            attrs = _attrs(ds)
+            self.version = _plain(f.attrs.get("format_version"))
+            if self.version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
+                raise CorruptDatabaseError(f"{path}: subspace {self.name} is damaged "
+                                    f"(its attributes fail their checksum)")
+            if ds.shape != (self.slots,) or ds.dtype != np.uint16:
+                raise CorruptDatabaseError(f"{path}: subspace {self.name} has shape {ds.shape} and type "
+                                    f"{ds.dtype}, expected ({self.slots},) uint16")
+            if self.version >= 2:
+                self.crcs = np.asarray(attrs.get(CRC_KEY), dtype=np.uint32)
+                if self.crcs.shape != ((self.slots + CHUNK - 1) // CHUNK,):
+                    raise CorruptDatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
+            self.sha256 = attrs.get("sha256")
+            self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
+        self.ds = ds
+        self.verified = self.version >= 2      # format 1: after the first whole check
+
+    def _raw(self, start: int, stop: int) -> np.ndarray:
+        with hdf5_errors(self.path):
+            try:
+                return self.ds[start:stop]
+            except OSError as exc:
+                raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
+                                    f"({short(exc)})") from None
+
+    def _verify_whole(self) -> None:
+        digest = hashlib.sha256()
+        for start in range(0, self.slots, 64 * CHUNK):
+            _sha_update(digest, self._raw(start, min(self.slots, start + 64 * CHUNK)))
+        if digest.hexdigest() != self.sha256:
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+        self.verified = True
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        """Values of slots start..stop, verified (the whole chunks around them are read)."""
+        if not self.verified:
+            self._verify_whole()
+        if self.version < 2:
+            return self._raw(start, stop)
+        first = start // CHUNK
+        lo, hi = first * CHUNK, min(self.slots, -(-stop // CHUNK) * CHUNK)
+        codes = self._raw(lo, hi)
+        crcs = chunk_crcs(self.name, codes, first)
+        if not np.array_equal(crcs, self.crcs[first:first + len(crcs)]):
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
+                                       f"(a chunk near slot {start} fails its CRC-32)")
+        return codes[start - lo:stop - lo]
+
+    def all(self, sha256: bool = False) -> np.ndarray:
+        """Every value; ``sha256`` also checks the SHA-256 of the whole."""
+        codes = self.read(0, self.slots)
+        if sha256 and self.version >= 2 and sha256_of(codes) != self.sha256:
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+        return codes
+
+
 def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
-    """All value codes of subspace m-o from a pair file; ``verify`` checks the SHA-256."""
-    sub = Subspace(m, o)
-    name = sub.name
-    with _open(path, rules, sub) as f:
-        if name not in f:
-            raise ForeignDatabaseError(f"{path} has no subspace {name}")
-        ds = f[name]
-        try:
-            codes = ds[()]
-        except OSError as exc:
-            raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
-        if len(codes) != sub.slots:
-            raise CorruptDatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
-                                       f"{sub.slots}")
-        if verify and sha256_of(codes) != ds.attrs.get("sha256"):
-            raise CorruptDatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
-    return codes
+    """All value codes of subspace m-o from a pair file, verified (see the module's
+    docstring); ``verify`` also checks the SHA-256 of the whole."""
+    with _open(path, rules, (m, o), Subspace(m, o)) as f:
+        return SubspaceReader(f, path, m, o).all(sha256=verify)
 
 
 def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 * CHUNK) -> np.ndarray:
@@ -211,33 +408,25 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     block, so that the uint16 codes never sit in memory whole."""
     from . import wdl
 
-    sub = Subspace(m, o)
-    name, slots = sub.name, sub.slots
+    slots = Subspace(m, o).slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, sub) as f:
-        if name not in f:
-            raise ForeignDatabaseError(f"{path} has no subspace {name}")
-        ds = f[name]
-        if ds.shape != (slots,):
-            raise CorruptDatabaseError(f"{path}: subspace {name} has {ds.shape[0]} slots, expected {slots}")
+    with _open(path, rules, (m, o), Subspace(m, o)) as f:
+        reader = SubspaceReader(f, path, m, o)
         for start in range(0, slots, block):
             stop = min(slots, start + block)
-            try:
-                codes = ds[start:stop]
-            except OSError as exc:
-                raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
-            wdl.pack(codes, out[start // 4:wdl.packed_size(stop)])
+            wdl.pack(reader.read(start, stop), out[start // 4:wdl.packed_size(stop)])
     return out
 
 
-def pair_stats(path: Path, rules: Rules) -> dict[str, dict]:
-    """The statistics recorded for each subspace of a pair file, by subspace name."""
-    with _open(path, rules) as f:
-        return {name: {k: (v.item() if hasattr(v, "item") else v) for k, v in f[name].attrs.items()}
-                for name in f}
+def pair_stats(path: Path, rules: Rules, pair: tuple[int, int] | None = None) -> dict[str, dict]:
+    """The statistics recorded for each subspace of a pair file, by subspace name
+    (format 2: covered by the attributes' checksum)."""
+    with _open(path, rules, pair) as f:
+        return {name: SubspaceReader(f, path, *map(int, name.split("-"))).attrs
+                for name in sorted(f.keys())}
 
 
-def file_attrs(path: Path, rules: Rules) -> dict:
-    with _open(path, rules) as f:
-        return {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
+def file_attrs(path: Path, rules: Rules, pair: tuple[int, int] | None = None) -> dict:
+    with _open(path, rules, pair) as f, hdf5_errors(Path(path)):
+        return _attrs(f)

@@ -28,6 +28,7 @@ EXIT_BAD_INPUT = 2
 #: damaged database ...), reported as one line.  Anything else is a bug and keeps
 #: its traceback.
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (MuehleError, ValueError, OSError)
+MESSAGE_LIMIT = 300      # characters of an error line
 
 
 class CliError(click.ClickException):
@@ -37,10 +38,24 @@ class CliError(click.ClickException):
 
     def __init__(self, message: str):
         # One line, whatever the message: tools that read our stderr rely on it.
-        super().__init__(" ".join(str(message).split()) or "error")
+        message = " ".join(str(message).split()) or "error"
+        # A message that echoes input (a 1 MB argument) stays one readable line.
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT - 1] + "…"
+        super().__init__(message)
 
     def show(self, file=None) -> None:
         click.echo(f"muehle: error: {self.format_message()}", err=True)
+
+
+def quiet_exit_on_closed_pipe() -> NoReturn:
+    """The reader of our output went away (``muehle moves startpos | head -1``): stop
+    quietly, as ``cat`` does, instead of reporting an error."""
+    import os
+    import sys
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())      # the final flush must not fail again
+    sys.exit(0)
 
 
 def fail(message: str) -> NoReturn:
@@ -69,7 +84,9 @@ class MuehleGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return report_errors(super().invoke)(ctx)
-        except CliError:
+        except CliError as error:
+            if isinstance(error.__cause__, BrokenPipeError):
+                quiet_exit_on_closed_pipe()
             raise
         except click.UsageError as error:
             # Wrong options or arguments of a command: click would print the usage

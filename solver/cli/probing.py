@@ -23,7 +23,7 @@ from .common import COLOUR, db_option, fail, main, rules_options, value_text
 @rules_options
 @click.argument("position", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-@click.option("--batch", type=click.File("r"), default=None,
+@click.option("--batch", type=click.File("rb"), default=None,
               help="Read one position per line from FILE ('-': stdin); print one JSON object per line.")
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
@@ -38,16 +38,23 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     """
     if batch is None and not position:
         fail("give a POSITION or --batch FILE")
+    if batch is not None and position:
+        fail("give a POSITION or --batch FILE, not both")
     with open_database(db, rules) as database:
         if batch is not None:
-            for number, line in enumerate(batch, 1):
-                text = line.strip()
+            for number, raw in enumerate(batch, 1):
+                try:
+                    text = raw.decode("utf-8").strip()
+                except UnicodeDecodeError:
+                    click.echo(json.dumps({"position": raw.decode("utf-8", "replace").strip()[:80],
+                                           "error": f"line {number}: not UTF-8 text"}))
+                    continue
                 if not text or text.startswith("#"):
                     continue
                 try:
                     click.echo(json.dumps(query_object(database, parse_position(text, rules))))
                 except (ValueError, DatabaseError) as error:
-                    click.echo(json.dumps({"position": text, "error": f"line {number}: {error}"}))
+                    click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
         pos = parse_position(" ".join(position), rules)
         obj = query_object(database, pos)

@@ -1,0 +1,157 @@
+"""The fault suite: damaged, truncated and foreign database files, failing writes and a
+second build on the same folder.  Every case must end in a DatabaseError (one line,
+naming the file) or in the right values: never a crash, a hang or a wrong value.
+
+The figures (inputs tried, files damaged, crashes, wrong values) are in
+docs/benchmarks.md, section "Fault suite"; run with ``-s`` to print them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import storage
+from solver.build import BuildLock, build, is_built
+from solver.errors import DatabaseError, ForeignDatabaseError
+from solver.index import Pair
+from solver.probe import open_database
+from solver.rules import Rules
+
+FOUR = Rules(stones=4)
+PAIR = Pair(3, 3)
+
+
+def outcome_of(path: Path, expected: dict) -> str:
+    """'refused' (a DatabaseError), 'same' (values equal to the intact file's) or 'WRONG'."""
+    try:
+        for sub in PAIR.subspaces:
+            codes = storage.read_subspace(path, FOUR, *sub)
+            if not np.array_equal(codes, expected[sub]):
+                return "WRONG"
+            # the probe path: chunk by chunk, through its own cache
+            with open_database(path.parent.parent, FOUR) as db:
+                for slot in range(0, sub.slots, 9973):
+                    db._chunk_code(sub, slot)
+                    if db._chunk_code(sub, slot) != expected[sub][slot]:
+                        return "WRONG"
+    except DatabaseError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 400
+        return "refused"
+    return "same"
+
+
+@pytest.fixture(scope="module")
+def intact(db4):
+    path = storage.pair_path(db4, FOUR, PAIR)
+    return path.read_bytes(), {s: storage.read_subspace(path, FOUR, *s) for s in PAIR.subspaces}
+
+
+def flip_sweep(tmp_path, intact, offsets) -> dict:
+    data, expected = intact
+    path = storage.pair_path(tmp_path, FOUR, PAIR)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    counts = {"refused": 0, "same": 0, "WRONG": 0}
+    for offset, bit in offsets:
+        damaged = bytearray(data)
+        damaged[offset] ^= 1 << bit
+        path.write_bytes(bytes(damaged))
+        result = outcome_of(path, expected)
+        counts[result] += 1
+        assert result != "WRONG", f"byte {offset} bit {bit}"
+    return counts
+
+
+def test_single_bit_flips_sampled_over_the_whole_file(tmp_path, intact):
+    rng = random.Random(2026)
+    n = len(intact[0])
+    # every 1/600th of the file, plus the first 4 KiB (superblock, object headers) densely
+    offsets = [(o, rng.randrange(8)) for o in range(0, n, max(1, n // 600))]
+    offsets += [(o, rng.randrange(8)) for o in range(0, min(n, 4096), 16)]
+    counts = flip_sweep(tmp_path, intact, offsets)
+    print(f"\nbit flips: {len(offsets)} files damaged, {counts}")
+    assert counts["refused"] > len(offsets) // 2
+
+
+@pytest.mark.slow
+def test_single_bit_flips_every_byte(tmp_path, intact):
+    rng = random.Random(7)
+    offsets = [(o, rng.randrange(8)) for o in range(len(intact[0]))]
+    counts = flip_sweep(tmp_path, intact, offsets)
+    print(f"\nbit flips (every byte): {len(offsets)} files damaged, {counts}")
+
+
+def test_truncated_files_are_refused(tmp_path, intact):
+    data, expected = intact
+    path = storage.pair_path(tmp_path, FOUR, PAIR)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for length in [0, 1, 7, 8, 100, 511, 512, 2048, len(data) // 2, len(data) - 1]:
+        path.write_bytes(data[:length])
+        assert outcome_of(path, expected) == "refused", length
+
+
+def test_wrong_files_are_refused(db4, tmp_path, intact):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    target = storage.pair_path(tmp_path, FOUR, (3, 4))
+    shutil.copy(storage.pair_path(tmp_path, FOUR, (3, 3)), target)     # a pair under another's name
+    with pytest.raises(ForeignDatabaseError, match="does not hold pair 3-4"):
+        storage.read_subspace(target, FOUR, 3, 4)
+    with pytest.raises(ForeignDatabaseError):
+        storage.pair_stats(target, FOUR, (3, 4))
+    with pytest.raises(ForeignDatabaseError, match="rules"):       # other rules
+        storage.read_subspace(storage.pair_path(tmp_path, FOUR, (3, 3)), Rules(stones=4, jumping=False), 3, 3)
+    for junk in [b"", b"not a database\n", os.urandom(4096), b"\x89HDF\r\n\x1a\n" + bytes(600)]:
+        target.write_bytes(junk)
+        with pytest.raises(DatabaseError):
+            storage.read_subspace(target, FOUR, 3, 4)
+    # build notices all this and rebuilds, saying why
+    reports = build(tmp_path, FOUR, progress=False)
+    assert [r.pair for r in reports if not r.skipped] == [(3, 4)]
+    assert is_built(tmp_path, FOUR, (3, 4))
+
+
+def run_cli(*args, env=None, preexec=None):
+    return subprocess.run([sys.executable, "-m", "solver", *map(str, args)], capture_output=True,
+                          text=True, env=env, preexec_fn=preexec, cwd=Path(__file__).parent.parent,
+                          timeout=300)
+
+
+def test_a_write_failure_is_one_line_and_leaves_no_temporary(tmp_path):
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    result = run_cli("build", "--db", tmp_path, "--stones", 4, preexec=limit)
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert len(lines) == 1 and "could not be written" in lines[0] and "pair-3-3.h5" in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not list(storage.rules_dir(tmp_path, FOUR).glob(".*.tmp-*"))
+
+
+def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
+    folder = storage.rules_dir(tmp_path, FOUR)
+    folder.mkdir(parents=True)
+    with BuildLock(folder):
+        result = run_cli("build", "--db", tmp_path, "--stones", 4)
+        assert result.returncode == 2
+        assert f"pid {os.getpid()}" in result.stderr and result.stderr.count("\n") == 1
+    # a lock left by a killed holder is free again (flock dies with its process)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, '.');"
+                               "from solver.build import BuildLock; from pathlib import Path;"
+                               f"l = BuildLock(Path({str(folder)!r})).__enter__(); print('held', flush=True);"
+                               "time.sleep(60)"], cwd=Path(__file__).parent.parent,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    holder.kill()
+    holder.wait()
+    with BuildLock(folder):
+        pass
