@@ -64,3 +64,124 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
         free(moves)
         free(scratch)
         free(b)
+
+
+# --- the build's pass: one subspace (or a range of its slots) from stored children -----
+#
+# The same recursion as placement_values, organised for subspaces of up to 6e8 slots
+# whose children (1 GB each) are far out of cache: the successors of PLACE_BATCH slots
+# are located and prefetched before any is read, so that many memory accesses are in
+# flight at once (as in retro_check).  With ``check`` it compares instead of writing:
+# the forward check of a stored placement subspace is the same recomputation.
+
+cdef enum:
+    PLACE_BATCH = 16
+
+
+def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
+                   const uint16_t[::1] quiet, const uint16_t[::1] cap,
+                   bint jumping, bint take_none, int64_t start=0, int64_t stop=-1,
+                   bint check=False, int max_bad=16, int jobs=2):
+    """Values of slots [start, stop) of placement subspace (m, o, hm, ho) from its
+    children's stored codes, written to ``val`` (or, with ``check``, compared with it).
+
+    ``quiet``: the subspace (o, m+1) with hands (ho, hm-1); ``cap``: (o-1, m+1) with the
+    same hands, empty when a capture leaves the opponent with fewer than three stones
+    (board plus hand), which wins at once.  Returns (slots that disagree, at most
+    max_bad, and how many disagree); both empty/0 when writing.
+    """
+    cdef int64_t s0, s1, slot, blk, e, nblocks
+    cdef int64_t n_slots = num_slots(m, o)
+    cdef uint32_t own, opp, mv, own2
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int n, i, j, take, code, total
+    cdef int64_t* succ
+    cdef int* first
+    cdef int* count
+    cdef Best* b      # per thread: a variable only used through & would be shared
+    cdef long long nbad = 0, at
+    cdef bint cap_wins = o - 1 + ho < 3
+    cdef const uint16_t* qp = &quiet[0] if quiet.shape[0] > 0 else NULL
+    cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
+    bad_arr = np.full(max_bad, -1, dtype=np.int64)
+    cdef int64_t[::1] bad = bad_arr
+    if stop < 0 or stop > n_slots:
+        stop = n_slots
+    if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
+    if val.shape[0] != n_slots or quiet.shape[0] != num_slots(o, m + 1):
+        raise ValueError("value or quiet-child array of the wrong size")
+    if o >= 1 and not cap_wins and cap.shape[0] != num_slots(o - 1, m + 1):
+        raise ValueError("capture-child array of the wrong size")
+    if start < 0 or start > stop:
+        raise ValueError("bad slot range")
+    nblocks = (stop - start + PLACE_BATCH - 1) // PLACE_BATCH
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        b = <Best*>malloc(sizeof(Best))
+        succ = <int64_t*>malloc(PLACE_BATCH * MAX_MOVES * sizeof(int64_t))
+        first = <int*>malloc(PLACE_BATCH * sizeof(int))
+        count = <int*>malloc(PLACE_BATCH * sizeof(int))
+        for blk in prange(nblocks, schedule="dynamic", chunksize=64):
+            s0 = start + blk * PLACE_BATCH
+            s1 = s0 + PLACE_BATCH if s0 + PLACE_BATCH < stop else stop
+            # pass 1: where every successor's value lies (quiet: index; capture:
+            # index | CAPTURE_FLAG; a capture that wins at once: -1), prefetched
+            total = 0
+            for slot in range(s0, s1):
+                j = slot - s0
+                first[j] = total
+                count[j] = -1
+                if not slot_is_real(m, o, slot):
+                    continue
+                position_of(m, o, slot, &scratch[0], &scratch[1])
+                own = scratch[0]
+                opp = scratch[1]
+                n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+                for i in range(n):
+                    mv = moves[i]
+                    take = (mv >> 10) & 31
+                    own2 = own | ((<uint32_t>1) << (mv & 31))
+                    if take == NO_POINT:
+                        e = index_of(o, m + 1, opp, own2)
+                        prefetch(&qp[e])
+                    elif cap_wins:
+                        e = -1
+                    else:
+                        e = index_of(o - 1, m + 1, without(opp, take), own2)
+                        prefetch(&cp[e])
+                        e = e | CAPTURE_FLAG
+                    succ[total + i] = e
+                total = total + n
+                count[j] = n
+            # pass 2: the values, now (mostly) in cache
+            for slot in range(s0, s1):
+                j = slot - s0
+                if count[j] < 0:
+                    code = V_SLACK
+                else:
+                    best_reset(b)
+                    for i in range(first[j], first[j] + count[j]):
+                        e = succ[i]
+                        if e < 0:
+                            best_add(b, 1)          # the opponent is left with two stones
+                        elif e & CAPTURE_FLAG:
+                            best_add(b, cp[e & ~CAPTURE_FLAG])
+                        else:
+                            best_add(b, qp[e])
+                    code = best_code(b)
+                if not check:
+                    val[slot] = <uint16_t>code
+                elif code != val[slot]:
+                    at = atomic_inc_i64(&nbad)
+                    if at < max_bad:
+                        bad[at] = slot
+        free(succ)
+        free(first)
+        free(count)
+        free(moves)
+        free(scratch)
+        free(b)
+    return bad_arr[:min(nbad, max_bad)], nbad

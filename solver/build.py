@@ -1,9 +1,12 @@
-"""Building the moving-phase databases: plan, solve, verify, store, resume.
+"""Building the databases: plan, solve, verify, store, resume.
 
-``build`` solves every planned pair in dependency order (captures lead only into
-pairs built before), checks each solved subspace with the forward consistency check,
-and writes one file per pair atomically.  A rerun skips pairs whose files are complete
-and pass their SHA-256 check, so a killed build loses at most the pair in progress.
+``build`` builds the moving phase, then the placement phase (``phase`` picks one or
+both).  Moving phase: every planned pair in dependency order (captures lead only into
+pairs built before), each solved subspace checked with the forward consistency check,
+one file per pair.  Placement phase: every placement subspace (:mod:`solver.placement`)
+by one backward pass from its stored children, one hand level after the other, one
+file per subspace.  Files are written atomically; a rerun skips files that are complete
+and pass their SHA-256 check, so a killed build loses at most the file in progress.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Iterable
 
 import numpy as np
 
-from . import _kernels, storage
+from . import _kernels, placement, storage
+from .index import Subspace
 from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
 from .rules import Rules
 from .check import check_values
@@ -100,20 +104,14 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
-    path = storage.pair_path(root, rules, pair)
-    try:
-        for m, o in pair_subspaces(pair):
-            storage.read_subspace(path, rules, m, o, verify=verify)
-    except storage.DatabaseError:
-        return False
-    return True
+    return all(is_stored(root, rules, Subspace(m, o), verify) for m, o in pair_subspaces(pair))
 
 
 def remove_stale_temporaries(folder: Path) -> None:
     """Delete temporary files left by killed builds (their process is gone)."""
     if not folder.exists():
         return
-    for tmp in folder.glob(".pair-*.tmp-*"):
+    for tmp in [*folder.glob(".pair-*.tmp-*"), *folder.glob(".place-*.tmp-*")]:
         pid = tmp.name.rsplit("-", 1)[-1]
         alive = pid.isdigit() and _pid_alive(int(pid))
         if not alive:
@@ -129,20 +127,28 @@ def _pid_alive(pid: int) -> bool:
 
 
 class SubspaceCache:
-    """Solved subspaces held in memory for capture look-ups, read from disk on demand."""
+    """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
+
+    Keys are :class:`~solver.index.Subspace` (moving or placement); ``get(m, o)`` reads a
+    moving-phase subspace (the lookup of :func:`solver.retro.solve_pair`).
+    """
 
     def __init__(self, root: Path, rules: Rules):
         self.root, self.rules = Path(root), rules
-        self.arrays: dict[tuple[int, int], np.ndarray] = {}
+        self.arrays: dict[Subspace, np.ndarray] = {}
+
+    def load(self, sub: Subspace) -> np.ndarray:
+        if sub not in self.arrays:
+            path = storage.subspace_path(self.root, self.rules, sub)
+            self.arrays[sub] = storage.read_subspace(path, self.rules, sub.m, sub.o,
+                                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+        return self.arrays[sub]
 
     def get(self, m: int, o: int) -> np.ndarray:
-        if (m, o) not in self.arrays:
-            path = storage.pair_path(self.root, self.rules, (m, o))
-            self.arrays[m, o] = storage.read_subspace(path, self.rules, m, o)
-        return self.arrays[m, o]
+        return self.load(Subspace(m, o))
 
-    def keep_only(self, needed: Iterable[tuple[int, int]]) -> None:
-        needed = set(needed)
+    def keep_only(self, needed: Iterable) -> None:
+        needed = {s if isinstance(s, Subspace) else Subspace(*s) for s in needed}
         for key in list(self.arrays):
             if key not in needed:
                 del self.arrays[key]
@@ -156,16 +162,46 @@ def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
     return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
 
 
-def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
-          pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
-          progress: bool = True) -> list[PairReport]:
-    """Build (or resume) the planned pairs; returns one report per pair."""
-    from tqdm import tqdm
+PHASES = ("moving", "placement", "all")
 
+
+def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
+          pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
+          progress: bool = True) -> list:
+    """Build (or resume) the planned files of ``phase``; returns one report per file.
+
+    ``max_total``: only subspaces with at most that many stones (board and hand, both
+    sides).  ``pair``: that moving pair and the pairs it needs; the placement phase needs
+    the whole moving phase, so with ``pair`` the placement phase is not built.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
+    if pair is not None and phase == "placement":
+        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
     root = Path(root)
     folder = storage.rules_dir(root, rules)
     folder.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(folder)
+    reports: list = []
+    if phase in ("moving", "all"):
+        reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
+                                verify=verify, progress=progress)
+    if phase in ("placement", "all"):
+        if pair is not None:
+            log.info("placement phase not built: it needs every moving pair, not only %d-%d", *pair)
+        else:
+            reports += build_placement(root, rules, max_total=max_total, jobs=jobs,
+                                       progress=progress)
+    return reports
+
+
+def build_moving(root: Path, rules: Rules, *, max_total: int | None = None,
+                 pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
+                 progress: bool = True) -> list[PairReport]:
+    """Build (or resume) the planned moving-phase pairs; returns one report per pair."""
+    from tqdm import tqdm
+
+    folder = storage.rules_dir(root, rules)
     pairs = plan(rules, max_total, pair)
     cache = SubspaceCache(root, rules)
     reports = []
@@ -216,6 +252,113 @@ def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
                      "peak memory %.0f MiB", name, slots, seconds, report.states_per_second / 1e6,
                      result.seconds, result.rounds, report.peak_rss_mib)
             overall.update(slots)
+    finally:
+        overall.close()
+    return reports
+
+
+# --- the placement phase -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlacementReport:
+    """What happened to one placement subspace: built (with time and memory) or skipped."""
+
+    subspace: Subspace
+    slots: int
+    seconds: float
+    peak_rss_mib: float
+    skipped: bool
+    cpu_seconds: float = 0.0       # user + system time of the process during the pass
+
+    @property
+    def states_per_second(self) -> float:
+        return self.slots / self.seconds if self.seconds > 0 else 0.0
+
+
+def build_command(root: Path | str, rules: Rules, phase: str) -> str:
+    """The command line that builds ``phase`` of ``rules`` into ``root``."""
+    words = ["muehle build", f"--db {root}"]
+    if not rules.jumping:
+        words.append("--no-jumping")
+    if rules.take_none:
+        words.append(f"--mill-rule {rules.mill_rule}")
+    if rules.stones != 9:
+        words.append(f"--stones {rules.stones}")
+    words.append(f"--phase {phase}")
+    return " ".join(words)
+
+
+def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
+    """Whether ``sub``'s file is complete, for these rules and scheme, and (with verify) intact."""
+    path = storage.subspace_path(root, rules, sub)
+    try:
+        storage.read_subspace(path, rules, sub.m, sub.o, verify=verify,
+                              own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+    except storage.DatabaseError:
+        return False
+    return True
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, jobs: int = 2,
+                    progress: bool = True) -> list[PlacementReport]:
+    """Build (or resume) the placement subspaces, children first; one report each.
+
+    No separate check: the pass computes each slot from its children exactly as the
+    forward check would (``muehle check`` rechecks the stored files).
+    """
+    from tqdm import tqdm
+
+    folder = storage.rules_dir(root, rules)
+    subs = placement.plan(rules, max_total)
+    cache = SubspaceCache(root, rules)
+    reports: list[PlacementReport] = []
+    overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
+                   desc="placement", disable=not progress, position=0, dynamic_ncols=True)
+    try:
+        for sub in subs:
+            path = storage.placement_path(root, rules, sub)
+            if is_stored(root, rules, sub):
+                log.info("placement %s: already built and verified, skipped", sub.name)
+                reports.append(PlacementReport(sub, sub.slots, 0.0, peak_rss_mib(), skipped=True))
+                overall.update(sub.slots)
+                continue
+            needed = [c for c in placement.children(sub) if c is not None]
+            missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+            if missing:
+                phase = "moving" if missing[0].is_moving else "placement"
+                raise storage.DatabaseError(
+                    f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
+                    f"not built in {folder} (build it with: {build_command(root, rules, phase)})")
+            cache.keep_only(needed)
+            need, have = placement.memory_needed(sub), memory_available()
+            if have is not None and need > have + cache_bytes(cache):
+                raise storage.DatabaseError(
+                    f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
+                    f"only {have / 2**30:.1f} GiB is available")
+            start, cpu0 = time.perf_counter(), _cpu_seconds()
+            bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
+                       disable=not progress, position=1, leave=False, dynamic_ncols=True)
+
+            def advance(n: int) -> None:
+                bar.update(n)
+                overall.update(n)
+
+            values = placement.solve(sub, rules, cache.load, jobs, progress=advance)
+            bar.close()
+            storage.write_pair(path, rules, {sub: values},
+                               extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+            seconds = time.perf_counter() - start
+            report = PlacementReport(sub, sub.slots, seconds, peak_rss_mib(), skipped=False,
+                                     cpu_seconds=_cpu_seconds() - cpu0)
+            reports.append(report)
+            log.info("placement %s: %d states in %.1f s (%.2f M states/s, %.1f s CPU), "
+                     "peak memory %.0f MiB", sub.name, sub.slots, seconds,
+                     report.states_per_second / 1e6, report.cpu_seconds, report.peak_rss_mib)
     finally:
         overall.close()
     return reports

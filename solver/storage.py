@@ -1,7 +1,10 @@
-"""Database files: one HDF5 file per moving-phase pair, written atomically.
+"""Database files: one HDF5 file per moving-phase pair and per placement subspace,
+written atomically.
 
 Layout: ``<root>/<rules name>/pair-<m>-<o>.h5`` (m <= o) holds one dataset per
-subspace (``"m-o"`` and ``"o-m"``) of uint16 value codes (see :mod:`solver.values`),
+subspace (``"m-o"`` and ``"o-m"``); ``<root>/<rules name>/place-<m>-<o>+<h>-<k>.h5``
+holds the one placement subspace ``"m-o+h-k"`` (:mod:`solver.placement`).  Datasets
+are uint16 value codes (see :mod:`solver.values`),
 chunked, zstd-compressed and fletcher32-checksummed, with attributes recording the
 rules, the index scheme, counts of wins/losses/draws, the longest win and loss, a
 SHA-256 of the decoded values, the solver version and the build time.
@@ -23,6 +26,7 @@ import hdf5plugin
 import numpy as np
 
 from . import _kernels
+from .index import Subspace
 from .rules import Rules
 from .values import summarize, subspace_name
 
@@ -54,6 +58,21 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
 
 
+def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
+    """File that holds the placement subspace ``sub`` (one file each: a build resumes
+    at that grain, and the largest, 6e8 slots, is written in a few seconds)."""
+    return rules_dir(root, rules) / f"place-{sub.name}.h5"
+
+
+def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
+    """File that holds ``sub``: its pair's file (moving phase) or its own (placement)."""
+    return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
+
+
+def _as_subspace(key) -> Subspace:
+    return key if isinstance(key, Subspace) else Subspace(*key)
+
+
 def sha256_of(codes: np.ndarray) -> str:
     """SHA-256 of the values as little-endian uint16, hashed in place (no copy)."""
     codes = np.ascontiguousarray(codes, dtype="<u2")
@@ -64,9 +83,9 @@ def sha256_of(codes: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarray],
-               extra: dict | None = None) -> dict:
-    """Write a solved pair atomically; returns the per-subspace statistics written."""
+def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None) -> dict:
+    """Write solved subspaces atomically (a pair, or one placement subspace); keys are
+    (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
@@ -85,22 +104,26 @@ def write_pair(path: Path, rules: Rules, values: dict[tuple[int, int], np.ndarra
             f.attrs["build_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             for key, value in (extra or {}).items():
                 f.attrs[key] = value
-            for (m, o), codes in values.items():
+            for key, codes in values.items():
+                sub = _as_subspace(key)
                 codes = np.ascontiguousarray(codes, dtype=np.uint16)
-                ds = f.create_dataset(subspace_name(m, o), data=codes,
+                ds = f.create_dataset(sub.name, data=codes,
                                       chunks=(min(CHUNK, max(1, len(codes))),),
                                       shuffle=True, fletcher32=True,
                                       **hdf5plugin.Zstd(clevel=3))
                 info = summarize(codes)
-                info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
-                for key, value in info.items():
-                    ds.attrs[key] = value
-                stats[m, o] = info
+                info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
+                            slots=len(codes), sha256=sha256_of(codes))
+                for name, value in info.items():
+                    ds.attrs[name] = value
+                stats[key] = info
             f.attrs["complete"] = True
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
-        for m, o in values:
-            read_subspace(tmp, rules, m, o, verify=True)
+        for key in values:
+            sub = _as_subspace(key)
+            read_subspace(tmp, rules, sub.m, sub.o, verify=True,
+                          own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -132,9 +155,11 @@ def _open(path: Path, rules: Rules) -> h5py.File:
     return f
 
 
-def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
-    """All value codes of subspace m-o from a pair file; ``verify`` checks the SHA-256."""
-    name = subspace_name(m, o)
+def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False,
+                  own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
+    """All value codes of subspace m-o (with hands: a placement subspace) from its file;
+    ``verify`` checks the SHA-256."""
+    name = Subspace(m, o, own_hand, opp_hand).name
     with _open(path, rules) as f:
         if name not in f:
             raise DatabaseError(f"{path} has no subspace {name}")

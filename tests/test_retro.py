@@ -91,7 +91,7 @@ def test_rerun_resumes_and_skips_what_is_built(db4, tmp_path):
     # what a build killed mid-write leaves behind: a temporary file, never the real name
     stale = storage.rules_dir(tmp_path, FOUR) / ".pair-4-4.h5.tmp-999999999"
     stale.write_bytes(b"half a file")
-    reports = build(tmp_path, FOUR, progress=False)
+    reports = build(tmp_path, FOUR, phase="moving", progress=False)
     assert [(r.pair, r.skipped) for r in reports] == [((3, 3), True), ((3, 4), True), ((4, 4), False)]
     assert not stale.exists()
     assert is_built(tmp_path, FOUR, (4, 4))
