@@ -78,6 +78,34 @@ cdef enum:
     PLACE_BATCH = 16
 
 
+ctypedef struct FixedOwn:
+    # index_of(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
+    # quiet children of one placement position share the child's side to move (opp),
+    # so its canonical entry, symmetry and free points are looked up once, and only
+    # the placed stone's image changes (index_of's result, bit for bit).
+    uint32_t own_image      # g(own)
+    uint32_t free           # points not taken by g(opp)
+    uint16_t stab           # stabiliser of the representative (0: trivial)
+    int g
+    int64_t base            # representative * C(24 - o, m + 1)
+
+
+cdef inline void fixed_own_init(FixedOwn* f, int o, int m1, uint32_t opp, uint32_t own) noexcept nogil:
+    cdef uint32_t e = CANON[o][rank_fast(opp)]
+    f.g = e & 15
+    f.stab = REP_STAB[o][e >> 5] if e & 16 else 0
+    f.free = FULL & ~sym_apply(f.g, opp)
+    f.own_image = sym_apply(f.g, own)
+    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - o][m1]
+
+
+cdef inline int64_t fixed_own_index(FixedOwn* f, int t) noexcept nogil:
+    cdef uint32_t x = f.own_image | ((<uint32_t>1) << SYM[f.g][t])
+    if f.stab:
+        x = min_over_stabiliser(f.stab, x)
+    return f.base + rank_fast(compact(x, f.free))
+
+
 def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                    const uint16_t[::1] quiet, const uint16_t[::1] cap,
                    bint jumping, bint take_none, int64_t start=0, int64_t stop=-1,
@@ -100,6 +128,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
     cdef int* first
     cdef int* count
     cdef Best* b      # per thread: a variable only used through & would be shared
+    cdef FixedOwn* fo
     cdef long long nbad = 0, at
     cdef bint cap_wins = o - 1 + ho < 3
     cdef const uint16_t* qp = &quiet[0] if quiet.shape[0] > 0 else NULL
@@ -124,6 +153,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
         succ = <int64_t*>malloc(PLACE_BATCH * MAX_MOVES * sizeof(int64_t))
         first = <int*>malloc(PLACE_BATCH * sizeof(int))
         count = <int*>malloc(PLACE_BATCH * sizeof(int))
+        fo = <FixedOwn*>malloc(sizeof(FixedOwn))
         for blk in prange(nblocks, schedule="dynamic", chunksize=64):
             s0 = start + blk * PLACE_BATCH
             s1 = s0 + PLACE_BATCH if s0 + PLACE_BATCH < stop else stop
@@ -140,12 +170,13 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                 own = scratch[0]
                 opp = scratch[1]
                 n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+                fixed_own_init(fo, o, m + 1, opp, own)
                 for i in range(n):
                     mv = moves[i]
                     take = (mv >> 10) & 31
                     own2 = own | ((<uint32_t>1) << (mv & 31))
                     if take == NO_POINT:
-                        e = index_of(o, m + 1, opp, own2)
+                        e = fixed_own_index(fo, mv & 31)
                         prefetch(&qp[e])
                     elif cap_wins:
                         e = -1
@@ -181,6 +212,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
         free(succ)
         free(first)
         free(count)
+        free(fo)
         free(moves)
         free(scratch)
         free(b)

@@ -40,7 +40,7 @@ def main() -> int:
         base = Rules.from_name(args.rules)
         rules = Rules(stones=n, jumping=base.jumping, mill_rule=base.mill_rule)
         t0 = time.perf_counter()
-        build(args.db, rules, jobs=args.jobs, progress=False)
+        build(args.db, rules, phase="moving", jobs=args.jobs, progress=False)
         t1 = time.perf_counter()
         db = open_database(args.db, rules, in_memory=True)
         values = solve_placement(rules, db.subspace, jobs=args.jobs)

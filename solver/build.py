@@ -275,19 +275,6 @@ class PlacementReport:
         return self.slots / self.seconds if self.seconds > 0 else 0.0
 
 
-def build_command(root: Path | str, rules: Rules, phase: str) -> str:
-    """The command line that builds ``phase`` of ``rules`` into ``root``."""
-    words = ["muehle build", f"--db {root}"]
-    if not rules.jumping:
-        words.append("--no-jumping")
-    if rules.take_none:
-        words.append(f"--mill-rule {rules.mill_rule}")
-    if rules.stones != 9:
-        words.append(f"--stones {rules.stones}")
-    words.append(f"--phase {phase}")
-    return " ".join(words)
-
-
 def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
     """Whether ``sub``'s file is complete, for these rules and scheme, and (with verify) intact."""
     path = storage.subspace_path(root, rules, sub)
@@ -333,7 +320,7 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                 phase = "moving" if missing[0].is_moving else "placement"
                 raise storage.DatabaseError(
                     f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
-                    f"not built in {folder} (build it with: {build_command(root, rules, phase)})")
+                    f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
             cache.keep_only(needed)
             need, have = placement.memory_needed(sub), memory_available()
             if have is not None and need > have + cache_bytes(cache):

@@ -24,7 +24,8 @@ import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
-from . import _kernels, storage, wdl
+from . import _kernels, placement, storage, wdl
+from .index import Subspace
 from .position import DRAW, LOSS, WIN, Move, Position, popcount
 from .rules import STANDARD, Rules
 from .storage import DatabaseError
@@ -38,11 +39,13 @@ __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceEr
 class MissingSubspaceError(DatabaseError):
     """The subspace a position belongs to has not been built."""
 
-    def __init__(self, subspace: str, path: Path):
+    def __init__(self, subspace: str, path: Path, command: str | None = None):
         self.subspace, self.path = subspace, path
-        m, o = sorted(int(x) for x in subspace.split("-"))
+        if command is None:
+            m, o = sorted(int(x) for x in subspace.split("+")[0].split("-"))
+            command = f"muehle build --pair {m}-{o}"
         super().__init__(f"subspace {subspace} is not built: missing {path} "
-                         f"(build it with: muehle build --pair {m}-{o})")
+                         f"(build it with: {command})")
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def after_move(child: Probe) -> tuple[str, Optional[int]]:
 
 
 class Database:
-    """Read access to the moving-phase databases of one rule set.  Thread-safe."""
+    """Read access to the databases of one rule set (moving and placement phase).  Thread-safe."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
@@ -98,6 +101,7 @@ class Database:
         self._wdl: dict[tuple[int, int], np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
+        self._has_placement: Optional[bool] = None
 
     # --- context manager -------------------------------------------------------
     def __enter__(self) -> "Database":
@@ -116,78 +120,100 @@ class Database:
             self._wdl.clear()
 
     # --- raw access --------------------------------------------------------------
-    def _file(self, m: int, o: int) -> h5py.File:
-        pair = (min(m, o), max(m, o))
-        f = self._files.get(pair)
+    # Keys are index.Subspace: moving-phase subspaces live two to a pair file,
+    # placement subspaces one to a file (solver.storage).
+    def _file(self, sub: Subspace) -> h5py.File:
+        key = Subspace(min(sub.m, sub.o), max(sub.m, sub.o)) if sub.is_moving else sub
+        f = self._files.get(key)
         if f is None:
-            path = self._path(m, o)
+            path = self._path(sub)
             storage.file_attrs(path, self.rules)     # refuses other rules or scheme
             f = h5py.File(path, "r", rdcc_nbytes=self._cache_bytes, rdcc_nslots=10007)
-            self._files[pair] = f
+            self._files[key] = f
         return f
 
-    def _dataset(self, m: int, o: int) -> h5py.Dataset:
-        ds = self._datasets.get((m, o))
+    def _dataset(self, sub: Subspace) -> h5py.Dataset:
+        ds = self._datasets.get(sub)
         if ds is None:
-            f = self._file(m, o)
-            name = subspace_name(m, o)
-            if name not in f:
-                raise DatabaseError(f"{f.filename} has no subspace {name}")
-            ds = self._datasets[m, o] = f[name]
+            f = self._file(sub)
+            if sub.name not in f:
+                raise DatabaseError(f"{f.filename} has no subspace {sub.name}")
+            ds = self._datasets[sub] = f[sub.name]
         return ds
 
-    def _path(self, m: int, o: int) -> Path:
-        """The file holding subspace m-o; MissingSubspaceError if it is not built."""
-        path = storage.pair_path(self.root, self.rules, (m, o))
+    def _path(self, sub: Subspace) -> Path:
+        """The file holding ``sub``; MissingSubspaceError if it is not built."""
+        path = storage.subspace_path(self.root, self.rules, sub)
         if not path.exists():
-            raise MissingSubspaceError(subspace_name(m, o), path)
+            command = None if sub.is_moving else storage.build_command(self.root, self.rules, "placement")
+            raise MissingSubspaceError(sub.name, path, command)
         return path
 
-    def subspace(self, m: int, o: int) -> np.ndarray:
-        """All value codes of subspace m-o, loaded into memory (kept for later probes)."""
+    def has_placement(self) -> bool:
+        """Whether any placement subspace of these rules is built (else positions with
+        stones in hand are answered by the opening search, without plies)."""
         with self._lock:
-            arr = self._arrays.get((m, o))
+            if self._has_placement is None:
+                folder = storage.rules_dir(self.root, self.rules)
+                self._has_placement = any(folder.glob("place-*.h5"))
+            return self._has_placement
+
+    def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
+        """All value codes of subspace m-o (with hands: a placement subspace), loaded into
+        memory (kept for later probes)."""
+        sub = Subspace(m, o, own_hand, opp_hand)
+        with self._lock:
+            arr = self._arrays.get(sub)
             if arr is None:
-                arr = storage.read_subspace(self._path(m, o), self.rules, m, o)
-                self._arrays[m, o] = arr
+                arr = storage.read_subspace(self._path(sub), self.rules, m, o,
+                                            own_hand=own_hand, opp_hand=opp_hand)
+                self._arrays[sub] = arr
             return arr
 
     def wdl(self, m: int, o: int) -> np.ndarray:
         """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
         use; packed from the codes in memory if loaded, else read from the file in blocks."""
+        sub = Subspace(m, o)
         with self._lock:
-            view = self._wdl.get((m, o))
+            view = self._wdl.get(sub)
             if view is None:
-                if (m, o) in self._arrays:
-                    view = wdl.pack(self._arrays[m, o])
+                if sub in self._arrays:
+                    view = wdl.pack(self._arrays[sub])
                 else:
-                    view = storage.read_subspace_wdl(self._path(m, o), self.rules, m, o)
-                self._wdl[m, o] = view
+                    view = storage.read_subspace_wdl(self._path(sub), self.rules, m, o)
+                self._wdl[sub] = view
             return view
 
-    def code(self, own: int, opp: int) -> int:
-        """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
+    def code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
+        """Stored code of the position (own to move, opp; stones in hand: a placement position)."""
         m, o = popcount(own), popcount(opp)
+        sub = Subspace(m, o, own_hand, opp_hand)
         slot = _kernels.index_position(m, o, own, opp)
         with self._lock:
-            if self.in_memory or (m, o) in self._arrays:
-                code = int(self.subspace(m, o)[slot])
+            if self.in_memory or sub in self._arrays:
+                code = int(self.subspace(m, o, own_hand, opp_hand)[slot])
             else:
                 try:
-                    code = int(self._dataset(m, o)[slot])
+                    code = int(self._dataset(sub)[slot])
                 except OSError as exc:
-                    raise DatabaseError(f"subspace {subspace_name(m, o)} is damaged: {exc}") from None
+                    path = storage.subspace_path(self.root, self.rules, sub)
+                    phase = "moving" if sub.is_moving else "placement"
+                    raise DatabaseError(
+                        f"{path}: subspace {sub.name} is damaged ({exc}); rebuild it with: "
+                        f"{storage.build_command(self.root, self.rules, phase)}") from None
         if code == SLACK_CODE:
-            raise DatabaseError(f"database error: position maps to a slack slot in {subspace_name(m, o)}")
+            raise DatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code
 
     # --- probing -----------------------------------------------------------------
     def probe(self, position: Position) -> Probe:
         """Value and plies for the side to move.
 
-        Positions with stones in hand are answered by the opening search (value
-        only, ``plies`` None).  Raises MissingSubspaceError if a subspace it needs
-        is not built.
+        Positions with stones in hand are read from the placement files.  Where no
+        placement file of these rules is built at all (or the hands cannot arise from
+        the start of this game), the opening book or the opening search answers them
+        (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
+        needs is not built.
         """
         own, opp = position.own, position.opp
         if popcount(opp) + position.opp_hand < 3:
@@ -197,6 +223,10 @@ class Database:
                                      self.rules.jumping, self.rules.take_none):
             return Probe(LOSS, 0)
         if position.in_placement:
+            sub = Subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
+            if placement.is_placement(sub, self.rules) and self.has_placement():
+                v = decode(self.code(own, opp, position.own_hand, position.opp_hand))
+                return Probe(v.value, v.plies)
             # Win/draw/loss from the opening book, else by the opening search (no plies).
             book = self.opening_book()
             value = book.get(position) if book is not None else None

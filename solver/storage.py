@@ -69,6 +69,19 @@ def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
 
 
+def build_command(root: Path | str, rules: Rules, phase: str) -> str:
+    """The command line that builds ``phase`` (moving, placement, all) of ``rules`` into ``root``."""
+    words = ["muehle build", f"--db {root}"]
+    if not rules.jumping:
+        words.append("--no-jumping")
+    if rules.take_none:
+        words.append(f"--mill-rule {rules.mill_rule}")
+    if rules.stones != 9:
+        words.append(f"--stones {rules.stones}")
+    words.append(f"--phase {phase}")
+    return " ".join(words)
+
+
 def _as_subspace(key) -> Subspace:
     return key if isinstance(key, Subspace) else Subspace(*key)
 
