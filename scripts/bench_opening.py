@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.opening import OpeningSearch
 from solver.probe import open_database
 from solver.rules import Rules

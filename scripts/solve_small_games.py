@@ -20,9 +20,9 @@ import numpy as np
 
 from solver import _kernels
 from solver.build import build, peak_rss_mib
-from solver.notation import format_position, parse_position
+from solver.notation import format_position
 from solver.opening import OpeningSearch, placement_value, solve_placement
-from solver.position import Position
+from solver.position import Position, parse_position
 from solver.probe import open_database
 from solver.rules import Rules
 

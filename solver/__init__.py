@@ -11,13 +11,16 @@ The main entry points, re-exported here::
         db.probe(pos)                             # Probe(value='win', plies=1)
 """
 
+from .errors import (AmbiguousMoveError, DatabaseError, GameOverError, IllegalMoveError,
+                     InvalidNotationError, MissingSubspaceError, MuehleError, NotationError)
 from .game import Game
-from .notation import NotationError, format_position, parse_move, parse_position
+from .notation import format_position
+from .position import parse_move, parse_position
 from .position import Move, Position
-from .probe import MissingSubspaceError, MoveProbe, Probe, open_database
+from .probe import MoveProbe, Probe, open_database
 from .rules import STANDARD, Rules
-from .storage import DatabaseError
 
-__all__ = ["Game", "NotationError", "format_position", "parse_move", "parse_position", "Move",
-           "Position", "MissingSubspaceError", "MoveProbe", "Probe", "open_database", "STANDARD",
-           "Rules", "DatabaseError"]
+__all__ = ["Game", "format_position", "parse_move", "parse_position", "Move", "Position",
+           "MoveProbe", "Probe", "open_database", "STANDARD", "Rules", "MuehleError",
+           "NotationError", "InvalidNotationError", "IllegalMoveError", "AmbiguousMoveError",
+           "GameOverError", "DatabaseError", "MissingSubspaceError"]

@@ -24,8 +24,9 @@ import numpy as np
 from . import _kernels, placement, storage
 from .index import Subspace
 from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
-from .rules import Rules
 from .check import check_values
+from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
+from .rules import Rules
 
 log = logging.getLogger("muehle.build")
 
@@ -163,6 +164,39 @@ def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
 
 
 PHASES = ("moving", "placement", "all")
+#: Slots per second of a build with 2 threads on the 2-core development machine
+#: (docs/benchmarks.md): the whole standard moving phase, and the placement pass.
+#: Only for the estimate of ``--dry-run``.
+MOVING_RATE = 1.7e6
+PLACEMENT_RATE = 2.0e6
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file a build would write: its phase, name, slots and the memory it needs."""
+
+    phase: str
+    name: str
+    slots: int
+    memory: int
+
+    @property
+    def seconds(self) -> float:
+        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...)."""
+        return self.slots / (MOVING_RATE if self.phase == "moving" else PLACEMENT_RATE)
+
+
+def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
+               pair: tuple[int, int] | None = None) -> list[PlannedFile]:
+    """The files :func:`build` would write (all of them, built or not), in build order."""
+    files = []
+    if phase in ("moving", "all"):
+        files += [PlannedFile("moving", f"pair-{p[0]}-{p[1]}", pair_slots(p), memory_needed(p))
+                  for p in plan(rules, max_total, pair)]
+    if phase in ("placement", "all") and pair is None:
+        files += [PlannedFile("placement", s.name, s.slots, placement.memory_needed(s))
+                  for s in placement.plan(rules, max_total)]
+    return files
 
 
 def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
@@ -219,15 +253,16 @@ def build_moving(root: Path, rules: Rules, *, max_total: int | None = None,
                 continue
             missing = [d for d in dependencies(p) if not is_built(root, rules, d, verify=False)]
             if missing:
-                raise storage.DatabaseError(
+                raise MissingSubspaceError(
+                    f"{missing[0][0]}-{missing[0][1]}", storage.pair_path(root, rules, missing[0]),
                     f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
                     f"which are not built in {folder}")
             cache.keep_only(capture_targets(p))
             need, have = memory_needed(p), memory_available()
             if have is not None and need > have + cache_bytes(cache):
-                raise storage.DatabaseError(
+                raise InsufficientMemoryError(
                     f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available")
+                    f"only {have / 2**30:.1f} GiB is available", need, have)
             start = time.perf_counter()
             bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                        leave=False, dynamic_ncols=True)
@@ -238,8 +273,8 @@ def build_moving(root: Path, rules: Rules, *, max_total: int | None = None,
             if verify:
                 bad = check_values(p, rules, result.values, cache.get, jobs)
                 if bad:
-                    raise RuntimeError(f"pair {name} fails the consistency check at "
-                                       f"{bad[0].describe()} ({len(bad)} bad states seen)")
+                    raise ConsistencyError(f"pair {name} fails the consistency check at "
+                                           f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
             storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
                                extra={"seconds": time.perf_counter() - start,
                                       "rounds": result.rounds, "checked": bool(verify)})
@@ -281,7 +316,7 @@ def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> b
     try:
         storage.read_subspace(path, rules, sub.m, sub.o, verify=verify,
                               own_hand=sub.own_hand, opp_hand=sub.opp_hand)
-    except storage.DatabaseError:
+    except DatabaseError:
         return False
     return True
 
@@ -318,15 +353,16 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
             missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
             if missing:
                 phase = "moving" if missing[0].is_moving else "placement"
-                raise storage.DatabaseError(
+                raise MissingSubspaceError(
+                    missing[0], storage.subspace_path(root, rules, missing[0]),
                     f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
                     f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
             cache.keep_only(needed)
             need, have = placement.memory_needed(sub), memory_available()
             if have is not None and need > have + cache_bytes(cache):
-                raise storage.DatabaseError(
+                raise InsufficientMemoryError(
                     f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available")
+                    f"only {have / 2**30:.1f} GiB is available", need, have)
             start, cpu0 = time.perf_counter(), _cpu_seconds()
             bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
                        disable=not progress, position=1, leave=False, dynamic_ncols=True)

@@ -3,7 +3,7 @@
 Drawn from the board data (coordinates and mill lines), not typed in, so it
 cannot disagree with :mod:`solver.board`.
 
->>> from solver.notation import parse_position
+>>> from solver.position import parse_position
 >>> print(diagram(parse_position("W:a1,d2,g7 B:a4,b6 w")))
 7 .-----------.-----------W
   |           |           |

@@ -33,7 +33,9 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from .notation import NotationError, format_position, parse_legal_move, parse_position
+from .errors import GameOverError, InvalidNotationError, NotationError
+from .notation import format_position
+from .position import parse_legal_move, parse_position
 from .position import BLACK, WHITE, WIN, Move, Position, in_mill, popcount
 from .rules import STANDARD, Rules
 
@@ -121,20 +123,22 @@ class Game:
         """``text`` as a legal move now; NotationError says why it is not."""
         result = self.result()
         if result is not None:
-            raise NotationError(f"move {text}: the game is over ({describe_result(result)})")
+            raise GameOverError(f"move {text}: the game is over ({describe_result(result)})")
         return parse_legal_move(text, self.position, self.rules)
 
     def play(self, move: Union[Move, str]) -> Position:
         """Play ``move`` (a :class:`Move` or its notation) and return the new position.
 
-        ValueError (NotationError for text) if it is illegal or the game is over.
+        IllegalMoveError (GameOverError once the game is over) if it is not legal;
+        for text also InvalidNotationError or AmbiguousMoveError (see
+        :func:`~solver.notation.parse_legal_move`).
         """
         if isinstance(move, str):
             move = self.parse_move(move)
         else:
             result = self.result()
             if result is not None:
-                raise ValueError(f"move {move}: the game is over ({describe_result(result)})")
+                raise GameOverError(f"move {move}: the game is over ({describe_result(result)})", move)
         before = self.position
         after = before.play(move, self.rules)
         # The mover's stones are the opponent's in the new position; a take-none mill
@@ -225,11 +229,11 @@ class Game:
             if colon:
                 key = key.strip()
                 if key not in ("rules", "start"):
-                    raise NotationError(f"line {number}: unknown header {key!r} (rules: or start:)")
+                    raise InvalidNotationError(f"line {number}: unknown header {key!r} (rules: or start:)")
                 if tokens:
-                    raise NotationError(f"line {number}: header {key}: after the first move")
+                    raise InvalidNotationError(f"line {number}: header {key}: after the first move")
                 if key in headers:
-                    raise NotationError(f"line {number}: header {key}: given twice")
+                    raise InvalidNotationError(f"line {number}: header {key}: given twice")
                 headers[key] = value.strip()
                 continue
             tokens += [(number, token) for token in line.split()]
@@ -237,9 +241,9 @@ class Game:
             try:
                 named = Rules.from_name(headers["rules"])
             except ValueError as error:
-                raise NotationError(f"record: {error}") from None
+                raise InvalidNotationError(f"record: {error}") from None
             if rules is not None and named != rules:
-                raise NotationError(f"record is for rules {named.name}, not {rules.name}")
+                raise InvalidNotationError(f"record is for rules {named.name}, not {rules.name}")
             rules = named
         rules = rules or STANDARD
         game = cls(parse_position(headers.get("start", "startpos"), rules), rules)
@@ -247,7 +251,7 @@ class Game:
             try:
                 game.play(token)
             except NotationError as error:
-                raise NotationError(f"line {number}: {error}") from None
+                raise error.prefixed(f"line {number}: ") from None
         return game
 
 

@@ -1,4 +1,4 @@
-"""Text forms of positions and moves.
+"""Text forms of positions and moves: the one place that knows the notation.
 
 Position strings name White's points, Black's points and the side to move,
 optionally followed by the stones in hand of White and Black (omitted: 0 0)::
@@ -10,51 +10,82 @@ optionally followed by the stones in hand of White and Black (omitted: 0 0)::
 Moves: ``d2`` (place), ``d2xa4`` (place and take), ``d2-d3`` (slide or jump),
 ``d2-d3xa4`` (and take).
 
->>> pos = parse_position("W:g7,a1,d2 B:b6,a4 w")
->>> format_position(pos)
+This module works on plain values (masks, point numbers), so that the types of
+:mod:`solver.position` can use it for their text form without an import cycle; the
+parsers that build those types are :func:`solver.position.parse_position`,
+:func:`~solver.position.parse_move` and :func:`~solver.position.parse_legal_move`.
+
+>>> read_position("W:g7,a1,d2 B:b6,a4 w") == (read_position("W:a1,d2,g7 B:a4,b6 w"))
+True
+>>> position_text(*read_position("W:g7,a1,d2 B:b6,a4 w"))
 'W:a1,d2,g7 B:a4,b6 w'
->>> format_position(parse_position("startpos"))
+>>> position_text(*read_position("startpos"))
 'W: B: w 9 9'
->>> str(parse_move("d2-d3xa4"))
+>>> move_text(*read_move("d2-d3xa4"))
 'd2-d3xa4'
 """
 
 from __future__ import annotations
 
 import re
+from typing import Iterable, Optional
 
 from .board import POINT_NAMES, point_index, points_of
-from .position import BLACK, WHITE, Move, Position, popcount
-from .rules import STANDARD, Rules
+from .errors import InvalidNotationError, NotationError
 
+__all__ = ["NotationError", "read_position", "read_move", "position_text", "move_text",
+           "format_position", "format_moves"]
 
-class NotationError(ValueError):
-    """Text that is not a valid position or move; the message says what is wrong."""
+WHITE = "w"
+BLACK = "b"
+#: Stones per side where no rules say otherwise (the standard game).
+STANDARD_STONES = 9
 
 
 def _sorted_names(mask: int) -> list[str]:
     return sorted(POINT_NAMES[p] for p in points_of(mask))
 
 
-def format_position(pos: Position) -> str:
-    """The canonical position string (points sorted a1, a4, ... g7)."""
-    text = f"W:{','.join(_sorted_names(pos.white))} B:{','.join(_sorted_names(pos.black))} {pos.turn}"
-    if pos.white_hand or pos.black_hand:
-        text += f" {pos.white_hand} {pos.black_hand}"
+def position_text(white: int, black: int, white_hand: int = 0, black_hand: int = 0,
+                  turn: str = WHITE) -> str:
+    """The canonical position string (points sorted a1, a4, ... g7; hands 0 0 left out)."""
+    text = f"W:{','.join(_sorted_names(white))} B:{','.join(_sorted_names(black))} {turn}"
+    if white_hand or black_hand:
+        text += f" {white_hand} {black_hand}"
     return text
+
+
+def format_position(pos) -> str:
+    """The canonical string of a :class:`~solver.position.Position` (also ``str(pos)``)."""
+    return position_text(pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn)
+
+
+def move_text(target: int, origin: Optional[int] = None, take: Optional[int] = None) -> str:
+    """``d2``, ``d2xa4``, ``d2-d3`` or ``d2-d3xa4`` (also ``str(move)``)."""
+    text = POINT_NAMES[target]
+    if origin is not None:
+        text = f"{POINT_NAMES[origin]}-{text}"
+    if take is not None:
+        text += f"x{POINT_NAMES[take]}"
+    return text
+
+
+def format_moves(moves: Iterable) -> str:
+    """Moves as one space-separated line."""
+    return " ".join(str(m) for m in moves)
 
 
 def _parse_point(name: str) -> int:
     try:
         return point_index(name)
     except ValueError:
-        raise NotationError(f"unknown point {name!r} (points are a1..g7 on the board's lines)") from None
+        raise InvalidNotationError(f"unknown point {name!r} (points are a1..g7 on the board's lines)") from None
 
 
 def _parse_stones(token: str, colour: str) -> int:
     prefix = colour + ":"
     if not token.startswith(prefix):
-        raise NotationError(f"expected {prefix} followed by {colour}'s points, got {token!r}")
+        raise InvalidNotationError(f"expected {prefix} followed by {colour}'s points, got {token!r}")
     body = token[len(prefix):]
     mask = 0
     if not body:
@@ -62,7 +93,7 @@ def _parse_stones(token: str, colour: str) -> int:
     for name in body.split(","):
         p = _parse_point(name)
         if mask >> p & 1:
-            raise NotationError(f"point {name} given twice for {colour}")
+            raise InvalidNotationError(f"point {name} given twice for {colour}")
         mask |= 1 << p
     return mask
 
@@ -70,79 +101,56 @@ def _parse_stones(token: str, colour: str) -> int:
 def _parse_hand(token: str, colour: str) -> int:
     # isdigit() alone also accepts digits like '²' that int() rejects.
     if not (token.isascii() and token.isdigit()):
-        raise NotationError(f"stones in hand for {colour} must be a number, got {token!r}")
+        raise InvalidNotationError(f"stones in hand for {colour} must be a number, got {token!r}")
     return int(token)
 
 
-def parse_position(text: str, rules: Rules = STANDARD) -> Position:
-    """Parse a position string strictly; NotationError says what is wrong.
+def read_position(text: str, stones: int = STANDARD_STONES) -> tuple[int, int, int, int, str]:
+    """(white, black, white_hand, black_hand, turn) of a position string, read strictly;
+    InvalidNotationError says what is wrong.
 
-    ``rules`` fixes the stones per side, against which stones on the board plus
-    stones in hand are checked.
+    ``stones`` (per side, from the rules) bounds stones on the board plus in hand.
     """
     if not isinstance(text, str):
-        raise NotationError("a position must be a string")
+        raise InvalidNotationError("a position must be a string")
     tokens = text.split()
     if tokens == ["startpos"]:
-        return Position(0, 0, rules.stones, rules.stones, WHITE)
+        return 0, 0, stones, stones, WHITE
     if len(tokens) not in (3, 5):
-        raise NotationError(
+        raise InvalidNotationError(
             f"cannot parse position {text!r}: expected 'W:<points> B:<points> w|b [white-hand black-hand]' or 'startpos'")
     white = _parse_stones(tokens[0], "W")
     black = _parse_stones(tokens[1], "B")
     both = white & black
     if both:
-        raise NotationError(f"point {POINT_NAMES[points_of(both)[0]]} given to both colours")
+        raise InvalidNotationError(f"point {POINT_NAMES[points_of(both)[0]]} given to both colours")
     turn = tokens[2]
     if turn not in (WHITE, BLACK):
-        raise NotationError(f"side to move must be 'w' or 'b', got {turn!r}")
+        raise InvalidNotationError(f"side to move must be 'w' or 'b', got {turn!r}")
     white_hand = black_hand = 0
     if len(tokens) == 5:
         white_hand = _parse_hand(tokens[3], "White")
         black_hand = _parse_hand(tokens[4], "Black")
     for name, mask, hand in (("White", white, white_hand), ("Black", black, black_hand)):
-        if popcount(mask) + hand > rules.stones:
-            raise NotationError(
-                f"too many stones for {name}: {popcount(mask)} on the board and {hand} in hand, "
-                f"but each side has {rules.stones}")
-    return Position(white, black, white_hand, black_hand, turn)
+        if mask.bit_count() + hand > stones:
+            raise InvalidNotationError(
+                f"too many stones for {name}: {mask.bit_count()} on the board and {hand} in hand, "
+                f"but each side has {stones}")
+    return white, black, white_hand, black_hand, turn
 
 
 _MOVE_RE = re.compile(r"^([a-g][1-7])(?:-([a-g][1-7]))?(?:x([a-g][1-7]))?$")
 
 
-def parse_move(text: str) -> Move:
-    """Parse move notation (``d2``, ``d2xa4``, ``d2-d3``, ``d2-d3xa4``) without a position."""
+def read_move(text: str) -> tuple[int, Optional[int], Optional[int]]:
+    """(target, origin, take) of move notation, without a position; origin None for a
+    placement, take None for no take."""
     m = _MOVE_RE.match(text.strip()) if isinstance(text, str) else None
     if not m:
-        raise NotationError(f"cannot parse move {text!r}: expected d2, d2xa4, d2-d3 or d2-d3xa4")
+        raise InvalidNotationError(f"cannot parse move {text!r}: expected d2, d2xa4, d2-d3 or d2-d3xa4")
     first, second, take = m.groups()
     if second is None:
         origin, target = None, _parse_point(first)
     else:
         origin, target = _parse_point(first), _parse_point(second)
-    return Move(target, origin, None if take is None else _parse_point(take))
-
-
-def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
-    """Parse ``text`` as a legal move in ``pos``; NotationError says why it is not.
-
-    A move that closes a mill must name the stone it takes when there is a choice.
-    """
-    move = parse_move(text)
-    legal = pos.legal_moves(rules)
-    if move in legal:
-        return move
-    if move.take is None:
-        takes = [m for m in legal if (m.origin, m.target) == (move.origin, move.target)]
-        if takes:
-            options = ", ".join(POINT_NAMES[m.take] for m in takes)
-            raise NotationError(f"move {text} closes a mill: say which stone it takes ({options}), e.g. {takes[0]}")
-    if not legal:
-        raise NotationError(f"illegal move {text}: the game is over")
-    raise NotationError(f"illegal move {text} in position {format_position(pos)}")
-
-
-def format_moves(moves) -> str:
-    """Moves as one space-separated line."""
-    return " ".join(str(m) for m in moves)
+    return target, origin, None if take is None else _parse_point(take)

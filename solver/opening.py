@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _kernels
 from . import wdl as _wdl
+from .errors import CorruptDatabaseError, ForeignDatabaseError
 from .position import DRAW, LOSS, WIN, Position, popcount
 from .rules import Rules
 from .values import decode
@@ -209,16 +210,15 @@ class OpeningBook:
 
     @classmethod
     def read(cls, path, rules: Rules) -> "OpeningBook":
-        from .storage import DatabaseError
         try:
             with np.load(path) as f:
                 if str(f["rules"]) != rules.name or str(f["index_scheme"]) != _kernels.INDEX_SCHEME:
-                    raise DatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
+                    raise ForeignDatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
                                         f"{str(f['index_scheme'])!r}; wanted {rules.name!r}, "
                                         f"{_kernels.INDEX_SCHEME!r}")
                 return cls(rules, f["keys"], f["values"], int(f["plies"]))
         except (OSError, KeyError, ValueError) as exc:
-            raise DatabaseError(f"cannot read opening book {path}: {exc}") from None
+            raise CorruptDatabaseError(f"cannot read opening book {path}: {exc}") from None
 
 
 def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,

@@ -34,8 +34,8 @@ from . import _kernels
 from .board import ADJACENT, MILLS
 from .game import Game
 from .position import DRAW, WIN, Move, Position
+from .errors import DatabaseError, GameOverError
 from .rules import Rules
-from .storage import DatabaseError
 from .values import decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
@@ -128,7 +128,7 @@ class Player:
     def _legal(game: Game) -> list[Move]:
         moves = game.legal_moves()
         if not moves:
-            raise ValueError("the game is over: there is no move to choose")
+            raise GameOverError("the game is over: there is no move to choose")
         return moves
 
 

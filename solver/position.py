@@ -9,7 +9,6 @@ in hand places; a side with none in hand slides its stones to adjacent free poin
 or jumps anywhere when it has exactly three (if the rules allow jumping).  Closing a
 mill takes one enemy stone.
 
->>> from solver.notation import parse_position
 >>> pos = parse_position("startpos")
 >>> len(pos.legal_moves())
 24
@@ -24,11 +23,10 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from . import board
-from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS, point_name
+from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS
+from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
+from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import STANDARD, Rules
-
-WHITE = "w"
-BLACK = "b"
 
 WIN = "win"
 LOSS = "loss"
@@ -85,12 +83,7 @@ class Move:
     take: Optional[int] = None
 
     def __str__(self) -> str:
-        text = point_name(self.target)
-        if self.origin is not None:
-            text = f"{point_name(self.origin)}-{text}"
-        if self.take is not None:
-            text += f"x{point_name(self.take)}"
-        return text
+        return move_text(self.target, self.origin, self.take)
 
     @property
     def is_placement(self) -> bool:
@@ -206,7 +199,6 @@ class Position:
         """Whether ``move`` is legal here: the same as ``move in self.legal_moves(rules)``,
         without generating every move (retrograde checks call it very often).
 
-        >>> from solver.notation import parse_position, parse_move
         >>> pos = parse_position("W:a1,d1 B:a4 w 1 2")
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
         (True, False)
@@ -234,9 +226,9 @@ class Position:
         return result
 
     def play(self, move: Move, rules: Rules = STANDARD) -> "Position":
-        """The position after ``move``; ValueError if it is not legal here."""
+        """The position after ``move``; IllegalMoveError (a ValueError) if it is not legal here."""
         if not self.is_legal(move, rules):
-            raise ValueError(f"illegal move {move} in this position")
+            raise IllegalMoveError(f"illegal move {move} in this position", move)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":
@@ -280,9 +272,53 @@ class Position:
         return found
 
     def __str__(self) -> str:
-        from .notation import format_position
         return format_position(self)
 
 
+# --- from text (the notation itself: solver.notation) -------------------------------
+
+def parse_position(text: str, rules: Rules = STANDARD) -> Position:
+    """Parse a position string strictly; InvalidNotationError says what is wrong.
+
+    ``rules`` fixes the stones per side, against which stones on the board plus
+    stones in hand are checked.
+
+    >>> str(parse_position("W:g7,a1,d2 B:b6,a4 w"))
+    'W:a1,d2,g7 B:a4,b6 w'
+    """
+    return Position(*read_position(text, rules.stones))
+
+
+def parse_move(text: str) -> Move:
+    """Parse move notation (``d2``, ``d2xa4``, ``d2-d3``, ``d2-d3xa4``) without a position.
+
+    >>> parse_move("d2-d3xa4")
+    Move(target=16, origin=19, take=9)
+    """
+    return Move(*read_move(text))
+
+
+def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
+    """Parse ``text`` as a legal move in ``pos``; the error says why it is not:
+    InvalidNotationError (no move at all), IllegalMoveError (GameOverError when no
+    move is legal), or AmbiguousMoveError for a move that closes a mill without
+    naming the stone it takes (its ``takes`` are the moves it may mean).
+    """
+    move = parse_move(text)
+    legal = pos.legal_moves(rules)
+    if move in legal:
+        return move
+    if move.take is None:
+        takes = [m for m in legal if (m.origin, m.target) == (move.origin, move.target)]
+        if takes:
+            options = ", ".join(move_text(m.take) for m in takes)
+            raise AmbiguousMoveError(f"move {text} closes a mill: say which stone it takes "
+                                     f"({options}), e.g. {takes[0]}", move, takes)
+    if not legal:
+        raise GameOverError(f"illegal move {text}: the game is over", move)
+    raise IllegalMoveError(f"illegal move {text} in position {format_position(pos)}", move)
+
+
 __all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "Move", "Position", "in_mill",
-           "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS"]
+           "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS",
+           "parse_position", "parse_move", "parse_legal_move"]

@@ -28,24 +28,12 @@ from . import _kernels, placement, storage, wdl
 from .index import Subspace
 from .position import DRAW, LOSS, WIN, Move, Position, popcount
 from .rules import STANDARD, Rules
-from .storage import DatabaseError
-from .values import SLACK_CODE, decode, subspace_name
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .values import SLACK_CODE, decode
 
 BOOK_NAME = "opening-book.npz"
 
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
-
-
-class MissingSubspaceError(DatabaseError):
-    """The subspace a position belongs to has not been built."""
-
-    def __init__(self, subspace: str, path: Path, command: str | None = None):
-        self.subspace, self.path = subspace, path
-        if command is None:
-            m, o = sorted(int(x) for x in subspace.split("+")[0].split("-"))
-            command = f"muehle build --pair {m}-{o}"
-        super().__init__(f"subspace {subspace} is not built: missing {path} "
-                         f"(build it with: {command})")
 
 
 @dataclass(frozen=True)
@@ -137,7 +125,7 @@ class Database:
         if ds is None:
             f = self._file(sub)
             if sub.name not in f:
-                raise DatabaseError(f"{f.filename} has no subspace {sub.name}")
+                raise ForeignDatabaseError(f"{f.filename} has no subspace {sub.name}")
             ds = self._datasets[sub] = f[sub.name]
         return ds
 
@@ -145,8 +133,11 @@ class Database:
         """The file holding ``sub``; MissingSubspaceError if it is not built."""
         path = storage.subspace_path(self.root, self.rules, sub)
         if not path.exists():
-            command = None if sub.is_moving else storage.build_command(self.root, self.rules, "placement")
-            raise MissingSubspaceError(sub.name, path, command)
+            if sub.is_moving:
+                raise MissingSubspaceError(sub.name, path)
+            command = storage.build_command(self.root, self.rules, "placement")
+            raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: missing {path} "
+                                                  f"(build it with: {command})")
         return path
 
     def has_placement(self) -> bool:
@@ -198,11 +189,11 @@ class Database:
                 except OSError as exc:
                     path = storage.subspace_path(self.root, self.rules, sub)
                     phase = "moving" if sub.is_moving else "placement"
-                    raise DatabaseError(
+                    raise CorruptDatabaseError(
                         f"{path}: subspace {sub.name} is damaged ({exc}); rebuild it with: "
                         f"{storage.build_command(self.root, self.rules, phase)}") from None
         if code == SLACK_CODE:
-            raise DatabaseError(f"database error: position maps to a slack slot in {sub.name}")
+            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code
 
     # --- probing -----------------------------------------------------------------

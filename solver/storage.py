@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _kernels
 from .index import Subspace
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .rules import Rules
 from .values import summarize, subspace_name
 
@@ -34,10 +35,6 @@ FORMAT = "muehle-pair"
 FORMAT_VERSION = 1
 CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
 DEFAULT_ROOT = Path("data")
-
-
-class DatabaseError(Exception):
-    """A database file that is missing, damaged or built for other rules; the message says which."""
 
 
 def solver_version() -> str:
@@ -146,22 +143,31 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
     return stats
 
 
-def _open(path: Path, rules: Rules) -> h5py.File:
+def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
+    """Open a pair file for reading after checking that it is one for ``rules``.
+
+    ``subspace`` (one the caller wants from the file) goes into the
+    MissingSubspaceError raised when the file does not exist.
+    """
     path = Path(path)
     if not path.exists():
-        raise DatabaseError(f"missing database file {path}")
+        raise MissingSubspaceError(subspace or path.stem.removeprefix("pair-"), path,
+                                   f"missing database file {path}")
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
-        raise DatabaseError(f"cannot read database file {path}: {exc}") from None
+        raise CorruptDatabaseError(f"cannot read database file {path}: {exc}") from None
     try:
-        if f.attrs.get("format") != FORMAT or not f.attrs.get("complete", False):
-            raise DatabaseError(f"{path} is not a complete muehle database file")
+        if f.attrs.get("format") != FORMAT:
+            raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
+        if not f.attrs.get("complete", False):
+            raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
         if f.attrs.get("rules") != rules.name:
-            raise DatabaseError(f"{path} was built for rules {f.attrs.get('rules')!r}, not {rules.name!r}")
+            raise ForeignDatabaseError(f"{path} was built for rules {f.attrs.get('rules')!r}, "
+                                       f"not {rules.name!r}")
         if f.attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
-            raise DatabaseError(f"{path} uses index scheme {f.attrs.get('index_scheme')!r}, "
-                                f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+            raise ForeignDatabaseError(f"{path} uses index scheme {f.attrs.get('index_scheme')!r}, "
+                                       f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
     except DatabaseError:
         f.close()
         raise
@@ -173,19 +179,19 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
     """All value codes of subspace m-o (with hands: a placement subspace) from its file;
     ``verify`` checks the SHA-256."""
     name = Subspace(m, o, own_hand, opp_hand).name
-    with _open(path, rules) as f:
+    with _open(path, rules, name) as f:
         if name not in f:
-            raise DatabaseError(f"{path} has no subspace {name}")
+            raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]
         try:
             codes = ds[()]
         except OSError as exc:
-            raise DatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
+            raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
         if len(codes) != _kernels.subspace_slots(m, o):
-            raise DatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
-                                f"{_kernels.subspace_slots(m, o)}")
+            raise CorruptDatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
+                                       f"{_kernels.subspace_slots(m, o)}")
         if verify and sha256_of(codes) != ds.attrs.get("sha256"):
-            raise DatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
+            raise CorruptDatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
     return codes
 
 
@@ -198,18 +204,18 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     slots = _kernels.subspace_slots(m, o)
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules) as f:
+    with _open(path, rules, name) as f:
         if name not in f:
-            raise DatabaseError(f"{path} has no subspace {name}")
+            raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]
         if ds.shape != (slots,):
-            raise DatabaseError(f"{path}: subspace {name} has {ds.shape[0]} slots, expected {slots}")
+            raise CorruptDatabaseError(f"{path}: subspace {name} has {ds.shape[0]} slots, expected {slots}")
         for start in range(0, slots, block):
             stop = min(slots, start + block)
             try:
                 codes = ds[start:stop]
             except OSError as exc:
-                raise DatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
+                raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
             wdl.pack(codes, out[start // 4:wdl.packed_size(stop)])
     return out
 

@@ -6,8 +6,8 @@ import pytest
 
 from solver.game import (DRAW, FEWER_THAN_THREE, NO_LEGAL_MOVE, QUIET_PLIES, REPETITION, Game,
                          describe_result)
-from solver.notation import NotationError, parse_position
-from solver.position import in_mill
+from solver.notation import NotationError
+from solver.position import in_mill, parse_position
 from solver.rules import Rules
 
 SHUFFLE = "W:a1,d1,a4,d2 B:g7,b6,f6 w"

@@ -284,7 +284,7 @@ def test_index_stats_command(moving_stats, monkeypatch):
     from click.testing import CliRunner
 
     import solver.index
-    from solver.cli_index import index_stats as command
+    from solver.cli.databases import index_stats as command
 
     monkeypatch.setattr(solver.index, "index_stats", lambda threads: moving_stats)
     result = CliRunner().invoke(command, ["--json"])

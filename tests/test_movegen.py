@@ -18,7 +18,7 @@ import pytest
 
 from randpos import ALL_RULES, random_position
 from solver._kernels import moves_packed, unmoves_packed
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.position import Move, Position, mill_points, popcount
 
 NO_POINT = 31

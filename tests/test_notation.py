@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from solver.board import NUM_POINTS, mask_of, point_index
-from solver.notation import (NotationError, format_moves, format_position, parse_legal_move,
-                             parse_move, parse_position)
+from solver.notation import NotationError, format_moves, format_position
+from solver.position import parse_legal_move, parse_move, parse_position
 from solver.position import Move, Position
 from solver.rules import Rules
 

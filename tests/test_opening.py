@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage, wdl
 from solver.cli import main
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.opening import placement_value, OpeningSearch, placement_subspaces, solve_placement
 from solver.position import Position
 from solver.probe import open_database

@@ -3,7 +3,7 @@
 import pytest
 
 from solver.board import point_index
-from solver.notation import parse_move, parse_position
+from solver.position import parse_move, parse_position
 from solver.position import LOSS, WIN, Move, Position, popcount
 from solver.rules import Rules
 

@@ -1,7 +1,7 @@
 """``muehle play`` (a game against the computer in the terminal) and ``muehle analyze``
 (the database's verdict on every move of a saved game).
 
-Registered on the CLI group by :mod:`solver.cli`.  ``play`` reads one move or command
+``play`` reads one move or command
 per line from standard input, so programs and tests can drive it; when standard
 input is not a terminal, each line read is echoed after its prompt (the output is
 then a readable transcript), and end of input ends the game.
@@ -17,16 +17,16 @@ from typing import Callable, Optional
 
 import click
 
-from .board import point_index
-from .cli import _COLOUR, db_option, rules_options
-from .diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
-from .game import DRAW, Game, describe_result
-from .notation import NotationError, format_position, parse_move
-from .players import LEVELS, make_player
-from .position import BLACK, LOSS, WHITE, WIN, Move, popcount
-from .probe import after_move
-from .rules import STANDARD, Rules
-from .storage import DatabaseError
+from ..board import point_index
+from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
+from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
+from ..game import DRAW, Game, describe_result
+from ..notation import format_position
+from ..players import LEVELS, make_player
+from ..position import BLACK, LOSS, WHITE, WIN, Move, popcount
+from ..probe import after_move, open_database
+from ..rules import STANDARD, Rules
+from .common import COLOUR, db_option, main, rules_options, value_text
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -43,7 +43,6 @@ Commands:
 
 def open_optional_database(db: str, rules: Rules):
     """(database, None), or (None, why not) when there are no databases for ``rules``."""
-    from .probe import open_database
     folder = Path(db) / rules.name
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
@@ -70,7 +69,7 @@ class Session:
     def result(self) -> Optional[tuple[str, str]]:
         if self.resigned is not None:
             winner = BLACK if self.resigned == WHITE else WHITE
-            return winner, f"{_COLOUR[self.resigned]} resigns"
+            return winner, f"{COLOUR[self.resigned]} resigns"
         return self.game.result()
 
     def show_board(self, takeable: int = 0) -> None:
@@ -89,7 +88,7 @@ class Session:
         status = (f"White ({white}) {popcount(pos.white)} on the board, {pos.white_hand} in hand; "
                   f"Black ({black}) {popcount(pos.black)} on the board, {pos.black_hand} in hand")
         if game.moves:
-            mover = _COLOUR[game.positions[-2].turn]
+            mover = COLOUR[game.positions[-2].turn]
             legend = "<> may be taken" if takeable else "[] last move" + (", () from" if game.moves[-1].origin is not None else "")
             self.out(f"Last move: {mover} {game.moves[-1]}   ({legend})")
         elif takeable:
@@ -99,11 +98,11 @@ class Session:
     def prompt(self) -> str:
         if self.result() is not None:
             return "game over (undo, save FILE, quit) > "
-        return f"{_COLOUR[self.game.position.turn]} to move (you) > "
+        return f"{COLOUR[self.game.position.turn]} to move (you) > "
 
     # --- the loop ------------------------------------------------------------------
     def run(self) -> None:
-        you = _COLOUR[self.human]
+        you = COLOUR[self.human]
         self.out(f"You play {you} against the computer ({self.player.level}), rules {self.game.rules.name}. "
                  f"Type a move or 'help'.")
         self.show_board()
@@ -132,7 +131,7 @@ class Session:
 
     def computer_move(self) -> None:
         move = self.player.choose(self.game)
-        colour = _COLOUR[self.game.position.turn]
+        colour = COLOUR[self.game.position.turn]
         self.game.play(move)
         self.out(f"{colour} (computer, {self.player.level}) plays {move}")
         self.show_board()
@@ -170,26 +169,23 @@ class Session:
             self.out(f"the game is over: {describe_result(self.result())} (undo, save FILE or quit)")
             return
         try:
-            move = parse_move(text)
+            move = self.game.parse_move(text)
+        except AmbiguousMoveError as error:
+            # A mill closed without naming the stone to take: the only one, or ask.
+            if len(error.takes) == 1:
+                move = error.takes[0]
+                self.out(f"{text} closes a mill and takes the only stone it may: {move}")
+            else:
+                move = self.ask_take(error.move, error.takes)
+                if move is None:
+                    return
+        except IllegalMoveError as error:
+            self.out(f"illegal move {error.move} (type 'moves' for the legal ones)")
+            return
         except NotationError as error:
             self.out(f"{error} (type 'help' for the commands)")
             return
-        if move.take is None:
-            takes = [m for m in self.game.legal_moves()
-                     if (m.origin, m.target) == (move.origin, move.target) and m.take is not None]
-            if len(takes) == 1:
-                move = takes[0]
-                self.out(f"{text} closes a mill and takes the only stone it may: {move}")
-            elif takes:
-                move = self.ask_take(move, takes)
-                if move is None:
-                    return
-        try:
-            self.game.play(move)
-        except ValueError as error:            # NotationError included
-            self.out(str(error) if isinstance(error, NotationError)
-                     else f"illegal move {move} (type 'moves' for the legal ones)")
-            return
+        self.game.play(move)
         self.show_board()
 
     def ask_take(self, move: Move, takes: list[Move]) -> Optional[Move]:
@@ -253,18 +249,12 @@ class Session:
             self.out(f"no hint: the database cannot answer ({error})")
             return
         best = probes[0]
-        self.out(f"hint: {best.move} ({_value_text(best.value, best.plies)}); every move, for you:")
+        self.out(f"hint: {best.move} ({value_text(best.value, best.plies)}); every move, for you:")
         for value in (WIN, DRAW, LOSS):
             group = [p for p in probes if p.value == value]
             if group:
                 self.out(f"  {value}: " + " ".join(
                     str(p.move) if p.plies is None else f"{p.move}({p.plies})" for p in group))
-
-
-def _value_text(value: Optional[str], plies: Optional[int]) -> str:
-    if value is None:
-        return "?"
-    return value if plies is None else f"{value} in {plies}"
 
 
 def read_line(prompt: str) -> Optional[str]:
@@ -283,7 +273,7 @@ def read_line(prompt: str) -> Optional[str]:
     return line
 
 
-@click.command()
+@main.command()
 @db_option
 @rules_options
 @click.option("--level", type=click.Choice(list(LEVELS)), default="medium", show_default=True,
@@ -319,7 +309,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
             database.close()
 
 
-@click.command()
+@main.command()
 @db_option
 @rules_options
 @click.argument("game_file", type=click.Path(dir_okay=False))
@@ -338,8 +328,6 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     "win", "loss", "draw" or null where a database is missing, blunder is null,
     "lost the win" or "lost the draw".
     """
-    from .probe import open_database
-
     text = Path(game_file).read_text()
     game = Game.from_record(text, None if rules == STANDARD else rules)
     rows = []
@@ -377,9 +365,9 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     for r in rows:
         mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
-        click.echo(f"{r['ply']:>4}  {_COLOUR[r['side']]:<5}  {r['move']:<10}  "
-                   f"{_value_text(r['before'], r['before_plies']):<12}  "
-                   f"{_value_text(r['after'], r['after_plies']):<12}{mark}".rstrip())
+        click.echo(f"{r['ply']:>4}  {COLOUR[r['side']]:<5}  {r['move']:<10}  "
+                   f"{value_text(r['before'], r['before_plies']):<12}  "
+                   f"{value_text(r['after'], r['after_plies']):<12}{mark}".rstrip())
     blunders = [r for r in rows if r["blunder"]]
     click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))

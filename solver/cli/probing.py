@@ -1,0 +1,111 @@
+"""Commands that ask the databases: ``query`` and ``solve-opening``."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Optional
+
+import click
+
+from ..errors import DatabaseError
+from ..notation import format_position
+from ..position import parse_position
+from ..opening import OpeningSearch, build_book
+from ..probe import open_database
+from ..rules import Rules
+from .common import COLOUR, db_option, fail, main, rules_options
+
+
+def _query_object(database, pos) -> dict:
+    probe = database.probe(pos)
+    result = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
+              "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
+                        for mp in database.probe_moves(pos)]}
+    return result
+
+
+@main.command()
+@db_option
+@rules_options
+@click.argument("position", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+@click.option("--batch", type=click.File("r"), default=None,
+              help="Read one position per line from FILE ('-': stdin); print one JSON object per line.")
+def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch) -> None:
+    """The value of POSITION for the side to move and of every legal move, best first.
+
+    Each move's value is for the player who makes it.  Positions with stones in
+    hand are answered by the opening search (values without plies).
+
+    \b
+    Examples:
+      muehle query 'W:a1,d1,g1 B:a7,d7,f6 b'
+      muehle query --batch positions.txt
+    """
+    if batch is None and not position:
+        fail("give a POSITION or --batch FILE")
+    with open_database(db, rules) as database:
+        if batch is not None:
+            for number, line in enumerate(batch, 1):
+                text = line.strip()
+                if not text or text.startswith("#"):
+                    continue
+                try:
+                    click.echo(json.dumps(_query_object(database, parse_position(text, rules))))
+                except (ValueError, DatabaseError) as error:
+                    click.echo(json.dumps({"position": text, "error": f"line {number}: {error}"}))
+            return
+        pos = parse_position(" ".join(position), rules)
+        obj = _query_object(database, pos)
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    plies = "" if obj["plies"] is None else f" in {obj['plies']} plies"
+    click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR[pos.turn]}")
+    for mv in obj["moves"]:
+        plies = "" if mv["plies"] is None else f" in {mv['plies']}"
+        click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+@main.command("solve-opening")
+@db_option
+@rules_options
+@click.argument("position", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+@click.option("--book", nargs=2, type=(click.IntRange(0, 18), click.Path(dir_okay=False)),
+              default=None, metavar="K FILE",
+              help="Also write an opening book: the values of all placement positions up to "
+                   "ply K from POSITION, to FILE (.npz).  Probes read it from "
+                   "<db>/<rules>/opening-book.npz.")
+@click.option("--table-bits", type=click.IntRange(10, 32), default=24, show_default=True,
+              help="Transposition table of 2^N entries (8 bytes each).")
+def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: bool,
+                  book: Optional[tuple[int, str]], table_bits: int) -> None:
+    """Solve a placement position (default: the start position) by exact search.
+
+    With all moving-phase databases of the standard rules built, this proves that
+    Nine Men's Morris is a draw.
+    """
+    pos = parse_position(" ".join(position) or "startpos", rules)
+    with open_database(db, rules) as database:
+        search = OpeningSearch(rules, wdl=database.wdl, table_bits=table_bits)
+        result = search.solve(pos)
+        if book is not None:
+            if not pos.in_placement:
+                fail("an opening book starts from a placement position")
+            start = time.perf_counter()
+            written = build_book(search, book[0], pos)
+            written.write(book[1])
+            if not as_json:
+                click.echo(f"opening book: {len(written):,} positions up to ply {book[0]} "
+                           f"written to {book[1]} ({time.perf_counter() - start:.1f} s)")
+    if as_json:
+        out = {"position": format_position(pos), "value": result.value,
+               "nodes": result.nodes, "seconds": round(result.seconds, 3)}
+        if book is not None:
+            out["book_positions"] = len(written)
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"{format_position(pos)}: {result.value} for {COLOUR[pos.turn]} "
+               f"({result.nodes:,} nodes, {result.seconds:.1f} s)")

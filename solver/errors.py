@@ -1,0 +1,149 @@
+"""Every error the package raises for bad input or a bad database, by kind.
+
+The command line reports each of them as one line (``muehle: error: <message>``,
+exit status 2); a program catches the kind it can handle.  Modelled on
+python-chess: notation errors are ``ValueError``\\ s, and a subspace that is not
+built is also a ``KeyError`` (like a missing table of a tablebase).
+
+::
+
+    MuehleError
+    ├── NotationError (ValueError)      text that is no position or move, or a move not legal
+    │   ├── InvalidNotationError        not well formed: 'd9', 'W:a1 B:', a bad record line
+    │   ├── IllegalMoveError            well formed, but not legal in the position
+    │   │   └── GameOverError           no move is legal: the game is over
+    │   └── AmbiguousMoveError          a mill closed without naming the stone it takes
+    └── DatabaseError                   a database cannot answer or cannot be built
+        ├── MissingSubspaceError (KeyError)   the file of a subspace is not built
+        ├── CorruptDatabaseError        a damaged or incomplete file
+        ├── ForeignDatabaseError        a file of other rules, another index scheme or pair,
+        │                               or not a muehle file at all
+        ├── InsufficientMemoryError     a build that would not fit in memory
+        └── ConsistencyError            solved values that disagree with their successors
+
+>>> issubclass(AmbiguousMoveError, ValueError), issubclass(MissingSubspaceError, KeyError)
+(True, True)
+>>> str(MissingSubspaceError("4-5", "data/standard/pair-4-5.h5"))
+'subspace 4-5 is not built: missing data/standard/pair-4-5.h5 (build it with: muehle build --pair 4-5)'
+
+This module imports nothing from the package: every other module may use it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["MuehleError", "NotationError", "InvalidNotationError", "IllegalMoveError",
+           "GameOverError", "AmbiguousMoveError", "DatabaseError", "MissingSubspaceError",
+           "CorruptDatabaseError", "ForeignDatabaseError", "InsufficientMemoryError",
+           "ConsistencyError"]
+
+
+class MuehleError(Exception):
+    """Base of the package's errors; the message says what is wrong, in one sentence."""
+
+    def __str__(self) -> str:
+        # One message, whatever the other bases (KeyError would quote it).
+        return str(self.args[0]) if self.args else ""
+
+    def prefixed(self, prefix: str) -> "MuehleError":
+        """A copy of this error, of the same kind and with the same data, whose message
+        starts with ``prefix`` (e.g. the line of a game record it came from)."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.args = (f"{prefix}{self}",) + self.args[1:]
+        return other
+
+
+# --- positions and moves -------------------------------------------------------------
+
+class NotationError(MuehleError, ValueError):
+    """Text that is not a valid position or move here; the message says what is wrong."""
+
+
+class InvalidNotationError(NotationError):
+    """Text that is not a position or move at all (a syntax error)."""
+
+
+class IllegalMoveError(NotationError):
+    """A well-formed move that is not legal in the position; ``move`` is the move
+    (a :class:`solver.position.Move`) where it is known."""
+
+    def __init__(self, message: str, move: Any = None):
+        super().__init__(message)
+        self.move = move
+
+
+class GameOverError(IllegalMoveError):
+    """A move asked for, or played, after the game has ended."""
+
+
+class AmbiguousMoveError(NotationError):
+    """A move that closes a mill and does not say which stone it takes.
+
+    ``move`` is the move as given (``take`` None); ``takes`` are the legal moves it
+    may mean, one per stone the mill may take.
+    """
+
+    def __init__(self, message: str, move: Any = None, takes: Sequence[Any] = ()):
+        super().__init__(message)
+        self.move = move
+        self.takes = list(takes)
+
+
+# --- databases ---------------------------------------------------------------------
+
+class DatabaseError(MuehleError):
+    """A database that is missing, damaged, foreign or cannot be built; the message says which."""
+
+
+class MissingSubspaceError(DatabaseError, KeyError):
+    """The file holding ``subspace`` (a :class:`solver.index.Subspace` or its name) is not built.
+
+    ``path`` is the file looked for.  The default message says how to build it.
+    """
+
+    def __init__(self, subspace: Any, path: Path | str, message: str | None = None):
+        self.subspace, self.path = subspace, Path(path)
+        if message is None:
+            m, o = _stones(subspace)
+            message = (f"subspace {subspace} is not built: missing {path} "
+                       f"(build it with: muehle build --pair {min(m, o)}-{max(m, o)})")
+        super().__init__(message)
+
+
+def _stones(subspace: Any) -> tuple[int, int]:
+    """(m, o) of a subspace object or of its name ``"m-o"`` / ``"m-o+h-k"``."""
+    if hasattr(subspace, "m"):
+        return subspace.m, subspace.o
+    m, o = str(subspace).split("+")[0].split("-")
+    return int(m), int(o)
+
+
+class CorruptDatabaseError(DatabaseError):
+    """A database file that cannot be read, is incomplete, or fails its checksums."""
+
+
+class ForeignDatabaseError(DatabaseError):
+    """A file that is not one this solver may read here: other rules, another index
+    scheme, another pair, or no muehle database at all."""
+
+
+class InsufficientMemoryError(DatabaseError):
+    """A build step that needs more memory than is available; nothing was changed."""
+
+    def __init__(self, message: str, needed: int = 0, available: int = 0):
+        super().__init__(message)
+        self.needed, self.available = needed, available
+
+
+class ConsistencyError(DatabaseError):
+    """Solved values that disagree with the values of their successors.
+
+    ``bad`` lists the states found (:class:`solver.check.BadState`), at most a few.
+    """
+
+    def __init__(self, message: str, bad: Sequence[Any] = ()):
+        super().__init__(message)
+        self.bad = list(bad)

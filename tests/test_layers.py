@@ -1,0 +1,125 @@
+"""The pipeline's layers: nothing lower imports anything higher, and no import cycles.
+
+The import graph is read from the source (every ``import`` statement, also those
+inside functions), so a cycle hidden in a function-level import is found too.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import solver
+
+ROOT = Path(solver.__file__).parent
+
+#: The pipeline, bottom up: rules -> positions and moves -> symmetry and indexing ->
+#: retrograde analysis -> storage -> probing -> play and search -> interfaces.
+#: A module may import modules of its own layer or below.  A module name matches an
+#: entry equal to it or to one of its parent packages.
+LAYERS: list[tuple[str, ...]] = [
+    ("solver.errors",),
+    ("solver.board", "solver.rules", "solver.notation"),
+    ("solver.position", "solver.values", "solver.game", "solver.diagram"),
+    ("solver.index", "solver.moves", "solver._kernels"),
+    ("solver.retro",),
+    # verification reads stored pairs; the build verifies before it stores
+    ("solver.storage", "solver.wdl", "solver.check", "solver.verify", "solver.build"),
+    ("solver.probe", "solver.opening", "solver.placement"),
+    ("solver.players",),
+    ("solver.cli", "solver.web", "solver.serve", "solver.__main__", "solver"),
+]
+
+
+def layer_of(module: str) -> int:
+    best, level = -1, None
+    for i, names in enumerate(LAYERS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and len(name) > best:
+                best, level = len(name), i
+    if level is None:
+        raise AssertionError(f"module {module} has no layer: add it to LAYERS in {__file__}")
+    return level
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, name: str) -> set[str]:
+    """The solver modules ``path`` imports (``from . import x`` counts as module x)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            found.add(target)
+            found |= {f"{target}.{alias.name}" for alias in node.names}
+    return {m for m in found if m == "solver" or m.startswith("solver.")}
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in ROOT.rglob("*.py")}
+    known = set(modules) | {"solver._kernels"}
+    # keep imports of modules (``from .x import name`` also adds x.name: drop non-modules)
+    return {name: {m for m in imports_of(path, name) if m in known and m != name}
+            for name, path in modules.items()}
+
+
+def test_every_module_has_a_layer():
+    for name in graph():
+        layer_of(name)
+
+
+def test_no_module_imports_a_higher_layer():
+    bad = [f"{name} (layer {layer_of(name)}) imports {dep} (layer {layer_of(dep)})"
+           for name, deps in graph().items() for dep in deps
+           if layer_of(dep) > layer_of(name) and not name.startswith(dep + ".")]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles():
+    edges = graph()
+    # a package's __init__ importing its own submodules is how packages work
+    edges = {n: {d for d in deps if not d.startswith(n + ".") and not n.startswith(d + ".")}
+             for n, deps in edges.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(edges.get(node, ())):
+            if state.get(dep) == 1:
+                cycle = stack[stack.index(dep):] + [dep]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+
+
+def test_library_does_not_load_the_command_line():
+    """Importing every library module in a fresh interpreter leaves solver.cli unloaded."""
+    names = sorted(n for n in graph() if layer_of(n) < layer_of("solver.cli") and n != "solver")
+    code = ("import sys\n" + "".join(f"import {n}\n" for n in names)
+            + "assert not [m for m in sys.modules if m.startswith('solver.cli')], 'cli loaded'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT.parent)
