@@ -15,7 +15,7 @@ from solver import placement, storage
 from solver.build import build, is_stored
 from solver.cli import main
 from solver.index import Subspace
-from solver.notation import parse_position
+from solver.position import parse_position
 from solver.opening import OpeningSearch, solve_placement
 from solver.position import Position
 from solver.probe import open_database
@@ -276,3 +276,44 @@ def test_kill_9_during_placement_build_then_rerun_gives_the_same_files(db4, db4_
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert sha256s(tmp_path, FOUR) == sha256s(db4_all, FOUR)
     assert not list(folder.glob(".place-*"))
+
+
+# --- the commands ---------------------------------------------------------------------
+
+def test_check_and_stats_cover_placement(db4_all, tmp_path):
+    result = run("check", "--db", db4_all, "--stones", 4, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("ok: 3 pair(s) and 27 placement subspace(s)")
+    stats = run("stats", "--db", db4_all, "--stones", 4)
+    assert stats.exit_code == 0 and "0-0+4-4" in stats.output and "4-4" in stats.output
+    # a stored value changed (the file itself intact): the check finds it
+    shutil.copytree(db4_all, tmp_path, dirs_exist_ok=True)
+    sub = Subspace(2, 2, 2, 2)
+    codes = stored_codes(tmp_path, FOUR, sub).copy()
+    slot = int(np.flatnonzero(codes != SLACK_CODE)[5])
+    codes[slot] = codes[slot] + 2
+    storage.write_pair(storage.placement_path(tmp_path, FOUR, sub), FOUR, {sub: codes})
+    bad = run("check", "--db", tmp_path, "--stones", 4, "--quiet", "--phase", "placement")
+    assert bad.exit_code == 1 and "placement subspace 2-2+2-2" in bad.output
+    one = run("check", "--db", tmp_path, "--stones", 4, "--quiet", "--phase", "placement",
+              "--pair", "2-2+2-2")
+    assert one.exit_code == 1 and f"slot {slot}" in one.output
+
+
+def test_build_dry_run_prints_the_plan(db4_all):
+    result = run("build", "--db", db4_all, "--stones", 4, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "30 file(s) (30 built), 7,475,756 slots" in result.output
+    standard = run("build", "--db", db4_all, "--phase", "placement", "--dry-run")
+    assert "497 file(s) (0 built), 18,667,084,700 slots" in standard.output
+
+
+def test_build_refuses_pair_with_placement_phase(tmp_path):
+    result = run("build", "--db", tmp_path, "--stones", 4, "--phase", "placement", "--pair", "3-4")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+
+
+def test_placement_build_without_the_moving_phase_names_what_is_missing(tmp_path):
+    result = run("build", "--db", tmp_path, "--stones", 4, "--phase", "placement", "--quiet")
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "--stones 4 --phase moving" in result.output
