@@ -317,3 +317,41 @@ def test_placement_build_without_the_moving_phase_names_what_is_missing(tmp_path
     result = run("build", "--db", tmp_path, "--stones", 4, "--phase", "placement", "--quiet")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "--stones 4 --phase moving" in result.output
+
+
+# --- play and analyze read the placement files ---------------------------------------
+
+def test_perfect_play_wins_placement_positions_in_the_promised_plies(db4_all):
+    """Plies run on across the end of the placement phase: following the best moves from a
+    won placement position ends the game in exactly the stored number of plies."""
+    rng = random.Random(3)
+    with open_database(db4_all, FOUR, in_memory=True) as db:
+        starts = [p for p in sampled_positions(db4_all, FOUR, 300, seed=6) if db.probe(p).value == "win"]
+        assert len(starts) >= 20
+        for start in starts[:20]:
+            promised, pos, plies = db.probe(start).plies, start, 0
+            while pos.outcome(FOUR) is None:
+                pos = pos.play(db.best_move(pos, rng), FOUR)
+                plies += 1
+                assert plies <= promised
+            assert plies == promised, str(start)
+            assert pos.turn != start.turn           # the side that won made the last move
+
+
+def test_play_hint_and_analyze_give_plies_in_the_placement_phase(db4_all, tmp_path):
+    import json
+    from solver.game import Game
+    result = CliRunner().invoke(main, ["play", "--stones", "4", "--db", str(db4_all), "--level",
+                                       "perfect", "--seed", "1", "--color", "white"],
+                                input="d2\nhint\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "hint: " in result.output and "perfect: the database cannot answer" not in result.output
+    game = Game(rules=FOUR)
+    with open_database(db4_all, FOUR) as db:
+        while game.result() is None:
+            game.play(db.best_move(game.position, random.Random(len(game.moves))))
+    path = tmp_path / "g.txt"
+    path.write_text(game.record())
+    data = json.loads(run("analyze", "--db", db4_all, "--stones", 4, "--json", path).stdout)
+    rows = data["moves"]
+    assert rows[0]["before"] == "draw" and all(r["blunder"] is None for r in rows)
