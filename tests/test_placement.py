@@ -112,6 +112,9 @@ def test_bigger_games_build_equals_backward_pass(tmp_path, stones):
     assert_equals_backward_pass(tmp_path, rules)
     with open_database(tmp_path, rules) as db:
         assert db.probe(parse_position("startpos", rules)).value == "draw"
+        search = OpeningSearch(rules, wdl=db.wdl)
+        for pos in sampled_positions(tmp_path, rules, 100, seed=stones):
+            assert db.probe(pos).value == search.solve(pos).value, str(pos)
 
 
 def sampled_positions(root, rules, count, seed):
