@@ -217,3 +217,55 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
         free(scratch)
         free(b)
     return bad_arr[:min(nbad, max_bad)], nbad
+
+
+def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
+                    uint8_t[::1] quiet_reach, uint8_t[::1] cap_reach,
+                    bint jumping, bint take_none, int jobs=2):
+    """Mark the children of the reached slots of placement subspace (m, o, hm, ho).
+
+    ``reached[slot]`` != 0: the slot's position arises from the start.  Sets
+    ``quiet_reach`` (subspace (o, m+1) with hands (ho, hm-1)) and ``cap_reach`` ((o-1,
+    m+1), same hands) to 1 at every child slot; an empty array: that child is not
+    tracked.  Returns the number of reached real slots.
+    """
+    cdef int64_t slot, n_slots = num_slots(m, o), count = 0
+    cdef uint32_t own, opp, mv, own2
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int n, i, take
+    cdef FixedOwn* fo
+    cdef bint track_q = quiet_reach.shape[0] > 0
+    cdef bint track_c = cap_reach.shape[0] > 0
+    if reached.shape[0] != n_slots:
+        raise ValueError("reached array of the wrong size")
+    if track_q and quiet_reach.shape[0] != num_slots(o, m + 1):
+        raise ValueError("quiet-child array of the wrong size")
+    if track_c and (o < 1 or cap_reach.shape[0] != num_slots(o - 1, m + 1)):
+        raise ValueError("capture-child array of the wrong size")
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        fo = <FixedOwn*>malloc(sizeof(FixedOwn))
+        for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
+            if not reached[slot] or not slot_is_real(m, o, slot):
+                continue
+            count += 1
+            position_of(m, o, slot, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+            fixed_own_init(fo, o, m + 1, opp, own)
+            for i in range(n):
+                mv = moves[i]
+                take = (mv >> 10) & 31
+                if take == NO_POINT:
+                    if track_q:
+                        quiet_reach[fixed_own_index(fo, mv & 31)] = 1   # all writers store 1
+                elif track_c:
+                    own2 = own | ((<uint32_t>1) << (mv & 31))
+                    cap_reach[index_of(o - 1, m + 1, without(opp, take), own2)] = 1
+        free(moves)
+        free(scratch)
+        free(fo)
+    return count

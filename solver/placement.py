@@ -137,3 +137,41 @@ def slot_counts(rules: Rules) -> dict:
     largest = max(subs, key=lambda s: s.slots)
     return {"subspaces": len(subs), "slots": sum(levels.values()), "levels": levels,
             "largest": largest.name, "largest_slots": largest.slots}
+
+
+def reachable(rules: Rules, jobs: int = 2,
+              progress: Callable[[Subspace], None] | None = None) -> dict[Subspace, int]:
+    """Positions (symmetry classes) of each placement subspace that arise from the start
+    position by legal play: a forward pass, parents before children, one byte per slot
+    of two hand levels at a time (for the standard game up to about 6 GB)."""
+    subs = plan(rules)
+    marks: dict[Subspace, np.ndarray] = {}
+    counts: dict[Subspace, int] = {}
+    start = subs[-1]            # nothing on the board, all stones in hand, White to move
+    assert start.m == start.o == 0 and start.own_hand == start.opp_hand == rules.stones
+    marks[start] = np.ones(1, dtype=np.uint8)
+    empty = np.zeros(0, dtype=np.uint8)
+    level = None
+    for sub in reversed(subs):
+        if (sub.own_hand, sub.opp_hand) != level:
+            level = (sub.own_hand, sub.opp_hand)
+            for key in [k for k in marks if k.own_hand + k.opp_hand > sum(level)]:
+                del marks[key]          # a finished level: nothing marks it any more
+        if progress:
+            progress(sub)
+        own = marks.pop(sub, None)
+        if own is None:
+            counts[sub] = 0
+            continue
+        kids = []
+        for child in children(sub):
+            if child is None or child.is_moving:
+                kids.append(empty)
+            else:
+                if child not in marks:
+                    marks[child] = np.zeros(child.slots, dtype=np.uint8)
+                kids.append(marks[child])
+        counts[sub] = int(_kernels.placement_reach(sub.m, sub.o, sub.own_hand, sub.opp_hand, own,
+                                                   kids[0], kids[1], rules.jumping, rules.take_none,
+                                                   jobs))
+    return counts

@@ -26,10 +26,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.board", "solver.rules", "solver.notation"),
     ("solver.position", "solver.values", "solver.game", "solver.diagram"),
     ("solver.index", "solver.moves", "solver._kernels"),
-    ("solver.retro",),
+    ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores
     ("solver.storage", "solver.wdl", "solver.check", "solver.verify", "solver.build"),
-    ("solver.probe", "solver.opening", "solver.placement"),
+    ("solver.probe", "solver.opening"),
     ("solver.players",),
     ("solver.cli", "solver.web", "solver.serve", "solver.__main__", "solver"),
 ]

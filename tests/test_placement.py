@@ -358,3 +358,24 @@ def test_play_hint_and_analyze_give_plies_in_the_placement_phase(db4_all, tmp_pa
     data = json.loads(run("analyze", "--db", db4_all, "--stones", 4, "--json", path).stdout)
     rows = data["moves"]
     assert rows[0]["before"] == "draw" and all(r["blunder"] is None for r in rows)
+
+
+@pytest.mark.parametrize("rules", [Rules(stones=3), Rules(stones=3, jumping=False, mill_rule="take-none")])
+def test_reachable_counts_equal_a_search_from_the_start(rules):
+    """The compiled forward pass counts what a breadth-first walk over the game finds."""
+    from solver.opening import book_key
+    start = parse_position("startpos", rules)
+    layer, counts = {book_key(start): start}, {}
+    while layer:
+        following = {}
+        for pos in layer.values():
+            sub = Subspace(bin(pos.own).count("1"), bin(pos.opp).count("1"), pos.own_hand, pos.opp_hand)
+            counts[sub] = counts.get(sub, 0) + 1
+            for move in pos.legal_moves(rules):
+                child = pos.play_unchecked(move)
+                if child.in_placement and child.outcome(rules) is None:
+                    following.setdefault(book_key(child), child)
+        layer = following
+    got = placement.reachable(rules)
+    assert got == {s: counts.get(s, 0) for s in placement.plan(rules)}
+    assert 0 < sum(got.values()) < sum(s.slots for s in placement.plan(rules))

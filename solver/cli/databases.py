@@ -111,7 +111,11 @@ def _collect_stats(db: str, rules: Rules) -> list[dict]:
 @db_option
 @rules_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def stats(db: str, rules: Rules, as_json: bool) -> None:
+@click.option("--reachable", is_flag=True,
+              help="Also count, per placement subspace, the positions that arise from the start "
+                   "(a forward pass over the placement phase: minutes and up to 6 GB for 9 stones).")
+@jobs_option
+def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> None:
     """Wins, losses and draws (for the side to move) and longest win and loss, per subspace.
 
     Counts are of positions up to symmetry, as in the published tables.  Placement
@@ -121,18 +125,27 @@ def stats(db: str, rules: Rules, as_json: bool) -> None:
     rows = _collect_stats(db, rules)
     if not rows:
         fail(f"no databases for rules {rules.name} in {db} (build them with: muehle build --db {db})")
+    if reachable:
+        counts = {sub.name: n for sub, n in placement.reachable(rules, jobs).items()}
+        for r in rows:
+            if r["subspace"] in counts:
+                r["reachable"] = counts[r["subspace"]]
     totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
     totals["longest_win"] = max(r["longest_win"] for r in rows)
     totals["longest_loss"] = max(r["longest_loss"] for r in rows)
+    if reachable:
+        totals["reachable"] = sum(r.get("reachable", 0) for r in rows)
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
         return
-    header = f"{'subspace':>9} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} {'longest loss':>12}"
+    header = (f"{'subspace':>9} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
+              f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else ""))
     click.echo(f"rules: {rules.name}")
     click.echo(header)
     for r in rows + [dict(totals, subspace="total")]:
         click.echo(f"{r['subspace']:>9} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
-                   f"{r['longest_win']:>12} {r['longest_loss']:>12}")
+                   f"{r['longest_win']:>12} {r['longest_loss']:>12}"
+                   + (f" {r['reachable']:>14,}" if "reachable" in r else ""))
 
 
 @main.command()
