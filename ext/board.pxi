@@ -1,5 +1,9 @@
 # Board tables as flat C arrays, filled once at import from solver.board (the single
 # source of truth), so kernels never touch Python objects.
+#
+# Provides: FULL, ADJ, MILL, MILL_AT, SYM, SYM_INV; popcount, ctz, popcount64,
+#           apply_sym_slow; the C integer types and numpy for the other files.
+# Uses:     nothing from the other .pxi files (it is included first).
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, int8_t
 import numpy as np

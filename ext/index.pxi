@@ -3,7 +3,7 @@
 # symmetries.  Stones in hand are not part of the index (a placement subspace uses the
 # same board index as the moving subspace with the same stones on the board).
 #
-# Scheme (see DESIGN.md section 2):
+# Scheme (see docs/design.md §2):
 #   - CANON[m][rank(own)] (one entry per m-stone set, C(24, m) of them) holds the dense
 #     number of the orbit representative of own (the smallest mask of its orbit), a
 #     symmetry g with g(own) = representative, and a flag "representative has a
@@ -20,13 +20,17 @@
 # A slot is real when its opp set is the smallest of its images under H; the other
 # slots of representatives with non-trivial stabilisers are slack.
 #
-# Interface used directly by other kernels (all nogil):
-#   num_slots(m, o) -> int64            slots of subspace m-o
-#   index_of(m, o, own, opp) -> int64   slot of a position (all 16 images: the same slot)
-#   position_of(m, o, slot, &own, &opp) canonical position of a slot
-#   slot_is_real(m, o, slot) -> bint    whether a canonical position uses the slot
+# Provides to the other kernels (all nogil, unchecked):
+#   c_subspace_slots(m, o) -> int64              slots of subspace m-o
+#   c_index_position(m, o, own, opp) -> int64    slot of a position (all 16 images: the same slot)
+#   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
+#   c_is_real_slot(m, o, slot) -> bint           whether a canonical position uses the slot
+#   MAX_STONES, ORBITS, c_apply_sym_fast
 # No argument checks on the hot path: own must have m stones, opp o stones, disjoint,
-# and slots must lie in [0, num_slots).  The Python wrappers check.
+# and slots must lie in [0, c_subspace_slots).  The Python wrappers (subspace_slots,
+# index_position, position_at, is_real_slot, the *_batch functions, ...; solver.index
+# wraps them) check.  INDEX_SCHEME names the scheme in every database file.
+# Uses: board.pxi (SYM, popcount, ctz, FULL).
 
 cimport cython
 from cython.parallel cimport prange
@@ -106,7 +110,7 @@ cdef inline int popcount8(uint32_t b) noexcept nogil:
     return POP8[b]
 
 
-cdef inline uint32_t sym_apply(int g, uint32_t s) noexcept nogil:
+cdef inline uint32_t c_apply_sym_fast(int g, uint32_t s) noexcept nogil:
     """Image of the point set s under symmetry g (3 table lookups)."""
     return SYM8[g][0][s & 0xFF] | SYM8[g][1][(s >> 8) & 0xFF] | SYM8[g][2][(s >> 16) & 0xFF]
 
@@ -263,7 +267,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
         bg = 0
         stab = 0
         for g in range(1, 16):
-            t = sym_apply(g, s)
+            t = c_apply_sym_fast(g, s)
             if t < best:
                 best = t
                 bg = g
@@ -318,7 +322,7 @@ _init_index_tables()
 # ---------------------------------------------------------------------------------------
 # The index
 
-cdef inline int64_t num_slots(int m, int o) noexcept nogil:
+cdef inline int64_t c_subspace_slots(int m, int o) noexcept nogil:
     return ORBITS[m] * <int64_t>BINOM[24 - m][o]
 
 
@@ -329,24 +333,24 @@ cdef inline uint32_t min_over_stabiliser(uint16_t stab, uint32_t opp) noexcept n
     while stab:
         g = ctz(stab)
         stab &= stab - 1
-        t = sym_apply(g, opp)
+        t = c_apply_sym_fast(g, opp)
         if t < best:
             best = t
     return best
 
 
-cdef inline int64_t index_of(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
+cdef inline int64_t c_index_position(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
     cdef uint32_t e = CANON[m][rank_fast(own)]
     cdef uint32_t rep = e >> 5
     cdef int g = e & 15
-    cdef uint32_t free = FULL & ~sym_apply(g, own)
-    opp = sym_apply(g, opp)
+    cdef uint32_t free = FULL & ~c_apply_sym_fast(g, own)
+    opp = c_apply_sym_fast(g, opp)
     if e & 16:
         opp = min_over_stabiliser(REP_STAB[m][rep], opp)
     return <int64_t>rep * <int64_t>BINOM[24 - m][o] + rank_fast(compact(opp, free))
 
 
-cdef inline void position_of(int m, int o, int64_t slot, uint32_t* own, uint32_t* opp) noexcept nogil:
+cdef inline void c_position_at(int m, int o, int64_t slot, uint32_t* own, uint32_t* opp) noexcept nogil:
     cdef int64_t per = <int64_t>BINOM[24 - m][o]
     cdef uint32_t rep_own = REP_MASK[m][slot // per]
     own[0] = rep_own
@@ -359,12 +363,12 @@ cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
     while stab:
         g = ctz(stab)
         stab &= stab - 1
-        if sym_apply(g, opp) < opp:
+        if c_apply_sym_fast(g, opp) < opp:
             return False
     return True
 
 
-cdef inline bint slot_is_real(int m, int o, int64_t slot) noexcept nogil:
+cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:
     cdef int64_t per = <int64_t>BINOM[24 - m][o]
     cdef int64_t rep = slot // per
     cdef uint16_t stab = REP_STAB[m][rep]
@@ -413,22 +417,22 @@ cdef inline int _check_pos(int m, int o, uint32_t own, uint32_t opp) except -1:
 
 
 cdef inline int _check_slot(int m, int o, int64_t slot) except -1:
-    if not 0 <= slot < num_slots(m, o):
-        raise IndexError(f"slot {slot} out of range for {m}-{o} ({num_slots(m, o)} slots)")
+    if not 0 <= slot < c_subspace_slots(m, o):
+        raise IndexError(f"slot {slot} out of range for {m}-{o} ({c_subspace_slots(m, o)} slots)")
     return 0
 
 
 def subspace_slots(int m, int o):
     """Number of slots of subspace m-o."""
     _check_mo(m, o)
-    return num_slots(m, o)
+    return c_subspace_slots(m, o)
 
 
 def index_position(int m, int o, uint32_t own, uint32_t opp):
     """Slot of one position of subspace m-o."""
     _check_mo(m, o)
     _check_pos(m, o, own, opp)
-    return index_of(m, o, own, opp)
+    return c_index_position(m, o, own, opp)
 
 
 def position_at(int m, int o, int64_t slot):
@@ -437,14 +441,14 @@ def position_at(int m, int o, int64_t slot):
     cdef uint32_t a, b
     _check_mo(m, o)
     _check_slot(m, o, slot)
-    position_of(m, o, slot, &a, &b)
+    c_position_at(m, o, slot, &a, &b)
     return a, b
 
 
 def is_real_slot(int m, int o, int64_t slot):
     _check_mo(m, o)
     _check_slot(m, o, slot)
-    return slot_is_real(m, o, slot)
+    return c_is_real_slot(m, o, slot)
 
 
 def orbit_count(int m):
@@ -474,7 +478,7 @@ def apply_sym_fast(int g, uint32_t mask):
     """Image of mask under symmetry g via the byte tables (tests compare with board)."""
     if not 0 <= g < 16:
         raise ValueError("symmetry number out of range")
-    return sym_apply(g, mask & FULL)
+    return c_apply_sym_fast(g, mask & FULL)
 
 
 def bit_ops_check(uint32_t x, uint32_t mask):
@@ -504,7 +508,7 @@ def index_batch(int m, int o, const uint32_t[::1] own, const uint32_t[::1] opp,
                 break
         if bad < 0:
             for i in range(n):
-                out[i] = index_of(m, o, own[i], opp[i])
+                out[i] = c_index_position(m, o, own[i], opp[i])
     if bad >= 0:
         _check_pos(m, o, own[bad], opp[bad])
 
@@ -516,7 +520,7 @@ def index_batch_unchecked_sum(int m, int o, const uint32_t[::1] own,
     cdef int64_t total = 0
     with nogil:
         for i in range(n):
-            total += index_of(m, o, own[i], opp[i])
+            total += c_index_position(m, o, own[i], opp[i])
     return total
 
 
@@ -526,7 +530,7 @@ def index_batch_unchecked(int m, int o, const uint32_t[::1] own,
     cdef Py_ssize_t i, n = own.shape[0]
     with nogil:
         for i in range(n):
-            out[i] = index_of(m, o, own[i], opp[i])
+            out[i] = c_index_position(m, o, own[i], opp[i])
 
 
 def position_batch(int m, int o, const int64_t[::1] slots, uint32_t[::1] own,
@@ -535,7 +539,7 @@ def position_batch(int m, int o, const int64_t[::1] slots, uint32_t[::1] own,
     cdef Py_ssize_t i, n = slots.shape[0], bad = -1
     cdef int64_t total
     _check_mo(m, o)
-    total = num_slots(m, o)
+    total = c_subspace_slots(m, o)
     if own.shape[0] != n or opp.shape[0] != n:
         raise ValueError("arrays differ in length")
     with nogil:
@@ -545,7 +549,7 @@ def position_batch(int m, int o, const int64_t[::1] slots, uint32_t[::1] own,
                 break
         if bad < 0:
             for i in range(n):
-                position_of(m, o, slots[i], &own[i], &opp[i])
+                c_position_at(m, o, slots[i], &own[i], &opp[i])
     if bad >= 0:
         _check_slot(m, o, slots[bad])
 
@@ -554,11 +558,11 @@ def real_batch(int m, int o, int64_t start, uint8_t[::1] out):
     """out[i] = whether slot start + i is real."""
     cdef Py_ssize_t i, n = out.shape[0]
     _check_mo(m, o)
-    if n and not (0 <= start and start + n <= num_slots(m, o)):
+    if n and not (0 <= start and start + n <= c_subspace_slots(m, o)):
         raise IndexError(f"slots {start}..{start + n - 1} out of range for {m}-{o}")
     with nogil:
         for i in range(n):
-            out[i] = slot_is_real(m, o, start + i)
+            out[i] = c_is_real_slot(m, o, start + i)
 
 
 def real_at_batch(int m, int o, const int64_t[::1] slots, uint8_t[::1] out):
@@ -566,7 +570,7 @@ def real_at_batch(int m, int o, const int64_t[::1] slots, uint8_t[::1] out):
     cdef Py_ssize_t i, n = slots.shape[0], bad = -1
     cdef int64_t total
     _check_mo(m, o)
-    total = num_slots(m, o)
+    total = c_subspace_slots(m, o)
     if out.shape[0] != n:
         raise ValueError("arrays differ in length")
     with nogil:
@@ -576,14 +580,14 @@ def real_at_batch(int m, int o, const int64_t[::1] slots, uint8_t[::1] out):
                 break
         if bad < 0:
             for i in range(n):
-                out[i] = slot_is_real(m, o, slots[i])
+                out[i] = c_is_real_slot(m, o, slots[i])
     if bad >= 0:
         _check_slot(m, o, slots[bad])
 
 
 def count_real_slots(int m, int o, int threads=2):
     """Real slots of m-o (= orbits of positions), counted representative by
-    representative with slot_is_real's test, over `threads` threads."""
+    representative with c_is_real_slot's test, over `threads` threads."""
     cdef int64_t rep, total = 0
     cdef int64_t nreps
     _check_mo(m, o)

@@ -1,10 +1,19 @@
 # cython: language_level=3
 """Compiled kernels of muehle, one extension module so that all share the board tables
-and inline each other's ``nogil`` functions.  Each concept has its own include file:
+and inline each other's ``nogil`` functions.  Each concept has its own include file,
+in pipeline order (each says at its top what it provides and what it uses):
 
 - ``board.pxi``: tables (adjacency, mills, symmetries) filled from :mod:`solver.board`
-- ``movegen.pxi``: forward moves and quiet un-moves on 24-bit masks
-- further files: indexing, retrograde analysis, ...
+- ``movegen.pxi``: forward moves and quiet un-moves on 24-bit masks, the packed-move codec
+- ``index.pxi``: the symmetry-reduced index of a subspace
+- ``retro.pxi``: retrograde analysis of a moving-phase pair and its forward check
+- ``placement.pxi``: the placement phase by one backward pass
+- ``search.pxi``: the opening search and the 2-bit win/draw/loss views
+- ``oracle.pxi``: the independent oracle the tests compare the solver with
+
+Names: a checked Python function and the unchecked ``nogil`` function doing its work
+share one name, the latter with the prefix ``c_`` (``index_position`` /
+``c_index_position``).  ``solver/_kernels.pyi`` lists the Python interface.
 """
 
 include "board.pxi"

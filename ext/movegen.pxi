@@ -2,7 +2,12 @@
 # Must agree exactly with solver.position (the reference); tests/test_movegen.py proves it.
 #
 # A move is packed into 15 bits: target | origin << 5 | take << 10, with NO_POINT (31)
-# for "no origin" (a placement) and "no take".
+# for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
+#
+# Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
+#           move_take; mill_points, closes_mill, takeable; c_moves_packed,
+#           c_unmoves_packed (nogil); moves_packed, unmoves_packed, count_moves_batch.
+# Uses:     board.pxi (ADJ, MILL, MILL_AT, FULL, popcount, ctz).
 
 cdef enum:
     NO_POINT = 31
@@ -13,6 +18,22 @@ cdef enum:
 
 cdef inline uint32_t pack_move(int target, int origin, int take) noexcept nogil:
     return <uint32_t>target | (<uint32_t>origin << 5) | (<uint32_t>take << 10)
+
+
+# The accessors every kernel reads packed moves with (solver.position.Move.pack/unpack
+# is the same codec in Python).
+cdef inline int move_target(uint32_t mv) noexcept nogil:
+    return mv & 31
+
+
+cdef inline int move_origin(uint32_t mv) noexcept nogil:
+    """The origin point, or NO_POINT for a placement."""
+    return (mv >> 5) & 31
+
+
+cdef inline int move_take(uint32_t mv) noexcept nogil:
+    """The point taken, or NO_POINT when the move takes nothing."""
+    return (mv >> 10) & 31
 
 
 cdef inline uint32_t mill_points(uint32_t s) noexcept nogil:
@@ -38,7 +59,7 @@ cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:
     return 0 if take_none else enemy
 
 
-cdef inline int gen_moves(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+cdef inline int c_moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                           bint jumping, bint take_none, uint32_t* out) noexcept nogil:
     """Legal moves of the side to move (own) into out; returns how many (0 if game over)."""
     cdef int n = 0, origin, target
@@ -77,7 +98,7 @@ cdef inline int gen_moves(uint32_t own, uint32_t opp, int own_hand, int opp_hand
     return n
 
 
-cdef inline int gen_unmoves(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                             bint jumping, bint take_none, int kinds, uint32_t* out) noexcept nogil:
     """Quiet un-moves: moves of the last mover (opp) that took nothing and led here.
 
@@ -116,7 +137,7 @@ def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                  bint jumping=True, bint take_none=False):
     """Forward moves of the kernel as packed ints (see the header of movegen.pxi)."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = gen_moves(own, opp, own_hand, opp_hand, jumping, take_none, buf)
+    cdef int n = c_moves_packed(own, opp, own_hand, opp_hand, jumping, take_none, buf)
     return [buf[i] for i in range(n)]
 
 
@@ -124,7 +145,7 @@ def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                    bint jumping=True, bint take_none=False, int kinds=UNPLACE | UNSLIDE):
     """Quiet un-moves of the kernel as packed ints."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = gen_unmoves(own, opp, own_hand, opp_hand, jumping, take_none, kinds, buf)
+    cdef int n = c_unmoves_packed(own, opp, own_hand, opp_hand, jumping, take_none, kinds, buf)
     return [buf[i] for i in range(n)]
 
 
@@ -138,5 +159,5 @@ def count_moves_batch(const uint32_t[::1] own, const uint32_t[::1] opp,
     cdef int32_t[::1] res = out
     with nogil:
         for i in range(n):
-            res[i] = gen_moves(own[i], opp[i], own_hand[i], opp_hand[i], jumping, take_none, buf)
+            res[i] = c_moves_packed(own[i], opp[i], own_hand[i], opp_hand[i], jumping, take_none, buf)
     return out

@@ -1,8 +1,8 @@
 # The independent oracle: a deliberately naive solver over RAW positions, for small
-# subspaces, used only by the test suite to check the fast solver (DESIGN.md section 6).
+# subspaces, used only by the test suite to check the fast solver (docs/design.md §6).
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
-# - It shares only the rules kernel gen_moves (forward moves, itself proven equal to the
+# - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
 #   reference rules in solver.position by a separate cross-check test).
 # - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
 #   of subspace m-o is orc_rank(own) * C(24, o) + orc_rank(opp), both ranked among ALL
@@ -14,7 +14,7 @@
 #   the fast solver's own map.
 # - No predecessors, un-moves, counts, pending flags or rounds: plain value iteration
 #   forwards.  Sweep k looks at every still undecided state and decides it if, by the
-#   definitions of DESIGN.md section 3, its value is fixed at exactly k plies:
+#   definitions of docs/design.md §3, its value is fixed at exactly k plies:
 #     win in k  : some move leads to a loss in k-1 (a capture that leaves the opponent
 #                 two stones counts as a child lost in 0; a capture into a smaller
 #                 subspace reads that subspace's solved oracle values);
@@ -191,7 +191,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
-            nm = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+            nm = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
             opp_part = orc_rank(opp) * per_child     # children have opp to move
             found = False
             longest = -1
@@ -242,13 +242,13 @@ def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fa
                    int max_bad=16, int jobs=2):
     """Compare every raw position of m-o in the oracle with the fast solver's stored code.
 
-    The fast solver's code is read at index_of(m, o, own, opp) (its own map, the thing
+    The fast solver's code is read at c_index_position(m, o, own, opp) (its own map, the thing
     under test together with its values).  Returns (bad, nbad, unhit): up to max_bad raw
     entries that disagree, how many disagree in all, and how many real slots of the fast
     array no raw position maps to (each should be reached by some position).
     """
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o], slot, at
-    cdef int64_t nslots = num_slots(m, o), unhit = 0
+    cdef int64_t nslots = c_subspace_slots(m, o), unhit = 0
     cdef long long nbad = 0
     cdef uint32_t own, opp
     cdef uint32_t* owns
@@ -268,7 +268,7 @@ def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fa
                 continue
             own = owns[i // per]
             opp = opps[i % per]
-            slot = index_of(m, o, own, opp)
+            slot = c_index_position(m, o, own, opp)
             if slot < 0 or slot >= nslots:
                 at = atomic_inc_i64(&nbad)
                 if at < max_bad:
@@ -280,6 +280,6 @@ def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fa
                 if at < max_bad:
                     bad[at] = i
         for slot in range(nslots):
-            if slot_is_real(m, o, slot) and not hit[slot]:
+            if c_is_real_slot(m, o, slot) and not hit[slot]:
                 unhit += 1
     return bad_arr[:min(nbad, max_bad)], int(nbad), int(unhit)

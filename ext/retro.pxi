@@ -1,4 +1,12 @@
-# Retrograde analysis of one moving-phase pair {m-o, o-m} (DESIGN.md sections 3-4).
+# Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4).
+#
+# Provides: retro_init, retro_round, retro_finish (the solve, driven by solver.retro),
+#           retro_check (the forward check, driven by solver.check); to other kernels
+#           the value codes V_*, Best with best_reset / best_add / best_code (a
+#           position's code from its successors' codes), without, prefetch, prange.
+# Uses:     movegen.pxi (c_moves_packed, c_unmoves_packed, move_* accessors, NO_POINT,
+#           MAX_MOVES), index.pxi (c_index_position, c_position_at, c_is_real_slot,
+#           c_subspace_slots).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -96,7 +104,7 @@ cdef inline int best_code(Best* b) noexcept nogil:
 
 cdef inline uint32_t moved(uint32_t stones, uint32_t mv) noexcept nogil:
     """Stones after the (sliding or jumping) move mv."""
-    return (stones & ~((<uint32_t>1) << ((mv >> 5) & 31))) | ((<uint32_t>1) << (mv & 31))
+    return (stones & ~((<uint32_t>1) << move_origin(mv))) | ((<uint32_t>1) << move_target(mv))
 
 
 cdef inline uint32_t without(uint32_t stones, int point) noexcept nogil:
@@ -108,7 +116,7 @@ cdef inline int capture_child_value(int m, int o, uint32_t own_after, uint32_t o
     """Stored value of the position after a capture (opponent to move, o-1 stones)."""
     if o - 1 < 3:
         return 1      # the opponent is left with two stones: loss in 0
-    return cap[index_of(o - 1, m, opp_after, own_after)]
+    return cap[c_index_position(o - 1, m, opp_after, own_after)]
 
 
 # --- distinct slots ------------------------------------------------------------------
@@ -168,11 +176,11 @@ cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, 
                                       bint take_none, uint32_t* moves, int64_t* succ,
                                       int64_t* table) noexcept nogil:
     """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing."""
-    cdef int n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+    cdef int n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
     cdef int i, k = 0
     for i in range(n):
-        if (moves[i] >> 10) & 31 == NO_POINT:
-            succ[k] = index_of(o, m, opp, moved(own, moves[i]))
+        if move_take(moves[i]) == NO_POINT:
+            succ[k] = c_index_position(o, m, opp, moved(own, moves[i]))
             k += 1
     return dedupe(succ, k, table)
 
@@ -187,7 +195,7 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     left unknown (computed when first needed).  Returns the largest plies any state
     may be decided at so far.
     """
-    cdef int64_t slot, n_slots = num_slots(m, o)
+    cdef int64_t slot, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -196,25 +204,25 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     assert val.shape[0] == n_slots and cnt.shape[0] == n_slots
     if o > 3:
-        assert cap.shape[0] == num_slots(o - 1, m)
+        assert cap.shape[0] == c_subspace_slots(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
         b = <Best*>malloc(sizeof(Best))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
             cnt[slot] = CNT_UNKNOWN
-            if not slot_is_real(m, o, slot):
+            if not c_is_real_slot(m, o, slot):
                 val[slot] = V_SLACK
                 continue
-            position_of(m, o, slot, &scratch[0], &scratch[1])
+            c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+            n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
             best_reset(b)
             quiet = 0
             for i in range(n):
                 mv = moves[i]
-                take = (mv >> 10) & 31
+                take = move_take(mv)
                 if take == NO_POINT:
                     quiet = quiet + 1      # (not +=: that would be a prange reduction)
                 else:
@@ -268,7 +276,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
     cdef int n, k, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
-    assert pred.shape[0] == num_slots(o, m)
+    assert pred.shape[0] == c_subspace_slots(o, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -277,15 +285,15 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
         table = new_dedupe_table()
         for j in prange(frontier.shape[0], schedule="dynamic", chunksize=256):
             slot = frontier[j]
-            position_of(m, o, slot, &scratch[0], &scratch[1])
+            c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = gen_unmoves(own, opp, 0, 0, jumping, take_none, UNSLIDE, moves)
+            n = c_unmoves_packed(own, opp, 0, 0, jumping, take_none, UNSLIDE, moves)
             for i in range(n):
                 mv = moves[i]
                 # the predecessor's stones: back from the target to the origin
-                before = (opp & ~((<uint32_t>1) << (mv & 31))) | ((<uint32_t>1) << ((mv >> 5) & 31))
-                preds[i] = index_of(o, m, before, own)
+                before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
+                preds[i] = c_index_position(o, m, before, own)
                 prefetch(&pred[preds[i]])
             k = dedupe(preds, n, table)
             for i in range(k):
@@ -299,7 +307,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
                         decided += 1
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
-                        position_of(o, m, p, &scratch[0], &scratch[1])
+                        c_position_at(o, m, p, &scratch[0], &scratch[1])
                         c = quiet_successor_count(o, m, scratch[0], scratch[1], jumping,
                                                   take_none, moves + n, succ, table)
                         atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
@@ -340,7 +348,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     memory accesses are in flight at once.
     """
     cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = num_slots(m, o)
+    cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -355,7 +363,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef int64_t[::1] bad = bad_arr
     if stop < 0 or stop > n_slots:
         stop = n_slots
-    assert val.shape[0] == n_slots and quiet.shape[0] == num_slots(o, m)
+    assert val.shape[0] == n_slots and quiet.shape[0] == c_subspace_slots(o, m)
     nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -374,22 +382,22 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 j = slot - s0
                 first[j] = total
                 count[j] = -1
-                if not slot_is_real(m, o, slot):
+                if not c_is_real_slot(m, o, slot):
                     continue
-                position_of(m, o, slot, &scratch[0], &scratch[1])
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
-                n = gen_moves(own, opp, 0, 0, jumping, take_none, moves)
+                n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
                 for i in range(n):
                     mv = moves[i]
-                    take = (mv >> 10) & 31
+                    take = move_take(mv)
                     if take == NO_POINT:
-                        e = index_of(o, m, opp, moved(own, mv))
+                        e = c_index_position(o, m, opp, moved(own, mv))
                         prefetch(&quiet[e])
                     elif o - 1 < 3:
                         e = -1
                     else:
-                        e = index_of(o - 1, m, without(opp, take), moved(own, mv))
+                        e = c_index_position(o - 1, m, without(opp, take), moved(own, mv))
                         prefetch(&capp[e])
                         e = e | CAPTURE_FLAG
                     succ[total + i] = e

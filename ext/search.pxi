@@ -15,6 +15,12 @@
 #   slot | m << 30 | o << 34 | hm << 38 | ho << 42   (slots stay below 2^30)
 # A new entry replaces the entry of the same key, else an empty one, else the one with
 # the fewest stones in hand (the smallest subtree) in its bucket.
+#
+# Provides: SearchEngine (driven by solver.opening.OpeningSearch), pack_wdl and wdl_at
+#           (the 2-bit views of solver.wdl).
+# Uses:     movegen.pxi (c_moves_packed, move_* accessors, NO_POINT), index.pxi
+#           (c_index_position, c_subspace_slots), board.pxi (ADJ, popcount), retro.pxi
+#           (prefetch).
 
 from libc.string cimport memset
 
@@ -41,6 +47,7 @@ cdef enum:
     MAX_PLACE_MOVES = 256  # placement: at most 24 targets x 9 takes
     ORDER_TT = 1 << 30
     ORDER_CAPTURE = 1 << 29
+    NO_TT_MOVE = 0x3FF     # no best move known (no move has target 31)
 
 cdef int WDL_VALUE[4]
 WDL_VALUE[0] = 0
@@ -49,7 +56,7 @@ WDL_VALUE[2] = -1
 WDL_VALUE[3] = S_ABORT
 
 # the key holds a slot in 30 bits
-assert max(num_slots(m, o) for m in range(10) for o in range(10 - max(0, m - 15))) < (1 << 30)
+assert max(c_subspace_slots(m, o) for m in range(10) for o in range(10 - max(0, m - 15))) < (1 << 30)
 
 cdef int DEGREE[24]
 for _p in range(24):
@@ -102,6 +109,12 @@ ctypedef struct SearchCtx:
     int64_t nodes
     int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot)
     bint jumping, take_none
+
+
+cdef inline uint32_t tt_move(uint32_t mv) noexcept nogil:
+    """The 10 bits a table entry keeps of a placement move: target | take << 5 (a
+    placement has no origin)."""
+    return <uint32_t>move_target(mv) | (<uint32_t>move_take(mv) << 5)
 
 
 cdef inline uint64_t tt_key(int m, int o, int hm, int ho, int64_t slot) noexcept nogil:
@@ -158,7 +171,7 @@ cdef inline int leaf_value(SearchCtx* c, uint32_t own, uint32_t opp) noexcept no
         c.need_m = m
         c.need_o = o
         return S_ABORT
-    slot = index_of(m, o, own, opp)
+    slot = c_index_position(m, o, own, opp)
     v = WDL_VALUE[(view[slot >> 2] >> ((slot & 3) * 2)) & 3]
     if v == S_ABORT:
         c.need_m = -1
@@ -176,8 +189,8 @@ cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves
     cdef uint32_t mv, own2, opp2
     for i in range(n):
         mv = moves[i]
-        take = (mv >> 10) & 31
-        own2 = own | ((<uint32_t>1) << (mv & 31))
+        take = move_take(mv)
+        own2 = own | ((<uint32_t>1) << move_target(mv))
         opp2 = opp & ~((<uint32_t>1) << take) if take != NO_POINT else opp
         cm = popcount(opp2)
         if cm < 3:
@@ -188,7 +201,7 @@ cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves
             c.need_m = cm
             c.need_o = co
             return S_ABORT
-        slots[i] = index_of(cm, co, opp2, own2)
+        slots[i] = c_index_position(cm, co, opp2, own2)
         prefetch(&view[i][slots[i] >> 2])
     c.nodes += n
     for i in range(n):
@@ -201,7 +214,7 @@ cdef int leaf_children(SearchCtx* c, uint32_t own, uint32_t opp, uint32_t* moves
                 return S_ABORT
         if v > best:
             best = v
-            best_move[0] = (moves[i] & 31) | (((moves[i] >> 10) & 31) << 5)
+            best_move[0] = tt_move(moves[i])
             if best >= beta:
                 break
     return best
@@ -212,7 +225,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
     cdef uint32_t moves[MAX_PLACE_MOVES]
     cdef int score[MAX_PLACE_MOVES]
     cdef int m, o, n, i, k, kbest, s, target, take, value, best, a, lower, upper
-    cdef uint32_t mv, own2, opp2, hint, best_move = 0x3FF
+    cdef uint32_t mv, own2, opp2, hint, best_move = NO_TT_MOVE
     cdef uint64_t key, e
     cdef int64_t slot
     c.nodes += 1
@@ -220,7 +233,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
         return leaf_value(c, own, opp)
     m = popcount(own)
     o = popcount(opp)
-    slot = index_of(m, o, own, opp)
+    slot = c_index_position(m, o, own, opp)
     key = tt_key(m, o, hm, ho, slot)
     e = tt_probe(c, key)
     if e:
@@ -228,7 +241,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
         upper = <int>((e >> 2) & 3) - 1
         hint = <uint32_t>((e >> 4) & 0x3FF)
     else:
-        lower, upper, hint = -1, 1, 0x3FF
+        lower, upper, hint = -1, 1, NO_TT_MOVE
     if lower >= beta or lower == upper:
         return lower
     if upper <= alpha:
@@ -237,7 +250,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
         alpha = lower
     if upper < beta:
         beta = upper
-    n = gen_moves(own, opp, hm, ho, c.jumping, c.take_none, moves)
+    n = c_moves_packed(own, opp, hm, ho, c.jumping, c.take_none, moves)
     if hm == 1 and ho == 0:
         best = leaf_children(c, own, opp, moves, n, beta, &best_move)
         if best == S_ABORT:
@@ -245,11 +258,11 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
     else:
         for i in range(n):
             mv = moves[i]
-            take = (mv >> 10) & 31
-            s = DEGREE[mv & 31] << 8
+            take = move_take(mv)
+            s = DEGREE[move_target(mv)] << 8
             if take != NO_POINT:
                 s += ORDER_CAPTURE + DEGREE[take]
-            if (mv & 31) == (hint & 31) and <uint32_t>take == (hint >> 5):
+            if tt_move(mv) == hint:
                 s += ORDER_TT
             score[i] = s
         best = -1
@@ -263,8 +276,8 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
             mv = moves[kbest]
             moves[kbest] = moves[k]
             score[kbest] = score[k]
-            target = mv & 31
-            take = (mv >> 10) & 31
+            target = move_target(mv)
+            take = move_take(mv)
             own2 = own | ((<uint32_t>1) << target)
             if take != NO_POINT:
                 opp2 = opp & ~((<uint32_t>1) << take)
@@ -282,7 +295,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
                 value = -value
             if value > best:
                 best = value
-                best_move = target | (take << 5)
+                best_move = tt_move(mv)
                 if best > a:
                     a = best
                 if best >= beta:
@@ -326,9 +339,9 @@ cdef class SearchEngine:
         cdef const uint8_t[::1] v = view
         if not (3 <= m <= 9 and 3 <= o <= 9):
             raise ValueError(f"no moving-phase subspace {m}-{o}")
-        if v.shape[0] != (num_slots(m, o) + 3) // 4:
+        if v.shape[0] != (c_subspace_slots(m, o) + 3) // 4:
             raise ValueError(f"view of {m}-{o} has {v.shape[0]} bytes, expected "
-                             f"{(num_slots(m, o) + 3) // 4}")
+                             f"{(c_subspace_slots(m, o) + 3) // 4}")
         self._views[m, o] = view          # keeps the memory alive
         self.c.views[m][o] = &v[0]
 

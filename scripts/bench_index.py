@@ -3,8 +3,8 @@
     python scripts/bench_index.py [--n 4000000] [--repeat 5] [SUBSPACE ...]
 
 Random positions are generated first (not timed); then one compiled nogil loop
-(``index_of`` over numpy arrays, storing the slots) is timed, best of --repeat runs.
-Also times ``position_of`` over random slots and a fresh ``import solver.index``.
+(``c_index_position`` over numpy arrays, storing the slots) is timed, best of --repeat runs.
+Also times ``c_position_at`` over random slots and a fresh ``import solver.index``.
 """
 
 from __future__ import annotations
@@ -73,14 +73,14 @@ def main() -> None:
         sub = Subspace.parse(name)
         own, opp = random_positions(rng, sub.m, sub.o, args.n)
         out = np.empty(args.n, dtype=np.int64)
-        report(f"{sub.name}: index_of", best_rate(
+        report(f"{sub.name}: c_index_position", best_rate(
             lambda: _kernels.index_batch_unchecked(sub.m, sub.o, own, opp, out), args.n, args.repeat))
         report(f"{sub.name}: index_many", best_rate(
             lambda: sub.index_many(own, opp), args.n, args.repeat), " (checked, allocates)")
         slots = rng.integers(0, sub.slots, args.n, dtype=np.int64)
         a = np.empty(args.n, dtype=np.uint32)
         b = np.empty(args.n, dtype=np.uint32)
-        report(f"{sub.name}: position_of", best_rate(
+        report(f"{sub.name}: c_position_at", best_rate(
             lambda: _kernels.position_batch(sub.m, sub.o, slots, a, b), args.n, args.repeat))
 
 

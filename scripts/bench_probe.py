@@ -17,10 +17,10 @@ import time
 
 import numpy as np
 
-from solver import _kernels, storage
+from solver import storage
 from solver.position import Position
 from solver.probe import open_database
-from solver.retro import pair_subspaces, pairs_in_order
+from solver.retro import pairs_in_order
 from solver.rules import Rules
 
 
@@ -32,7 +32,7 @@ def main() -> int:
     args = ap.parse_args()
     rules = Rules.from_name(args.rules)
     subs = [s for p in pairs_in_order(rules) if storage.pair_path(args.db, rules, p).exists()
-            for s in pair_subspaces(p)]
+            for s in p.subspaces]
     if not subs:
         print(f"no databases under {args.db}; build some first", file=sys.stderr)
         return 2
@@ -40,12 +40,12 @@ def main() -> int:
     pick = random.Random(1)
     positions = []
     for _ in range(args.count):
-        m, o = subs[rng.integers(len(subs))]
+        sub = subs[rng.integers(len(subs))]
         while True:
-            slot = int(rng.integers(_kernels.subspace_slots(m, o)))
-            if _kernels.is_real_slot(m, o, slot):
+            slot = int(rng.integers(sub.slots))
+            if sub.is_real(slot):
                 break
-        pos = Position.from_view(*_kernels.position_at(m, o, slot)).transform(pick.randrange(16))
+        pos = Position.from_view(*sub.position(slot)).transform(pick.randrange(16))
         positions.append(pos.swap_colours() if pick.random() < 0.5 else pos)
     print(f"{len(positions):,} random positions from {len(subs)} subspaces under {args.db}")
     for in_memory in (False, True):

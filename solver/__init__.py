@@ -8,19 +8,21 @@ The main entry points, re-exported here::
     ['a7-g7', 'a7-b6']
 
     with solver.open_database("data") as db:     # built by `muehle build`
-        db.probe(pos)                             # Probe(value='win', plies=1)
+        db.probe(pos)                             # Value('win', 1)
 """
 
 from .errors import (AmbiguousMoveError, DatabaseError, GameOverError, IllegalMoveError,
                      InvalidNotationError, MissingSubspaceError, MuehleError, NotationError)
-from .game import Game
+from .game import Game, Outcome, Termination
+from .index import Pair, Subspace
 from .notation import format_position
 from .position import parse_move, parse_position
 from .position import Move, Position
 from .probe import MoveProbe, Probe, open_database
 from .rules import STANDARD, Rules
+from .values import WDL, Value
 
-__all__ = ["Game", "format_position", "parse_move", "parse_position", "Move", "Position",
+__all__ = ["Game", "Outcome", "Termination", "Pair", "Subspace", "WDL", "Value", "format_position", "parse_move", "parse_position", "Move", "Position",
            "MoveProbe", "Probe", "open_database", "STANDARD", "Rules", "MuehleError",
            "NotationError", "InvalidNotationError", "IllegalMoveError", "AmbiguousMoveError",
            "GameOverError", "DatabaseError", "MissingSubspaceError"]

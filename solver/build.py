@@ -21,9 +21,9 @@ from typing import Iterable
 
 import numpy as np
 
-from . import _kernels, placement, storage
-from .index import Subspace
-from .retro import capture_subspace, dependencies, pair_subspaces, pairs_in_order, solve_pair
+from . import placement, storage
+from .index import Pair, Subspace
+from .retro import pairs_in_order, solve_pair
 from .check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
 from .rules import Rules
@@ -34,7 +34,7 @@ log = logging.getLogger("muehle.build")
 class PairReport:
     """What happened to one pair: built (with time and memory) or skipped."""
 
-    pair: tuple[int, int]
+    pair: Pair
     slots: int
     seconds: float
     peak_rss_mib: float
@@ -48,44 +48,28 @@ class PairReport:
         return self.slots / self.seconds if self.seconds > 0 else 0.0
 
 
-def parse_pair(text: str, rules: Rules) -> tuple[int, int]:
-    """``'8-7'`` -> (7, 8); ValueError naming what is wrong."""
-    try:
-        a, b = (int(x) for x in text.split("-"))
-    except ValueError:
-        raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
-    if not (3 <= a <= rules.stones and 3 <= b <= rules.stones):
-        raise ValueError(f"pair {text}: stone counts must be 3..{rules.stones}")
-    return (min(a, b), max(a, b))
-
-
-def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
-    """The pairs to build, in dependency order."""
+def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
+    """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
     order = pairs_in_order(rules)
     if pair is not None:
-        wanted, todo = set(), [pair]
+        wanted, todo = set(), [Pair(*pair)]
         while todo:
             p = todo.pop()
             if p not in wanted:
                 wanted.add(p)
-                todo += dependencies(p)
+                todo += p.dependencies
         order = [p for p in order if p in wanted]
     if max_total is not None:
         order = [p for p in order if sum(p) <= max_total]
     return order
 
 
-def pair_slots(pair: tuple[int, int]) -> int:
-    return sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-
-
-def memory_needed(pair: tuple[int, int]) -> int:
+def memory_needed(pair: Pair) -> int:
     """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
     of the subspaces its captures read, plus room for the write's re-read."""
-    own = sum(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    reads = sum(_kernels.subspace_slots(*t) for t in capture_targets(pair))
-    biggest = max(_kernels.subspace_slots(m, o) for m, o in pair_subspaces(pair))
-    return 3 * own + 2 * reads + 2 * biggest
+    reads = sum(t.slots for t in pair.capture_targets)
+    biggest = max(s.slots for s in pair.subspaces)
+    return 3 * pair.slots + 2 * reads + 2 * biggest
 
 
 def memory_available() -> int | None:
@@ -105,7 +89,18 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
-    return all(is_stored(root, rules, Subspace(m, o), verify) for m, o in pair_subspaces(pair))
+    return all(is_stored(root, rules, sub, verify) for sub in Pair(*pair).subspaces)
+
+
+def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
+    """Whether ``sub``'s file is complete, for these rules and scheme, and (with verify) intact."""
+    path = storage.subspace_path(root, rules, sub)
+    try:
+        storage.read_subspace(path, rules, sub.m, sub.o, verify=verify,
+                              own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+    except DatabaseError:
+        return False
+    return True
 
 
 def remove_stale_temporaries(folder: Path) -> None:
@@ -130,8 +125,8 @@ def _pid_alive(pid: int) -> bool:
 class SubspaceCache:
     """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
 
-    Keys are :class:`~solver.index.Subspace` (moving or placement); ``get(m, o)`` reads a
-    moving-phase subspace (the lookup of :func:`solver.retro.solve_pair`).
+    ``load(sub)`` reads any subspace, moving or placement (a :data:`solver.placement.Lookup`);
+    ``get(m, o)`` a moving one (a :data:`solver.retro.Lookup`).
     """
 
     def __init__(self, root: Path, rules: Rules):
@@ -148,8 +143,8 @@ class SubspaceCache:
     def get(self, m: int, o: int) -> np.ndarray:
         return self.load(Subspace(m, o))
 
-    def keep_only(self, needed: Iterable) -> None:
-        needed = {s if isinstance(s, Subspace) else Subspace(*s) for s in needed}
+    def keep_only(self, needed: Iterable[Subspace]) -> None:
+        needed = set(needed)
         for key in list(self.arrays):
             if key not in needed:
                 del self.arrays[key]
@@ -157,10 +152,6 @@ class SubspaceCache:
 
 def cache_bytes(cache: "SubspaceCache") -> int:
     return sum(a.nbytes for a in cache.arrays.values())
-
-
-def capture_targets(pair: tuple[int, int]) -> list[tuple[int, int]]:
-    return [t for s in pair_subspaces(pair) if (t := capture_subspace(*s)) is not None]
 
 
 PHASES = ("moving", "placement", "all")
@@ -191,7 +182,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     """The files :func:`build` would write (all of them, built or not), in build order."""
     files = []
     if phase in ("moving", "all"):
-        files += [PlannedFile("moving", f"pair-{p[0]}-{p[1]}", pair_slots(p), memory_needed(p))
+        files += [PlannedFile("moving", f"pair-{p.name}", p.slots, memory_needed(p))
                   for p in plan(rules, max_total, pair)]
     if phase in ("placement", "all") and pair is None:
         files += [PlannedFile("placement", s.name, s.slots, placement.memory_needed(s))
@@ -236,28 +227,27 @@ def build_moving(root: Path, rules: Rules, *, max_total: int | None = None,
     from tqdm import tqdm
 
     folder = storage.rules_dir(root, rules)
-    pairs = plan(rules, max_total, pair)
+    pairs = [Pair(*p) for p in plan(rules, max_total, pair)]
     cache = SubspaceCache(root, rules)
     reports = []
-    total = sum(pair_slots(p) for p in pairs)
+    total = sum(p.slots for p in pairs)
     overall = tqdm(total=total, unit="states", unit_scale=True, desc="all pairs",
                    disable=not progress, position=0, dynamic_ncols=True)
     try:
         for p in pairs:
-            name = f"{p[0]}-{p[1]}"
-            slots = pair_slots(p)
+            name, slots = p.name, p.slots
             if is_built(root, rules, p):
                 log.info("pair %s: already built and verified, skipped", name)
                 reports.append(PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True))
                 overall.update(slots)
                 continue
-            missing = [d for d in dependencies(p) if not is_built(root, rules, d, verify=False)]
+            missing = [d for d in p.dependencies if not is_built(root, rules, d, verify=False)]
             if missing:
                 raise MissingSubspaceError(
-                    f"{missing[0][0]}-{missing[0][1]}", storage.pair_path(root, rules, missing[0]),
-                    f"pair {name} needs pair(s) {', '.join(f'{a}-{b}' for a, b in missing)}, "
+                    missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
+                    f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
                     f"which are not built in {folder}")
-            cache.keep_only(capture_targets(p))
+            cache.keep_only(p.capture_targets)
             need, have = memory_needed(p), memory_available()
             if have is not None and need > have + cache_bytes(cache):
                 raise InsufficientMemoryError(

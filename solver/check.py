@@ -1,4 +1,4 @@
-"""The forward consistency check of a finished database (DESIGN.md section 6).
+"""The forward consistency check of a finished database (docs/design.md §6).
 
 Every stored state's value and plies are recomputed from its successors' stored
 values.  With exact plies this proves the whole database right given the rules:
@@ -15,10 +15,9 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels, placement, storage
-from .index import Subspace
-from .retro import capture_subspace, pair_subspaces
+from .index import Pair, Subspace
+from .position import Position
 from .rules import Rules
-from .values import subspace_name
 
 EMPTY = np.zeros(0, dtype=np.uint16)
 BLOCK = 1 << 22
@@ -35,19 +34,17 @@ class BadState:
     opp_hand: int = 0
 
     def describe(self) -> str:
-        from .position import Position
-        own, opp = _kernels.position_at(self.m, self.o, self.slot)
         sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand)
-        pos = Position.from_view(own, opp, self.own_hand, self.opp_hand)
-        return f"subspace {sub.name} slot {self.slot}: {pos}"
+        own, opp = sub.position(self.slot)
+        return f"subspace {sub} slot {self.slot}: {Position.from_view(own, opp, sub.own_hand, sub.opp_hand)}"
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
                  progress: Callable[[int], None] | None = None, max_bad: int = 16) -> list[BadState]:
     """Check the solved values of ``pair``; ``lookup(m, o)`` gives capture targets."""
     bad: list[BadState] = []
-    for m, o in pair_subspaces(pair):
-        target = capture_subspace(m, o)
+    for m, o in Pair(*pair).subspaces:
+        target = Subspace(m, o).capture_child
         cap = lookup(*target) if target else EMPTY
         n = len(values[m, o])
         for start in range(0, n, BLOCK):
@@ -69,7 +66,7 @@ def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int 
     def read(m: int, o: int) -> np.ndarray:
         return storage.read_subspace(storage.pair_path(root, rules, (m, o)), rules, m, o, verify=True)
 
-    values = {s: read(*s) for s in pair_subspaces(pair)}
+    values = {s: read(*s) for s in Pair(*pair).subspaces}
     return check_values(pair, rules, values, read, jobs, progress)
 
 

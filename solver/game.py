@@ -31,31 +31,72 @@ Game records are plain text, one move per token::
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from enum import StrEnum
+from typing import NamedTuple, Optional, Union
 
 from .errors import GameOverError, InvalidNotationError, NotationError
 from .notation import format_position
-from .position import parse_legal_move, parse_position
-from .position import BLACK, WHITE, WIN, Move, Position, in_mill, popcount
+from .position import (BLACK, WHITE, Move, Position, in_mill, parse_legal_move, parse_position,
+                       popcount)
 from .rules import STANDARD, Rules
+from .values import DRAW, LOSS, WDL, WIN
 
 #: The same position (side to move included) for this many times is a draw.
 REPETITION_LIMIT = 3
 #: This many plies in a row that move a stone (not place one) without closing a mill: a draw.
 QUIET_PLY_LIMIT = 50
 
-DRAW = "draw"
-#: Reasons :meth:`Game.result` gives.
-FEWER_THAN_THREE = "fewer than three stones"
-NO_LEGAL_MOVE = "no legal move"
-REPETITION = "threefold repetition"
-QUIET_PLIES = "50 moves without a mill"
-
 _COLOUR_NAMES = {WHITE: "White", BLACK: "Black"}
 
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
+
+
+class Termination(StrEnum):
+    """How a game ended; equal to (and written as) the words for it."""
+
+    FEWER_THAN_THREE = "fewer than three stones"     # the loser has lost a mill too many
+    NO_LEGAL_MOVE = "no legal move"                   # the loser is blocked
+    REPETITION = "threefold repetition"
+    QUIET_PLIES = "50 moves without a mill"
+    RESIGNATION = "resignation"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+FEWER_THAN_THREE = Termination.FEWER_THAN_THREE
+NO_LEGAL_MOVE = Termination.NO_LEGAL_MOVE
+REPETITION = Termination.REPETITION
+QUIET_PLIES = Termination.QUIET_PLIES
+RESIGNATION = Termination.RESIGNATION
+
+
+class Outcome(NamedTuple):
+    """The end of a game: ``winner`` (``'w'``, ``'b'`` or ``'draw'``) and how it came.
+
+    A tuple, so ``winner, termination = game.result()`` works.
+
+    >>> str(Outcome("b", RESIGNATION)), str(Outcome(DRAW, REPETITION))
+    ('Black wins (White resigns)', 'draw (threefold repetition)')
+    >>> Outcome("b", NO_LEGAL_MOVE).value_for("w")
+    'loss'
+    """
+
+    winner: str
+    termination: Termination
+
+    def value_for(self, colour: str) -> WDL:
+        """The outcome for ``colour``: win, draw or loss."""
+        return DRAW if self.winner == DRAW else WIN if self.winner == colour else LOSS
+
+    def __str__(self) -> str:
+        if self.winner == DRAW:
+            return f"draw ({self.termination})"
+        reason = (f"{_COLOUR_NAMES[_other(self.winner)]} resigns"
+                  if self.termination == RESIGNATION else self.termination)
+        return f"{_COLOUR_NAMES[self.winner]} wins ({reason})"
 
 
 class Game:
@@ -82,6 +123,7 @@ class Game:
         self._positions: list[Position] = [start]
         # _quiet[i]: quiet plies in a row up to position i (the 50-move counter).
         self._quiet: list[int] = [0]
+        self._resigned: Optional[str] = None      # the colour that resigned
 
     # --- the history ------------------------------------------------------------
     @property
@@ -123,7 +165,7 @@ class Game:
         """``text`` as a legal move now; NotationError says why it is not."""
         result = self.result()
         if result is not None:
-            raise GameOverError(f"move {text}: the game is over ({describe_result(result)})")
+            raise GameOverError(f"move {text}: the game is over ({result})")
         return parse_legal_move(text, self.position, self.rules)
 
     def play(self, move: Union[Move, str]) -> Position:
@@ -138,7 +180,7 @@ class Game:
         else:
             result = self.result()
             if result is not None:
-                raise GameOverError(f"move {move}: the game is over ({describe_result(result)})", move)
+                raise GameOverError(f"move {move}: the game is over ({result})", move)
         before = self.position
         after = before.play(move, self.rules)
         # The mover's stones are the opponent's in the new position; a take-none mill
@@ -154,20 +196,33 @@ class Game:
         """Take back the last move and return it; IndexError if none was played."""
         if not self._moves:
             raise IndexError("no move to take back")
+        self._resigned = None
         self._positions.pop()
         self._quiet.pop()
         return self._moves.pop()
 
-    def result(self) -> Optional[tuple[str, str]]:
-        """None while the game goes on, else (winner, reason) with winner ``'w'``,
-        ``'b'`` or ``'draw'``.
+    def resign(self, colour: str) -> Outcome:
+        """``colour`` gives up; the game is over (:meth:`undo` takes that back too).
+
+        GameOverError if the game is already over.
+        """
+        result = self.result()
+        if result is not None:
+            raise GameOverError(f"cannot resign: the game is over ({result})")
+        self._resigned = colour
+        return self.result()
+
+    def result(self) -> Optional[Outcome]:
+        """None while the game goes on, else the :class:`Outcome`.
 
         A win or loss on the board comes first: a move that blocks the opponent on
         the 50th quiet ply wins.
 
         >>> Game("W:a1,d1 B:a4,a7,d7 w").result()
-        ('b', 'fewer than three stones')
+        Outcome(winner='b', termination='fewer than three stones')
         """
+        if self._resigned is not None:
+            return Outcome(_other(self._resigned), RESIGNATION)
         pos = self.position
         outcome = pos.outcome(self.rules)
         if outcome is not None:
@@ -176,11 +231,11 @@ class Game:
             stones = pos.white if loser == WHITE else pos.black
             hand = pos.white_hand if loser == WHITE else pos.black_hand
             reason = FEWER_THAN_THREE if popcount(stones) + hand < 3 else NO_LEGAL_MOVE
-            return winner, reason
+            return Outcome(winner, reason)
         if self.repetitions >= REPETITION_LIMIT:
-            return DRAW, REPETITION
+            return Outcome(DRAW, REPETITION)
         if self.quiet_plies >= QUIET_PLY_LIMIT:
-            return DRAW, QUIET_PLIES
+            return Outcome(DRAW, QUIET_PLIES)
         return None
 
     def is_over(self) -> bool:
@@ -204,7 +259,7 @@ class Game:
         lines += [str(m) for m in self._moves]
         result = self.result()
         if result is not None:
-            lines.append(f"# result: {describe_result(result)}")
+            lines.append(f"# result: {result}")
         return "".join(line + "\n" for line in lines)
 
     @classmethod
@@ -256,16 +311,14 @@ class Game:
 
 
 def describe_result(result: tuple[str, str]) -> str:
-    """Words for a result of :meth:`Game.result`.
+    """Words for a result of :meth:`Game.result` (``str`` of the :class:`Outcome`).
 
     >>> describe_result(("w", "no legal move"))
     'White wins (no legal move)'
     """
-    winner, reason = result
-    if winner == DRAW:
-        return f"draw ({reason})"
-    return f"{_COLOUR_NAMES[winner]} wins ({reason})"
+    return str(Outcome(result[0], Termination(result[1])))
 
 
-__all__ = ["Game", "describe_result", "REPETITION_LIMIT", "QUIET_PLY_LIMIT", "DRAW",
-           "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION", "QUIET_PLIES"]
+__all__ = ["Game", "Outcome", "Termination", "describe_result", "REPETITION_LIMIT",
+           "QUIET_PLY_LIMIT", "DRAW", "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION",
+           "QUIET_PLIES", "RESIGNATION"]

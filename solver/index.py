@@ -12,7 +12,7 @@ The index depends only on the stones on the board: the placement subspace ``3-2+
 ``3-2``.  Names are ``"m-o"`` with nothing in hand and ``"m-o+h-k"`` otherwise
 (h = stones in hand of the side to move, k = of the opponent).
 
-Scheme (DESIGN.md section 2): a table over all C(24, m) stone sets gives the dense number
+Scheme (docs/design.md §2): a table over all C(24, m) stone sets gives the dense number
 of the set's orbit representative and a symmetry mapping it there; that symmetry maps
 opp, which is then ranked among the 24 - m free points (combinatorial number system).
 ``slot = representative * C(24 - m, o) + rank``.  For representatives fixed by some
@@ -31,7 +31,6 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,26 +74,54 @@ def uses_bmi2() -> bool:
     return bool(_kernels.have_bmi2())
 
 
-@dataclass(frozen=True)
-class Subspace:
+class Subspace(tuple):
     """Positions with m and o stones on the board (own_hand, opp_hand in hand).
 
-    Immutable and hashable.  All methods take and return plain ints or numpy arrays;
-    the batch methods run one compiled loop, no Python per position.
+    A tuple: ``(m, o)`` with nothing in hand, ``(m, o, own_hand, opp_hand)`` otherwise,
+    so a subspace is its own key and ``m, o = sub`` unpacks a moving one.  Immutable and
+    hashable.  All methods take and return plain ints or numpy arrays; the batch
+    methods run one compiled loop, no Python per position.
+
+    >>> Subspace(8, 7), Subspace(8, 7) == (8, 7), Subspace(3, 2, 6, 7).name
+    (Subspace(8, 7), True, '3-2+6-7')
+    >>> Subspace(5, 4).pair, Subspace(5, 4).capture_child, Subspace(5, 3).capture_child
+    (Pair(4, 5), Subspace(3, 5), None)
     """
 
-    m: int
-    o: int
-    own_hand: int = 0
-    opp_hand: int = 0
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
-        for name in ("m", "o", "own_hand", "opp_hand"):
-            value = getattr(self, name)
+    def __new__(cls, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> "Subspace":
+        fields = {"m": m, "o": o, "own_hand": own_hand, "opp_hand": opp_hand}
+        for name, value in fields.items():
             if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
                     or not 0 <= value <= MAX_STONES):
                 raise ValueError(f"{name} must be an int in 0..{MAX_STONES}, not {value!r}")
-            object.__setattr__(self, name, int(value))
+        values = tuple(int(v) for v in fields.values())
+        return tuple.__new__(cls, values if own_hand or opp_hand else values[:2])
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"Subspace({', '.join(map(str, self))})"
+
+    @property
+    def m(self) -> int:
+        """Stones of the side to move on the board."""
+        return self[0]
+
+    @property
+    def o(self) -> int:
+        """Stones of the opponent on the board."""
+        return self[1]
+
+    @property
+    def own_hand(self) -> int:
+        return self[2] if len(self) > 2 else 0
+
+    @property
+    def opp_hand(self) -> int:
+        return self[3] if len(self) > 2 else 0
 
     # --- naming ---------------------------------------------------------------------
 
@@ -115,13 +142,51 @@ class Subspace:
         m, o, h, k = match.groups()
         return cls(int(m), int(o), int(h or 0), int(k or 0))
 
+    @classmethod
+    def of(cls, position) -> Subspace:
+        """The subspace of a :class:`~solver.position.Position` (stones of the side to move first)."""
+        return cls(position.own.bit_count(), position.opp.bit_count(), position.own_hand,
+                   position.opp_hand)
+
     def __str__(self) -> str:
         return self.name
 
     @property
     def is_moving(self) -> bool:
         """Nothing in hand: a subspace of the moving phase."""
-        return self.own_hand == 0 and self.opp_hand == 0
+        return len(self) == 2
+
+    @property
+    def board(self) -> Subspace:
+        """The moving subspace with the same stones on the board (it has the same index)."""
+        return Subspace(self.m, self.o)
+
+    @property
+    def pair(self) -> Pair:
+        """The pair {m-o, o-m} whose file holds this (moving) subspace."""
+        return Pair(self.m, self.o)
+
+    # --- where moves lead -----------------------------------------------------------
+    # A move hands the turn over: the successor's side to move is this opponent.  A
+    # placement takes a stone from the hand to the board; a capture takes one enemy stone.
+
+    @property
+    def quiet_child(self) -> Subspace:
+        """Where moves that take nothing lead."""
+        if self.own_hand:
+            return Subspace(self.o, self.m + 1, self.opp_hand, self.own_hand - 1)
+        return Subspace(self.o, self.m, self.opp_hand, 0)
+
+    @property
+    def capture_child(self) -> Subspace | None:
+        """Where moves that take a stone lead, or None when a capture ends the game (the
+        opponent is left with fewer than three stones, board plus hand) or there is
+        nothing to take."""
+        if self.o < 1 or self.o - 1 + self.opp_hand < 3:
+            return None
+        if self.own_hand:
+            return Subspace(self.o - 1, self.m + 1, self.opp_hand, self.own_hand - 1)
+        return Subspace(self.o - 1, self.m, self.opp_hand, 0)
 
     # --- single positions -----------------------------------------------------------
 
@@ -189,6 +254,78 @@ class Subspace:
         `threads` threads): every slot of a representative with a trivial stabiliser is
         real, the slots of the others are tested one by one."""
         return int(_kernels.count_real_slots(self.m, self.o, threads))
+
+
+class Pair(tuple):
+    """A moving-phase pair {m-o, o-m} (m <= o), solved together and stored in one file.
+
+    A tuple ``(m, o)`` with m <= o, whichever order it is given in.
+
+    >>> Pair(8, 7), Pair(7, 8).name, Pair.parse("4-3").subspaces
+    (Pair(7, 8), '7-8', [Subspace(3, 4), Subspace(4, 3)])
+    >>> Pair(4, 5).dependencies, Pair(3, 3).dependencies
+    ([Pair(4, 4), Pair(3, 5)], [])
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, m: int, o: int) -> "Pair":
+        for value in (m, o):
+            if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
+                    or not 3 <= value <= MAX_STONES):
+                raise ValueError(f"stone counts of a pair must be ints in 3..{MAX_STONES}, "
+                                 f"not {value!r}")
+        return tuple.__new__(cls, (min(int(m), int(o)), max(int(m), int(o))))
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"Pair({self[0]}, {self[1]})"
+
+    @property
+    def name(self) -> str:
+        """``"m-o"`` with m <= o (also the file name's part)."""
+        return f"{self[0]}-{self[1]}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def parse(cls, text: str, stones: int = MAX_STONES) -> Pair:
+        """``'8-7'`` -> Pair(7, 8); ValueError naming what is wrong (counts must lie in
+        3..stones, the stones per side of the rules)."""
+        try:
+            a, b = (int(x) for x in text.split("-"))
+        except ValueError:
+            raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
+        if not (3 <= a <= stones and 3 <= b <= stones):
+            raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
+        return cls(a, b)
+
+    @property
+    def subspaces(self) -> list[Subspace]:
+        """m-o and o-m (one if m == o)."""
+        m, o = self
+        return [Subspace(m, o)] if m == o else [Subspace(m, o), Subspace(o, m)]
+
+    @property
+    def capture_targets(self) -> list[Subspace]:
+        """The solved subspaces that captures from this pair lead into."""
+        return [t for s in self.subspaces if (t := s.capture_child) is not None]
+
+    @property
+    def dependencies(self) -> list[Pair]:
+        """The pairs that hold :attr:`capture_targets`: to be solved before this one."""
+        deps: list[Pair] = []
+        for target in self.capture_targets:
+            if target.pair not in deps:
+                deps.append(target.pair)
+        return deps
+
+    @property
+    def slots(self) -> int:
+        return sum(s.slots for s in self.subspaces)
 
 
 def moving_subspaces() -> list[Subspace]:

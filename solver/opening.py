@@ -8,7 +8,7 @@ table's best move first, then moves that close mills, then the best-connected po
 
 >>> from solver.rules import Rules
 >>> placement_subspaces(Rules(stones=3))[:3]
-[(0, 3, 1, 0), (1, 3, 1, 0), (2, 3, 1, 0)]
+[Subspace(0, 3, 1, 0), Subspace(1, 3, 1, 0), Subspace(2, 3, 1, 0)]
 """
 
 from __future__ import annotations
@@ -25,17 +25,15 @@ import numpy as np
 from . import _kernels
 from . import wdl as _wdl
 from .errors import CorruptDatabaseError, ForeignDatabaseError
-from .position import DRAW, LOSS, WIN, Position, popcount
+from .index import Subspace
+from .position import Position
+from .retro import Lookup
 from .rules import Rules
-from .values import decode
-
-Subspace = tuple[int, int, int, int]
-#: Reads a solved moving-phase subspace's codes by (m, o).
-MovingLookup = Callable[[int, int], np.ndarray]
+from .values import WDL, decode
 
 
 def placement_subspaces(rules: Rules) -> list[Subspace]:
-    """Every placement subspace (m, o, hm, ho) of a game, children before parents.
+    """Every placement subspace m-o+hm-ho of a game, children before parents.
 
     The side to move places (hm >= 1) and, as White places first, has as many stones
     in hand as the opponent or one more.  Boards hold at most the stones placed.
@@ -47,18 +45,11 @@ def placement_subspaces(rules: Rules) -> list[Subspace]:
             for m in range(0, n - hm + 1):
                 for o in range(0, n - ho + 1):
                     if o + ho >= 3:           # else the game already ended
-                        subs.append((m, o, hm, ho))
-    return sorted(subs, key=lambda s: (s[2] + s[3], s))
+                        subs.append(Subspace(m, o, hm, ho))
+    return sorted(subs, key=lambda s: (s.own_hand + s.opp_hand, s))
 
 
-def _child_subspaces(sub: Subspace) -> tuple[tuple, Optional[tuple]]:
-    m, o, hm, ho = sub
-    quiet = (o, m + 1, ho, hm - 1)
-    capture = (o - 1, m + 1, ho, hm - 1) if o >= 1 and o - 1 + ho >= 3 else None
-    return quiet, capture
-
-
-def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
+def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
                     progress: Callable[[Subspace], None] | None = None) -> dict[Subspace, np.ndarray]:
     """Values (codes, as in the databases) of every placement position, by one backward pass.
 
@@ -67,34 +58,28 @@ def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
     empty = np.zeros(0, dtype=np.uint16)
     values: dict[Subspace, np.ndarray] = {}
 
-    def codes(key) -> np.ndarray:
-        if key is None:
-            return empty
-        m, o, hm, ho = key
-        if m + hm < 3 or o + ho < 3:
+    def codes(sub: Subspace | None) -> np.ndarray:
+        if sub is None or sub.m + sub.own_hand < 3 or sub.o + sub.opp_hand < 3:
             return empty          # someone has fewer than three stones: never looked up
-        if hm == 0 and ho == 0:
-            return moving(m, o)
-        return values[key]
+        if sub.is_moving:
+            return moving(*sub)
+        return values[sub]
 
     for sub in placement_subspaces(rules):
-        m, o, hm, ho = sub
         if progress:
             progress(sub)
-        out = np.empty(_kernels.subspace_slots(m, o), dtype=np.uint16)
-        quiet, capture = _child_subspaces(sub)
-        _kernels.placement_values(m, o, hm, ho, out, codes(quiet), codes(capture),
+        out = np.empty(sub.slots, dtype=np.uint16)
+        _kernels.placement_values(*sub, out, codes(sub.quiet_child), codes(sub.capture_child),
                                   rules.jumping, rules.take_none, jobs)
         values[sub] = out
     return values
 
 
-def placement_value(values: dict[Subspace, np.ndarray], position: Position) -> str:
+def placement_value(values: dict[Subspace, np.ndarray], position: Position) -> WDL:
     """The value (for the side to move) of a placement position in the result of
     :func:`solve_placement`."""
-    m, o = popcount(position.own), popcount(position.opp)
-    codes = values[m, o, position.own_hand, position.opp_hand]
-    return decode(int(codes[_kernels.index_position(m, o, position.own, position.opp)])).value
+    sub = Subspace.of(position)
+    return decode(int(values[sub][sub.index(position.own, position.opp)])).value
 
 
 @dataclass(frozen=True)
@@ -104,7 +89,7 @@ class SearchResult:
     ``seconds`` includes ``load_seconds``, the time spent loading leaf views.
     """
 
-    value: str
+    value: WDL
     nodes: int
     seconds: float
     load_seconds: float = 0.0
@@ -120,7 +105,7 @@ class OpeningSearch:
     ``wdl(m, o)`` gives the view, or by default it is packed from ``moving(m, o)``.
     """
 
-    def __init__(self, rules: Rules, moving: Optional[MovingLookup] = None, *,
+    def __init__(self, rules: Rules, moving: Optional[Lookup] = None, *,
                  wdl: Optional[Callable[[int, int], np.ndarray]] = None, table_bits: int = 24):
         if moving is None and wdl is None:
             raise ValueError("give the moving-phase codes (moving) or their views (wdl)")
@@ -145,7 +130,7 @@ class OpeningSearch:
             loading = 0.0
             outcome = position.outcome(self.rules)
             if outcome is not None:
-                value = {WIN: 1, LOSS: -1}[outcome]
+                value = outcome.score
             else:
                 while True:
                     value, need = self.engine.run(position.own, position.opp,
@@ -155,8 +140,7 @@ class OpeningSearch:
                     t = time.perf_counter()
                     self.engine.set_view(*need, self._view(*need))
                     loading += time.perf_counter() - t
-            name = {1: WIN, 0: DRAW, -1: LOSS}[value]
-            return SearchResult(name, self.engine.nodes - nodes0,
+            return SearchResult(WDL.from_score(value), self.engine.nodes - nodes0,
                                 time.perf_counter() - start, loading)
 
 
@@ -164,10 +148,9 @@ class OpeningSearch:
 
 def book_key(position: Position) -> int:
     """Key of a placement position, the same for all 16 images and both colours."""
-    own, opp = position.own, position.opp
-    m, o = popcount(own), popcount(opp)
-    slot = _kernels.index_position(m, o, own, opp)
-    return slot | m << 30 | o << 34 | position.own_hand << 38 | position.opp_hand << 42
+    sub = Subspace.of(position)
+    slot = sub.index(position.own, position.opp)
+    return slot | sub.m << 30 | sub.o << 34 | sub.own_hand << 38 | sub.opp_hand << 42
 
 
 class OpeningBook:
@@ -186,14 +169,14 @@ class OpeningBook:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def get(self, position: Position) -> Optional[str]:
+    def get(self, position: Position) -> Optional[WDL]:
         """The value of a position in the book, else None."""
         if not position.in_placement:
             return None
         key = np.uint64(book_key(position))
         i = int(np.searchsorted(self.keys, key))
         if i < len(self.keys) and self.keys[i] == key:
-            return {1: WIN, 0: DRAW, -1: LOSS}[int(self.values[i])]
+            return WDL.from_score(int(self.values[i]))
         return None
 
     def write(self, path) -> None:
@@ -236,7 +219,7 @@ def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = No
         nxt: dict[int, Position] = {}
         for key, pos in layer.items():
             keys.append(key)
-            values.append({WIN: 1, DRAW: 0, LOSS: -1}[search.solve(pos).value])
+            values.append(search.solve(pos).value.score)
             if ply < plies:
                 for move in pos.legal_moves(rules):
                     child = pos.play_unchecked(move)

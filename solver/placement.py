@@ -14,13 +14,13 @@ children's by one pass, children first, down to the moving phase (h = k = 0).
   game is over there.
 
 The values are the moving phase's codes (:mod:`solver.values`): plies count every
-placement and move to the end, continuous with the moving phase.
+placement and move to the end, continuous with the moving phase (docs/design.md §8).
 
 >>> from solver.rules import Rules
 >>> [s.name for s in plan(Rules(stones=3))]
 ['2-2+1-0', '2-3+1-0', '3-2+1-0', '3-3+1-0', '1-2+1-1', '2-2+1-1']
 >>> children(Subspace(3, 2, 1, 0))
-(Subspace(m=2, o=4, own_hand=0, opp_hand=0), None)
+(Subspace(2, 4), None)
 """
 
 from __future__ import annotations
@@ -69,10 +69,7 @@ def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
 
 def children(sub: Subspace) -> tuple[Subspace, Optional[Subspace]]:
     """(quiet child, capture child or None when a capture wins at once) of a placement subspace."""
-    m, o, h, k = sub.m, sub.o, sub.own_hand, sub.opp_hand
-    quiet = Subspace(o, m + 1, k, h - 1)
-    capture = Subspace(o - 1, m + 1, k, h - 1) if o >= 1 and o - 1 + k >= 3 else None
-    return quiet, capture
+    return sub.quiet_child, sub.capture_child
 
 
 def memory_needed(sub: Subspace) -> int:

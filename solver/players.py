@@ -33,15 +33,14 @@ from typing import Callable, Optional
 from . import _kernels
 from .board import ADJACENT, MILLS
 from .game import Game
-from .position import DRAW, WIN, Move, Position
+from .position import Move, Position
 from .errors import DatabaseError, GameOverError
 from .rules import Rules
-from .values import decode
+from .values import DRAW, WIN, decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
            "LEVELS", "make_player"]
 
-NO_POINT = 31
 #: Score of a won game at the root; a win in k plies scores WIN_SCORE - k.
 WIN_SCORE = 100_000
 #: Scores at least this far from 0 are wins or losses, not evaluations.
@@ -50,21 +49,16 @@ DECIDED = WIN_SCORE - 10_000
 Say = Callable[[str], None]
 
 
-def _unpack(packed: int) -> Move:
-    target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
-    return Move(target, None if origin == NO_POINT else origin, None if take == NO_POINT else take)
-
-
 def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int, int, int]:
     """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move."""
-    target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
-    own |= 1 << target
-    if origin == NO_POINT:
+    move = Move.unpack(packed)
+    own |= 1 << move.target
+    if move.origin is None:
         hm -= 1
     else:
-        own &= ~(1 << origin)
-    if take != NO_POINT:
-        opp &= ~(1 << take)
+        own &= ~(1 << move.origin)
+    if move.take is not None:
+        opp &= ~(1 << move.take)
     return opp, own, ho, hm
 
 
@@ -261,7 +255,7 @@ class SearchPlayer(Player):
                         return value
                     if flag == _UPPER and value <= alpha:
                         return value
-        moves.sort(key=lambda mv: (mv != best_move, (mv >> 10) & 31 == NO_POINT))
+        moves.sort(key=lambda mv: (mv != best_move, Move.unpack(mv).take is None))
         seen.add(key)
         best, best_move = -WIN_SCORE - 1, moves[0]
         try:
@@ -346,7 +340,7 @@ class SearchPlayer(Player):
         if result is None:          # not even depth 1 in time: any move
             result = 0, moves[:1]
         score, ties = result
-        return score, [_unpack(mv) for mv in ties]
+        return score, [Move.unpack(mv) for mv in ties]
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)

@@ -27,10 +27,7 @@ from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS
 from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import STANDARD, Rules
-
-WIN = "win"
-LOSS = "loss"
-DRAW = "draw"
+from .values import DRAW, LOSS, WDL, WIN
 
 
 def popcount(mask: int) -> int:
@@ -69,6 +66,10 @@ def takeable(enemy: int, rules: Rules) -> int:
     return 0 if rules.take_none else enemy
 
 
+#: Stands for "no origin" (a placement) and "no take" in a packed move.
+NO_POINT = 31
+
+
 @dataclass(frozen=True)
 class Move:
     """A move: place on ``target`` (``origin`` None), or go from ``origin`` to
@@ -76,6 +77,13 @@ class Move:
 
     >>> str(Move(target=19)), str(Move(target=19, origin=16, take=9))
     ('d2', 'd3-d2xa4')
+
+    The kernels pass moves packed into 15 bits, ``target | origin << 5 | take << 10``
+    with :data:`NO_POINT` for no origin and no take (ext/movegen.pxi reads them with
+    ``move_target``, ``move_origin`` and ``move_take``):
+
+    >>> Move(19, 16, 9).pack(), Move.unpack(Move(19).pack())
+    (9747, Move(target=19, origin=None, take=None))
     """
 
     target: int
@@ -84,6 +92,19 @@ class Move:
 
     def __str__(self) -> str:
         return move_text(self.target, self.origin, self.take)
+
+    def pack(self) -> int:
+        """The kernels' packed form of this move."""
+        origin = NO_POINT if self.origin is None else self.origin
+        take = NO_POINT if self.take is None else self.take
+        return self.target | origin << 5 | take << 10
+
+    @classmethod
+    def unpack(cls, packed: int) -> "Move":
+        """The move of a packed form (as the kernels' move generators return them)."""
+        target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
+        return cls(target, None if origin == NO_POINT else origin,
+                   None if take == NO_POINT else take)
 
     @property
     def is_placement(self) -> bool:
@@ -207,15 +228,15 @@ class Position:
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
 
-    def _lost_on_material(self, rules: Rules) -> Optional[str]:
+    def _lost_on_material(self, rules: Rules) -> Optional[WDL]:
         if popcount(self.own) + self.own_hand < 3:
             return LOSS
         if popcount(self.opp) + self.opp_hand < 3:
             return WIN
         return None
 
-    def outcome(self, rules: Rules = STANDARD) -> Optional[str]:
-        """``None`` while the game goes on, else ``'win'``/``'loss'`` for the side to move.
+    def outcome(self, rules: Rules = STANDARD) -> Optional[WDL]:
+        """``None`` while the game goes on, else WIN or LOSS for the side to move.
 
         The side to move loses with fewer than three stones (board plus hand) or with
         no legal move; it has won if the opponent has fewer than three.
@@ -319,6 +340,6 @@ def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
     raise IllegalMoveError(f"illegal move {text} in position {format_position(pos)}", move)
 
 
-__all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "Move", "Position", "in_mill",
+__all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "NO_POINT", "Move", "Position", "in_mill",
            "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS",
            "parse_position", "parse_move", "parse_legal_move"]

@@ -5,7 +5,7 @@ Modelled on python-chess's tablebase probing::
     >>> from solver.probe import open_database              # doctest: +SKIP
     >>> with open_database("data") as db:                    # doctest: +SKIP
     ...     db.probe(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"))
-    Probe(value='win', plies=3)
+    Value('win', 3)
 
 Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
 with the value it leaves *for the mover*.  Files open lazily; each keeps a bounded
@@ -25,26 +25,19 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import _kernels, placement, storage, wdl
-from .index import Subspace
-from .position import DRAW, LOSS, WIN, Move, Position, popcount
-from .rules import STANDARD, Rules
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
-from .values import SLACK_CODE, decode
+from .index import Pair, Subspace
+from .position import Move, Position, popcount
+from .rules import STANDARD, Rules
+from .values import LOSS, SLACK_CODE, WDL, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
 __all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
-
-@dataclass(frozen=True)
-class Probe:
-    """Value for the side to move (``'win'``, ``'loss'``, ``'draw'``) and plies to the end."""
-
-    value: str
-    plies: Optional[int] = None
-
-    def __str__(self) -> str:
-        return self.value if self.plies is None else f"{self.value} in {self.plies}"
+#: What :meth:`Database.probe` returns: a :class:`~solver.values.Value` (the name is
+#: python-chess's).
+Probe = Value
 
 
 @dataclass(frozen=True)
@@ -52,25 +45,13 @@ class MoveProbe:
     """A legal move and the value it leaves for the player who makes it."""
 
     move: Move
-    value: str
+    value: WDL
     plies: Optional[int] = None
 
-
-def _rank(value: str, plies: Optional[int]) -> tuple:
-    """Sort key, best first: shortest win, draw, longest loss (unknown plies: 0)."""
-    if value == WIN:
-        return (0, plies or 0)
-    if value == DRAW:
-        return (1, 0)
-    return (2, -(plies or 0))
-
-
-def after_move(child: Probe) -> tuple[str, Optional[int]]:
-    """The mover's value of a move whose resulting position (opponent to move) is ``child``."""
-    if child.value == DRAW:
-        return DRAW, None
-    plies = None if child.plies is None else child.plies + 1
-    return (WIN if child.value == LOSS else LOSS), plies
+    @property
+    def rank(self) -> tuple:
+        """Sort key, best first (:attr:`solver.values.Value.rank`)."""
+        return Value(self.value, self.plies).rank
 
 
 class Database:
@@ -83,10 +64,10 @@ class Database:
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
         self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
-        self._files: dict[tuple[int, int], h5py.File] = {}
-        self._datasets: dict[tuple[int, int], h5py.Dataset] = {}
-        self._arrays: dict[tuple[int, int], np.ndarray] = {}
-        self._wdl: dict[tuple[int, int], np.ndarray] = {}
+        self._files: dict[Pair | Subspace, h5py.File] = {}   # pair files, placement files
+        self._datasets: dict[Subspace, h5py.Dataset] = {}
+        self._arrays: dict[Subspace, np.ndarray] = {}
+        self._wdl: dict[Subspace, np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
         self._has_placement: Optional[bool] = None
@@ -111,7 +92,7 @@ class Database:
     # Keys are index.Subspace: moving-phase subspaces live two to a pair file,
     # placement subspaces one to a file (solver.storage).
     def _file(self, sub: Subspace) -> h5py.File:
-        key = Subspace(min(sub.m, sub.o), max(sub.m, sub.o)) if sub.is_moving else sub
+        key = sub.pair if sub.is_moving else sub
         f = self._files.get(key)
         if f is None:
             path = self._path(sub)
@@ -177,12 +158,11 @@ class Database:
 
     def code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
         """Stored code of the position (own to move, opp; stones in hand: a placement position)."""
-        m, o = popcount(own), popcount(opp)
-        sub = Subspace(m, o, own_hand, opp_hand)
-        slot = _kernels.index_position(m, o, own, opp)
+        sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand)
+        slot = sub.index(own, opp)
         with self._lock:
             if self.in_memory or sub in self._arrays:
-                code = int(self.subspace(m, o, own_hand, opp_hand)[slot])
+                code = int(self.subspace(*sub)[slot])
             else:
                 try:
                     code = int(self._dataset(sub)[slot])
@@ -212,20 +192,18 @@ class Database:
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
                                      self.rules.jumping, self.rules.take_none):
-            return Probe(LOSS, 0)
+            return Value(LOSS, 0)
         if position.in_placement:
-            sub = Subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
+            sub = Subspace.of(position)
             if placement.is_placement(sub, self.rules) and self.has_placement():
-                v = decode(self.code(own, opp, position.own_hand, position.opp_hand))
-                return Probe(v.value, v.plies)
+                return decode(self.code(own, opp, position.own_hand, position.opp_hand))
             # Win/draw/loss from the opening book, else by the opening search (no plies).
             book = self.opening_book()
             value = book.get(position) if book is not None else None
             if value is None:
                 value = self.opening_search().solve(position).value
-            return Probe(value, None)
-        v = decode(self.code(own, opp))
-        return Probe(v.value, v.plies)
+            return Value(value)
+        return decode(self.code(own, opp))
 
     def opening_book(self):
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
@@ -254,9 +232,9 @@ class Database:
         """Every legal move with the value it leaves for the mover, best first."""
         result = []
         for move in position.legal_moves(self.rules):
-            value, plies = after_move(self.probe(position.play_unchecked(move)))
-            result.append(MoveProbe(move, value, plies))
-        result.sort(key=lambda mp: _rank(mp.value, mp.plies))
+            mover = self.probe(position.play_unchecked(move)).for_mover()
+            result.append(MoveProbe(move, mover.value, mover.plies))
+        result.sort(key=lambda mp: mp.rank)
         return result
 
     def best_move(self, position: Position, rng: random.Random | None = None) -> Optional[Move]:
@@ -267,8 +245,8 @@ class Database:
         moves = self.probe_moves(position)
         if not moves:
             return None
-        best = _rank(moves[0].value, moves[0].plies)
-        equal = [mp.move for mp in moves if _rank(mp.value, mp.plies) == best]
+        best = moves[0].rank
+        equal = [mp.move for mp in moves if mp.rank == best]
         return rng.choice(equal) if rng is not None else equal[0]
 
 

@@ -26,10 +26,10 @@ import hdf5plugin
 import numpy as np
 
 from . import _kernels
-from .index import Subspace
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .index import Pair, Subspace
 from .rules import Rules
-from .values import summarize, subspace_name
+from .values import summarize
 
 FORMAT = "muehle-pair"
 FORMAT_VERSION = 1
@@ -50,9 +50,9 @@ def rules_dir(root: Path | str, rules: Rules) -> Path:
 
 
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
-    """File that holds the pair {m, o} (either order)."""
-    m, o = sorted(pair)
-    return rules_dir(root, rules) / f"pair-{m}-{o}.h5"
+    """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
+    moving :class:`Subspace` gives the file that holds it)."""
+    return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
 
 
 def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
@@ -77,10 +77,6 @@ def build_command(root: Path | str, rules: Rules, phase: str) -> str:
         words.append(f"--stones {rules.stones}")
     words.append(f"--phase {phase}")
     return " ".join(words)
-
-
-def _as_subspace(key) -> Subspace:
-    return key if isinstance(key, Subspace) else Subspace(*key)
 
 
 def sha256_of(codes: np.ndarray) -> str:
@@ -115,7 +111,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
             for key, value in (extra or {}).items():
                 f.attrs[key] = value
             for key, codes in values.items():
-                sub = _as_subspace(key)
+                sub = Subspace(*key)
                 codes = np.ascontiguousarray(codes, dtype=np.uint16)
                 ds = f.create_dataset(sub.name, data=codes,
                                       chunks=(min(CHUNK, max(1, len(codes))),),
@@ -131,7 +127,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
         for key in values:
-            sub = _as_subspace(key)
+            sub = Subspace(*key)
             read_subspace(tmp, rules, sub.m, sub.o, verify=True,
                           own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         with open(tmp, "rb") as fh:
@@ -151,7 +147,7 @@ def _open(path: Path, rules: Rules, subspace=None) -> h5py.File:
     """
     path = Path(path)
     if not path.exists():
-        raise MissingSubspaceError(subspace or path.stem.removeprefix("pair-"), path,
+        raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
                                    f"missing database file {path}")
     try:
         f = h5py.File(path, "r")
@@ -178,8 +174,9 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
                   own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
     """All value codes of subspace m-o (with hands: a placement subspace) from its file;
     ``verify`` checks the SHA-256."""
-    name = Subspace(m, o, own_hand, opp_hand).name
-    with _open(path, rules, name) as f:
+    sub = Subspace(m, o, own_hand, opp_hand)
+    name = sub.name
+    with _open(path, rules, sub) as f:
         if name not in f:
             raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]
@@ -187,9 +184,9 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
             codes = ds[()]
         except OSError as exc:
             raise CorruptDatabaseError(f"{path}: subspace {name} is damaged ({exc})") from None
-        if len(codes) != _kernels.subspace_slots(m, o):
+        if len(codes) != sub.slots:
             raise CorruptDatabaseError(f"{path}: subspace {name} has {len(codes)} slots, expected "
-                                       f"{_kernels.subspace_slots(m, o)}")
+                                       f"{sub.slots}")
         if verify and sha256_of(codes) != ds.attrs.get("sha256"):
             raise CorruptDatabaseError(f"{path}: subspace {name} fails its SHA-256 check")
     return codes
@@ -200,11 +197,11 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     block, so that the uint16 codes never sit in memory whole."""
     from . import wdl
 
-    name = subspace_name(m, o)
-    slots = _kernels.subspace_slots(m, o)
+    sub = Subspace(m, o)
+    name, slots = sub.name, sub.slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, name) as f:
+    with _open(path, rules, sub) as f:
         if name not in f:
             raise ForeignDatabaseError(f"{path} has no subspace {name}")
         ds = f[name]

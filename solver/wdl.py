@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from . import _kernels
-from .position import DRAW, LOSS, WIN
+from .values import DRAW, LOSS, WDL, WIN
 
 DRAW_BITS, WIN_BITS, LOSS_BITS, SLACK_BITS = 0, 1, 2, 3
 _NAMES = {DRAW_BITS: DRAW, WIN_BITS: WIN, LOSS_BITS: LOSS, SLACK_BITS: None}
@@ -40,6 +40,6 @@ def pack(codes: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
     return out
 
 
-def value_at(view: np.ndarray, slot: int) -> Optional[str]:
-    """'win', 'draw' or 'loss' at a slot of a view (None for a slack slot)."""
+def value_at(view: np.ndarray, slot: int) -> Optional[WDL]:
+    """Win, draw or loss at a slot of a view (None for a slack slot)."""
     return _NAMES[_kernels.wdl_at(view, slot)]

@@ -1,7 +1,7 @@
 """Driver of the independent oracle (``ext/oracle.pxi``): naive value iteration over raw
 positions of small moving-phase subspaces, and the comparison with the fast solver.
 
-The oracle shares nothing with the fast solver but the rules kernel ``gen_moves``: its
+The oracle shares nothing with the fast solver but the rules kernel ``c_moves_packed``: its
 own raw indexing, its own sweeps, its own notion of pairs and capture targets (below,
 deliberately not imported from :mod:`solver.retro`).
 """

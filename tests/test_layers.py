@@ -23,8 +23,8 @@ ROOT = Path(solver.__file__).parent
 #: entry equal to it or to one of its parent packages.
 LAYERS: list[tuple[str, ...]] = [
     ("solver.errors",),
-    ("solver.board", "solver.rules", "solver.notation"),
-    ("solver.position", "solver.values", "solver.game", "solver.diagram"),
+    ("solver.board", "solver.rules", "solver.notation", "solver.values"),
+    ("solver.position", "solver.game", "solver.diagram"),
     ("solver.index", "solver.moves", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores
@@ -123,3 +123,14 @@ def test_library_does_not_load_the_command_line():
     code = ("import sys\n" + "".join(f"import {n}\n" for n in names)
             + "assert not [m for m in sys.modules if m.startswith('solver.cli')], 'cli loaded'\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT.parent)
+
+
+def test_kernel_stub_lists_the_extension():
+    """solver/_kernels.pyi names exactly the extension's public functions and classes."""
+    from solver import _kernels
+    stub = ast.parse((ROOT / "_kernels.pyi").read_text())
+    declared = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    declared |= {n.target.id for n in stub.body if isinstance(n, ast.AnnAssign)}
+    public = {name for name in dir(_kernels) if not name.startswith("_")
+              and (callable(getattr(_kernels, name)) or name.isupper())}
+    assert declared == public

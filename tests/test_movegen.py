@@ -21,21 +21,19 @@ from solver._kernels import moves_packed, unmoves_packed
 from solver.position import parse_position
 from solver.position import Move, Position, mill_points, popcount
 
-NO_POINT = 31
 # Fixed seeds keep failures reproducible; set MUEHLE_TEST_SEED to explore others.
 SEED = int(os.environ.get("MUEHLE_TEST_SEED", "20240601"))
 
 
-def pack(move: Move) -> int:
-    """The kernel's packed form of a move (see ext/movegen.pxi)."""
-    origin = NO_POINT if move.origin is None else move.origin
-    take = NO_POINT if move.take is None else move.take
-    return move.target | origin << 5 | take << 10
+pack, unpack = Move.pack, Move.unpack
 
 
-def unpack(code: int) -> Move:
-    target, origin, take = code & 31, code >> 5 & 31, code >> 10 & 31
-    return Move(target, None if origin == NO_POINT else origin, None if take == NO_POINT else take)
+def test_packed_move_layout():
+    """The layout ext/movegen.pxi documents: target | origin << 5 | take << 10, 31 for none."""
+    for target, origin, take in [(0, None, None), (23, 5, None), (7, None, 12), (19, 16, 9)]:
+        move = Move(target, origin, take)
+        expect = target | (31 if origin is None else origin) << 5 | (31 if take is None else take) << 10
+        assert pack(move) == expect and unpack(expect) == move
 
 
 def kernel_moves(pos: Position, rules) -> list[int]:

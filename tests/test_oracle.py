@@ -1,4 +1,4 @@
-"""The fast retrograde solver against the independent naive oracle (DESIGN.md section 6).
+"""The fast retrograde solver against the independent naive oracle (docs/design.md §6).
 
 For pair 3-3 under all four rule combinations, every raw position's oracle value and
 ply count must equal the fast solver's stored code at that position's slot.  The oracle
@@ -91,7 +91,7 @@ def test_raw_rank_is_place_in_numeric_order():
 
 
 def test_oracle_matches_published_statistics_3_3():
-    """Malom's orbit counts of 3-3 (DESIGN.md section 3), from the oracle alone."""
+    """Malom's orbit counts of 3-3 (docs/design.md §6), from the oracle alone."""
     stats = orbit_summary(3, 3, oracle_values("standard", 3, 3))
     assert stats == {"wins": 140_621, "losses": 28_736, "draws": 269,
                      "longest_win": 25, "longest_loss": 26}

@@ -15,12 +15,13 @@ from solver import _kernels, storage
 from solver.build import build, is_built, plan
 from solver.check import check_pair
 from solver.cli import main
-from solver.retro import dependencies, pairs_in_order
+from solver.index import Pair
+from solver.retro import pairs_in_order
 from solver.rules import Rules
 
 FOUR = Rules(stones=4)
 
-# Published (Malom) statistics, counted over positions up to symmetry (DESIGN.md §3).
+# Published (Malom) statistics, counted over positions up to symmetry (docs/design.md §6).
 PUBLISHED = {
     "3-3": dict(wins=140_621, losses=28_736, draws=269, longest_win=25, longest_loss=26),
     "3-4": dict(wins=102_281, losses=0, draws=658_117, longest_win=33, longest_loss=0),
@@ -134,7 +135,7 @@ def test_plan_orders_pairs_so_captures_lead_backwards():
     order = pairs_in_order(Rules())
     assert len(order) == 28 and order[0] == (3, 3) and order[-1] == (9, 9)
     for i, pair in enumerate(order):
-        assert all(dep in order[:i] for dep in dependencies(pair))
+        assert all(dep in order[:i] for dep in Pair(*pair).dependencies)
     assert plan(Rules(), max_total=8) == [(3, 3), (3, 4), (3, 5), (4, 4)]
     assert plan(Rules(), pair=(4, 4)) == [(3, 3), (3, 4), (4, 4)]
 

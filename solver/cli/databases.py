@@ -13,12 +13,10 @@ import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import storage
+from .. import index, placement, storage
 from ..check import check_pair, check_placement
-from .. import placement
-from .. import index
-from ..index import Subspace
-from ..retro import pair_subspaces, pairs_in_order
+from ..index import Pair, Subspace
+from ..retro import pairs_in_order
 from ..rules import Rules
 from .common import db_option, fail, jobs_option, main, rules_options
 
@@ -57,7 +55,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --phase placement --dry-run
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    pair = building.parse_pair(pair_text, rules) if pair_text else None
+    pair = Pair.parse(pair_text, rules.stones) if pair_text else None
     if dry_run:
         _print_plan(db, rules, building.build_plan(rules, phase=phase, max_total=max_total, pair=pair))
         return
@@ -76,8 +74,7 @@ def _print_plan(db: str, rules: Rules, files: list) -> None:
     built, left = 0, 0.0
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
-        sub = (Subspace.parse(f.name) if f.phase == "placement"
-               else Subspace(*(int(x) for x in f.name.split("-")[1:])))
+        sub = Subspace.parse(f.name.removeprefix("pair-"))
         done = building.is_stored(Path(db), rules, sub, verify=False)
         built += done
         left += 0.0 if done else f.seconds
@@ -91,8 +88,7 @@ def _print_plan(db: str, rules: Rules, files: list) -> None:
 
 def _collect_stats(db: str, rules: Rules) -> list[dict]:
     """One row per built subspace: the moving phase's, then the placement phase's."""
-    files = [(storage.pair_path(db, rules, pair), [Subspace(m, o) for m, o in pair_subspaces(pair)])
-             for pair in pairs_in_order(rules)]
+    files = [(storage.pair_path(db, rules, pair), Pair(*pair).subspaces) for pair in pairs_in_order(rules)]
     files += [(storage.placement_path(db, rules, sub), [sub]) for sub in placement.plan(rules)]
     rows = []
     for path, subs in files:
@@ -169,7 +165,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
         if not placement.is_placement(subs[0], rules):
             fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
     elif pair_text:
-        pairs = [building.parse_pair(pair_text, rules)]
+        pairs = [Pair.parse(pair_text, rules.stones)]
     else:
         if phase in ("moving", "all"):
             pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
@@ -180,10 +176,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
     for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
         if not path.exists():
             fail(f"missing database file {path}")
-    total = sum(building.pair_slots(p) for p in pairs) + sum(s.slots for s in subs)
+    total = sum(Pair(*p).slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
-        for what, run in ([(f"pair {p[0]}-{p[1]}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
+        for what, run in ([(f"pair {Pair(*p)}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
                            for p in pairs]
                           + [(f"placement subspace {s.name}",
                               lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))

@@ -20,12 +20,13 @@ import click
 from ..board import point_index
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
-from ..game import DRAW, Game, describe_result
+from ..game import Game, Outcome
 from ..notation import format_position
 from ..players import LEVELS, make_player
-from ..position import BLACK, LOSS, WHITE, WIN, Move, popcount
-from ..probe import after_move, open_database
+from ..position import BLACK, WHITE, Move, popcount
+from ..probe import open_database
 from ..rules import STANDARD, Rules
+from ..values import DRAW, LOSS, WIN
 from .common import COLOUR, db_option, main, rules_options, value_text
 
 HELP = """\
@@ -62,14 +63,10 @@ class Session:
         self.symbols = symbols
         self.read = read or read_line
         self.out = out
-        self.resigned: Optional[str] = None      # colour that resigned
         self.announced = False
 
     # --- state ---------------------------------------------------------------------
-    def result(self) -> Optional[tuple[str, str]]:
-        if self.resigned is not None:
-            winner = BLACK if self.resigned == WHITE else WHITE
-            return winner, f"{COLOUR[self.resigned]} resigns"
+    def result(self) -> Optional[Outcome]:
         return self.game.result()
 
     def show_board(self, takeable: int = 0) -> None:
@@ -123,11 +120,10 @@ class Session:
             if self.command(line.strip()) == "quit":
                 return
 
-    def announce(self, result: tuple[str, str]) -> None:
+    def announce(self, result: Outcome) -> None:
         self.announced = True
-        winner = result[0]
-        verdict = "Draw." if winner == DRAW else "You win!" if winner == self.human else "You lose."
-        self.out(f"Game over: {describe_result(result)}. {verdict}")
+        verdict = {WIN: "You win!", DRAW: "Draw.", LOSS: "You lose."}[result.value_for(self.human)]
+        self.out(f"Game over: {result}. {verdict}")
 
     def computer_move(self) -> None:
         move = self.player.choose(self.game)
@@ -156,7 +152,7 @@ class Session:
             if self.result() is not None:
                 self.out("the game is already over")
             else:
-                self.resigned = self.human
+                self.game.resign(self.human)
         elif word == "save":
             self.save(rest)
         else:
@@ -166,7 +162,7 @@ class Session:
     # --- commands ------------------------------------------------------------------
     def human_move(self, text: str) -> None:
         if self.result() is not None:
-            self.out(f"the game is over: {describe_result(self.result())} (undo, save FILE or quit)")
+            self.out(f"the game is over: {self.result()} (undo, save FILE or quit)")
             return
         try:
             move = self.game.parse_move(text)
@@ -218,7 +214,7 @@ class Session:
         taken = [game.undo()]
         while game.position.turn != self.human:
             taken.append(game.undo())
-        self.resigned, self.announced = None, False
+        self.announced = False
         self.out(f"taken back: {' '.join(str(m) for m in reversed(taken))}")
         self.show_board()
 
@@ -227,8 +223,6 @@ class Session:
             self.out("save needs a file name: save FILE")
             return
         text = self.game.record()
-        if self.resigned is not None:
-            text += f"# result: {describe_result(self.result())}\n"
         try:
             Path(name).write_text(text)
         except OSError as error:
@@ -341,7 +335,8 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
                 if str(error) not in problems:
                     problems.append(str(error))
                 return None, None
-            return after_move(probe) if after else (probe.value, probe.plies)
+            value = probe.for_mover() if after else probe
+            return value.value, value.plies
 
         for i, move in enumerate(game.moves):
             before, before_plies = value(game.positions[i], False)
@@ -359,7 +354,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
         click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
     if as_json:
         click.echo(json.dumps({"rules": game.rules.name, "start": format_position(game.start),
-                               "result": None if result is None else describe_result(result),
+                               "result": None if result is None else str(result),
                                "moves": rows}))
         return
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
@@ -373,4 +368,4 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))
     if result is not None:
-        click.echo(f"result: {describe_result(result)}")
+        click.echo(f"result: {result}")

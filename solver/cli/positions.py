@@ -7,9 +7,9 @@ import json
 import click
 
 from ..diagram import ASCII, UNICODE, diagram
-from ..game import Game, describe_result
+from ..game import Game
 from ..notation import format_position
-from ..position import LOSS, WIN, popcount
+from ..position import popcount
 from ..rules import Rules
 from .common import COLOUR, main, position_argument, rules_options
 
@@ -18,7 +18,7 @@ def phase(game: Game) -> str:
     """Words for what the side to move does now, or how the game ended."""
     result = game.result()
     if result is not None:
-        return f"game over: {describe_result(result)}"
+        return f"game over: {result}"
     pos, name = game.position, COLOUR[game.position.turn]
     if pos.own_hand:
         return f"placement ({name} places a stone)"
@@ -69,10 +69,7 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
     pos = game.position
     legal = [str(m) for m in game.legal_moves()]
     result = game.result()
-    game_over = None
-    if result is not None:
-        winner = result[0]
-        game_over = "draw" if winner == "draw" else WIN if winner == pos.turn else LOSS
+    game_over = None if result is None else result.value_for(pos.turn)
     if as_json:
         click.echo(json.dumps({"position": format_position(pos), "side": pos.turn,
                                "moves": legal, "game_over": game_over}))
@@ -80,4 +77,4 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
     for move in legal:
         click.echo(move)
     if result is not None:
-        click.echo(f"no moves: game over, {describe_result(result)}", err=True)
+        click.echo(f"no moves: game over, {result}", err=True)

@@ -1,0 +1,84 @@
+"""docs/format.md is true: a reader written from it alone finds the same slots, codes
+and attributes as the solver."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from math import comb
+from pathlib import Path
+
+import h5py
+import hdf5plugin  # noqa: F401  (registers the zstd filter)
+import numpy as np
+import pytest
+
+from solver import board, storage
+from solver.index import Subspace, random_positions
+from solver.rules import Rules
+
+FORMAT = (Path(__file__).parent.parent / "docs" / "format.md").read_text()
+FOUR = Rules(stones=4)
+
+
+def images(mask: int) -> list[int]:
+    return [board.apply_symmetry(g, mask) for g in range(16)]
+
+
+def documented_slot(m: int, o: int, own: int, opp: int, reps: list[int]) -> int:
+    """Steps 1-6 of "The index" in docs/format.md, in plain Python."""
+    r = min(images(own))
+    g = next(g for g in range(16) if board.apply_symmetry(g, own) == r)
+    q = board.apply_symmetry(g, opp)
+    fixing = [h for h in range(1, 16) if board.apply_symmetry(h, r) == r]
+    if fixing:
+        q = min([q] + [board.apply_symmetry(h, q) for h in fixing])
+    free = [p for p in range(24) if not r >> p & 1]
+    c = sum(1 << j for j, p in enumerate(free) if q >> p & 1)
+    bits = [j for j in range(24) if c >> j & 1]
+    rank = sum(comb(b, i + 1) for i, b in enumerate(bits))
+    return reps.index(r) * comb(24 - m, o) + rank
+
+
+def representatives(m: int) -> list[int]:
+    from itertools import combinations
+    return sorted({min(images(sum(1 << p for p in pts))) for pts in combinations(range(24), m)})
+
+
+def test_point_numbering_is_the_documented_one():
+    table = re.findall(r"(\d+) ([a-g][1-7])", FORMAT.split("```")[3])
+    assert [(int(i), name) for i, name in table] == list(enumerate(board.POINT_NAMES))
+
+
+@pytest.mark.parametrize("m, o", [(3, 3), (3, 4), (4, 3), (2, 5), (0, 3)])
+def test_documented_index_finds_the_solvers_slots(m, o):
+    reps = representatives(m)
+    counts = re.search(r"is ([\d, ]+) for\s+m = 0..9", FORMAT).group(1)
+    assert len(reps) == [int(x) for x in counts.replace(" ", "").split(",")][m]
+    sub = Subspace(m, o)
+    assert sub.slots == len(reps) * comb(24 - m, o)
+    own, opp = random_positions(np.random.default_rng(m * 10 + o), m, o, 300)
+    for a, b in zip(own.tolist(), opp.tolist()):
+        assert documented_slot(m, o, a, b, reps) == sub.index(a, b)
+
+
+def test_pair_files_have_the_documented_layout(db4):
+    path = storage.pair_path(db4, FOUR, (3, 4))
+    assert path.name == "pair-3-4.h5" and path.parent.name == "standard-s4"
+    with h5py.File(path, "r") as f:
+        for name in ("format", "format_version", "complete", "rules", "rules_json", "stones",
+                     "jumping", "mill_rule", "index_scheme", "solver_version", "build_time"):
+            assert f"`{name}`" in FORMAT and name in f.attrs
+        assert f.attrs["format"] == "muehle-pair" and f.attrs["index_scheme"] == "sym16-1"
+        assert sorted(f) == ["3-4", "4-3"]
+        for name in f:
+            ds = f[name]
+            codes = ds[()]
+            assert ds.dtype == np.uint16 and ds.fletcher32 and ds.chunks[0] <= 65536
+            assert ds.attrs["slots"] == len(codes) == Subspace.parse(name).slots
+            assert ds.attrs["sha256"] == hashlib.sha256(codes.astype("<u2").tobytes()).hexdigest()
+            real = codes[codes != 0xFFFF].astype(np.int64)
+            plies = real[real > 0] - 1
+            assert ds.attrs["draws"] == int((real == 0).sum())
+            assert ds.attrs["wins"] == int((plies % 2 == 1).sum())
+            assert ds.attrs["losses"] == int((plies % 2 == 0).sum())

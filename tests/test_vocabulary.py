@@ -1,0 +1,98 @@
+"""The pipeline's shared types: Subspace and Pair, WDL and Value, Outcome."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+from solver.game import Game, Outcome, Termination
+from solver.index import Pair, Subspace
+from solver.opening import placement_subspaces
+from solver.position import parse_position
+from solver.retro import pairs_in_order
+from solver.rules import Rules
+from solver.values import DRAW, LOSS, WDL, WIN, Value
+
+
+def test_a_subspace_is_its_own_key_and_name():
+    s = Subspace(8, 7)
+    assert s == (8, 7) and hash(s) == hash((8, 7)) and {(8, 7): 1}[s] == 1
+    m, o = s
+    assert (m, o, s.own_hand, s.opp_hand) == (8, 7, 0, 0) and s.is_moving
+    p = Subspace(3, 2, 6, 7)
+    assert p == (3, 2, 6, 7) and p.board == (3, 2) and not p.is_moving
+    assert Subspace(3, 2, 0, 0) == (3, 2) and len(Subspace(3, 2, 0, 0)) == 2
+    for sub in (s, p):
+        assert Subspace.parse(sub.name) == sub and pickle.loads(pickle.dumps(sub)) == sub
+        assert eval(repr(sub)) == sub
+    assert Subspace.of(parse_position("W:a1,d1,g1 B:a7 b 1 5")) == Subspace(1, 3, 5, 1)
+
+
+def test_children_of_moving_and_placement_subspaces():
+    assert Subspace(8, 7).quiet_child == Subspace(7, 8)
+    assert Subspace(8, 7).capture_child == Subspace(6, 8)
+    assert Subspace(4, 3).capture_child is None                 # the opponent would have two
+    placing = Subspace(2, 3, 5, 4)
+    assert placing.quiet_child == Subspace(3, 3, 4, 4)
+    assert placing.capture_child == Subspace(2, 3, 4, 4)
+    assert Subspace(1, 0, 1, 1).capture_child is None           # nothing to take
+    assert Subspace(3, 3, 1, 0).quiet_child == Subspace(3, 4)   # the last stone placed
+    # every placement subspace's children come before it (or are moving subspaces)
+    order = placement_subspaces(Rules(stones=6))
+    for i, sub in enumerate(order):
+        for child in (sub.quiet_child, sub.capture_child):
+            if child is not None and not child.is_moving and child.o + child.opp_hand >= 3:
+                assert child in order[:i], (sub, child)
+
+
+def test_pairs():
+    assert Pair(8, 7) == Pair(7, 8) == (7, 8) and Pair(7, 8).name == "7-8"
+    assert Pair.parse("8-7") == Pair(7, 8) and Subspace(8, 7).pair == Pair(7, 8)
+    assert Pair(7, 8).subspaces == [(7, 8), (8, 7)] and Pair(5, 5).subspaces == [(5, 5)]
+    assert Pair(7, 8).capture_targets == [Subspace(7, 7), Subspace(6, 8)]
+    assert Pair(7, 8).dependencies == [Pair(7, 7), Pair(6, 8)]
+    assert Pair(3, 3).dependencies == [] and Pair(3, 3).capture_targets == []
+    assert Pair(3, 4).slots == Subspace(3, 4).slots + Subspace(4, 3).slots
+    for bad in ("8x7", "2-5", "8-"):
+        with pytest.raises(ValueError):
+            Pair.parse(bad)
+    with pytest.raises(ValueError, match="3..5"):
+        Pair.parse("6-5", stones=5)
+    order = pairs_in_order(Rules())
+    assert all(isinstance(p, Pair) for p in order)
+    assert all(d in order[:i] for i, p in enumerate(order) for d in p.dependencies)
+
+
+def test_values_are_strings_in_json():
+    assert json.dumps({"value": WIN}) == '{"value": "win"}'
+    assert f"{LOSS}" == "loss" and WDL("draw") is DRAW and -WIN is LOSS and -DRAW is DRAW
+    assert [WDL.from_score(s) for s in (3, 0, -1)] == [WIN, DRAW, LOSS]
+    assert Value("win", 3) == Value(WIN, 3) and isinstance(Value("win", 3).value, WDL)
+    assert str(Value(WIN, 3)) == "win in 3" and str(Value(DRAW)) == "draw"
+    assert Value(WIN, 3).for_mover() == Value(LOSS, 4)
+    assert Value(LOSS, 0).for_mover() == Value(WIN, 1) and Value(DRAW).for_mover() == Value(DRAW)
+    assert Value(WIN).for_mover() == Value(LOSS)                # no plies known: none after
+    ranked = sorted([Value(LOSS, 2), Value(WIN, 5), Value(DRAW), Value(LOSS, 8), Value(WIN, 1)],
+                    key=lambda v: v.rank)
+    assert ranked == [Value(WIN, 1), Value(WIN, 5), Value(DRAW), Value(LOSS, 8), Value(LOSS, 2)]
+
+
+def test_outcomes_and_resignation():
+    game = Game("W:a1,d1,g1,b2 B:a4,a7,d7,g7 w", Rules(stones=4))
+    assert game.result() is None
+    outcome = game.resign("w")
+    assert outcome == Outcome("b", Termination.RESIGNATION) == game.result()
+    assert str(outcome) == "Black wins (White resigns)" and outcome.value_for("b") == WIN
+    assert game.legal_moves() == [] and game.record().endswith("# result: Black wins (White resigns)\n")
+    with pytest.raises(ValueError, match="game is over"):
+        game.resign("b")
+    game = Game("W:a1,d1,g1,b2 B:a4,a7,d7,g7 w", Rules(stones=4))
+    game.play("b2-b4")
+    game.resign("b")
+    game.undo()                                          # takes back the resignation too
+    assert game.result() is None and len(game.moves) == 0
+    draw = Outcome(DRAW, Termination.REPETITION)
+    assert draw.value_for("w") == draw.value_for("b") == DRAW
+    assert draw == ("draw", "threefold repetition")
