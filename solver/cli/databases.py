@@ -134,12 +134,12 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
         return
-    header = (f"{'subspace':>9} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
+    header = (f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
               f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else ""))
     click.echo(f"rules: {rules.name}")
     click.echo(header)
     for r in rows + [dict(totals, subspace="total")]:
-        click.echo(f"{r['subspace']:>9} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
+        click.echo(f"{r['subspace']:>8} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
                    f"{r['longest_win']:>12} {r['longest_loss']:>12}"
                    + (f" {r['reachable']:>14,}" if "reachable" in r else ""))
 
