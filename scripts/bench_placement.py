@@ -4,10 +4,15 @@
 Usage:
   python scripts/bench_placement.py build --stones 6 [--db DIR] [--jobs 2]
   python scripts/bench_placement.py sample --stones 9 [--blocks 4] [--block 4096]
+  python scripts/bench_placement.py probe --stones 6 --db DIR [--count 2000]
 
 ``build`` builds the moving phase (if not there) and then the placement phase of the
 game into --db (default a temporary folder) and prints, per hand level, slots, wall and
 CPU seconds, and the peak memory, then the totals and the disk use.
+
+``probe`` times, on built files: the first query of the start position (probe and every
+move) in a fresh Database, the same warm, and warm probes of placement positions from
+random games.
 
 ``sample`` builds nothing: for every placement subspace of the game it runs the compiled
 pass (one thread) over ``--blocks`` ranges of ``--block`` slots spread over the
@@ -98,9 +103,43 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
           f"cores (not counting reading and writing the files)")
 
 
+def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
+    import random
+    from solver.position import parse_position
+    from solver.probe import open_database
+
+    start = time.perf_counter()
+    db = open_database(root, rules)
+    pos = parse_position("startpos", rules)
+    value, moves = db.probe(pos), db.probe_moves(pos)
+    first = time.perf_counter() - start
+    warm = min(_timed(lambda: (db.probe(pos), db.probe_moves(pos))) for _ in range(5))
+    rng, positions = random.Random(seed), []
+    while len(positions) < count:
+        p = pos
+        for _ in range(rng.randrange(1, 2 * rules.stones)):
+            if p.outcome(rules) is not None or not p.in_placement:
+                break
+            p = p.play_unchecked(rng.choice(p.legal_moves(rules)))
+        if p.in_placement and p.outcome(rules) is None:
+            positions.append(p)
+    for p in positions:
+        db.probe(p)
+    each = _timed(lambda: [db.probe(p) for p in positions]) / len(positions)
+    print(f"start position {value} ({len(moves)} moves): first query {first * 1e3:.1f} ms, "
+          f"warm {warm * 1e3:.2f} ms; warm probe of {len(positions)} placement positions "
+          f"{each * 1e6:.1f} us each")
+
+
+def _timed(work) -> float:
+    t = time.perf_counter()
+    work()
+    return time.perf_counter() - t
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("build", "sample"))
+    ap.add_argument("mode", choices=("build", "sample", "probe"))
     ap.add_argument("--stones", type=int, default=6)
     ap.add_argument("--rules", default="standard")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -108,6 +147,7 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=4, help="sample: ranges per subspace")
     ap.add_argument("--block", type=int, default=4096, help="sample: slots per range")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=2000, help="probe: placement positions")
     args = ap.parse_args()
     base = Rules.from_name(args.rules)
     rules = Rules(stones=args.stones, jumping=base.jumping, mill_rule=base.mill_rule)
@@ -115,6 +155,11 @@ def main() -> int:
           f"{os.getloadavg()[0]:.1f}; jobs={args.jobs}; rules={rules.name}; mode={args.mode}")
     if args.mode == "sample":
         run_sample(rules, args.blocks, args.block, args.seed)
+        return 0
+    if args.mode == "probe":
+        if not args.db:
+            ap.error("probe needs --db")
+        run_probe(rules, Path(args.db), args.count, args.seed)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         run_build(rules, Path(args.db or tmp), args.jobs)
