@@ -1,8 +1,10 @@
 """Builds the Cython kernels in ext/ into the solver package.
 
-All kernels live in one extension module, ``solver._kernels``, so that they share
-the board tables and can inline each other's ``nogil`` functions; ``ext/kernels.pyx``
-includes one ``.pxi`` file per concept (move generation, indexing, ...).
+The production kernels live in one extension module, ``solver._kernels``, so that they
+share the board tables and can inline each other's ``nogil`` functions; ``ext/kernels.pyx``
+includes one ``.pxi`` file per concept (move generation, indexing, ...).  The oracle of
+the verification stage is its own module, ``solver.verify._oracle`` (``ext/oracle.pyx``),
+which compiles in only the board tables and the move generator.
 """
 
 import os
@@ -19,13 +21,15 @@ if os.environ.get("MUEHLE_NATIVE", "1") == "1" and sys.platform.startswith("linu
 
 extensions = [
     Extension(
-        "solver._kernels",
-        ["ext/kernels.pyx"],
+        name,
+        [source],
         include_dirs=[numpy.get_include(), "ext"],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
+    for name, source in [("solver._kernels", "ext/kernels.pyx"),
+                         ("solver.verify._oracle", "ext/oracle.pyx")]
 ]
 
 setup(

@@ -6,20 +6,23 @@ in pipeline order (each says at its top what it provides and what it uses):
 - ``board.pxi``: tables (adjacency, mills, symmetries) filled from :mod:`solver.board`
 - ``movegen.pxi``: forward moves and quiet un-moves on 24-bit masks, the packed-move codec
 - ``index.pxi``: the symmetry-reduced index of a subspace
-- ``retro.pxi``: retrograde analysis of a moving-phase pair and its forward check
+- ``retro.pxi``: retrograde analysis of a moving-phase pair
+- ``check.pxi``: the forward consistency check of a solved subspace (run by every build)
 - ``placement.pxi``: the placement phase by one backward pass
 - ``search.pxi``: the opening search and the 2-bit win/draw/loss views
-- ``oracle.pxi``: the independent oracle the tests compare the solver with
 
 Names: a checked Python function and the unchecked ``nogil`` function doing its work
 share one name, the latter with the prefix ``c_`` (``index_position`` /
 ``c_index_position``).  ``solver/_kernels.pyi`` lists the Python interface.
+
+The independent oracle is not here: it is its own module, ``solver.verify._oracle``
+(``ext/oracle.pyx``), which compiles in only board.pxi and movegen.pxi.
 """
 
 include "board.pxi"
 include "movegen.pxi"
 include "index.pxi"
 include "retro.pxi"
+include "check.pxi"
 include "placement.pxi"
 include "search.pxi"
-include "oracle.pxi"

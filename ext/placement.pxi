@@ -84,7 +84,7 @@ cdef enum:
 
 
 ctypedef struct FixedOwn:
-    # index_of(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
+    # c_index_position(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
     # quiet children of one placement position share the child's side to move (opp),
     # so its canonical entry, symmetry and free points are looked up once, and only
     # the placed stone's image changes (index_of's result, bit for bit).
@@ -99,8 +99,8 @@ cdef inline void fixed_own_init(FixedOwn* f, int o, int m1, uint32_t opp, uint32
     cdef uint32_t e = CANON[o][rank_fast(opp)]
     f.g = e & 15
     f.stab = REP_STAB[o][e >> 5] if e & 16 else 0
-    f.free = FULL & ~sym_apply(f.g, opp)
-    f.own_image = sym_apply(f.g, own)
+    f.free = FULL & ~c_apply_sym_fast(f.g, opp)
+    f.own_image = c_apply_sym_fast(f.g, own)
     f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - o][m1]
 
 
@@ -124,7 +124,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
     max_bad, and how many disagree); both empty/0 when writing.
     """
     cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = num_slots(m, o)
+    cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -144,9 +144,9 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
         stop = n_slots
     if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
         raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
-    if val.shape[0] != n_slots or quiet.shape[0] != num_slots(o, m + 1):
+    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m + 1):
         raise ValueError("value or quiet-child array of the wrong size")
-    if o >= 1 and not cap_wins and cap.shape[0] != num_slots(o - 1, m + 1):
+    if o >= 1 and not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m + 1):
         raise ValueError("capture-child array of the wrong size")
     if start < 0 or start > stop:
         raise ValueError("bad slot range")
@@ -169,24 +169,24 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                 j = slot - s0
                 first[j] = total
                 count[j] = -1
-                if not slot_is_real(m, o, slot):
+                if not c_is_real_slot(m, o, slot):
                     continue
-                position_of(m, o, slot, &scratch[0], &scratch[1])
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
-                n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+                n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
                 fixed_own_init(fo, o, m + 1, opp, own)
                 for i in range(n):
                     mv = moves[i]
-                    take = (mv >> 10) & 31
-                    own2 = own | ((<uint32_t>1) << (mv & 31))
+                    take = move_take(mv)
+                    own2 = own | ((<uint32_t>1) << move_target(mv))
                     if take == NO_POINT:
-                        e = fixed_own_index(fo, mv & 31)
+                        e = fixed_own_index(fo, move_target(mv))
                         prefetch(&qp[e])
                     elif cap_wins:
                         e = -1
                     else:
-                        e = index_of(o - 1, m + 1, without(opp, take), own2)
+                        e = c_index_position(o - 1, m + 1, without(opp, take), own2)
                         prefetch(&cp[e])
                         e = e | CAPTURE_FLAG
                     succ[total + i] = e
@@ -234,7 +234,7 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
     m+1), same hands) to 1 at every child slot; an empty array: that child is not
     tracked.  Returns the number of reached real slots.
     """
-    cdef int64_t slot, n_slots = num_slots(m, o), count = 0
+    cdef int64_t slot, n_slots = c_subspace_slots(m, o), count = 0
     cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -244,32 +244,32 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
     cdef bint track_c = cap_reach.shape[0] > 0
     if reached.shape[0] != n_slots:
         raise ValueError("reached array of the wrong size")
-    if track_q and quiet_reach.shape[0] != num_slots(o, m + 1):
+    if track_q and quiet_reach.shape[0] != c_subspace_slots(o, m + 1):
         raise ValueError("quiet-child array of the wrong size")
-    if track_c and (o < 1 or cap_reach.shape[0] != num_slots(o - 1, m + 1)):
+    if track_c and (o < 1 or cap_reach.shape[0] != c_subspace_slots(o - 1, m + 1)):
         raise ValueError("capture-child array of the wrong size")
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
         fo = <FixedOwn*>malloc(sizeof(FixedOwn))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
-            if not reached[slot] or not slot_is_real(m, o, slot):
+            if not reached[slot] or not c_is_real_slot(m, o, slot):
                 continue
             count += 1
-            position_of(m, o, slot, &scratch[0], &scratch[1])
+            c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = gen_moves(own, opp, hm, ho, jumping, take_none, moves)
+            n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
             fixed_own_init(fo, o, m + 1, opp, own)
             for i in range(n):
                 mv = moves[i]
-                take = (mv >> 10) & 31
+                take = move_take(mv)
                 if take == NO_POINT:
                     if track_q:
-                        quiet_reach[fixed_own_index(fo, mv & 31)] = 1   # all writers store 1
+                        quiet_reach[fixed_own_index(fo, move_target(mv))] = 1   # all writers store 1
                 elif track_c:
-                    own2 = own | ((<uint32_t>1) << (mv & 31))
-                    cap_reach[index_of(o - 1, m + 1, without(opp, take), own2)] = 1
+                    own2 = own | ((<uint32_t>1) << move_target(mv))
+                    cap_reach[c_index_position(o - 1, m + 1, without(opp, take), own2)] = 1
         free(moves)
         free(scratch)
         free(fo)

@@ -1,9 +1,9 @@
 # Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4).
 #
-# Provides: retro_init, retro_round, retro_finish (the solve, driven by solver.retro),
-#           retro_check (the forward check, driven by solver.check); to other kernels
-#           the value codes V_*, Best with best_reset / best_add / best_code (a
-#           position's code from its successors' codes), without, prefetch, prange.
+# Provides: retro_init, retro_round, retro_finish (the solve, driven by solver.retro);
+#           to other kernels (check.pxi, placement.pxi) the value codes V_*, Best with
+#           best_reset / best_add / best_code (a position's code from its successors'
+#           codes), moved, without, atomic_inc_i64, prefetch, prange.
 # Uses:     movegen.pxi (c_moves_packed, c_unmoves_packed, move_* accessors, NO_POINT,
 #           MAX_MOVES), index.pxi (c_index_position, c_position_at, c_is_real_slot,
 #           c_subspace_slots).
@@ -59,9 +59,6 @@ cdef enum:
     DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
     DEDUPE_MAX = 128
     NO_WIN = 1 << 30
-    CHECK_BATCH = 16        # states whose successors the check prefetches together
-
-cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -332,101 +329,3 @@ def retro_finish(uint16_t[::1] val):
             v = val[i]
             if v != V_SLACK and (v & V_PENDING):
                 val[i] = V_DRAW
-
-
-def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
-                const uint16_t[::1] cap, bint jumping, bint take_none,
-                int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2):
-    """Forward consistency check of slots [start, stop) of a solved subspace m-o.
-
-    Recomputes each state's value and plies from its successors' stored values
-    (``quiet``: subspace o-m, ``cap``: (o-1)-m) and returns the slots that disagree
-    (at most max_bad, as a numpy array) and how many disagree.
-
-    The successors' values are random reads: the loop gathers the successors of
-    CHECK_BATCH states and prefetches them all before reading any, so that many
-    memory accesses are in flight at once.
-    """
-    cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef uint32_t own, opp, mv
-    cdef uint32_t* moves
-    cdef uint32_t* scratch
-    cdef int n, i, j, take, expect, total
-    cdef int64_t* succ
-    cdef int* first
-    cdef int* count
-    cdef Best* b      # per thread: a variable only used through & would be shared
-    cdef long long nbad = 0, at
-    cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
-    bad_arr = np.full(max_bad, -1, dtype=np.int64)
-    cdef int64_t[::1] bad = bad_arr
-    if stop < 0 or stop > n_slots:
-        stop = n_slots
-    assert val.shape[0] == n_slots and quiet.shape[0] == c_subspace_slots(o, m)
-    nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
-    with nogil, parallel(num_threads=jobs):
-        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
-        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
-        b = <Best*>malloc(sizeof(Best))
-        succ = <int64_t*>malloc(CHECK_BATCH * MAX_MOVES * sizeof(int64_t))
-        first = <int*>malloc(CHECK_BATCH * sizeof(int))
-        count = <int*>malloc(CHECK_BATCH * sizeof(int))
-        for blk in prange(nblocks, schedule="dynamic", chunksize=64):
-            s0 = start + blk * CHECK_BATCH
-            s1 = s0 + CHECK_BATCH if s0 + CHECK_BATCH < stop else stop
-            # pass 1: where every successor's value lies (quiet: index; capture:
-            # index | CAPTURE_FLAG; a capture to two stones: -1), prefetched
-            total = 0
-            for slot in range(s0, s1):
-                j = slot - s0
-                first[j] = total
-                count[j] = -1
-                if not c_is_real_slot(m, o, slot):
-                    continue
-                c_position_at(m, o, slot, &scratch[0], &scratch[1])
-                own = scratch[0]
-                opp = scratch[1]
-                n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-                for i in range(n):
-                    mv = moves[i]
-                    take = move_take(mv)
-                    if take == NO_POINT:
-                        e = c_index_position(o, m, opp, moved(own, mv))
-                        prefetch(&quiet[e])
-                    elif o - 1 < 3:
-                        e = -1
-                    else:
-                        e = c_index_position(o - 1, m, without(opp, take), moved(own, mv))
-                        prefetch(&capp[e])
-                        e = e | CAPTURE_FLAG
-                    succ[total + i] = e
-                total = total + n
-                count[j] = n
-            # pass 2: the values, now (mostly) in cache
-            for slot in range(s0, s1):
-                j = slot - s0
-                if count[j] < 0:
-                    expect = V_SLACK
-                else:
-                    best_reset(b)
-                    for i in range(first[j], first[j] + count[j]):
-                        e = succ[i]
-                        if e < 0:
-                            best_add(b, 1)          # the opponent is left with two stones
-                        elif e & CAPTURE_FLAG:
-                            best_add(b, capp[e & ~CAPTURE_FLAG])
-                        else:
-                            best_add(b, quiet[e])
-                    expect = best_code(b)
-                if expect != val[slot]:
-                    at = atomic_inc_i64(&nbad)
-                    if at < max_bad:
-                        bad[at] = slot
-        free(succ)
-        free(first)
-        free(count)
-        free(moves)
-        free(scratch)
-        free(b)
-    return bad_arr[:min(nbad, max_bad)], nbad

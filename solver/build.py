@@ -24,7 +24,7 @@ import numpy as np
 from . import placement, storage
 from .index import Pair, Subspace
 from .retro import pairs_in_order, solve_pair
-from .check import check_values
+from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
 from .rules import Rules
 
@@ -46,6 +46,15 @@ class PairReport:
     @property
     def states_per_second(self) -> float:
         return self.slots / self.seconds if self.seconds > 0 else 0.0
+
+    def summary(self) -> str:
+        """The line the build logs for this pair."""
+        name = f"pair {self.pair.name}"
+        if self.skipped:
+            return f"{name}: already built and verified, skipped"
+        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
+                f"M states/s; solve {self.solve_seconds:.1f} s, {self.rounds} rounds), "
+                f"peak memory {self.peak_rss_mib:.0f} MiB")
 
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
@@ -89,7 +98,13 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
-    return all(is_stored(root, rules, sub, verify) for sub in Pair(*pair).subspaces)
+    path = storage.pair_path(root, rules, pair)
+    try:
+        for m, o in Pair(*pair).subspaces:
+            storage.read_subspace(path, rules, m, o, verify=verify)
+    except DatabaseError:
+        return False
+    return True
 
 
 def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
@@ -103,14 +118,18 @@ def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> b
     return True
 
 
-def remove_stale_temporaries(folder: Path) -> None:
-    """Delete temporary files left by killed builds (their process is gone)."""
+def remove_stale_temporaries(folder: Path, name: str = "pair-*.h5") -> None:
+    """Delete temporary files of ``name`` (a file name or pattern) left by killed writers.
+
+    A temporary file names the host and process writing it (:func:`storage.temporary_path`);
+    only those of this host whose process is gone are removed, so a folder shared by the
+    machines of a cluster keeps the files other machines are writing.
+    """
     if not folder.exists():
         return
-    for tmp in [*folder.glob(".pair-*.tmp-*"), *folder.glob(".place-*.tmp-*")]:
-        pid = tmp.name.rsplit("-", 1)[-1]
-        alive = pid.isdigit() and _pid_alive(int(pid))
-        if not alive:
+    for tmp in folder.glob(f".{name}.tmp-*"):
+        host, pid = storage.temporary_owner(tmp)
+        if host == storage.HOST and not (pid is not None and _pid_alive(pid)):
             tmp.unlink(missing_ok=True)
 
 
@@ -152,6 +171,42 @@ class SubspaceCache:
 
 def cache_bytes(cache: "SubspaceCache") -> int:
     return sum(a.nbytes for a in cache.arrays.values())
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work of a build: the file of ``key`` (a pair), made from the files of
+    the units in ``needs``, with its slots and the bytes of memory its solve holds.
+
+    A build's plan (:func:`plan_units`) is a graph of units, listed so that every unit
+    comes after those it needs; :func:`build` runs them in that order in this process,
+    :mod:`solver.cluster` runs them as a Dask task graph.
+    """
+
+    key: Pair
+    needs: tuple[Pair, ...]
+    slots: int
+    memory: int
+
+    @property
+    def name(self) -> str:
+        """The unit's name, unique in a build (its file's name without the suffix)."""
+        return f"pair-{self.key.name}"
+
+
+def plan_units(rules: Rules, max_total: int | None = None,
+               pair: tuple[int, int] | None = None) -> list[Unit]:
+    """The planned units with their dependencies, every unit after the units it needs."""
+    return [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
+            for p in (Pair(*q) for q in plan(rules, max_total, pair))]
+
+
+def prepare_folder(root: Path | str, rules: Rules) -> Path:
+    """Create the rules' folder and delete the temporaries of killed builds; returns it."""
+    folder = storage.rules_dir(root, rules)
+    folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(folder)
+    return folder
 
 
 PHASES = ("moving", "placement", "all")
@@ -204,9 +259,7 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     if pair is not None and phase == "placement":
         raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
     root = Path(root)
-    folder = storage.rules_dir(root, rules)
-    folder.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(folder)
+    prepare_folder(root, rules)
     reports: list = []
     if phase in ("moving", "all"):
         reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
@@ -220,66 +273,78 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     return reports
 
 
-def build_moving(root: Path, rules: Rules, *, max_total: int | None = None,
+def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None,
                  pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
                  progress: bool = True) -> list[PairReport]:
-    """Build (or resume) the planned moving-phase pairs; returns one report per pair."""
+    """Build (or resume) the planned pairs in this process; returns one report per pair."""
     from tqdm import tqdm
 
-    folder = storage.rules_dir(root, rules)
-    pairs = [Pair(*p) for p in plan(rules, max_total, pair)]
+    root = Path(root)
+    prepare_folder(root, rules)
+    units = plan_units(rules, max_total, pair)
     cache = SubspaceCache(root, rules)
     reports = []
-    total = sum(p.slots for p in pairs)
-    overall = tqdm(total=total, unit="states", unit_scale=True, desc="all pairs",
-                   disable=not progress, position=0, dynamic_ncols=True)
+    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+                   desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
     try:
-        for p in pairs:
-            name, slots = p.name, p.slots
-            if is_built(root, rules, p):
-                log.info("pair %s: already built and verified, skipped", name)
-                reports.append(PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True))
-                overall.update(slots)
-                continue
-            missing = [d for d in p.dependencies if not is_built(root, rules, d, verify=False)]
-            if missing:
-                raise MissingSubspaceError(
-                    missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
-                    f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
-                    f"which are not built in {folder}")
-            cache.keep_only(p.capture_targets)
-            need, have = memory_needed(p), memory_available()
-            if have is not None and need > have + cache_bytes(cache):
-                raise InsufficientMemoryError(
-                    f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available", need, have)
-            start = time.perf_counter()
-            bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
-                       leave=False, dynamic_ncols=True)
-            result = solve_pair(p, rules, cache.get, jobs,
-                                progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
-            bar.close()
-            checked_at = time.perf_counter()
-            if verify:
-                bad = check_values(p, rules, result.values, cache.get, jobs)
-                if bad:
-                    raise ConsistencyError(f"pair {name} fails the consistency check at "
-                                           f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
-            storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
-                               extra={"seconds": time.perf_counter() - start,
-                                      "rounds": result.rounds, "checked": bool(verify)})
-            seconds = time.perf_counter() - start
-            report = PairReport(p, slots, seconds, peak_rss_mib(), skipped=False, rounds=result.rounds,
-                                solve_seconds=result.seconds,
-                                check_seconds=time.perf_counter() - checked_at if verify else 0.0)
-            reports.append(report)
-            log.info("pair %s: %d states in %.1f s (%.2f M states/s; solve %.1f s, %d rounds), "
-                     "peak memory %.0f MiB", name, slots, seconds, report.states_per_second / 1e6,
-                     result.seconds, result.rounds, report.peak_rss_mib)
-            overall.update(slots)
+        for unit in units:
+            reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
+                                      progress=progress))
+            overall.update(unit.slots)
     finally:
         overall.close()
     return reports
+
+
+def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
+               jobs: int = 2, verify: bool = True, progress: bool = False) -> PairReport:
+    """Build one unit (solve, check, write its file) unless its file is built and intact;
+    returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
+    one); ``progress`` shows a bar of the solve's rounds."""
+    from tqdm import tqdm
+
+    root = Path(root)
+    p, name, slots = unit.key, unit.key.name, unit.slots
+    folder = storage.rules_dir(root, rules)
+    if is_built(root, rules, p):
+        report = PairReport(p, slots, 0.0, peak_rss_mib(), skipped=True)
+        log.info("%s", report.summary())
+        return report
+    missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
+    if missing:
+        raise MissingSubspaceError(
+            missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
+            f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
+            f"which are not built in {folder}")
+    remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
+    cache = cache if cache is not None else SubspaceCache(root, rules)
+    cache.keep_only(p.capture_targets)
+    need, have = unit.memory, memory_available()
+    if have is not None and need > have + cache_bytes(cache):
+        raise InsufficientMemoryError(
+            f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
+            f"only {have / 2**30:.1f} GiB is available", need, have)
+    start = time.perf_counter()
+    bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
+               leave=False, dynamic_ncols=True)
+    result = solve_pair(p, rules, cache.get, jobs,
+                        progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
+    bar.close()
+    checked_at = time.perf_counter()
+    if verify:
+        bad = check_values(p, rules, result.values, cache.get, jobs)
+        if bad:
+            raise ConsistencyError(f"pair {name} fails the consistency check at "
+                                   f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
+    storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
+                       extra={"seconds": time.perf_counter() - start,
+                              "rounds": result.rounds, "checked": bool(verify)})
+    seconds = time.perf_counter() - start
+    report = PairReport(p, slots, seconds, peak_rss_mib(), skipped=False, rounds=result.rounds,
+                        solve_seconds=result.seconds,
+                        check_seconds=time.perf_counter() - checked_at if verify else 0.0)
+    log.info("%s", report.summary())
+    return report
 
 
 # --- the placement phase -------------------------------------------------------------
@@ -347,6 +412,7 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                     missing[0], storage.subspace_path(root, rules, missing[0]),
                     f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
                     f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
+            remove_stale_temporaries(folder, path.name)
             cache.keep_only(needed)
             need, have = placement.memory_needed(sub), memory_available()
             if have is not None and need > have + cache_bytes(cache):

@@ -13,13 +13,16 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
     │   ├── IllegalMoveError            well formed, but not legal in the position
     │   │   └── GameOverError           no move is legal: the game is over
     │   └── AmbiguousMoveError          a mill closed without naming the stone it takes
-    └── DatabaseError                   a database cannot answer or cannot be built
-        ├── MissingSubspaceError (KeyError)   the file of a subspace is not built
-        ├── CorruptDatabaseError        a damaged or incomplete file
-        ├── ForeignDatabaseError        a file of other rules, another index scheme or pair,
-        │                               or not a muehle file at all
-        ├── InsufficientMemoryError     a build that would not fit in memory
-        └── ConsistencyError            solved values that disagree with their successors
+    ├── DatabaseError                   a database cannot answer or cannot be built
+    │   ├── MissingSubspaceError (KeyError)   the file of a subspace is not built
+    │   ├── CorruptDatabaseError        a damaged or incomplete file
+    │   ├── ForeignDatabaseError        a file of other rules, another index scheme or pair,
+    │   │                               or not a muehle file at all
+    │   ├── InsufficientMemoryError     a build that would not fit in memory
+    │   └── ConsistencyError            solved values that disagree with their successors
+    └── ClusterError                    a cluster that cannot run a build: no Dask, a
+                                        scheduler that does not answer, workers that
+                                        cannot see the database folder
 
 >>> issubclass(AmbiguousMoveError, ValueError), issubclass(MissingSubspaceError, KeyError)
 (True, True)
@@ -37,7 +40,7 @@ from typing import Any, Sequence
 __all__ = ["MuehleError", "NotationError", "InvalidNotationError", "IllegalMoveError",
            "GameOverError", "AmbiguousMoveError", "DatabaseError", "MissingSubspaceError",
            "CorruptDatabaseError", "ForeignDatabaseError", "InsufficientMemoryError",
-           "ConsistencyError"]
+           "ConsistencyError", "ClusterError"]
 
 
 class MuehleError(Exception):
@@ -54,6 +57,18 @@ class MuehleError(Exception):
         other.__dict__.update(self.__dict__)
         other.args = (f"{prefix}{self}",) + self.args[1:]
         return other
+
+    def __reduce__(self):
+        # Errors cross processes (the workers of a cluster build send them back); the
+        # default would call __init__ with args alone, which not every kind accepts.
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(kind: type, args: tuple, state: dict) -> MuehleError:
+    error = kind.__new__(kind)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 # --- positions and moves -------------------------------------------------------------
@@ -141,9 +156,16 @@ class InsufficientMemoryError(DatabaseError):
 class ConsistencyError(DatabaseError):
     """Solved values that disagree with the values of their successors.
 
-    ``bad`` lists the states found (:class:`solver.check.BadState`), at most a few.
+    ``bad`` lists the states found (:class:`solver.verify.check.BadState`), at most a few.
     """
 
     def __init__(self, message: str, bad: Sequence[Any] = ()):
         super().__init__(message)
         self.bad = list(bad)
+
+
+# --- clusters ------------------------------------------------------------------------
+
+class ClusterError(MuehleError):
+    """A cluster that cannot run a build: Dask is not installed, the scheduler does not
+    answer, or workers cannot see the database folder."""

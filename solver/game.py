@@ -154,6 +154,20 @@ class Game:
     def __len__(self) -> int:
         return len(self._moves)
 
+    def copy(self) -> "Game":
+        """An independent copy: moves played on it leave this game unchanged.
+
+        >>> game = Game()
+        >>> _ = game.play("d2")
+        >>> other = game.copy(); _ = other.play("f4")
+        >>> len(game), len(other)
+        (1, 2)
+        """
+        twin = Game.__new__(Game)
+        twin.__dict__.update(self.__dict__)          # immutable values are shared
+        twin._moves, twin._positions, twin._quiet = list(self._moves), list(self._positions), list(self._quiet)
+        return twin
+
     # --- playing ------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
         """The legal moves now; [] once the game is over, draws included."""
@@ -319,6 +333,25 @@ def describe_result(result: tuple[str, str]) -> str:
     return str(Outcome(result[0], Termination(result[1])))
 
 
-__all__ = ["Game", "Outcome", "Termination", "describe_result", "REPETITION_LIMIT",
+def describe_phase(game: Game) -> str:
+    """Words for what the side to move does now, or how the game ended.
+
+    >>> describe_phase(Game())
+    'placement (White places a stone)'
+    >>> describe_phase(Game("W:a1,d1,g1 B:a4,a7,d7,b6 b"))
+    'moving (Black slides a stone)'
+    """
+    result = game.result()
+    if result is not None:
+        return f"game over: {result}"
+    pos, name = game.position, _COLOUR_NAMES[game.position.turn]
+    if pos.own_hand:
+        return f"placement ({name} places a stone)"
+    if pos.can_jump(game.rules):
+        return f"jumping ({name} has three stones and jumps)"
+    return f"moving ({name} slides a stone)"
+
+
+__all__ = ["Game", "Outcome", "Termination", "describe_result", "describe_phase", "REPETITION_LIMIT",
            "QUIET_PLY_LIMIT", "DRAW", "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION",
            "QUIET_PLIES", "RESIGNATION"]

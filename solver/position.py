@@ -295,6 +295,11 @@ class Position:
     def __str__(self) -> str:
         return format_position(self)
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, which Jupyter shows for a position (see :mod:`solver.svg`)."""
+        from .svg import board_svg           # depends on solver.board only
+        return board_svg(self)
+
 
 # --- from text (the notation itself: solver.notation) -------------------------------
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import socket
 import time
 from pathlib import Path
 
@@ -35,6 +37,9 @@ FORMAT = "muehle-pair"
 FORMAT_VERSION = 1
 CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
 DEFAULT_ROOT = Path("data")
+#: This machine's name, in the temporary files it writes: the machines of a cluster
+#: share a folder, and a process id means something only on its own machine.
+HOST = socket.gethostname().replace("/", "_") or "localhost"
 
 
 def solver_version() -> str:
@@ -66,16 +71,35 @@ def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
 
 
-def build_command(root: Path | str, rules: Rules, phase: str) -> str:
-    """The command line that builds ``phase`` (moving, placement, all) of ``rules`` into ``root``."""
-    words = ["muehle build", f"--db {root}"]
+def temporary_path(path: Path) -> Path:
+    """Where ``path`` is written before it is renamed into place: ``.NAME.tmp-HOST-PID``."""
+    return path.with_name(f".{path.name}.tmp-{HOST}-{os.getpid()}")
+
+
+def temporary_owner(tmp: Path) -> tuple[str, int | None]:
+    """(host, process id) that writes the temporary file ``tmp``; files named
+    ``.NAME.tmp-PID`` (older builds) count as this host's."""
+    owner = tmp.name.rpartition(".tmp-")[2]
+    host, _, pid = owner.rpartition("-")
+    return host or HOST, int(pid) if pid.isdigit() else None
+
+
+def build_command(root: Path | str, rules: Rules, phase: str | None = None) -> str:
+    """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
+    moving or placement, if given).
+
+    >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
+    'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
+    """
+    words = ["muehle", "build", "--db", str(root)]
     if not rules.jumping:
-        words.append("--no-jumping")
+        words += ["--rules", "no-jumping"]
     if rules.take_none:
-        words.append(f"--mill-rule {rules.mill_rule}")
+        words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
     if rules.stones != 9:
-        words.append(f"--stones {rules.stones}")
-    words.append(f"--phase {phase}")
+        words += ["--stones", str(rules.stones)]
+    if phase is not None:
+        words += ["--phase", phase]
     return " ".join(words)
 
 
@@ -89,12 +113,22 @@ def sha256_of(codes: np.ndarray) -> str:
     return digest.hexdigest()
 
 
+def _crash_point(point: str, path: Path) -> None:
+    """Test hook: with ``MUEHLE_CRASH_AT=POINT:FILE`` in the environment the process kills
+    itself (SIGKILL, as ``kill -9``) at POINT of writing FILE, so that the tests can prove
+    what a crash at exactly that moment leaves behind (tests/test_crash.py).  Points:
+    ``temporary-complete`` (the temporary file closed, not yet re-read), ``before-rename``
+    (re-read and synced), ``after-rename`` (published)."""
+    if os.environ.get("MUEHLE_CRASH_AT") == f"{point}:{path.name}":
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary_path(path)
     stats = {}
     try:
         with h5py.File(tmp, "w") as f:
@@ -124,6 +158,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
                     ds.attrs[name] = value
                 stats[key] = info
             f.attrs["complete"] = True
+        _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
         for key in values:
@@ -132,7 +167,9 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
                           own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        _crash_point("before-rename", path)
         os.replace(tmp, path)
+        _crash_point("after-rename", path)
     finally:
         if tmp.exists():
             tmp.unlink()

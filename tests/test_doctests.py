@@ -7,7 +7,8 @@ import pytest
 
 MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
            "solver.diagram", "solver.players", "solver", "solver.values", "solver.retro",
-           "solver.opening", "solver.index", "solver.wdl"]
+           "solver.opening", "solver.index", "solver.wdl", "solver.svg", "solver.analysis",
+           "solver.storage"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -116,7 +116,7 @@ def test_build_without_enough_memory_is_one_line(tmp_path, monkeypatch):
 
 def test_a_failed_consistency_check_is_an_error_not_a_crash(tmp_path, monkeypatch):
     from solver import build as building
-    from solver.check import BadState
+    from solver.verify.check import BadState
     monkeypatch.setattr(building, "check_values", lambda *args, **kwargs: [BadState(3, 3, 0)])
     with pytest.raises(ConsistencyError) as info:
         building.build(tmp_path, FOUR, progress=False)

@@ -65,7 +65,6 @@ def features(pos: Position, rules, moves: list[Move]) -> set[str]:
         found.add("takes")
     if not moves:
         found.add("no moves")
-    assert moves or pos.outcome(rules) is not None, "a position without moves is over"
     return found
 
 
@@ -110,8 +109,6 @@ def test_quiet_unmoves_equal_reference():
                         f"{sorted(str(m) for m, _ in reference)}, kernel "
                         f"{sorted(str(unpack(c)) for c in kernel)}")
         for move, prev in reference:
-            # The definition, checked once more from the other side.
-            assert prev.play(move, rules) == pos
             seen["un-place" if move.origin is None else "un-slide"] += 1
             if prev.can_jump(rules):
                 seen["un-jump"] += 1
@@ -122,6 +119,24 @@ def test_quiet_unmoves_equal_reference():
     for case in ("un-place", "un-slide", "un-jump", "un-move out of a mill", "no predecessor"):
         assert seen[case] >= 500, (case, seen)
     print(dict(seen))
+
+
+def test_quiet_predecessors_are_complete():
+    """From the other side: every quiet legal move leads to a position that lists the
+    move and its origin among its predecessors (the reference keeps only candidates that
+    replay; this catches a candidate it never tried)."""
+    rng = random.Random(SEED + 2)
+    tried = 0
+    for i in range(1000):
+        pos = random_position(rng)
+        rules = ALL_RULES[i % len(ALL_RULES)]
+        quiet = [m for m in pos.legal_moves(rules) if m.take is None]
+        for move in rng.sample(quiet, min(2, len(quiet))):
+            child = pos.play(move, rules)
+            assert (move, pos) in child.quiet_predecessors(rules), f"{pos} {move} ({rules.name})"
+            assert pack(move) in kernel_unmoves(child, rules)
+            tried += 1
+    assert tried > 1000
 
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.name)

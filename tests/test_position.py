@@ -131,8 +131,10 @@ def test_quiet_predecessors():
     found = {str(m) for m, _ in pos.quiet_predecessors()}
     # b2 may also have been Black's last placement (then it had one in hand).
     assert found == {"b2", "b4-b2", "d2-b2"}
-    for move, prev in pos.quiet_predecessors():
-        assert prev.turn == "b" and prev.play(move) == pos
+    assert {str(m): str(p) for m, p in pos.quiet_predecessors()} == {
+        "b2": "W:a1,a4,d1,g1 B:b6,d6,f6 b 0 1",
+        "b4-b2": "W:a1,a4,d1,g1 B:b4,b6,d6,f6 b",
+        "d2-b2": "W:a1,a4,d1,g1 B:b6,d2,d6,f6 b"}
     # White's a4 is not in a mill, so take-none changes nothing here.
     assert {str(m) for m, _ in pos.quiet_predecessors(TAKE_NONE)} == found
     # With White all in mills and take-none, the mill may just have closed.

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage
 from solver.build import build, is_built, plan
-from solver.check import check_pair
+from solver.verify.check import check_pair
 from solver.cli import main
 from solver.index import Pair
 from solver.retro import pairs_in_order
@@ -160,26 +160,3 @@ def test_rule_variants_solve_and_check(tmp_path, rules):
     assert not check_pair(tmp_path, rules, (3, 3))
     stats = storage.pair_stats(storage.pair_path(tmp_path, rules, (3, 3)), rules)["3-3"]
     assert stats["wins"] + stats["losses"] + stats["draws"] == 169_626
-
-
-def test_kill_9_never_leaves_a_file_that_looks_finished(tmp_path):
-    """Kill a build at several moments; whatever file carries a pair's name is complete."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    root = tmp_path / "db"
-    command = [sys.executable, "-c", "from solver.cli import main; main()", "build", "--db", str(root),
-               "--stones", "4", "--quiet", "--jobs", "1"]
-    for delay in (1.0, 1.6, 2.2, 2.8, 3.4):
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        for path in storage.rules_dir(root, FOUR).glob("pair-*.h5"):
-            m, o = (int(x) for x in path.stem.split("-")[1:])
-            assert is_built(root, FOUR, (m, o)), f"{path.name} looks finished but is not"
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert all(is_built(root, FOUR, p) for p in pairs_in_order(FOUR))
-    assert not list(storage.rules_dir(root, FOUR).glob(".pair-*"))

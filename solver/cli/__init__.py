@@ -10,7 +10,7 @@ Nothing else in the package imports the command line: it is the top of the pipel
 
 from __future__ import annotations
 
-from . import databases, games, positions, probing  # noqa: F401  (each adds its commands)
+from . import databases, games, positions, probing, serving  # noqa: F401  (each adds its commands)
 from .common import main, rules_options
 
 __all__ = ["main", "rules_options"]

@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .. import build as building
 from .. import index, placement, storage
-from ..check import check_pair, check_placement
+from ..verify.check import check_pair, check_placement
 from ..index import Pair, Subspace
 from ..retro import pairs_in_order
 from ..rules import Rules
@@ -32,12 +32,19 @@ from .common import db_option, fail, jobs_option, main, rules_options
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
               help="Build this moving-phase pair (e.g. 8-7) and the pairs it needs (no placement).")
 @jobs_option
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Run the build on a Dask LocalCluster of N worker processes on this "
+                   "machine (the --jobs threads shared out among them).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
+              help="Run the build on the Dask cluster of this scheduler (its workers must "
+                   "see the --db folder at the same path).")
 @click.option("--no-verify", is_flag=True, help="Skip the consistency check of each new pair.")
 @click.option("--dry-run", is_flag=True, help="Print the files the build would write, with "
                                                "slots, memory and estimated time; build nothing.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
-          jobs: int, no_verify: bool, dry_run: bool, quiet: bool) -> None:
+          jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
+          dry_run: bool, quiet: bool) -> None:
     """Build the databases of the whole game: the moving phase, then the placement phase
     (resumable).
 
@@ -45,7 +52,9 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     written.  Placement phase: one file per placement subspace (stones in hand), children
     first.  Files already built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
-    seconds and peak memory.
+    seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
+    Dask task graph (pip install -e '.[cluster]'), run on as many machines and cores as
+    the cluster has; the placement phase then runs in this process.
 
     \b
     Examples:
@@ -53,20 +62,39 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --max-total 8
       muehle build --pair 8-7 --jobs 2
       muehle build --phase placement --dry-run
+      muehle build --workers 2
+      muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     pair = Pair.parse(pair_text, rules.stones) if pair_text else None
+    if workers is not None and scheduler is not None:
+        fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     if dry_run:
         _print_plan(db, rules, building.build_plan(rules, phase=phase, max_total=max_total, pair=pair))
         return
-    reports = building.build(db, rules, phase=phase, max_total=max_total, pair=pair, jobs=jobs,
-                             verify=not no_verify, progress=not quiet)
+    options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
+    started = time.perf_counter()
+    if (workers is None and scheduler is None) or phase == "placement":
+        reports = building.build(db, rules, phase=phase, jobs=jobs, **options)
+    else:
+        from .. import cluster
+
+        # Dask logs every worker and connection at INFO; the build's own lines suffice.
+        logging.getLogger("distributed").setLevel(logging.WARNING)
+        where = (cluster.connect(scheduler) if scheduler is not None
+                 else cluster.local(workers, threads=max(1, jobs // workers)))
+        with where as client:
+            click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
+            reports = cluster.build(db, rules, client, **options)
+        if phase == "all":
+            reports += building.build(db, rules, phase="placement", jobs=jobs, **options)
     built = [r for r in reports if not r.skipped]
     pairs = sum(isinstance(r, building.PairReport) for r in built)
     seconds = sum(r.seconds for r in built)
     click.echo(f"{pairs} pair(s) and {len(built) - pairs} placement subspace(s) built, "
                f"{len(reports) - len(built)} already there, "
-               f"{seconds:.1f} s, peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
+               f"{seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
+               f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
 

@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import click
 
+from ..analysis import analyze_object
 from ..board import point_index
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
@@ -26,6 +27,7 @@ from ..players import LEVELS, make_player
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import open_database
 from ..rules import STANDARD, Rules
+from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
 from .common import COLOUR, db_option, main, rules_options, value_text
 
@@ -47,8 +49,7 @@ def open_optional_database(db: str, rules: Rules):
     folder = Path(db) / rules.name
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
-                      f"(build them with: muehle build --db {db}"
-                      f"{'' if rules.stones == 9 else f' --stones {rules.stones}'})")
+                      f"(build them with: {build_command(db, rules)})")
     return open_database(db, rules, in_memory=rules.stones <= 4), None
 
 
@@ -325,38 +326,14 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     """
     text = Path(game_file).read_text()
     game = Game.from_record(text, None if rules == STANDARD else rules)
-    rows = []
-    problems: list[str] = []
     with open_database(db, game.rules) as database:
-        def value(pos, after: bool):
-            try:
-                probe = database.probe(pos)
-            except DatabaseError as error:
-                if str(error) not in problems:
-                    problems.append(str(error))
-                return None, None
-            value = probe.for_mover() if after else probe
-            return value.value, value.plies
-
-        for i, move in enumerate(game.moves):
-            before, before_plies = value(game.positions[i], False)
-            after, after_plies = value(game.positions[i + 1], True)
-            blunder = None
-            if before == WIN and after in (DRAW, LOSS):
-                blunder = "lost the win"
-            elif before == DRAW and after == LOSS:
-                blunder = "lost the draw"
-            rows.append({"ply": i + 1, "side": game.positions[i].turn, "move": str(move),
-                         "before": before, "before_plies": before_plies,
-                         "after": after, "after_plies": after_plies, "blunder": blunder})
-    result = game.result()
+        obj, problems = analyze_object(database, game)
     for problem in problems:
-        click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
+        click.echo(f"muehle: warning: {problem}", err=True)
     if as_json:
-        click.echo(json.dumps({"rules": game.rules.name, "start": format_position(game.start),
-                               "result": None if result is None else str(result),
-                               "moves": rows}))
+        click.echo(json.dumps(obj))
         return
+    rows, result = obj["moves"], game.result()
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     for r in rows:

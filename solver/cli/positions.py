@@ -3,42 +3,38 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Optional
 
 import click
 
+from ..analysis import moves_object
 from ..diagram import ASCII, UNICODE, diagram
-from ..game import Game
+from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
 from ..rules import Rules
+from ..svg import board_svg
 from .common import COLOUR, main, position_argument, rules_options
-
-
-def phase(game: Game) -> str:
-    """Words for what the side to move does now, or how the game ended."""
-    result = game.result()
-    if result is not None:
-        return f"game over: {result}"
-    pos, name = game.position, COLOUR[game.position.turn]
-    if pos.own_hand:
-        return f"placement ({name} places a stone)"
-    if pos.can_jump(game.rules):
-        return f"jumping ({name} has three stones and jumps)"
-    return f"moving ({name} slides a stone)"
 
 
 @main.command()
 @rules_options
 @position_argument
 @click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
-def show(game: Game, rules: Rules, unicode: bool) -> None:
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write the board as SVG to this file (the last move of --after marked).")
+def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> None:
     """Draw POSITION as a board with side to move, stones in hand and phase.
 
     \b
-    Example:
+    Examples:
       muehle show 'W:a1,d2,g7 B:a4,b6 w'
+      muehle show startpos --after 'd2 f4' --svg board.svg
     """
     pos = game.position
+    if svg_file is not None:
+        Path(svg_file).write_text(board_svg(pos, last_move=game.moves[-1] if game.moves else None))
     click.echo(diagram(pos, UNICODE if unicode else ASCII))
     click.echo()
     white, black = (UNICODE if unicode else ASCII)[:2]
@@ -46,7 +42,7 @@ def show(game: Game, rules: Rules, unicode: bool) -> None:
     click.echo(f"To move:   {COLOUR[pos.turn]}")
     click.echo(f"White ({white}): {popcount(pos.white)} on the board, {pos.white_hand} in hand")
     click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand")
-    click.echo(f"Phase:     {phase(game)}")
+    click.echo(f"Phase:     {describe_phase(game)}")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")
 
@@ -66,15 +62,12 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
     Example:
       muehle moves 'W:a1,d1 B:a4,b6,d6,f6 w 1 3'
     """
-    pos = game.position
-    legal = [str(m) for m in game.legal_moves()]
-    result = game.result()
-    game_over = None if result is None else result.value_for(pos.turn)
+    obj = moves_object(game)
     if as_json:
-        click.echo(json.dumps({"position": format_position(pos), "side": pos.turn,
-                               "moves": legal, "game_over": game_over}))
+        click.echo(json.dumps(obj))
         return
-    for move in legal:
+    for move in obj["moves"]:
         click.echo(move)
+    result = game.result()
     if result is not None:
         click.echo(f"no moves: game over, {result}", err=True)

@@ -8,21 +8,14 @@ from typing import Optional
 
 import click
 
+from ..analysis import best_move_object, query_object
 from ..errors import DatabaseError
 from ..notation import format_position
 from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from .common import COLOUR, db_option, fail, main, rules_options
-
-
-def _query_object(database, pos) -> dict:
-    probe = database.probe(pos)
-    result = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
-              "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
-                        for mp in database.probe_moves(pos)]}
-    return result
+from .common import COLOUR, db_option, fail, main, rules_options, value_text
 
 
 @main.command()
@@ -53,12 +46,12 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 if not text or text.startswith("#"):
                     continue
                 try:
-                    click.echo(json.dumps(_query_object(database, parse_position(text, rules))))
+                    click.echo(json.dumps(query_object(database, parse_position(text, rules))))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text, "error": f"line {number}: {error}"}))
             return
         pos = parse_position(" ".join(position), rules)
-        obj = _query_object(database, pos)
+        obj = query_object(database, pos)
     if as_json:
         click.echo(json.dumps(obj))
         return
@@ -67,6 +60,39 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+@main.command("best-move")
+@db_option
+@rules_options
+@click.argument("position", nargs=-1, required=True)
+@click.option("--seed", type=int, default=None,
+              help="Choose at random among equally good moves (repeatable with the seed).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[int],
+              as_json: bool) -> None:
+    """The database's best move in POSITION: the shortest win, else a draw, else the
+    longest loss, and its value for the side to move.
+
+    With --json: {"position", "move", "value", "plies"}; move is null when the game
+    is over.  Without --seed the first of equally good moves (in move order).
+
+    \b
+    Example:
+      muehle best-move 'W:a1,d1,g1 B:a7,d7,f6 b'
+    """
+    import random
+
+    pos = parse_position(" ".join(position), rules)
+    with open_database(db, rules) as database:
+        obj = best_move_object(database, pos, None if seed is None else random.Random(seed))
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    if obj["move"] is None:
+        click.echo(f"{obj['position']}: no move, the game is over ({obj['value']} for {COLOUR[pos.turn]})")
+        return
+    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR[pos.turn]})")
 
 
 @main.command("solve-opening")

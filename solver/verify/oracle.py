@@ -1,9 +1,12 @@
-"""Driver of the independent oracle (``ext/oracle.pxi``): naive value iteration over raw
-positions of small moving-phase subspaces, and the comparison with the fast solver.
+"""The independent oracle: naive value iteration over raw positions of small
+moving-phase subspaces (kernel ``ext/oracle.pyx``, compiled as :mod:`solver.verify._oracle`),
+and the comparison of its values with the fast solver's.
 
 The oracle shares nothing with the fast solver but the rules kernel ``c_moves_packed``: its
 own raw indexing, its own sweeps, its own notion of pairs and capture targets (below,
-deliberately not imported from :mod:`solver.retro`).
+deliberately not imported from :mod:`solver.retro`).  The comparison reads the fast
+solver's answer through the fast solver's own map (``index_batch``): that map is under
+test together with the values (docs/design.md §6).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import time
 
 import numpy as np
 
-from solver import _kernels, board
-from solver.rules import Rules
+from .. import _kernels, board
+from ..rules import Rules
+from . import _oracle
 
 NONE = 0xFFFF
 
@@ -45,41 +49,65 @@ class Oracle:
             decided = arr[(arr != NONE) & (arr != 0)]
             if decided.size:
                 longest_cap = max(longest_cap, int(decided.max()) - 1)
-        val = {s: _kernels.oracle_new(*s) for s in subs}
+        val = {s: _oracle.oracle_new(*s) for s in subs}
+        cap_win = {s: np.full(len(val[s]), NONE, np.uint16) for s in subs}
+        loss_rows = {(m, o): np.full(len(_oracle.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
+        blocker = {s: np.full(len(val[s]), 0xFFFFFFFF, np.uint32) for s in subs}
         k = 0
         while True:
             n = 0
             for m, o in subs:
-                n += _kernels.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
-                                           self.rules.jumping, self.rules.take_none, self.jobs)
+                n += _oracle.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
+                                          self.rules.jumping, self.rules.take_none,
+                                          cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
+                                          blocker[m, o], self.jobs)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and k > longest_cap + 1:
                 break
             k += 1
         for s in subs:
-            _kernels.oracle_finish(val[s])
+            _oracle.oracle_finish(val[s])
             self.values[s] = val[s]
             self.sweeps[s] = k + 1
             self.seconds[s] = time.perf_counter() - start
 
 
-def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, jobs: int = 2):
+COMPARE_BLOCK = 1 << 22
+
+
+def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, max_bad: int = 16):
     """Every raw position of m-o: oracle code against the fast solver's code at its slot.
 
-    Returns (mismatches, count, unhit): readable descriptions of up to 16 positions that
-    disagree, how many disagree, and how many real fast slots no position maps to.
+    Returns (mismatches, count, unhit): readable descriptions of up to ``max_bad``
+    positions that disagree, how many disagree, and how many real fast slots no
+    position maps to (each should be reached by some position).
     """
-    bad, count, unhit = _kernels.oracle_compare(m, o, oracle_values,
-                                                np.ascontiguousarray(fast_values, np.uint16),
-                                                16, jobs)
+    own_sets, opp_sets = _oracle.oracle_sets(m), _oracle.oracle_sets(o)
+    per = len(opp_sets)
+    fast = np.ascontiguousarray(fast_values, np.uint16)
+    hit = np.zeros(len(fast), dtype=bool)
+    bad: list[int] = []
+    count = 0
+    for start in range(0, len(oracle_values), COMPARE_BLOCK):
+        raw = np.arange(start, min(start + COMPARE_BLOCK, len(oracle_values)), dtype=np.int64)
+        raw = raw[oracle_values[raw] != NONE]
+        own, opp = own_sets[raw // per], opp_sets[raw % per]
+        slots = np.empty(len(raw), dtype=np.int64)
+        _kernels.index_batch(m, o, own, opp, slots)
+        hit[slots] = True
+        wrong = raw[oracle_values[raw] != fast[slots]]
+        count += len(wrong)
+        bad += wrong[:max_bad - len(bad)].tolist()
+    real = np.empty(len(fast), dtype=np.uint8)
+    _kernels.real_batch(m, o, 0, real)
+    unhit = int(np.count_nonzero(real.astype(bool) & ~hit))
     out = []
     for i in bad:
-        own, opp = _kernels.oracle_position(m, o, int(i))
+        own, opp = _oracle.oracle_position(m, o, int(i))
         slot = _kernels.index_position(m, o, own, opp)
-        fast = int(fast_values[slot]) if 0 <= slot < len(fast_values) else None
         out.append(f"{m}-{o} own {describe(own)} opp {describe(opp)} (to move: own): "
-                   f"oracle {show(int(oracle_values[i]))}, fast {show(fast)} at slot {slot}")
+                   f"oracle {show(int(oracle_values[i]))}, fast {show(int(fast[slot]))} at slot {slot}")
     return out, count, unhit
 
 
@@ -87,9 +115,7 @@ def describe(mask: int) -> str:
     return ",".join(board.point_name(p) for p in board.points_of(mask))
 
 
-def show(code) -> str:
-    if code is None:
-        return "no slot"
+def show(code: int) -> str:
     if code == NONE:
         return "slack"
     if code == 0:
@@ -112,7 +138,7 @@ def _sym_tables() -> np.ndarray:
 
 def orbit_summary(m: int, o: int, values: np.ndarray) -> dict:
     """Wins, losses, draws and longest win and loss counted over orbits (canonical positions)."""
-    own_sets, opp_sets = _kernels.oracle_sets(m), _kernels.oracle_sets(o)
+    own_sets, opp_sets = _oracle.oracle_sets(m), _oracle.oracle_sets(o)
     idx = np.flatnonzero(values != NONE)
     per = len(opp_sets)
     own = own_sets[idx // per].astype(np.uint64)

@@ -14,10 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from . import _kernels, placement, storage
-from .index import Pair, Subspace
-from .position import Position
-from .rules import Rules
+from .. import _kernels, placement, storage
+from ..index import Pair, Subspace
+from ..position import Position
+from ..rules import Rules
 
 EMPTY = np.zeros(0, dtype=np.uint16)
 BLOCK = 1 << 22
@@ -41,7 +41,9 @@ class BadState:
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
                  progress: Callable[[int], None] | None = None, max_bad: int = 16) -> list[BadState]:
-    """Check the solved values of ``pair``; ``lookup(m, o)`` gives capture targets."""
+    """Check the solved values of ``pair``; ``lookup(m, o)`` gives capture targets.
+
+    Returns the first ``max_bad`` states that disagree, in slot order, whatever ``jobs``."""
     bad: list[BadState] = []
     for m, o in Pair(*pair).subspaces:
         target = Subspace(m, o).capture_child
@@ -49,10 +51,14 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
         n = len(values[m, o])
         for start in range(0, n, BLOCK):
             stop = min(n, start + BLOCK)
-            slots, _ = _kernels.retro_check(m, o, values[m, o], values[o, m], cap,
-                                            rules.jumping, rules.take_none, start, stop,
-                                            max_bad, jobs)
-            bad += [BadState(m, o, int(s)) for s in slots]
+            args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
+                    start, stop, max_bad)
+            slots, count = _kernels.retro_check(*args, jobs)
+            if count > len(slots) and jobs > 1:
+                # threads kept whichever bad states they met first; one thread meets
+                # them in slot order (a failing check is rare: its speed does not matter)
+                slots, count = _kernels.retro_check(*args, 1)
+            bad += [BadState(m, o, int(s)) for s in sorted(slots)]
             if progress:
                 progress(stop - start)
             if len(bad) >= max_bad:

@@ -1,5 +1,13 @@
+# cython: language_level=3
 # The independent oracle: a deliberately naive solver over RAW positions, for small
-# subspaces, used only by the test suite to check the fast solver (docs/design.md §6).
+# subspaces, used to check the fast solver (docs/design.md §6).  Its own
+# extension module, solver.verify._oracle, so that nothing of it ships in solver._kernels;
+# the driver is solver/verify/oracle.py.
+#
+# Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
+#           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
+# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_packed and the
+#           move_* accessors); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
 # - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
@@ -9,9 +17,9 @@
 #   24 points (colex rank = place among the sets of that size in increasing numeric
 #   order), so overlapping (own & opp != 0) pairs are unused entries.  The rank comes
 #   from its own split 12-bit tables and its own binomial table; unranking is a lookup
-#   in a sorted table of all sets of a size.  Nothing of index.pxi is used, except in
-#   oracle_compare, whose very purpose is to look the fast solver's answer up through
-#   the fast solver's own map.
+#   in a sorted table of all sets of a size.  Nothing of index.pxi is compiled in: the
+#   comparison with the fast solver (solver/verify/oracle.py) looks the fast solver's
+#   answer up through the fast solver's own map, solver._kernels.index_batch.
 # - No predecessors, un-moves, counts, pending flags or rounds: plain value iteration
 #   forwards.  Sweep k looks at every still undecided state and decides it if, by the
 #   definitions of docs/design.md §3, its value is fixed at exactly k plies:
@@ -20,12 +28,30 @@
 #                 subspace reads that subspace's solved oracle values);
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
 #                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
-#   The driver (tests/oracle.py) repeats sweeps until one decides nothing and no
+#   The driver (solver/verify/oracle.py) repeats sweeps until one decides nothing and no
 #   capture target holds a longer value; what is left is a draw.
 #
 # Wins have odd plies and losses even ones, so an odd sweep can only decide wins and an
 # even sweep only losses; each sweep tests just that (a win test stops at the first
 # child lost in k-1, a loss test at the first child not won).
+#
+# Two shortcuts keep the win tests (the costly sweeps: most states are draws, and a
+# draw's win test reads every child) from re-reading what cannot have changed; both are
+# exact and use nothing but the oracle's own arrays:
+# - cap_win: a capture child's value never changes (it lies in a solved subspace or
+#   ends the game), so sweep 1 reads every capture once and remembers, per state, the
+#   smallest code of a capture child that is lost (the sweep whose win test it passes);
+#   later odd sweeps compare that number instead.
+# - loss_rows: a quiet child of (own, opp) in m-o is (opp, own') in o-m, always in row
+#   rank(opp) of that array.  A child lost in k-1 was decided by sweep k-1 (each state
+#   is decided by the sweep equal to its plies), so an odd sweep k skips a state's quiet
+#   children unless sweep k-1 decided a loss in that row.  Even sweeps write the rows,
+#   odd sweeps only read them, so no thread reads a row another writes.
+# - blocker: a loss test stops at the first child not won and remembers it (its raw
+#   index in o-m, or ORC_NEVER for a capture child, whose value never changes).  Until
+#   that child is won the test would stop there again, so later even sweeps read that one
+#   child and skip the state.  Children only go from undecided to decided, so the first
+#   child not won is the same whatever other threads have written in this sweep.
 #
 # Sweeps update in place.  That is exact, not an approximation: sweep k only creates
 # values of its own parity, while its tests read children of the other parity (a loss
@@ -38,10 +64,21 @@
 # ORC_NONE (0xFFFF) marks an unused raw entry and ORC_UNDECIDED (0xFFFE) a state not
 # yet decided during the solve.
 
+# Compiled in: the board tables and the rules kernel c_moves_packed, the one thing shared.
+include "board.pxi"
+include "movegen.pxi"
+
+from cython.parallel cimport prange, parallel
+from libc.stdlib cimport malloc, free
+
+
 cdef enum:
     ORC_NONE = 0xFFFF
     ORC_UNDECIDED = 0xFFFE
     ORC_MAX_MOVES = 1024
+
+cdef uint32_t ORC_SCAN = 0xFFFFFFFF     # blocker unknown: read every child
+cdef uint32_t ORC_NEVER = 0xFFFFFFFE    # a capture child is not won: never a loss
 
 cdef int64_t ORC_C[25][25]               # binomial coefficients, its own table
 cdef uint32_t ORC_LOW_RANK[4096]         # colex rank of the low 12 bits
@@ -159,11 +196,17 @@ def oracle_index(int m, int o, uint32_t own, uint32_t opp):
 
 
 def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
-                 const uint16_t[::1] cap, int k, bint jumping, bint take_none, int jobs=2):
+                 const uint16_t[::1] cap, int k, bint jumping, bint take_none,
+                 uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
+                 const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
     ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
+    ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o),
+    ``quiet_loss_rows`` (the ``loss_rows`` of o-m) and ``blocker`` (one per raw entry)
+    are the shortcuts of the header, filled by the sweeps themselves: start them at
+    ORC_NONE (``blocker`` at ORC_SCAN).
     Returns how many states this sweep decided.
     """
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
@@ -173,15 +216,18 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef uint32_t* opps
-    cdef int nm, j, target, origin, take, longest
+    cdef int nm, j, target, origin, take, longest, best_cap
     cdef bint found
     cdef uint16_t c
+    cdef uint32_t b
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     _orc_make_sets(m)
     _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
+    assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[24][m]
+    assert quiet_loss_rows.shape[0] == ORC_C[24][o]
     if o > 3:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
@@ -191,40 +237,72 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
-            nm = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-            opp_part = orc_rank(opp) * per_child     # children have opp to move
             found = False
-            longest = -1
-            for j in range(nm):
-                mv = moves[j]
-                target = mv & 31
-                origin = (mv >> 5) & 31
-                take = (mv >> 10) & 31
-                own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
-                if take == NO_POINT:
-                    c = quiet[opp_part + orc_rank(own2)]      # the child: o-m
-                else:
-                    opp2 = opp & ~((<uint32_t>1) << take)
-                    if o - 1 < 3:
-                        c = 1                    # the opponent keeps two stones: lost in 0
-                    else:
-                        c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
-                if k % 2 == 1:
-                    # win in k: a child lost in k-1 (codes: 1 + plies)
-                    if c == k:
-                        found = True
-                        break
-                else:
-                    # loss in k: every child won (odd plies), the longest in k-1;
-                    # stop at the first child undecided, drawn or lost
+            if k % 2 == 1 and k > 1:
+                # win in k: a capture child lost in k-1 (remembered from sweep 1), or a
+                # quiet child lost in k-1, which sweep k-1 decided in row rank(opp) of o-m
+                if cap_win[i] == k:
+                    found = True
+                elif quiet_loss_rows[orc_rank(opp)] != k - 1:
+                    continue
+            if k % 2 == 0:
+                # loss in k: skip while the child that blocked the last loss test blocks
+                b = blocker[i]
+                if b == ORC_NEVER:
+                    continue
+                if b != ORC_SCAN:
+                    c = quiet[b]
                     if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
-                        found = True             # found a reason it is no loss (yet)
-                        break
-                    if c - 1 > longest:
-                        longest = c - 1
+                        continue
+            if not found:
+                nm = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                opp_part = orc_rank(opp) * per_child     # children have opp to move
+                longest = -1
+                best_cap = ORC_NONE
+                for j in range(nm):
+                    mv = moves[j]
+                    target = move_target(mv)
+                    origin = move_origin(mv)
+                    take = move_take(mv)
+                    own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
+                    if take == NO_POINT:
+                        b = <uint32_t>(opp_part + orc_rank(own2))
+                        c = quiet[b]                 # the child: o-m
+                    else:
+                        b = ORC_NEVER
+                        if k > 1 and k % 2 == 1:
+                            continue             # captures were read in sweep 1
+                        opp2 = opp & ~((<uint32_t>1) << take)
+                        if o - 1 < 3:
+                            c = 1                # the opponent keeps two stones: lost in 0
+                        else:
+                            c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
+                        if k == 1 and c != 0 and (c - 1) % 2 == 0 and c < best_cap:
+                            best_cap = c         # the sweep that wins by this capture
+                    if k % 2 == 1:
+                        # win in k: a child lost in k-1 (codes: 1 + plies)
+                        if c == k:
+                            found = True
+                            if k > 1:
+                                break
+                    else:
+                        # loss in k: every child won (odd plies), the longest in k-1;
+                        # stop at the first child undecided, drawn or lost
+                        if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
+                            found = True         # found a reason it is no loss (yet)
+                            blocker[i] = b       # a capture child blocks for ever
+                            break
+                        if c - 1 > longest:
+                            longest = c - 1
+                if k == 1:
+                    cap_win[i] = best_cap
+                if k % 2 == 0 and not found:
+                    blocker[i] = ORC_SCAN        # every child won: a loss, now or later
             if (k % 2 == 1 and found) or (k % 2 == 0 and not found and longest == k - 1):
                 val[i] = <uint16_t>(k + 1)
                 decided += 1
+                if k % 2 == 0:
+                    loss_rows[i // per] = <uint16_t>k
         free(moves)
     return decided
 
@@ -236,50 +314,3 @@ def oracle_finish(uint16_t[::1] val):
         for i in range(val.shape[0]):
             if val[i] == ORC_UNDECIDED:
                 val[i] = 0
-
-
-def oracle_compare(int m, int o, const uint16_t[::1] orc, const uint16_t[::1] fast,
-                   int max_bad=16, int jobs=2):
-    """Compare every raw position of m-o in the oracle with the fast solver's stored code.
-
-    The fast solver's code is read at c_index_position(m, o, own, opp) (its own map, the thing
-    under test together with its values).  Returns (bad, nbad, unhit): up to max_bad raw
-    entries that disagree, how many disagree in all, and how many real slots of the fast
-    array no raw position maps to (each should be reached by some position).
-    """
-    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o], slot, at
-    cdef int64_t nslots = c_subspace_slots(m, o), unhit = 0
-    cdef long long nbad = 0
-    cdef uint32_t own, opp
-    cdef uint32_t* owns
-    cdef uint32_t* opps
-    _orc_make_sets(m)
-    _orc_make_sets(o)
-    owns = ORC_SETS[m]
-    opps = ORC_SETS[o]
-    assert orc.shape[0] == n and fast.shape[0] == nslots
-    bad_arr = np.full(max_bad, -1, dtype=np.int64)
-    cdef int64_t[::1] bad = bad_arr
-    hit_arr = np.zeros(nslots, dtype=np.uint8)
-    cdef uint8_t[::1] hit = hit_arr
-    with nogil:
-        for i in prange(n, num_threads=jobs, schedule="static"):
-            if orc[i] == ORC_NONE:
-                continue
-            own = owns[i // per]
-            opp = opps[i % per]
-            slot = c_index_position(m, o, own, opp)
-            if slot < 0 or slot >= nslots:
-                at = atomic_inc_i64(&nbad)
-                if at < max_bad:
-                    bad[at] = i
-                continue
-            hit[slot] = 1
-            if orc[i] != fast[slot]:
-                at = atomic_inc_i64(&nbad)
-                if at < max_bad:
-                    bad[at] = i
-        for slot in range(nslots):
-            if c_is_real_slot(m, o, slot) and not hit[slot]:
-                unhit += 1
-    return bad_arr[:min(nbad, max_bad)], int(nbad), int(unhit)

@@ -1,0 +1,116 @@
+"""The answers of ``query``, ``moves``, ``best-move`` and ``analyze`` as JSON-ready objects.
+
+One function per answer, called by both interfaces: the command line prints the
+object (``--json``) or words made from it, the browser's API returns it as it is.
+So the two can never disagree on a field.
+
+>>> from solver.game import Game
+>>> moves_object(Game("W:a1,d1 B:a4,b6,d6,f6 w 1 3"))["moves"][-1]
+'g1xa4'
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Optional
+
+from .errors import DatabaseError
+from .game import Game
+from .notation import format_position
+from .position import Position
+from .probe import Database
+from .values import DRAW, LOSS, WDL, WIN
+
+#: Words for a move that threw a value away, keyed by (before, after) for the mover.
+LOST_THE_WIN = "lost the win"
+LOST_THE_DRAW = "lost the draw"
+
+
+def query_object(database: Database, pos: Position) -> dict:
+    """``{"position", "value", "plies", "moves": [{"move", "value", "plies"}]}``: the
+    value for the side to move and of every legal move for its mover, best first."""
+    probe = database.probe(pos)
+    return {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
+            "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
+                      for mp in database.probe_moves(pos)]}
+
+
+def game_over(game: Game) -> Optional[WDL]:
+    """None while ``game`` goes on, else ``"win"``, ``"loss"`` or ``"draw"`` for its side to move."""
+    result = game.result()
+    return None if result is None else result.value_for(game.position.turn)
+
+
+def moves_object(game: Game) -> dict:
+    """``{"position", "side", "moves", "game_over"}`` for the game's current position."""
+    pos = game.position
+    return {"position": format_position(pos), "side": pos.turn,
+            "moves": [str(m) for m in game.legal_moves()], "game_over": game_over(game)}
+
+
+def best_move_object(database: Database, pos: Position,
+                     rng: Optional[random.Random] = None) -> dict:
+    """``{"position", "move", "value", "plies"}``: the database's best move (shortest
+    win, else a draw, else the longest loss; random among equals with ``rng``) and its
+    value for the mover; ``move`` null when the game is over."""
+    moves = database.probe_moves(pos)
+    if not moves:
+        probe = database.probe(pos)
+        return {"position": format_position(pos), "move": None, "value": probe.value,
+                "plies": probe.plies}
+    best = [mp for mp in moves if mp.rank == moves[0].rank]
+    choice = rng.choice(best) if rng is not None else best[0]
+    return {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
+            "plies": choice.plies}
+
+
+def blunder(before: Optional[str], after: Optional[str]) -> Optional[str]:
+    """:data:`LOST_THE_WIN`, :data:`LOST_THE_DRAW` or None, from the mover's values.
+
+    >>> blunder("win", "draw"), blunder("draw", "loss"), blunder("draw", "draw")
+    ('lost the win', 'lost the draw', None)
+    """
+    if before == WIN and after in (DRAW, LOSS):
+        return LOST_THE_WIN
+    if before == DRAW and after == LOSS:
+        return LOST_THE_DRAW
+    return None
+
+
+def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
+    """The value before and after every move of ``game``, both for its mover.
+
+    Returns ``({"rules", "start", "result", "moves": [{"ply", "side", "move",
+    "before", "before_plies", "after", "after_plies", "blunder"}]}, problems)``;
+    values are null where the database cannot answer, and ``problems`` says why
+    (each reason once).  The draw rules of play are not part of the values.
+    """
+    problems: list[str] = []
+
+    def value(pos: Position, after: bool):
+        try:
+            probe = database.probe(pos)
+        except DatabaseError as error:
+            text = " ".join(str(error).split())
+            if text not in problems:
+                problems.append(text)
+            return None, None
+        value = probe.for_mover() if after else probe
+        return value.value, value.plies
+
+    rows = []
+    for i, move in enumerate(game.moves):
+        before, before_plies = value(game.positions[i], False)
+        after, after_plies = value(game.positions[i + 1], True)
+        rows.append({"ply": i + 1, "side": game.positions[i].turn, "move": str(move),
+                     "before": before, "before_plies": before_plies,
+                     "after": after, "after_plies": after_plies,
+                     "blunder": blunder(before, after)})
+    result = game.result()
+    return ({"rules": game.rules.name, "start": format_position(game.start),
+             "result": None if result is None else str(result), "moves": rows},
+            problems)
+
+
+__all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "blunder",
+           "game_over", "LOST_THE_WIN", "LOST_THE_DRAW"]

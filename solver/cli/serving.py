@@ -1,0 +1,32 @@
+"""``muehle serve``: the board in the browser (:mod:`solver.web`)."""
+
+from __future__ import annotations
+
+import click
+
+from ..rules import Rules
+from .common import db_option, main, rules_options
+
+
+@main.command()
+@db_option
+@rules_options
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (the default is reachable from this machine only).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+def serve(db: str, rules: Rules, host: str, port: int) -> None:
+    """Serve a page to play, query and analyse on a board, and a JSON API under /api/.
+
+    Prints the address to open in a browser; Ctrl-C stops.  The rule options set
+    the rule set the page starts with; the page offers every rule set with
+    databases under --db.
+
+    \b
+    Example:
+      muehle serve --db data --stones 4
+    """
+    from ..web import serve as run
+
+    run(db, rules, host=host, port=port,
+        announce=lambda url: click.echo(f"muehle: serving {url} (databases in {db}; Ctrl-C stops)"))

@@ -1,0 +1,8 @@
+"""Verification, its own stage of the pipeline (docs/design.md §6).
+
+- :mod:`solver.verify.check`: the forward consistency check of solved values, run by
+  every build before a pair is written and by ``muehle check`` on stored files;
+- :mod:`solver.verify.oracle`: an independent naive solver over raw positions of small
+  subspaces (kernel :mod:`solver.verify._oracle`, a separate extension module), with
+  which the tests compare the fast solver.
+"""

@@ -1,0 +1,27 @@
+"""Type stub of the oracle's kernels (``ext/oracle.pyx``, its own extension module).
+Raw entries of subspace m-o are numbered rank(own) * C(24, o) + rank(opp) (colex ranks
+among all 24 points); codes are those of :mod:`solver.values`, 0xFFFF an unused entry,
+0xFFFE a state not yet decided."""
+
+import numpy as np
+from numpy.typing import NDArray
+
+U16 = NDArray[np.uint16]
+U32 = NDArray[np.uint32]
+
+def oracle_entries(m: int, o: int) -> int:
+    """Raw entries of m-o, overlapping (unused) ones included."""
+def oracle_rank(s: int) -> int:
+    """Colex rank of a stone set among the sets of its size."""
+def oracle_sets(k: int) -> U32:
+    """Every k-set of the 24 points in rank order."""
+def oracle_new(m: int, o: int) -> U16:
+    """A fresh array of m-o: undecided for positions, unused for overlaps."""
+def oracle_position(m: int, o: int, i: int) -> tuple[int, int]: ...
+def oracle_index(m: int, o: int, own: int, opp: int) -> int: ...
+def oracle_sweep(m: int, o: int, val: U16, quiet: U16, cap: U16, k: int, jumping: bool,
+                 take_none: bool, cap_win: U16, loss_rows: U16, quiet_loss_rows: U16,
+                 blocker: U32, jobs: int = 2) -> int:
+    """Sweep k: decide the states whose value is fixed at k plies; returns how many."""
+def oracle_finish(val: U16) -> None:
+    """What is still undecided is a draw."""

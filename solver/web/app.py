@@ -1,0 +1,458 @@
+"""The browser interface: a Starlette application serving the page and the JSON API.
+
+The API mirrors the command line's JSON: ``/api/query``, ``/api/moves``,
+``/api/best-move`` and ``/api/analyze`` return the very objects that ``muehle query
+--json`` and friends print (both call :mod:`solver.analysis`).  The page's own calls,
+``/api/game`` (the state of a game after its moves) and ``/api/play`` (the
+computer's reply), add the board as SVG (:mod:`solver.svg`) and the hints.
+
+Every endpoint takes its parameters from the query string (GET) or from a JSON object
+(POST).  Bad input gets a 4xx status and ``{"error": "<message>"}``, the message being
+the one line the command line prints after ``muehle: error:``.  Nothing a request
+sends names a file: rule sets are parsed by :meth:`Rules.from_name`, so the only
+files read are the databases of ``<db>/<rules>/`` and the page's own static files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..analysis import analyze_object, best_move_object, moves_object, query_object
+from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase
+from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                      MissingSubspaceError, MuehleError)
+from ..notation import format_position
+from ..players import LEVELS, make_player
+from ..position import parse_move, parse_position, popcount
+from ..probe import Database, open_database
+from ..retro import pairs_in_order
+from ..rules import RULESET_NAMES, STANDARD, Rules
+from ..storage import build_command, pair_path, rules_dir
+from ..svg import VALUE_COLOURS, board_svg
+
+STATIC = Path(__file__).parent / "static"
+
+#: Largest request body accepted (a record of MAX_MOVES moves fits with room to spare).
+MAX_BODY = 256 * 1024
+#: Most moves in a game record or move list.
+MAX_MOVES = 5000
+#: Seconds of thinking the page may ask of the hard level (and of perfect's fallback).
+THINK_RANGE = (0.05, 10.0)
+#: Games kept to extend by a move instead of replaying them from the start.
+GAME_CACHE = 64
+
+
+class ApiError(Exception):
+    """Bad input: ``status`` and the one-line ``message`` the client gets."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(" ".join(str(message).split()) or "error")
+        self.status = status
+
+
+def status_of(error: BaseException) -> int:
+    """The HTTP status for an exception that means the request cannot be answered."""
+    if isinstance(error, ApiError):
+        return error.status
+    if isinstance(error, MissingSubspaceError):
+        return 404                 # the database it needs is not built
+    if isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)):
+        return 500                 # the server's databases are at fault, not the request
+    if isinstance(error, DatabaseError):
+        return 422                 # the databases cannot answer for this position
+    return 400
+
+
+class Service:
+    """What the endpoints share: the database folder, the default rules, one open
+    :class:`~solver.probe.Database` per rule set, recent games.  One lock serialises
+    the work on databases and players (a local page has one user)."""
+
+    def __init__(self, root: Path | str, rules: Rules = STANDARD):
+        self.root, self.rules = Path(root), rules
+        self.lock = threading.Lock()
+        self._databases: dict[Rules, Database] = {}
+        self._games: OrderedDict[tuple, Game] = OrderedDict()
+
+    def close(self) -> None:
+        with self.lock:
+            for db in self._databases.values():
+                db.close()
+            self._databases.clear()
+
+    # --- inputs -------------------------------------------------------------------
+    def rules_of(self, params: dict) -> Rules:
+        name = params.get("rules")
+        if name in (None, ""):
+            return self.rules
+        if not isinstance(name, str):
+            raise ApiError("rules must be a rule set name such as standard or standard-s4")
+        return Rules.from_name(name)
+
+    def database(self, rules: Rules) -> Database:
+        """The open database of ``rules`` (the same error as the CLI where it cannot be)."""
+        db = self._databases.get(rules)
+        if db is None:
+            try:
+                # Small games fit in memory whole; larger ones read chunks as needed.
+                db = open_database(self.root, rules, in_memory=rules.stones <= 5)
+            except DatabaseError as error:       # no database folder at all
+                raise ApiError(str(error), 404) from None
+            self._databases[rules] = db
+        return db
+
+    def optional_database(self, rules: Rules) -> Optional[Database]:
+        return self.database(rules) if rules_dir(self.root, rules).is_dir() else None
+
+    def game(self, rules: Rules, start: Optional[str], moves: list[str]) -> Game:
+        """The game after ``moves`` from ``start``, extending a recent game where one
+        is a prefix (a click adds one move to a game the page had)."""
+        start_pos = parse_position(start or "startpos", rules)
+        key = (rules, start_pos)
+        best: Optional[tuple] = None
+        for cached in self._games:
+            n = len(cached) - 2
+            if cached[:2] == key and n <= len(moves) and (best is None or n > len(best) - 2) \
+                    and list(cached[2:]) == moves[:n]:
+                best = cached
+        game = self._games[best].copy() if best is not None else Game(start_pos, rules)
+        for number, text in enumerate(moves[len(game.moves):], len(game.moves) + 1):
+            try:
+                game.play(text)
+            except ValueError as error:
+                raise ApiError(f"move {number}: {error}") from None
+        full = key + tuple(moves)
+        self._games[full] = game.copy()
+        self._games.move_to_end(full)
+        while len(self._games) > GAME_CACHE:
+            self._games.popitem(last=False)
+        return game
+
+    # --- the rule sets -------------------------------------------------------------
+    def rule_sets(self) -> list[dict]:
+        """The server's rule set, the named 9-stone ones and every rule set with a
+        folder of databases: what is built, what is missing and how to build it."""
+        candidates = [self.rules] + [Rules.from_name(n) for n in RULESET_NAMES]
+        if self.root.is_dir():
+            for folder in sorted(self.root.iterdir()):
+                try:
+                    candidates.append(Rules.from_name(folder.name))
+                except ValueError:
+                    continue
+        seen, out = set(), []
+        for rules in candidates:
+            if rules in seen:
+                continue
+            seen.add(rules)
+            pairs = pairs_in_order(rules)
+            missing = [p for p in pairs if not pair_path(self.root, rules, p).exists()]
+            built = len(pairs) - len(missing)
+            if not missing:
+                status = f"complete: all {len(pairs)} pairs built"
+            elif built:
+                status = (f"{built} of {len(pairs)} pairs built; missing "
+                          + ", ".join(f"{a}-{b}" for a, b in missing))
+            else:
+                status = f"not built (no databases in {rules_dir(self.root, rules)})"
+            out.append(dict(rules.as_attrs(), pairs=len(pairs), built=built,
+                            missing=[f"{a}-{b}" for a, b in missing], complete=not missing,
+                            opening_book=(rules_dir(self.root, rules) / "opening-book.npz").exists(),
+                            default=rules == self.rules, status=status,
+                            build_command=None if not missing else build_command(self.root, rules)))
+        return out
+
+    # --- the page's game state -------------------------------------------------------
+    def state(self, game: Game, hints: bool) -> dict:
+        pos = game.position
+        result = game.result()
+        obj = moves_object(game)
+        obj.update({
+            "rules": game.rules.name, "stones": game.rules.stones, "start": format_position(game.start),
+            "played": [str(m) for m in game.moves], "record": game.record(),
+            "result": None if result is None else str(result),
+            "winner": None if result is None else result.winner,
+            "phase": describe_phase(game),
+            "hands": {"w": pos.white_hand, "b": pos.black_hand},
+            "on_board": {"w": popcount(pos.white), "b": popcount(pos.black)},
+            "quiet_plies": game.quiet_plies, "quiet_limit": QUIET_PLY_LIMIT,
+            "repetitions": game.repetitions, "repetition_limit": REPETITION_LIMIT,
+            "svg": board_svg(pos, size=None, last_move=game.moves[-1] if game.moves else None,
+                             hands=True),
+            "hints": None,
+        })
+        if hints and result is None:
+            try:
+                obj["hints"] = query_object(self.database(game.rules), pos)
+            except (ApiError, MuehleError, ValueError) as error:
+                # No hints (no database, say), but the game goes on.
+                obj["hints"] = {"error": " ".join(str(error).split())}
+        return obj
+
+
+def json_response(obj: Any, status: int = 200) -> Response:
+    """``obj`` as JSON written as the command line writes it (``json.dumps``), so an
+    answer is the same text as ``muehle ... --json`` prints."""
+    return Response(json.dumps(obj), status_code=status, media_type="application/json")
+
+
+# --- request parsing ----------------------------------------------------------------
+
+async def read_params(request: Request) -> dict:
+    """The parameters: the query string, updated by a JSON object in a POST body.
+
+    The body is read up to :data:`MAX_BODY` bytes; more is refused (413) without
+    reading the rest.
+    """
+    params: dict[str, Any] = dict(request.query_params)
+    if request.method != "POST":
+        return params
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise ApiError(f"request body too large (more than {MAX_BODY} bytes)", 413)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(f"request body too large (more than {MAX_BODY} bytes)", 413)
+    if not body.strip():
+        return params
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind == "text/plain":
+        # A game record sent as it is (curl --data-binary @game.txt).
+        params["record"] = body.decode("utf-8", "replace")
+        return params
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError("request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError("request body must be a JSON object")
+    params.update(data)
+    return params
+
+
+def text_param(params: dict, name: str, default: Optional[str] = None) -> Optional[str]:
+    value = params.get(name, default)
+    if value is None or isinstance(value, str):
+        return value
+    raise ApiError(f"{name} must be a string")
+
+
+def moves_param(params: dict, name: str) -> list[str]:
+    """A list of moves, given as a JSON list or one space-separated string."""
+    value = params.get(name)
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
+        raise ApiError(f"{name} must be a list of moves or a space-separated string")
+    if len(value) > MAX_MOVES:
+        raise ApiError(f"too many moves: {len(value)} (at most {MAX_MOVES})", 413)
+    return value
+
+
+def bool_param(params: dict, name: str, default: bool = False) -> bool:
+    value = params.get(name, default)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
+        return value.lower() in ("1", "true", "yes", "on")
+    raise ApiError(f"{name} must be true or false")
+
+
+def number_param(params: dict, name: str, default: float, low: float, high: float) -> float:
+    value = params.get(name, default)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ApiError(f"{name} must be a number") from None
+    if not low <= value <= high:
+        raise ApiError(f"{name} must be between {low:g} and {high:g}")
+    return value
+
+
+def record_moves(text: str) -> int:
+    """Moves in a game record (tokens outside comments and header lines)."""
+    count = 0
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and ":" not in line:
+            count += len(line.split())
+    return count
+
+
+# --- endpoints ------------------------------------------------------------------------
+
+def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
+    """The application: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
+
+    ``root``: the database folder (one sub-folder per rule set); ``rules``: the rule
+    set of requests that name none.
+    """
+    service = Service(root, rules)
+
+    def endpoint(work: Callable[[dict], Any], slow: bool = False) -> Callable:
+        """Read the parameters, run ``work`` under the service's lock, and answer with
+        JSON (a ``Response`` is passed through).
+
+        Quick work (a probe takes microseconds) runs right in the event loop when the
+        lock is free: a hop to a worker thread costs more than the work on a busy
+        machine.  ``slow`` work (the computer thinking), or any work while the lock is
+        held, runs in a worker thread so that the loop keeps serving.
+        """
+        async def handler(request: Request) -> Response:
+            try:
+                params = await read_params(request)
+                if not slow and service.lock.acquire(blocking=False):
+                    try:
+                        result = work(params)
+                    finally:
+                        service.lock.release()
+                else:
+                    def locked():
+                        with service.lock:
+                            return work(params)
+                    result = await run_in_threadpool(locked)
+            except (ApiError, MuehleError, ValueError, OSError) as error:
+                message = " ".join(str(error).split()) or type(error).__name__
+                return json_response({"error": message}, status_of(error))
+            return result if isinstance(result, Response) else json_response(result)
+        return handler
+
+    def position_of(params: dict, rules: Rules, required: bool = True):
+        text = text_param(params, "position")
+        if text is None or not text.strip():
+            if required:
+                raise ApiError("give a position (e.g. position=startpos)")
+            text = "startpos"
+        return parse_position(text, rules)
+
+    def api_query(params: dict) -> dict:
+        rules = service.rules_of(params)
+        pos = position_of(params, rules)
+        return query_object(service.database(rules), pos)
+
+    def api_moves(params: dict) -> dict:
+        rules = service.rules_of(params)
+        game = Game(position_of(params, rules), rules)
+        for text in moves_param(params, "after"):
+            game.play(text)
+        return moves_object(game)
+
+    def api_best_move(params: dict) -> dict:
+        rules = service.rules_of(params)
+        pos = position_of(params, rules)
+        seed = params.get("seed")
+        rng = None if seed in (None, "") else random.Random(str(seed))
+        return best_move_object(service.database(rules), pos, rng)
+
+    def api_analyze(params: dict) -> dict:
+        record = text_param(params, "record")
+        if record is None or not record.strip():
+            raise ApiError("give a game record (record=...)")
+        if record_moves(record) > MAX_MOVES:
+            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
+        named = params.get("rules")
+        game = Game.from_record(record, service.rules_of(params) if named else None)
+        obj, problems = analyze_object(service.database(game.rules), game)
+        obj["warnings"] = problems
+        return obj
+
+    def api_rules(params: dict) -> dict:
+        return {"db": str(service.root), "default": service.rules.name, "levels": list(LEVELS),
+                "value_colours": VALUE_COLOURS, "rule_sets": service.rule_sets()}
+
+    def game_of(params: dict) -> Game:
+        rules = service.rules_of(params)
+        return service.game(rules, text_param(params, "start"), moves_param(params, "moves"))
+
+    def api_game(params: dict) -> dict:
+        return service.state(game_of(params), bool_param(params, "hints", True))
+
+    def api_play(params: dict) -> dict:
+        game = game_of(params)
+        if game.result() is not None:
+            raise ApiError(f"the game is over: {game.result()}")
+        level = text_param(params, "level", "perfect")
+        if level not in LEVELS:
+            raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+        seed = params.get("seed")
+        rng = random.Random(None if seed in (None, "") else str(seed) + str(len(game.moves)))
+        notes: list[str] = []
+        player = make_player(level, game.rules, rng, service.optional_database(game.rules),
+                             say=notes.append, seconds=number_param(params, "think", 1.0, *THINK_RANGE))
+        move = player.choose(game)
+        game.play(move)
+        state = service.state(game, bool_param(params, "hints", True))
+        state["computer_move"] = str(move)
+        state["notes"] = notes
+        return state
+
+    def api_board(params: dict) -> Response:
+        rules = service.rules_of(params)
+        pos = position_of(params, rules, required=False)
+        last = text_param(params, "last")
+        marks = {}
+        for item in (text_param(params, "marks") or "").split():
+            point, _, colour = item.partition(":")
+            colour = VALUE_COLOURS.get(colour, colour)
+            if not (len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
+                raise ApiError(f"mark {item!r}: expected POINT:win|draw|loss|#rrggbb")
+            marks[parse_move(point).target] = colour
+        size = params.get("size")
+        svg = board_svg(pos, last_move=parse_move(last) if last else None, marks=marks,
+                        arrows=[parse_move(a) for a in (text_param(params, "arrows") or "").split()],
+                        coordinates=bool_param(params, "coordinates", True),
+                        size=None if size in (None, "") else int(number_param(params, "size", 400, 50, 4000)))
+        return Response(svg, media_type="image/svg+xml")
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    routes = [
+        Route("/", index),
+        Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
+        Route("/api/moves", endpoint(api_moves), methods=["GET", "POST"]),
+        Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
+        Route("/api/analyze", endpoint(api_analyze, slow=True), methods=["POST"]),
+        Route("/api/rules", endpoint(api_rules), methods=["GET"]),
+        Route("/api/game", endpoint(api_game), methods=["GET", "POST"]),
+        Route("/api/play", endpoint(api_play, slow=True), methods=["POST"]),
+        Route("/api/board.svg", endpoint(api_board), methods=["GET", "POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    async def api_not_found(request: Request, error: HTTPException) -> Response:
+        # The API answers JSON even for a wrong path or method; the page's files keep
+        # Starlette's plain answers.
+        if request.url.path.startswith("/api/"):
+            return json_response({"error": f"{error.detail}: {request.method} {request.url.path}"},
+                                 error.status_code)
+        return PlainTextResponse(str(error.detail), status_code=error.status_code)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        service.close()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: api_not_found})
+    app.state.service = service
+    return app
+
+
+__all__ = ["create_app", "Service", "ApiError", "MAX_BODY", "MAX_MOVES"]

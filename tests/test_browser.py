@@ -1,0 +1,293 @@
+"""The page of ``muehle serve`` in a real browser: headless Chromium (Debian's
+``chromium`` and ``chromium-driver``, driven by selenium) plays a whole game of the
+4-stone game against the perfect player, on a server bound to 127.0.0.1.
+
+Skipped only where no Chromium is installed, and never under CI (``CI`` set), where
+``.ci/run`` installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+
+import pytest
+
+from solver.board import POINT_NAMES
+from solver.probe import open_database
+from solver.rules import Rules
+from solver.position import parse_position
+from solver.svg import VALUE_COLOURS
+
+FOUR = Rules(stones=4)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver") or (
+    "/usr/lib/chromium/chromedriver" if os.path.exists("/usr/lib/chromium/chromedriver") else None)
+
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser test: chromium and chromium-driver are missing "
+                           "(.ci/run installs them with apt-get)")
+    pytest.skip("no headless Chromium here: apt-get install chromium chromium-driver",
+                allow_module_level=True)
+if os.environ.get("CI"):
+    import uvicorn
+    from selenium import webdriver
+else:
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+    uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (pip install -e '.[test]')")
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from solver.web import address, bind, create_app  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server(db4):
+    """The page and API on a free port of 127.0.0.1, in a thread of this process."""
+    sock = bind("127.0.0.1", 0)
+    config = uvicorn.Config(create_app(db4, FOUR), log_level="warning", lifespan="on")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield address(sock)
+    srv.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = Options()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,1000"):
+        options.add_argument(arg)
+    # An explicit driver: selenium must not try to download one.
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def database(db4):
+    with open_database(db4, FOUR, in_memory=True) as db:
+        yield db
+
+
+def idle(driver, ply=None, timeout=30):
+    """Wait until no request is in flight (and the board shows ``ply`` moves)."""
+    def ready(d):
+        if d.find_element(By.TAG_NAME, "body").get_attribute("data-busy") != "0":
+            return False
+        return ply is None or d.find_element(By.ID, "board").get_attribute("data-ply") == str(ply)
+    WebDriverWait(driver, timeout, poll_frequency=0.05).until(ready)
+
+
+def click_point(driver, board_id, point):
+    driver.find_element(By.CSS_SELECTOR, f"#{board_id} [data-point='{point}']").click()
+
+
+def marks(driver, board_id="board") -> dict[str, str]:
+    """point -> the colour of its mark ('none' for unmarked points)."""
+    return {p: driver.find_element(By.CSS_SELECTOR, f"#{board_id} #mark-{p}").get_attribute("stroke")
+            for p in POINT_NAMES}
+
+
+def expected_marks(database, position, placing: bool) -> dict[str, str]:
+    """The hint colour of every point from the database: the best move to a point
+    while placing, else the best move of the stone on it."""
+    colours = {p: "none" for p in POINT_NAMES}
+    for mp in database.probe_moves(position):            # best first
+        point = POINT_NAMES[mp.move.target if placing else mp.move.origin]
+        if colours[point] == "none":
+            colours[point] = VALUE_COLOURS[mp.value]
+    return colours
+
+
+def text(driver, element_id) -> str:
+    return driver.find_element(By.ID, element_id).text
+
+
+def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
+    driver = browser
+    driver.get(server + "?seed=1")          # the computer's choices repeatable
+    idle(driver, 0)
+    assert Select(driver.find_element(By.ID, "rules")).first_selected_option.get_attribute("value") == "standard-s4"
+    # Missing rule sets are named with the command that builds them.
+    info = text(driver, "rules-info")
+    assert "standard: not built" in info and "muehle build --db" in info
+    Select(driver.find_element(By.ID, "level")).select_by_value("perfect")
+    Select(driver.find_element(By.ID, "colour")).select_by_value("w")
+    driver.find_element(By.ID, "new-game").click()
+    idle(driver, 0)
+    assert "placement (White places a stone)" in text(driver, "status")
+
+    ply = 0
+    illegal_tried = undo_tried = False
+    for _ in range(60):
+        if text(driver, "result"):
+            break
+        position = parse_position(driver.find_element(By.ID, "board").get_attribute("data-position"), FOUR)
+        placing = position.own_hand > 0
+        # The hint colours are the database's values.
+        assert marks(driver) == expected_marks(database, position, placing)
+        probes = database.probe_moves(position)
+        if not illegal_tried and position.black:
+            # A click on the opponent's stone is refused: a message, the same board.
+            black = POINT_NAMES[(position.black & -position.black).bit_length() - 1]
+            click_point(driver, "board", black)
+            message = driver.find_element(By.ID, "message")
+            assert "Illegal" in message.text and "error" in message.get_attribute("class")
+            assert driver.find_element(By.ID, "board").get_attribute("data-ply") == str(ply)
+            illegal_tried = True
+        # Play badly on purpose, so that perfect wins soon: the quickest loss, else a draw.
+        losses = [mp for mp in probes if mp.value == "loss"]
+        choice = min(losses, key=lambda mp: mp.plies or 0) if losses else probes[0]
+        move = choice.move
+        if move.origin is not None:
+            click_point(driver, "board", POINT_NAMES[move.origin])
+            assert "selected" in driver.find_element(By.CSS_SELECTOR, "#board #mark-" + POINT_NAMES[move.origin]).get_attribute("class")
+        click_point(driver, "board", POINT_NAMES[move.target])
+        takes = [mp for mp in probes if (mp.move.origin, mp.move.target) == (move.origin, move.target)]
+        if len(takes) > 1:
+            # The mill asks which stone to take: the takeable stones are coloured.
+            assert "closes a mill" in text(driver, "message")
+            click_point(driver, "board", POINT_NAMES[move.take])
+        idle(driver)
+        played = driver.find_element(By.ID, "board").get_attribute("data-ply")
+        if text(driver, "result"):
+            ply = int(played)
+            break
+        # The computer replied with one of the database's best moves.
+        ply += 2
+        assert played == str(ply)
+        reply = text(driver, "message")
+        assert "Black (computer, perfect) plays" in reply
+        after = parse_position(driver.find_element(By.ID, "board").get_attribute("data-position"), FOUR)
+        before = position.play(move, FOUR)
+        best = database.probe_moves(before)
+        best_moves = {str(mp.move) for mp in best if (mp.value, mp.plies) == (best[0].value, best[0].plies)}
+        replied = reply.split("plays ")[1].split()[0]
+        assert replied in best_moves
+        assert before.play(next(mp.move for mp in best if str(mp.move) == replied), FOUR) == after
+        if not undo_tried and ply == 4:
+            driver.find_element(By.ID, "undo").click()
+            idle(driver, 2)
+            assert "Taken back" in text(driver, "message")
+            ply = 2
+            undo_tried = True
+    result = text(driver, "result")
+    # Black (perfect) wins once White has a losing move to make; else the draw rules end it.
+    assert result in ("Game over: draw (threefold repetition). Draw.",
+                      "Game over: draw (50 moves without a mill). Draw.") or (
+        result.startswith("Game over: Black wins") and result.endswith("You lose.")), result
+    assert illegal_tried and undo_tried
+    # A click after the end is refused too.
+    click_point(driver, "board", "d2")
+    assert "game is over" in text(driver, "message")
+
+    # The analysis page: every move with values, the blunders marked, a graph.
+    driver.find_element(By.ID, "to-analysis").click()
+    WebDriverWait(driver, 30).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")) == ply)
+    idle(driver)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")
+    blunders = [r for r in rows if "blunder" in r.get_attribute("class")]
+    if "Black wins" in result:
+        assert blunders, "the deliberate losing move is marked (the start is a draw)"
+    assert all("lost the" in r.text for r in blunders)
+    assert all(int(r.get_attribute("data-ply")) % 2 == 1 for r in blunders), "only White (the human) blundered"
+    assert "blunder(s)" in text(driver, "analysis-summary")
+    assert driver.find_element(By.ID, "graph-line").get_attribute("d").startswith("M")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#graph .graph-blunder")) == len(blunders)
+    rows[0].click()
+    WebDriverWait(driver, 10).until(
+        lambda d: d.find_element(By.ID, "analysis-board").get_attribute("data-ply") == "1")
+
+
+def test_analysis_of_a_loaded_record(server, browser, database, tmp_path):
+    driver = browser
+    driver.get(server)
+    idle(driver, 0)
+    record = tmp_path / "game.txt"
+    record.write_text("# a blunder\nrules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6 w\ng4-g7\n")
+    driver.find_element(By.ID, "tab-analysis").click()
+    driver.find_element(By.ID, "record-file").send_keys(str(record))
+    WebDriverWait(driver, 10).until(lambda d: "g4-g7" in d.find_element(By.ID, "record").get_attribute("value"))
+    driver.find_element(By.ID, "analyze").click()
+    WebDriverWait(driver, 30).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")) == 1)
+    idle(driver)
+    row = driver.find_element(By.CSS_SELECTOR, "#analysis-table tbody tr")
+    assert "blunder" in row.get_attribute("class")
+    assert row.text.split() == ["1", "White", "g4-g7", "win", "in", "1", "draw", "??", "lost", "the", "win"]
+    # A record with an illegal move: the command line's message, nothing drawn.
+    field = driver.find_element(By.ID, "record")
+    field.clear()
+    field.send_keys("d2 d2")
+    driver.find_element(By.ID, "analyze").click()
+    idle(driver)
+    message = driver.find_element(By.ID, "analysis-message")
+    assert message.text.startswith("line 1:") and "error" in message.get_attribute("class")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")
+
+
+def test_position_editor_and_query(server, browser, database):
+    driver = browser
+    driver.get(server)
+    idle(driver, 0)
+    driver.find_element(By.ID, "tab-position").click()
+    field = driver.find_element(By.ID, "edit-position")
+    field.clear()
+    field.send_keys("W:a1,d1,g1 B:a7,d7,f6 b")
+    driver.find_element(By.ID, "edit-set").click()
+    idle(driver)
+    # Editing: a black stone on d6, then taken away again.
+    driver.find_element(By.CSS_SELECTOR, "input[name=tool][value=b]").click()
+    click_point(driver, "edit-board", "d6")
+    idle(driver)
+    assert driver.find_element(By.ID, "edit-position").get_attribute("value") == "W:a1,d1,g1 B:a7,d6,d7,f6 b"
+    driver.find_element(By.CSS_SELECTOR, "input[name=tool][value='-']").click()
+    click_point(driver, "edit-board", "d6")
+    idle(driver)
+    driver.find_element(By.ID, "edit-query").click()
+    idle(driver)
+    position = parse_position("W:a1,d1,g1 B:a7,d7,f6 b", FOUR)
+    assert text(driver, "query-summary").startswith(f"W:a1,d1,g1 B:a7,d7,f6 b: {database.probe(position)} for Black")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#query-list tr")
+    assert [r.get_attribute("data-move") for r in rows] == [str(mp.move) for mp in database.probe_moves(position)]
+    assert marks(driver, "edit-board") == expected_marks(database, position, placing=False)
+    # Play from here, as Black: the hints colour Black's stones, then the moves of f6.
+    driver.find_element(By.ID, "tab-play").click()
+    Select(driver.find_element(By.ID, "colour")).select_by_value("b")
+    driver.find_element(By.ID, "tab-position").click()
+    driver.find_element(By.ID, "edit-play").click()
+    idle(driver, 0)
+    assert driver.find_element(By.ID, "board").get_attribute("data-position") == "W:a1,d1,g1 B:a7,d7,f6 b"
+    assert marks(driver) == expected_marks(database, position, placing=False)
+    click_point(driver, "board", "f6")
+    colours = marks(driver)
+    for mp in database.probe_moves(position):
+        if POINT_NAMES[mp.move.origin] == "f6" and mp.move.target != POINT_NAMES.index("g7"):
+            assert colours[POINT_NAMES[mp.move.target]] == VALUE_COLOURS[mp.value]
+    assert colours["g7"] == VALUE_COLOURS["win"]
+    if os.environ.get("MUEHLE_SCREENSHOT"):
+        # The picture in the README: the stone on f6 chosen, its moves coloured by value.
+        driver.find_element(By.CSS_SELECTOR, "#panel-play .columns").screenshot(os.environ["MUEHLE_SCREENSHOT"])
+    driver.find_element(By.ID, "tab-position").click()
+    # A bad position is refused with the command line's message.
+    field.clear()
+    field.send_keys("W:a1,d4 B: w")
+    driver.find_element(By.ID, "edit-set").click()
+    idle(driver)
+    assert text(driver, "edit-message") == "unknown point 'd4' (points are a1..g7 on the board's lines)"

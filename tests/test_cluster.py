@@ -1,0 +1,189 @@
+"""The build as a Dask task graph (solver.cluster) on a LocalCluster of two worker
+processes: the same bits as the in-process build, a worker killed in the middle of
+writing a file, resume, and the faults of a cluster reported in one line."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from solver import build as building
+from solver import cluster, storage
+from solver.cli import main
+from solver.errors import ClusterError, InsufficientMemoryError
+from solver.index import Pair
+from solver.rules import Rules
+
+STANDARD = Rules()
+MAX_TOTAL = 8                 # pairs 3-3, 3-4, 3-5, 4-4: seconds
+TIMEOUT = 300                 # a cluster build in these tests fails rather than hangs
+
+
+def checksums(root, rules=STANDARD) -> dict[str, str]:
+    """SHA-256 of the values of every subspace built under ``root``, computed from the data."""
+    sums = {}
+    for unit in building.plan_units(rules, MAX_TOTAL):
+        path = storage.pair_path(root, rules, unit.key)
+        for m, o in unit.key.subspaces:
+            sums[f"{m}-{o}"] = storage.sha256_of(storage.read_subspace(path, rules, m, o, verify=True))
+    return sums
+
+
+def temporaries(root, rules=STANDARD) -> list:
+    return sorted(storage.rules_dir(root, rules).glob(".pair-*.tmp-*"))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, str]:
+    """Checksums of the in-process build of the pairs up to MAX_TOTAL stones."""
+    root = tmp_path_factory.mktemp("in-process")
+    building.build(root, STANDARD, max_total=MAX_TOTAL, verify=False, progress=False)
+    return checksums(root)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two worker processes of one thread each; shut down after the module's tests."""
+    with cluster.local(2, threads=1, dashboard=":0") as client:
+        yield client
+
+
+def test_a_worker_killed_while_writing_a_file_changes_no_bit(client, reference, tmp_path):
+    """The first attempt of pair 4-4 kills its worker (os._exit) after writing part of the
+    temporary file; the task is retried on a worker, and the files are the in-process build's."""
+    folder = storage.rules_dir(tmp_path, STANDARD)
+    marker = tmp_path / "killed"
+
+    def kill_first_write_of_4_4():
+        # Runs in each worker: the first worker to write pair-4-4.h5 dies in the middle.
+        from pathlib import Path
+        import solver.storage as st
+        write_pair = st.write_pair
+
+        def dying_write_pair(path, *args, **kwargs):
+            if Path(path).name == "pair-4-4.h5" and not marker.exists():
+                def summarize(codes):       # called once a dataset is written
+                    marker.write_text("\n".join(p.name for p in folder.glob(".pair-4-4.h5.tmp-*")))
+                    os._exit(1)
+                st.summarize = summarize
+            return write_pair(path, *args, **kwargs)
+        st.write_pair = dying_write_pair
+
+    client.run(kill_first_write_of_4_4)
+    reports = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+                            timeout=TIMEOUT)
+    assert [r.pair for r in reports] == [u.key for u in building.plan_units(STANDARD, MAX_TOTAL)]
+    assert not any(r.skipped for r in reports)
+    assert marker.read_text().startswith(".pair-4-4.h5.tmp-"), "the worker did not die mid-write"
+    assert checksums(tmp_path) == reference
+    assert temporaries(tmp_path) == []          # the dead worker's half file was removed
+
+    # Resume: everything intact is skipped; a damaged file is rebuilt, to the same bits.
+    again = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+                          timeout=TIMEOUT)
+    assert all(r.skipped for r in again)
+    path = storage.pair_path(tmp_path, STANDARD, (3, 4))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2: len(data) // 2 + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    assert not building.is_built(tmp_path, STANDARD, (3, 4))
+    third = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+                          timeout=TIMEOUT)
+    assert [r.pair for r in third if not r.skipped] == [(3, 4)]
+    assert checksums(tmp_path) == reference
+
+
+def test_workers_that_cannot_see_the_folder_are_named(client, tmp_path):
+    def blind():
+        import solver.cluster as c
+        c._read_token_before, c._read_token = c._read_token, lambda path: (None, c._kernels.INDEX_SCHEME)
+
+    def restore():
+        import solver.cluster as c
+        c._read_token = c._read_token_before
+
+    client.run(blind)
+    try:
+        with pytest.raises(ClusterError, match="2 of 2 worker.s. cannot see the database folder"):
+            cluster.build(tmp_path, STANDARD, client, max_total=6, progress=False, timeout=TIMEOUT)
+    finally:
+        client.run(restore)
+    assert not list(storage.rules_dir(tmp_path, STANDARD).iterdir())   # no work, no token left
+    cluster.check_workers(client, storage.rules_dir(tmp_path, STANDARD))
+
+
+def test_a_unit_larger_than_every_worker_is_refused_before_any_work(client):
+    offered = max(client.run(lambda dask_worker: dask_worker.state.total_resources[cluster.MEMORY]).values())
+    big = building.Unit(Pair(9, 9), (Pair(8, 9),), 1, int(offered) + 1)
+    with pytest.raises(InsufficientMemoryError, match="pair-9-9 needs about .* the largest worker offers"):
+        cluster.check_memory(client, [big])
+
+
+def one_line_error(result, fragment: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("muehle: error: ") and fragment in lines[0], result.stderr
+
+
+def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
+    import dask
+    dask.config.refresh()
+
+    def build_on(address: str):
+        return CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--max-total", "6",
+                                         "--scheduler", address])
+
+    try:
+        with socket.socket() as s:        # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        one_line_error(build_on(f"tcp://127.0.0.1:{port}"),
+                       f"the Dask scheduler at tcp://127.0.0.1:{port} does not answer")
+        with socket.socket() as server:   # a port where something else answers
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            port = server.getsockname()[1]
+            thread = threading.Thread(target=lambda: server.accept()[0].sendall(b"HTTP/1.1 200 OK\r\n" * 64),
+                                      daemon=True)
+            thread.start()
+            result = build_on(f"tcp://127.0.0.1:{port}")
+            one_line_error(result, f"tcp://127.0.0.1:{port}")
+        one_line_error(build_on("localhost"), "is no scheduler address")
+    finally:
+        monkeypatch.delenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
+        dask.config.refresh()
+    one_line_error(CliRunner().invoke(main, ["build", "--workers", "2", "--scheduler", "tcp://x:1"]),
+                   "not both")
+
+
+def test_build_command_on_a_running_scheduler(client, tmp_path):
+    """``muehle build --scheduler ADDRESS``: the files the in-process build writes, resumed."""
+    three = Rules(stones=3)
+    command = ["build", "--db", str(tmp_path / "cl"), "--stones", "3", "--quiet",
+               "--scheduler", client.scheduler.address]
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code == 0, result.output
+    assert "Dask dashboard: http://" in result.stderr and "1 pair(s) built" in result.stdout
+    assert "0 pair(s) built, 1 already there" in CliRunner().invoke(main, command).stdout
+    worker = next(iter(client.scheduler_info()["workers"]))
+    one_line_error(CliRunner().invoke(main, command[:-1] + [worker]), "is a Dask Worker, not the scheduler")
+    building.build(tmp_path / "ip", three, progress=False)
+    assert (storage.read_subspace(storage.pair_path(tmp_path / "cl", three, (3, 3)), three, 3, 3, verify=True)
+            == storage.read_subspace(storage.pair_path(tmp_path / "ip", three, (3, 3)), three, 3, 3)).all()
+
+
+def test_build_command_with_workers(tmp_path):
+    """``muehle build --workers N`` starts and stops a LocalCluster of this machine."""
+    command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "3",
+               "--workers", "1", "--jobs", "1", "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert "Dask dashboard: http://" in done.stderr and "1 pair(s) built" in done.stdout
+    assert building.is_built(tmp_path, Rules(stones=3), (3, 3))

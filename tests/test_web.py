@@ -1,0 +1,343 @@
+"""The JSON API of ``muehle serve`` (Starlette's TestClient, no network) and the SVG board."""
+
+from __future__ import annotations
+
+import json
+import warnings
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from solver.analysis import analyze_object, moves_object, query_object
+from solver.board import POINT_NAMES
+from solver.game import Game
+from solver.position import parse_move, parse_position
+from solver.probe import open_database
+from solver.rules import Rules
+from solver.svg import VALUE_COLOURS, board_svg
+
+pytest.importorskip("starlette", reason="starlette is not installed (pip install -e '.[test]')")
+pytest.importorskip("httpx", reason="httpx is not installed (pip install -e '.[test]')")
+with warnings.catch_warnings():
+    # Recent Starlette prefers another HTTP client for its TestClient; httpx still works.
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from solver.web.app import MAX_BODY, MAX_MOVES, create_app  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FOUR = Rules(stones=4)
+MOVING = "W:a1,d1,g1 B:a7,d7,f6 b"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def client(db4):
+    with TestClient(create_app(db4, FOUR)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def database(db4):
+    with open_database(db4, FOUR) as db:
+        yield db
+
+
+def test_query_is_the_cli_object(client, database):
+    pos = parse_position(MOVING, FOUR)
+    expected = query_object(database, pos)
+    for response in (client.get("/api/query", params={"position": MOVING}),
+                     client.post("/api/query", json={"position": MOVING, "rules": "standard-s4"})):
+        assert response.status_code == 200
+        assert response.json() == expected
+    assert expected["value"] == "win" and expected["plies"] == 1
+    assert expected["moves"][0] == {"move": "f6-g7xa1", "value": "win", "plies": 1}
+
+
+def test_placement_query_and_best_move(client, database):
+    pos = parse_position("W:d2 B:f4 w 3 3", FOUR)
+    answer = client.get("/api/query", params={"position": "W:d2 B:f4 w 3 3"}).json()
+    assert answer == query_object(database, pos)
+    assert answer["plies"] is None and {m["value"] for m in answer["moves"]} <= {"win", "draw", "loss"}
+    best = client.get("/api/best-move", params={"position": MOVING}).json()
+    assert best == {"position": MOVING, "move": "f6-g7xa1", "value": "win", "plies": 1}
+    seeded = client.post("/api/best-move", json={"position": MOVING, "seed": 3}).json()
+    assert seeded["move"] in {"f6-g7xa1", "f6-g7xd1", "f6-g7xg1"}
+    over = client.get("/api/best-move", params={"position": "W:a1,d1 B:a7,d7,g7 w"}).json()
+    assert over["move"] is None and over["value"] == "loss"
+
+
+def test_moves_is_the_cli_object(client):
+    answer = client.get("/api/moves", params={"position": "startpos", "after": "d2 f4"}).json()
+    game = Game(None, FOUR)
+    game.play("d2"), game.play("f4")
+    assert answer == moves_object(game)
+    assert answer["position"] == "W:d2 B:f4 w 3 3" and answer["game_over"] is None
+    listed = client.post("/api/moves", json={"position": "startpos", "after": ["d2", "f4"]}).json()
+    assert listed == answer
+
+
+def test_analyze_marks_a_blunder(client, database):
+    record = "rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6 w\ng4-g7\n"
+    answer = client.post("/api/analyze", json={"record": record}).json()
+    expected, problems = analyze_object(database, Game.from_record(record))
+    assert answer == dict(expected, warnings=problems)
+    assert answer["moves"][0]["blunder"] == "lost the win"
+    # The record as it is, like curl --data-binary @game.txt.
+    raw = client.post("/api/analyze", content=record, headers={"content-type": "text/plain"})
+    assert raw.json() == answer
+
+
+@pytest.mark.parametrize("path, params, status, message", [
+    ("/api/query", {"position": "W:a1,d4 B: w"}, 400, "unknown point 'd4' (points are a1..g7 on the board's lines)"),
+    ("/api/query", {"position": "W:a1 B:a1 w"}, 400, "point a1 given to both colours"),
+    ("/api/query", {}, 400, "give a position"),
+    ("/api/query", {"position": MOVING, "rules": "chess"}, 400, "unknown rule set 'chess'"),
+    ("/api/query", {"position": "W:a1,b2,c3,d2,e3 B:a7 w"}, 400, "too many stones for White"),
+    ("/api/moves", {"position": "startpos", "after": "d2 d2"}, 400, "illegal move d2"),
+    ("/api/moves", {"position": "startpos", "after": "q9"}, 400, "cannot parse move 'q9'"),
+    ("/api/query", {"position": MOVING, "rules": "standard"}, 404, "subspace 3-3 is not built"),
+])
+def test_bad_input_gets_the_cli_message(client, path, params, status, message):
+    response = client.get(path, params=params)
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error.startswith(message) and "\n" not in error
+
+
+def test_same_message_as_the_cli(client, capsys):
+    cli = pytest.importorskip("solver.cli")
+    from click.testing import CliRunner
+    result = CliRunner().invoke(cli.main, ["moves", "W:a1,d4 B: w"])
+    line = result.output.strip().splitlines()[-1]
+    assert line == "muehle: error: " + client.get("/api/moves", params={"position": "W:a1,d4 B: w"}).json()["error"]
+
+
+def test_oversized_and_malformed_requests_are_refused(client):
+    big = client.post("/api/analyze", content=b"{" + b" " * (MAX_BODY + 10) + b"}",
+                      headers={"content-type": "application/json"})
+    assert big.status_code == 413 and "too large" in big.json()["error"]
+    long_record = "rules: standard-s4\n" + "d2 f4\n" * (MAX_MOVES // 2 + 1)
+    assert client.post("/api/analyze", json={"record": long_record}).status_code == 413
+    many = client.post("/api/game", json={"moves": ["d2"] * (MAX_MOVES + 1)})
+    assert many.status_code == 413
+    assert client.post("/api/query", content=b"not json", headers={"content-type": "application/json"}).status_code == 400
+    assert client.post("/api/query", json=[1, 2]).json()["error"] == "request body must be a JSON object"
+    assert client.post("/api/query", json={"position": 5}).json()["error"] == "position must be a string"
+    assert client.get("/api/analyze").status_code == 405
+    assert client.get("/api/nothing").json()["error"].startswith("Not Found")
+    bad_record = client.post("/api/analyze", json={"record": "d2 d2"})
+    assert bad_record.status_code == 400 and bad_record.json()["error"].startswith("line 1:")
+
+
+def test_no_file_outside_the_database_folder(client, db4, tmp_path):
+    # Rule names are parsed, never used as paths; static files stay in their folder.
+    for name in ("../standard-s4", "/etc", "standard-s4/../../x", "..", "standard-s4\x00"):
+        response = client.get("/api/query", params={"position": MOVING, "rules": name})
+        assert response.status_code == 400 and "unknown rule set" in response.json()["error"]
+    assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/%2e%2e/app.py").status_code == 404
+    # A record's header cannot name a file either: it is a rule set name too.
+    answer = client.post("/api/analyze", json={"record": "rules: ../../etc\nd2\n"})
+    assert answer.status_code == 400
+
+
+def test_rule_sets_say_what_is_missing(client, db4):
+    info = client.get("/api/rules").json()
+    sets = {r["name"]: r for r in info["rule_sets"]}
+    assert info["default"] == "standard-s4" and sets["standard-s4"]["complete"]
+    assert sets["standard-s4"]["build_command"] is None
+    standard = sets["standard"]
+    assert standard["built"] == 0 and standard["pairs"] == 28 and not standard["complete"]
+    assert standard["build_command"] == f"muehle build --db {db4}"
+    assert standard["status"].startswith("not built")
+    assert info["value_colours"] == VALUE_COLOURS
+    assert set(info["levels"]) == {"easy", "medium", "hard", "perfect"}
+
+
+def test_game_state_and_computer_reply(client, database):
+    state = client.post("/api/game", json={"moves": ["d2", "f4"]}).json()
+    assert state["played"] == ["d2", "f4"] and state["position"] == "W:d2 B:f4 w 3 3"
+    assert state["phase"] == "placement (White places a stone)"
+    assert state["hints"] == query_object(database, parse_position(state["position"], FOUR))
+    root = ET.fromstring(state["svg"])
+    assert len(root.findall(f".//{SVG}circle[@class='stone white']")) == 1
+    for level in ("easy", "medium", "hard", "perfect"):
+        reply = client.post("/api/play", json={"moves": ["d2", "f4"], "level": level, "seed": 1,
+                                               "think": 0.1}).json()
+        assert reply["played"][:2] == ["d2", "f4"] and len(reply["played"]) == 3
+        assert reply["computer_move"] == reply["played"][2]
+        assert reply["computer_move"] in state["moves"]
+    # Perfect plays a best move of the database.
+    pos = parse_position(MOVING, FOUR)
+    reply = client.post("/api/play", json={"start": MOVING, "level": "perfect"}).json()
+    assert reply["computer_move"] in {"f6-g7xa1", "f6-g7xd1", "f6-g7xg1"}
+    assert reply["result"] == "Black wins (fewer than three stones)" and reply["game_over"] == "loss"
+    assert reply["winner"] == "b" and reply["hints"] is None
+    assert client.post("/api/play", json={"start": MOVING, "moves": [reply["computer_move"]]}).status_code == 400
+    assert client.post("/api/play", json={"level": "grandmaster"}).json()["error"].startswith("unknown level")
+    del pos
+
+
+def test_game_announces_the_draw_rules(client):
+    # Shuffle back and forth: the third occurrence of a position is a draw.
+    start = "W:a1,d1,g1,d2 B:a7,d7,g7,d6 w"
+    shuffle = ["d2-b2", "d6-b6", "b2-d2", "b6-d6"] * 2
+    state = client.post("/api/game", json={"start": start, "moves": shuffle}).json()
+    assert state["repetitions"] == 3 and state["result"] == "draw (threefold repetition)"
+    assert state["game_over"] == "draw" and state["moves"] == []
+    assert state["quiet_plies"] == 8 and state["quiet_limit"] == 50
+    # One more move is refused with the game's reason.
+    more = client.post("/api/game", json={"start": start, "moves": shuffle + ["d2-b2"]})
+    assert more.status_code == 400 and "the game is over" in more.json()["error"]
+
+
+def test_game_cache_extends_and_forks(client):
+    a = client.post("/api/game", json={"moves": "d2 f4 d3", "hints": False}).json()
+    b = client.post("/api/game", json={"moves": "d2 f4 d3 b4", "hints": False}).json()
+    c = client.post("/api/game", json={"moves": "d2 f4 a7", "hints": False}).json()
+    assert a["position"] == "W:d2,d3 B:f4 b 2 3"
+    assert b["position"] == "W:d2,d3 B:b4,f4 w 2 2"
+    assert c["position"] == "W:a7,d2 B:f4 b 2 3"
+    assert client.post("/api/game", json={"moves": "d2 f4 d3", "hints": False}).json() == a
+
+
+def test_board_svg_endpoint(client):
+    response = client.get("/api/board.svg", params={"position": MOVING, "last": "a7-d7",
+                                                    "marks": "g7:win d5:#123456", "arrows": "f6-g7"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    root = ET.fromstring(response.text)
+    assert root.find(f".//{SVG}circle[@id='mark-g7']").get("stroke") == VALUE_COLOURS["win"]
+    assert root.find(f".//{SVG}circle[@id='mark-d5']").get("stroke") == "#123456"
+    assert client.get("/api/board.svg", params={"marks": "g7:url(x)"}).status_code == 400
+
+
+def test_page_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<script src=\"/static/app.js\"" in page.text
+    assert "http" not in page.text.split("<body")[0].replace("http-equiv", ""), "no CDN"
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+
+
+# --- the SVG board ---------------------------------------------------------------------
+
+def test_svg_board_draws_the_position():
+    pos = parse_position("W:a1,d2,g7 B:a4,b6 w 2 3")
+    svg = board_svg(pos, last_move=parse_move("a7-a4xd1"), marks={POINT_NAMES.index("d5"): "#2e8b3d"},
+                    labels={POINT_NAMES.index("d5"): "7"}, arrows=[parse_move("a1-d1")])
+    root = ET.fromstring(svg)                      # well-formed XML
+    stones = {c.get("class"): 0 for c in root.iter(f"{SVG}circle")}
+    for c in root.iter(f"{SVG}circle"):
+        stones[c.get("class")] += 1
+    assert stones["stone white"] == 3 and stones["stone black"] == 2
+    assert stones["hand white"] == 2 and stones["hand black"] == 3
+    assert stones["point"] == 24 and stones["mark"] == 24 and stones["spot"] == 19
+    assert stones["last-to"] == 1 and stones["last-from"] == 1
+    assert root.find(f".//{SVG}path[@class='taken']") is not None
+    assert len(root.findall(f".//{SVG}line[@class='arrow']")) == 1
+    assert root.find(f".//{SVG}text[@id='label-d5']").text == "7"
+    assert sorted(c.get("data-point") for c in root.iter(f"{SVG}circle") if c.get("data-point")) == sorted(POINT_NAMES)
+    # Each stone sits where its point is: a1 bottom left, g7 top right.
+    white = {(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{SVG}circle") if c.get("class") == "stone white"}
+    hit = {c.get("data-point"): (float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{SVG}circle") if c.get("data-point")}
+    assert white == {hit["a1"], hit["d2"], hit["g7"]}
+    assert hit["a1"][0] < hit["g1"][0] and hit["a1"][1] > hit["a7"][1]
+
+
+def test_position_repr_svg_for_notebooks():
+    pos = parse_position(MOVING)
+    assert pos._repr_svg_() == board_svg(pos)
+    ET.fromstring(pos._repr_svg_())
+    assert "hand" not in pos._repr_svg_()           # nothing in hand, no hand rows
+    assert 'class="hand white"' in parse_position("startpos")._repr_svg_()
+
+
+def test_json_keys_unchanged():
+    # The CLI documents these keys (README); the API returns the same objects.
+    game = Game(None, FOUR)
+    assert list(moves_object(game)) == ["position", "side", "moves", "game_over"]
+    assert json.loads(json.dumps(moves_object(game)))["game_over"] is None
+
+
+# --- the command line: the same objects, show --svg, best-move, serve --------------------
+
+def test_cli_prints_the_api_text(client, db4):
+    from click.testing import CliRunner
+    from solver.cli import main
+    runner = CliRunner()
+    db = ["--db", str(db4)]
+    for args, path, params in (
+            (["query", "--json", MOVING] + db, "/api/query", {"position": MOVING}),
+            (["best-move", "--json", MOVING] + db, "/api/best-move", {"position": MOVING}),
+            (["moves", "--json", "startpos", "--after", "d2 f4"], "/api/moves",
+             {"position": "startpos", "after": "d2 f4"})):
+        result = runner.invoke(main, args + ["--stones", "4"])
+        assert result.exit_code == 0, result.output
+        assert result.output.strip() == client.get(path, params=params).text
+
+
+def test_cli_best_move_and_show_svg(db4, tmp_path):
+    from click.testing import CliRunner
+    from solver.cli import main
+    runner = CliRunner()
+    result = runner.invoke(main, ["best-move", "--db", str(db4), "--stones", "4", MOVING])
+    assert result.output.strip() == "f6-g7xa1 (win in 1 for Black)"
+    over = runner.invoke(main, ["best-move", "--db", str(db4), "--stones", "4", "W:a1,d1 B:a7,d7,g7 w"])
+    assert "no move, the game is over (loss for White)" in over.output
+    target = tmp_path / "board.svg"
+    shown = runner.invoke(main, ["show", "startpos", "--after", "d2 f4", "--svg", str(target)])
+    assert shown.exit_code == 0 and "Phase:     placement (White places a stone)" in shown.output
+    root = ET.fromstring(target.read_text())
+    assert len(root.findall(f".//{SVG}circle[@class='stone white']")) == 1
+    assert len(root.findall(f".//{SVG}circle[@class='last-to']")) == 1     # f4 marked
+    bad = runner.invoke(main, ["show", "startpos", "--svg", str(tmp_path / "no" / "such" / "dir.svg")])
+    assert bad.exit_code == 2 and bad.output.startswith("muehle: error:") and len(bad.output.splitlines()) == 1
+
+
+def test_serve_starts_and_stops(db4):
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--stones", "4",
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("muehle: serving http://127.0.0.1:"), line
+        url = line.split()[2]
+        with urllib.request.urlopen(url + "api/rules", timeout=20) as response:
+            assert json.load(response)["default"] == "standard-s4"
+        # A second server on the same port: one line and exit status 2.
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        second = subprocess.run([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--port", port],
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        assert second.stderr.strip() == f"muehle: error: cannot listen on 127.0.0.1:{port}: address already in use"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err
+
+
+def test_the_web_layer_does_not_load_the_command_line():
+    import subprocess
+    import sys
+    code = ("import sys, solver.web, solver.web.app, solver.analysis, solver.svg\n"
+            "assert not [m for m in sys.modules if m.startswith('solver.cli')], 'cli loaded'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_play_without_databases(tmp_path):
+    # No database folder: no hints and no queries (the CLI's message), but a game still
+    # goes on, perfect playing by search and saying so.
+    with TestClient(create_app(tmp_path / "none", FOUR)) as bare:
+        query = bare.get("/api/query", params={"position": MOVING})
+        assert query.status_code == 404 and query.json()["error"].startswith("database folder")
+        state = bare.post("/api/game", json={"moves": ["d2"]}).json()
+        assert state["hints"]["error"].startswith("database folder") and state["played"] == ["d2"]
+        reply = bare.post("/api/play", json={"moves": ["d2"], "level": "perfect", "think": 0.05}).json()
+        assert len(reply["played"]) == 2 and any("no database" in note for note in reply["notes"])
+        sets = bare.get("/api/rules").json()["rule_sets"]
+        assert sets[0]["name"] == "standard-s4" and sets[0]["status"].startswith("not built")
