@@ -143,9 +143,9 @@ def test_plan_orders_pairs_so_captures_lead_backwards():
 def test_build_command_logs_and_resumes(tmp_path):
     result = run("build", "--db", tmp_path, "--stones", 3, "--quiet", "--jobs", 2)
     assert result.exit_code == 0, result.output
-    assert "1 pair(s) and 6 placement subspace(s) built" in result.output
+    assert "1 pair(s) built, 0 already there; 6 placement subspace(s) built" in result.output
     again = run("build", "--db", tmp_path, "--stones", 3, "--quiet")
-    assert "0 pair(s) and 0 placement subspace(s) built, 7 already there" in again.output
+    assert "0 pair(s) built, 1 already there; 0 placement subspace(s) built, 6 already there" in again.output
 
 
 def test_build_rejects_a_bad_pair(tmp_path):

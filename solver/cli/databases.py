@@ -89,11 +89,15 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
         if phase == "all":
             reports += building.build(db, rules, phase="placement", jobs=jobs, **options)
     built = [r for r in reports if not r.skipped]
-    pairs = sum(isinstance(r, building.PairReport) for r in built)
     seconds = sum(r.seconds for r in built)
-    click.echo(f"{pairs} pair(s) and {len(built) - pairs} placement subspace(s) built, "
-               f"{len(reports) - len(built)} already there, "
-               f"{seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
+    moving = [r for r in reports if isinstance(r, building.PairReport)]
+    placed = [r for r in reports if not isinstance(r, building.PairReport)]
+    done = sum(not r.skipped for r in moving)
+    text = f"{done} pair(s) built, {len(moving) - done} already there"
+    if placed:
+        done = sum(not r.skipped for r in placed)
+        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    click.echo(f"{text}, {seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
