@@ -69,3 +69,208 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
         free(moves)
         free(scratch)
         free(b)
+
+
+# --- the build's pass: one subspace (or a range of its slots) from stored children -----
+#
+# The same recursion as placement_values, organised for subspaces of up to 6e8 slots
+# whose children (1 GB each) are far out of cache: the successors of PLACE_BATCH slots
+# are located and prefetched before any is read, so that many memory accesses are in
+# flight at once (as in retro_check).  With ``check`` it compares instead of writing:
+# the forward check of a stored placement subspace is the same recomputation.
+
+cdef enum:
+    PLACE_BATCH = 16
+
+
+ctypedef struct FixedOwn:
+    # c_index_position(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
+    # quiet children of one placement position share the child's side to move (opp),
+    # so its canonical entry, symmetry and free points are looked up once, and only
+    # the placed stone's image changes (index_of's result, bit for bit).
+    uint32_t own_image      # g(own)
+    uint32_t free           # points not taken by g(opp)
+    uint16_t stab           # stabiliser of the representative (0: trivial)
+    int g
+    int64_t base            # representative * C(24 - o, m + 1)
+
+
+cdef inline void fixed_own_init(FixedOwn* f, int o, int m1, uint32_t opp, uint32_t own) noexcept nogil:
+    cdef uint32_t e = CANON[o][rank_fast(opp)]
+    f.g = e & 15
+    f.stab = REP_STAB[o][e >> 5] if e & 16 else 0
+    f.free = FULL & ~c_apply_sym_fast(f.g, opp)
+    f.own_image = c_apply_sym_fast(f.g, own)
+    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - o][m1]
+
+
+cdef inline int64_t fixed_own_index(FixedOwn* f, int t) noexcept nogil:
+    cdef uint32_t x = f.own_image | ((<uint32_t>1) << SYM[f.g][t])
+    if f.stab:
+        x = min_over_stabiliser(f.stab, x)
+    return f.base + rank_fast(compact(x, f.free))
+
+
+def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
+                   const uint16_t[::1] quiet, const uint16_t[::1] cap,
+                   bint jumping, bint take_none, int64_t start=0, int64_t stop=-1,
+                   bint check=False, int max_bad=16, int jobs=2):
+    """Values of slots [start, stop) of placement subspace (m, o, hm, ho) from its
+    children's stored codes, written to ``val`` (or, with ``check``, compared with it).
+
+    ``quiet``: the subspace (o, m+1) with hands (ho, hm-1); ``cap``: (o-1, m+1) with the
+    same hands, empty when a capture leaves the opponent with fewer than three stones
+    (board plus hand), which wins at once.  Returns (slots that disagree, at most
+    max_bad, and how many disagree); both empty/0 when writing.
+    """
+    cdef int64_t s0, s1, slot, blk, e, nblocks
+    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef uint32_t own, opp, mv, own2
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int n, i, j, take, code, total
+    cdef int64_t* succ
+    cdef int* first
+    cdef int* count
+    cdef Best* b      # per thread: a variable only used through & would be shared
+    cdef FixedOwn* fo
+    cdef long long nbad = 0, at
+    cdef bint cap_wins = o - 1 + ho < 3
+    cdef const uint16_t* qp = &quiet[0] if quiet.shape[0] > 0 else NULL
+    cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
+    bad_arr = np.full(max_bad, -1, dtype=np.int64)
+    cdef int64_t[::1] bad = bad_arr
+    if stop < 0 or stop > n_slots:
+        stop = n_slots
+    if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
+    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m + 1):
+        raise ValueError("value or quiet-child array of the wrong size")
+    if o >= 1 and not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m + 1):
+        raise ValueError("capture-child array of the wrong size")
+    if start < 0 or start > stop:
+        raise ValueError("bad slot range")
+    nblocks = (stop - start + PLACE_BATCH - 1) // PLACE_BATCH
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        b = <Best*>malloc(sizeof(Best))
+        succ = <int64_t*>malloc(PLACE_BATCH * MAX_MOVES * sizeof(int64_t))
+        first = <int*>malloc(PLACE_BATCH * sizeof(int))
+        count = <int*>malloc(PLACE_BATCH * sizeof(int))
+        fo = <FixedOwn*>malloc(sizeof(FixedOwn))
+        for blk in prange(nblocks, schedule="dynamic", chunksize=64):
+            s0 = start + blk * PLACE_BATCH
+            s1 = s0 + PLACE_BATCH if s0 + PLACE_BATCH < stop else stop
+            # pass 1: where every successor's value lies (quiet: index; capture:
+            # index | CAPTURE_FLAG; a capture that wins at once: -1), prefetched
+            total = 0
+            for slot in range(s0, s1):
+                j = slot - s0
+                first[j] = total
+                count[j] = -1
+                if not c_is_real_slot(m, o, slot):
+                    continue
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
+                own = scratch[0]
+                opp = scratch[1]
+                n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
+                fixed_own_init(fo, o, m + 1, opp, own)
+                for i in range(n):
+                    mv = moves[i]
+                    take = move_take(mv)
+                    own2 = own | ((<uint32_t>1) << move_target(mv))
+                    if take == NO_POINT:
+                        e = fixed_own_index(fo, move_target(mv))
+                        prefetch(&qp[e])
+                    elif cap_wins:
+                        e = -1
+                    else:
+                        e = c_index_position(o - 1, m + 1, without(opp, take), own2)
+                        prefetch(&cp[e])
+                        e = e | CAPTURE_FLAG
+                    succ[total + i] = e
+                total = total + n
+                count[j] = n
+            # pass 2: the values, now (mostly) in cache
+            for slot in range(s0, s1):
+                j = slot - s0
+                if count[j] < 0:
+                    code = V_SLACK
+                else:
+                    best_reset(b)
+                    for i in range(first[j], first[j] + count[j]):
+                        e = succ[i]
+                        if e < 0:
+                            best_add(b, 1)          # the opponent is left with two stones
+                        elif e & CAPTURE_FLAG:
+                            best_add(b, cp[e & ~CAPTURE_FLAG])
+                        else:
+                            best_add(b, qp[e])
+                    code = best_code(b)
+                if not check:
+                    val[slot] = <uint16_t>code
+                elif code != val[slot]:
+                    at = atomic_inc_i64(&nbad)
+                    if at < max_bad:
+                        bad[at] = slot
+        free(succ)
+        free(first)
+        free(count)
+        free(fo)
+        free(moves)
+        free(scratch)
+        free(b)
+    return bad_arr[:min(nbad, max_bad)], nbad
+
+
+def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
+                    uint8_t[::1] quiet_reach, uint8_t[::1] cap_reach,
+                    bint jumping, bint take_none, int jobs=2):
+    """Mark the children of the reached slots of placement subspace (m, o, hm, ho).
+
+    ``reached[slot]`` != 0: the slot's position arises from the start.  Sets
+    ``quiet_reach`` (subspace (o, m+1) with hands (ho, hm-1)) and ``cap_reach`` ((o-1,
+    m+1), same hands) to 1 at every child slot; an empty array: that child is not
+    tracked.  Returns the number of reached real slots.
+    """
+    cdef int64_t slot, n_slots = c_subspace_slots(m, o), count = 0
+    cdef uint32_t own, opp, mv, own2
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int n, i, take
+    cdef FixedOwn* fo
+    cdef bint track_q = quiet_reach.shape[0] > 0
+    cdef bint track_c = cap_reach.shape[0] > 0
+    if reached.shape[0] != n_slots:
+        raise ValueError("reached array of the wrong size")
+    if track_q and quiet_reach.shape[0] != c_subspace_slots(o, m + 1):
+        raise ValueError("quiet-child array of the wrong size")
+    if track_c and (o < 1 or cap_reach.shape[0] != c_subspace_slots(o - 1, m + 1)):
+        raise ValueError("capture-child array of the wrong size")
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        fo = <FixedOwn*>malloc(sizeof(FixedOwn))
+        for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
+            if not reached[slot] or not c_is_real_slot(m, o, slot):
+                continue
+            count += 1
+            c_position_at(m, o, slot, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
+            fixed_own_init(fo, o, m + 1, opp, own)
+            for i in range(n):
+                mv = moves[i]
+                take = move_take(mv)
+                if take == NO_POINT:
+                    if track_q:
+                        quiet_reach[fixed_own_index(fo, move_target(mv))] = 1   # all writers store 1
+                elif track_c:
+                    own2 = own | ((<uint32_t>1) << move_target(mv))
+                    cap_reach[c_index_position(o - 1, m + 1, without(opp, take), own2)] = 1
+        free(moves)
+        free(scratch)
+        free(fo)
+    return count

@@ -5,8 +5,10 @@ Usage: python scripts/solve_small_games.py [--stones 4 5 6] [--db data] [--jobs 
 
 For each game: build its moving-phase databases (`muehle build --stones N`), solve
 every placement position by one backward pass, solve the start position (and sampled
-placement positions) by the opening search, and check that the two agree.  Prints the
-value of the start position, the sizes and the times.
+placement positions) by the opening search, and check that the two agree; then build
+the placement files (`muehle build --phase placement`) and check that they equal the
+backward pass on every placement position, values and plies.  Prints the value of the
+start position, the sizes and the times.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 
 import numpy as np
 
-from solver import _kernels
+from solver import _kernels, placement
 from solver.build import build, peak_rss_mib
 from solver.notation import format_position
 from solver.opening import OpeningSearch, placement_value, solve_placement
@@ -40,7 +42,7 @@ def main() -> int:
         base = Rules.from_name(args.rules)
         rules = Rules(stones=n, jumping=base.jumping, mill_rule=base.mill_rule)
         t0 = time.perf_counter()
-        build(args.db, rules, jobs=args.jobs, progress=False)
+        build(args.db, rules, phase="moving", jobs=args.jobs, progress=False)
         t1 = time.perf_counter()
         db = open_database(args.db, rules, in_memory=True)
         values = solve_placement(rules, db.subspace, jobs=args.jobs)
@@ -73,7 +75,14 @@ def main() -> int:
                 mismatches += 1
                 print(f"  MISMATCH at {format_position(pos)}")
         t4 = time.perf_counter()
-        ok = agree and mismatches == 0
+        build(args.db, rules, phase="placement", jobs=args.jobs, progress=False)
+        t5 = time.perf_counter()
+        differ = [s.name for s in placement.plan(rules)
+                  if not np.array_equal(db.subspace(s.m, s.o, s.own_hand, s.opp_hand),
+                                        values[s.m, s.o, s.own_hand, s.opp_hand])]
+        print(f"{rules.name}: placement files built in {t5 - t4:.1f} s; "
+              f"{'equal to the backward pass' if not differ else 'DIFFER in ' + ', '.join(differ)}")
+        ok = agree and mismatches == 0 and not differ
         failures += not ok
         print(f"{rules.name}: start position {result.value} (search, {result.nodes:,} nodes, "
               f"{result.seconds:.1f} s) / {backward(start)} (backward pass over {slots:,} placement "

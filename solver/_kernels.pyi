@@ -65,6 +65,12 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
 
 def placement_values(m: int, o: int, hm: int, ho: int, out: U16, quiet_child: U16,
                      capture_child: U16, jumping: bool, take_none: bool, jobs: int = 2) -> None: ...
+def placement_pass(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: U16,
+                   jumping: bool, take_none: bool, start: int = 0, stop: int = -1,
+                   check: bool = False, max_bad: int = 16,
+                   jobs: int = 2) -> tuple[np.ndarray, int]: ...
+def placement_reach(m: int, o: int, hm: int, ho: int, reached: U8, quiet_reach: U8,
+                    cap_reach: U8, jumping: bool, take_none: bool, jobs: int = 2) -> int: ...
 
 # --- search.pxi: 2-bit views and the opening search ----------------------------------------
 

@@ -1,9 +1,12 @@
-"""Building the moving-phase databases: plan, solve, verify, store, resume.
+"""Building the databases: plan, solve, verify, store, resume.
 
-``build`` solves every planned pair in dependency order (captures lead only into
-pairs built before), checks each solved subspace with the forward consistency check,
-and writes one file per pair atomically.  A rerun skips pairs whose files are complete
-and pass their SHA-256 check, so a killed build loses at most the pair in progress.
+``build`` builds the moving phase, then the placement phase (``phase`` picks one or
+both).  Moving phase: every planned pair in dependency order (captures lead only into
+pairs built before), each solved subspace checked with the forward consistency check,
+one file per pair.  Placement phase: every placement subspace (:mod:`solver.placement`)
+by one backward pass from its stored children, one hand level after the other, one
+file per subspace.  Files are written atomically; a rerun skips files that are complete
+and pass their SHA-256 check, so a killed build loses at most the file in progress.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Iterable
 
 import numpy as np
 
-from . import storage
+from . import placement, storage
 from .index import Pair, Subspace
 from .retro import pairs_in_order, solve_pair
 from .verify.check import check_values
@@ -95,15 +98,22 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
-    return why_not_built(root, rules, pair, verify) is None
+    return why_not_built(root, rules, Pair(*pair), verify) is None
 
 
-def why_not_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> str | None:
-    """None if the pair's file is built and (with verify) intact, else what is wrong with it."""
-    path = storage.pair_path(root, rules, pair)
+def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
+    """Whether ``sub``'s file is complete, for these rules and scheme, and (with verify) intact."""
+    return why_not_built(root, rules, sub, verify) is None
+
+
+def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool = True) -> str | None:
+    """None if the file of ``held`` (a pair, or a subspace: its pair's file or its own
+    placement file) is built and (with verify) intact, else what is wrong with it."""
+    subs = held.subspaces if isinstance(held, Pair) else [Subspace(*held)]
     try:
-        for m, o in Pair(*pair).subspaces:
-            storage.read_subspace(path, rules, m, o, verify=verify)
+        for sub in subs:
+            storage.read_subspace(storage.subspace_path(root, rules, sub), rules, sub.m, sub.o,
+                                  verify=verify, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
     except DatabaseError as exc:
         return str(exc)
     return None
@@ -172,19 +182,25 @@ def _pid_alive(pid: int) -> bool:
 
 
 class SubspaceCache:
-    """Solved subspaces held in memory for capture look-ups, read from disk on demand."""
+    """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
+
+    ``load(sub)`` reads any subspace, moving or placement (a :data:`solver.placement.Lookup`);
+    ``get(m, o)`` a moving one (a :data:`solver.retro.Lookup`).
+    """
 
     def __init__(self, root: Path, rules: Rules):
         self.root, self.rules = Path(root), rules
         self.arrays: dict[Subspace, np.ndarray] = {}
 
-    def get(self, m: int, o: int) -> np.ndarray:
-        """The codes of subspace m-o (a :data:`solver.retro.Lookup`)."""
-        sub = Subspace(m, o)
+    def load(self, sub: Subspace) -> np.ndarray:
         if sub not in self.arrays:
-            path = storage.pair_path(self.root, self.rules, sub)
-            self.arrays[sub] = storage.read_subspace(path, self.rules, m, o)
+            path = storage.subspace_path(self.root, self.rules, sub)
+            self.arrays[sub] = storage.read_subspace(path, self.rules, sub.m, sub.o,
+                                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         return self.arrays[sub]
+
+    def get(self, m: int, o: int) -> np.ndarray:
+        return self.load(Subspace(m, o))
 
     def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
@@ -233,26 +249,91 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
     return folder
 
 
-def build(root: Path | str, rules: Rules, *, max_total: int | None = None,
+PHASES = ("moving", "placement", "all")
+#: Slots per second of a build with 2 threads on the 2-core development machine
+#: (docs/benchmarks.md): the whole standard moving phase, and the placement pass.
+#: Only for the estimate of ``--dry-run``.
+MOVING_RATE = 1.7e6
+PLACEMENT_RATE = 2.0e6
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file a build would write: its phase, name, slots and the memory it needs."""
+
+    phase: str
+    name: str
+    slots: int
+    memory: int
+
+    @property
+    def seconds(self) -> float:
+        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...)."""
+        return self.slots / (MOVING_RATE if self.phase == "moving" else PLACEMENT_RATE)
+
+
+def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
+               pair: tuple[int, int] | None = None) -> list[PlannedFile]:
+    """The files :func:`build` would write (all of them, built or not), in build order."""
+    files = []
+    if phase in ("moving", "all"):
+        files += [PlannedFile("moving", f"pair-{p.name}", p.slots, memory_needed(p))
+                  for p in plan(rules, max_total, pair)]
+    if phase in ("placement", "all") and pair is None:
+        files += [PlannedFile("placement", s.name, s.slots, placement.memory_needed(s))
+                  for s in placement.plan(rules, max_total)]
+    return files
+
+
+def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
           pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
-          progress: bool = True) -> list[PairReport]:
-    """Build (or resume) the planned pairs in this process; returns one report per pair."""
+          progress: bool = True) -> list:
+    """Build (or resume) the planned files of ``phase``; returns one report per file.
+
+    ``max_total``: only subspaces with at most that many stones (board and hand, both
+    sides).  ``pair``: that moving pair and the pairs it needs; the placement phase needs
+    the whole moving phase, so with ``pair`` the placement phase is not built.
+    """
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
+    if pair is not None and phase == "placement":
+        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
+    root = Path(root)
+    reports: list = []
+    with BuildLock(prepare_folder(root, rules)):
+        if phase in ("moving", "all"):
+            reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
+                                    verify=verify, progress=progress)
+        if phase in ("placement", "all"):
+            if pair is not None:
+                log.info("placement phase not built: it needs every moving pair, not only %d-%d",
+                         *pair)
+            else:
+                reports += build_placement(root, rules, max_total=max_total, jobs=jobs,
+                                           progress=progress)
+    return reports
+
+
+def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None,
+                 pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
+                 progress: bool = True) -> list[PairReport]:
+    """Build (or resume) the planned pairs in this process; returns one report per pair.
+    The caller holds the folder's :class:`BuildLock` (see :func:`build`)."""
     from tqdm import tqdm
 
     root = Path(root)
-    with BuildLock(prepare_folder(root, rules)):
-        units = plan_units(rules, max_total, pair)
-        cache = SubspaceCache(root, rules)
-        reports = []
-        overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
-                       desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
-        try:
-            for unit in units:
-                reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                          progress=progress))
-                overall.update(unit.slots)
-        finally:
-            overall.close()
+    units = plan_units(rules, max_total, pair)
+    cache = SubspaceCache(root, rules)
+    reports = []
+    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+                   desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+    try:
+        for unit in units:
+            reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
+                                      progress=progress))
+            overall.update(unit.slots)
+    finally:
+        overall.close()
     return reports
 
 
@@ -309,3 +390,92 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
                         check_seconds=time.perf_counter() - checked_at if verify else 0.0)
     log.info("%s", report.summary())
     return report
+
+
+# --- the placement phase -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlacementReport:
+    """What happened to one placement subspace: built (with time and memory) or skipped."""
+
+    subspace: Subspace
+    slots: int
+    seconds: float
+    peak_rss_mib: float
+    skipped: bool
+    cpu_seconds: float = 0.0       # user + system time of the process during the pass
+
+    @property
+    def states_per_second(self) -> float:
+        return self.slots / self.seconds if self.seconds > 0 else 0.0
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, jobs: int = 2,
+                    progress: bool = True) -> list[PlacementReport]:
+    """Build (or resume) the placement subspaces, children first; one report each (the
+    caller holds the folder's :class:`BuildLock`, see :func:`build`).
+
+    No separate check: the pass computes each slot from its children exactly as the
+    forward check would (``muehle check`` rechecks the stored files).
+    """
+    from tqdm import tqdm
+
+    folder = storage.rules_dir(root, rules)
+    subs = placement.plan(rules, max_total)
+    cache = SubspaceCache(root, rules)
+    reports: list[PlacementReport] = []
+    overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
+                   desc="placement", disable=not progress, position=0, dynamic_ncols=True)
+    try:
+        for sub in subs:
+            path = storage.placement_path(root, rules, sub)
+            problem = why_not_built(root, rules, sub) if path.exists() else "not built"
+            if problem is None:
+                log.info("placement %s: already built and verified, skipped", sub.name)
+                reports.append(PlacementReport(sub, sub.slots, 0.0, peak_rss_mib(), skipped=True))
+                overall.update(sub.slots)
+                continue
+            if path.exists():
+                log.warning("placement %s: rebuilding it, the file is unusable: %s", sub.name, problem)
+            needed = [c for c in placement.children(sub) if c is not None]
+            missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+            if missing:
+                phase = "moving" if missing[0].is_moving else "placement"
+                raise MissingSubspaceError(
+                    missing[0], storage.subspace_path(root, rules, missing[0]),
+                    f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
+                    f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
+            remove_stale_temporaries(folder, path.name)
+            cache.keep_only(needed)
+            need, have = placement.memory_needed(sub), memory_available()
+            if have is not None and need > have + cache_bytes(cache):
+                raise InsufficientMemoryError(
+                    f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
+                    f"only {have / 2**30:.1f} GiB is available", need, have)
+            start, cpu0 = time.perf_counter(), _cpu_seconds()
+            bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
+                       disable=not progress, position=1, leave=False, dynamic_ncols=True)
+
+            def advance(n: int) -> None:
+                bar.update(n)
+                overall.update(n)
+
+            values = placement.solve(sub, rules, cache.load, jobs, progress=advance)
+            bar.close()
+            storage.write_pair(path, rules, {sub: values},
+                               extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+            seconds = time.perf_counter() - start
+            report = PlacementReport(sub, sub.slots, seconds, peak_rss_mib(), skipped=False,
+                                     cpu_seconds=_cpu_seconds() - cpu0)
+            reports.append(report)
+            log.info("placement %s: %d states in %.1f s (%.2f M states/s, %.1f s CPU), "
+                     "peak memory %.0f MiB", sub.name, sub.slots, seconds,
+                     report.states_per_second / 1e6, report.cpu_seconds, report.peak_rss_mib)
+    finally:
+        overall.close()
+    return reports

@@ -26,7 +26,7 @@ import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
-from . import _kernels, storage, wdl
+from . import _kernels, placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .position import Move, Position, popcount
@@ -57,7 +57,7 @@ class MoveProbe:
 
 
 class Database:
-    """Read access to the moving-phase databases of one rule set.  Thread-safe."""
+    """Read access to the databases of one rule set (moving and placement phase).  Thread-safe."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
@@ -66,13 +66,14 @@ class Database:
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
         self._book = None
         self._cache_bytes = cache_mib * 1024 * 1024
-        self._files: dict[Pair, h5py.File] = {}
+        self._files: dict[Pair | Subspace, h5py.File] = {}   # pair files, placement files
         self._readers: dict[Subspace, storage.SubspaceReader] = {}
         self._chunks: OrderedDict[tuple[Subspace, int], np.ndarray] = OrderedDict()
         self._arrays: dict[Subspace, np.ndarray] = {}
         self._wdl: dict[Subspace, np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
+        self._has_placement: Optional[bool] = None
 
     # --- context manager -------------------------------------------------------
     def __enter__(self) -> "Database":
@@ -95,12 +96,15 @@ class Database:
     def _reader(self, sub: Subspace) -> storage.SubspaceReader:
         reader = self._readers.get(sub)
         if reader is None:
-            f = self._files.get(sub.pair)
+            # Moving-phase subspaces live two to a pair file, placement subspaces one to
+            # a file (solver.storage).
+            key = storage.holding(sub)
+            f = self._files.get(key)
             if f is None:
                 # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
-                f = storage._open(self._path(sub), self.rules, sub.pair, sub, rdcc_nbytes=0)
-                self._files[sub.pair] = f
-            reader = self._readers[sub] = storage.SubspaceReader(f, f.filename, *sub)
+                f = storage._open(self._path(sub), self.rules, key, sub, rdcc_nbytes=0)
+                self._files[key] = f
+            reader = self._readers[sub] = storage.SubspaceReader(f, f.filename, sub)
         return reader
 
     def _chunk_code(self, sub: Subspace, slot: int) -> int:
@@ -118,19 +122,34 @@ class Database:
         return int(chunk[slot % storage.CHUNK])
 
     def _path(self, sub: Subspace) -> Path:
-        """The file holding a moving subspace; MissingSubspaceError if it is not built."""
-        path = storage.pair_path(self.root, self.rules, sub.pair)
+        """The file holding ``sub``; MissingSubspaceError if it is not built."""
+        path = storage.subspace_path(self.root, self.rules, sub)
         if not path.exists():
-            raise MissingSubspaceError(sub, path)
+            if sub.is_moving:
+                raise MissingSubspaceError(sub.name, path)
+            command = storage.build_command(self.root, self.rules, "placement")
+            raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: missing {path} "
+                                                  f"(build it with: {command})")
         return path
 
-    def subspace(self, m: int, o: int) -> np.ndarray:
-        """All value codes of subspace m-o, loaded into memory (kept for later probes)."""
-        sub = Subspace(m, o)
+    def has_placement(self) -> bool:
+        """Whether any placement subspace of these rules is built (else positions with
+        stones in hand are answered by the opening search, without plies)."""
+        with self._lock:
+            if self._has_placement is None:
+                folder = storage.rules_dir(self.root, self.rules)
+                self._has_placement = any(folder.glob("place-*.h5"))
+            return self._has_placement
+
+    def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
+        """All value codes of subspace m-o (with hands: a placement subspace), loaded into
+        memory (kept for later probes)."""
+        sub = Subspace(m, o, own_hand, opp_hand)
         with self._lock:
             arr = self._arrays.get(sub)
             if arr is None:
-                arr = storage.read_subspace(self._path(sub), self.rules, m, o)
+                arr = storage.read_subspace(self._path(sub), self.rules, m, o,
+                                            own_hand=own_hand, opp_hand=opp_hand)
                 self._arrays[sub] = arr
             return arr
 
@@ -148,26 +167,34 @@ class Database:
                 self._wdl[sub] = view
             return view
 
-    def code(self, own: int, opp: int) -> int:
-        """Stored code of the moving-phase position (own to move, opp), both >= 3 stones."""
-        sub = Subspace(popcount(own), popcount(opp))
+    def code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
+        """Stored code of the position (own to move, opp; stones in hand: a placement position)."""
+        sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand)
         slot = sub.index(own, opp)
         with self._lock:
             if self.in_memory or sub in self._arrays:
                 code = int(self.subspace(*sub)[slot])
             else:
-                code = self._chunk_code(sub, slot)
+                try:
+                    code = self._chunk_code(sub, slot)
+                except CorruptDatabaseError as exc:
+                    phase = "moving" if sub.is_moving else "placement"
+                    raise CorruptDatabaseError(
+                        f"{exc}; rebuild it with: "
+                        f"{storage.build_command(self.root, self.rules, phase)}") from None
         if code == SLACK_CODE:
-            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub}")
+            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code
 
     # --- probing -----------------------------------------------------------------
     def probe(self, position: Position) -> Probe:
         """Value and plies for the side to move.
 
-        Positions with stones in hand are answered by the opening search (value
-        only, ``plies`` None).  Raises MissingSubspaceError if a subspace it needs
-        is not built.
+        Positions with stones in hand are read from the placement files.  Where no
+        placement file of these rules is built at all (or the hands cannot arise from
+        the start of this game), the opening book or the opening search answers them
+        (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
+        needs is not built.
         """
         own, opp = position.own, position.opp
         if popcount(opp) + position.opp_hand < 3:
@@ -181,6 +208,9 @@ class Database:
                                      self.rules.jumping, self.rules.take_none):
             return Value(LOSS, 0)
         if position.in_placement:
+            sub = Subspace.of(position)
+            if placement.is_placement(sub, self.rules) and self.has_placement():
+                return decode(self.code(own, opp, position.own_hand, position.opp_hand))
             # Win/draw/loss from the opening book, else by the opening search (no plies).
             book = self.opening_book()
             value = book.get(position) if book is not None else None

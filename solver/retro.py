@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels
-from .index import Pair
+from .index import Pair, Subspace
 from .rules import Rules
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).

@@ -1,7 +1,10 @@
-"""Database files: one HDF5 file per moving-phase pair, written atomically.
+"""Database files: one HDF5 file per moving-phase pair and per placement subspace,
+written atomically.
 
 Layout: ``<root>/<rules name>/pair-<m>-<o>.h5`` (m <= o) holds one dataset per
-subspace (``"m-o"`` and ``"o-m"``) of uint16 value codes (see :mod:`solver.values`),
+subspace (``"m-o"`` and ``"o-m"``); ``<root>/<rules name>/place-<m>-<o>+<h>-<k>.h5``
+holds the one placement subspace ``"m-o+h-k"`` (:mod:`solver.placement`).  Datasets
+are uint16 value codes (see :mod:`solver.values`),
 chunked, zstd-compressed and fletcher32-checksummed, with attributes recording the
 rules, the index scheme, counts of wins/losses/draws, the longest win and loss, a
 SHA-256 of the decoded values, the solver version and the build time.
@@ -71,6 +74,34 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
 
 
+def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
+    """File that holds the placement subspace ``sub`` (one file each: a build resumes
+    at that grain, and the largest, 6e8 slots, is written in a few seconds)."""
+    return rules_dir(root, rules) / f"place-{sub.name}.h5"
+
+
+def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
+    """File that holds ``sub``: its pair's file (moving phase) or its own (placement)."""
+    return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
+
+
+def holding(key) -> Pair | Subspace:
+    """What one file holds, given one of its subspaces (or a pair): a moving-phase
+    subspace's pair, or the placement subspace itself."""
+    if isinstance(key, Pair):
+        return key
+    sub = Subspace(*key)
+    return sub.pair if sub.is_moving else sub
+
+
+def _contents(held: Pair | Subspace) -> tuple[str, str, set[str]]:
+    """(attribute, its value, dataset names) of a file holding ``held``: a pair file
+    records ``pair``, a placement file ``subspace``."""
+    if isinstance(held, Pair):
+        return "pair", held.name, {s.name for s in held.subspaces}
+    return "subspace", held.name, {held.name}
+
+
 def temporary_path(path: Path) -> Path:
     """Where ``path`` is written before it is renamed into place: ``.NAME.tmp-HOST-PID``."""
     return path.with_name(f".{path.name}.tmp-{HOST}-{os.getpid()}")
@@ -84,8 +115,9 @@ def temporary_owner(tmp: Path) -> tuple[str, int | None]:
     return host or HOST, int(pid) if pid.isdigit() else None
 
 
-def build_command(root: Path | str, rules: Rules) -> str:
-    """The command that builds the databases of ``rules`` under ``root``.
+def build_command(root: Path | str, rules: Rules, phase: str | None = None) -> str:
+    """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
+    moving or placement, if given).
 
     >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
     'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
@@ -97,6 +129,8 @@ def build_command(root: Path | str, rules: Rules) -> str:
         words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
     if rules.stones != 9:
         words += ["--stones", str(rules.stones)]
+    if phase is not None:
+        words += ["--phase", phase]
     return " ".join(words)
 
 
@@ -194,9 +228,9 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
         raise CorruptDatabaseError(f"{path} {what}: {short(exc)}") from None
 
 
-def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
-               extra: dict | None = None) -> dict:
-    """Write a solved pair atomically; returns the per-subspace statistics written.
+def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None) -> dict:
+    """Write solved subspaces atomically (a pair, or one placement subspace); keys are
+    (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -204,7 +238,7 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(path)
     stats = {}
-    m0, o0 = sorted(next(iter(values)))
+    held = holding(next(iter(values)))
     try:
         # HDF5 builds the file in memory and Python writes it: a failing disk (full,
         # ulimit -f) is then an ordinary OSError, where a failed write inside HDF5 leaves
@@ -212,7 +246,7 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, (m0, o0), extra)
+                stats = _write_contents(f, rules, values, held, extra)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -228,8 +262,10 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
         _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
         # and its SHA-256 (taken from the values in memory) proves it equal to them.
-        for m, o in values:
-            read_subspace(tmp, rules, m, o, verify=True)
+        for key in values:
+            sub = Subspace(*key)
+            read_subspace(tmp, rules, sub.m, sub.o, verify=True,
+                          own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         _crash_point("before-rename", path)
         try:
             os.replace(tmp, path)
@@ -244,11 +280,14 @@ def write_pair(path: Path, rules: Rules, values: dict[Subspace, np.ndarray],
     return stats
 
 
-def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
+def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra) -> dict:
     stats = {}
+    attribute, name, names = _contents(held)
+    if {Subspace(*key).name for key in values} != names:
+        raise ValueError(f"a file of {name} holds {sorted(names)}, not {sorted(map(str, values))}")
     _set_attr(f, "format", FORMAT)
     _set_attr(f, "format_version", FORMAT_VERSION)
-    _set_attr(f, "pair", f"{pair[0]}-{pair[1]}")
+    _set_attr(f, attribute, name)
     _set_attr(f, "rules", rules.name)
     _set_attr(f, "rules_json", json.dumps(rules.as_attrs()))
     _set_attr(f, "stones", rules.stones)
@@ -259,28 +298,29 @@ def _write_contents(f: h5py.File, rules: Rules, values, pair, extra) -> dict:
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)
-    for (m, o), codes in values.items():
-        name = Subspace(m, o).name
+    for key, codes in values.items():
+        sub = Subspace(*key)
+        name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
         ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
                               shuffle=True, fletcher32=True, **hdf5plugin.Zstd(clevel=3))
         info = summarize(codes)
-        info.update(m=m, o=o, slots=len(codes), sha256=sha256_of(codes))
-        for key, value in info.items():
-            _set_attr(ds, key, value)
+        info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
+                    slots=len(codes), sha256=sha256_of(codes))
+        for attr, value in info.items():
+            _set_attr(ds, attr, value)
         ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
         _set_attr(ds, META_KEY, meta_digest(_attrs(ds)))
-        stats[Subspace(m, o)] = info
+        stats[key] = info
     _set_attr(f, "complete", True)
     _set_attr(f, META_KEY, meta_digest(_attrs(f)))
     return stats
 
 
-def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspace=None,
-          **kwargs) -> h5py.File:
-    """Open a pair file and check what it says it is: format, completeness, rules,
-    index scheme, its attributes' checksum, and (given ``pair``) that it holds exactly
-    the subspaces of that pair.
+def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.File:
+    """Open a database file and check what it says it is: format, completeness, rules,
+    index scheme, its attributes' checksum, and (given ``held``: a pair, or a subspace
+    whose file it is, see :func:`holding`) that it holds exactly those subspaces.
 
     ``subspace`` (one the caller wants from the file) goes into the
     MissingSubspaceError raised when the file does not exist.
@@ -314,12 +354,11 @@ def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspac
                                            f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
-            if pair is not None:
-                pair = Pair(*pair)
+            if held is not None:
+                attribute, name, expected = _contents(holding(held))
                 names = set(f.keys())
-                if names != {s.name for s in pair.subspaces} or (
-                        version >= 2 and attrs.get("pair") != pair.name):
-                    raise ForeignDatabaseError(f"{path} does not hold pair {pair.name} (it holds "
+                if names != expected or (version >= 2 and attrs.get(attribute) != name):
+                    raise ForeignDatabaseError(f"{path} does not hold {attribute} {name} (it holds "
                                                f"{short(', '.join(sorted(names)) or 'nothing')})")
     except DatabaseError:
         f.close()
@@ -328,13 +367,13 @@ def _open(path: Path, rules: Rules, pair: tuple[int, int] | None = None, subspac
 
 
 class SubspaceReader:
-    """Verified reads of one subspace of an open pair file.
+    """Verified reads of one subspace of an open database file.
 
     Format 2: every chunk read is checked against its CRC-32 (attributes checked first).
     Format 1: the first read checks the SHA-256 of all the subspace's values."""
 
-    def __init__(self, f: h5py.File, path: Path, m: int, o: int):
-        sub = Subspace(m, o)
+    def __init__(self, f: h5py.File, path: Path, sub: Subspace):
+        sub = Subspace(*sub)
         self.path, self.name, self.slots = Path(path), sub.name, sub.slots
         with hdf5_errors(self.path):
             if self.name not in f:
@@ -396,11 +435,13 @@ class SubspaceReader:
         return codes
 
 
-def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False) -> np.ndarray:
-    """All value codes of subspace m-o from a pair file, verified (see the module's
-    docstring); ``verify`` also checks the SHA-256 of the whole."""
-    with _open(path, rules, (m, o), Subspace(m, o)) as f:
-        return SubspaceReader(f, path, m, o).all(sha256=verify)
+def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False,
+                  own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
+    """All value codes of subspace m-o (with hands: a placement subspace) from its file,
+    verified (see the module's docstring); ``verify`` also checks the SHA-256 of the whole."""
+    sub = Subspace(m, o, own_hand, opp_hand)
+    with _open(path, rules, sub, sub) as f:
+        return SubspaceReader(f, path, sub).all(sha256=verify)
 
 
 def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 * CHUNK) -> np.ndarray:
@@ -411,22 +452,22 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     slots = Subspace(m, o).slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, (m, o), Subspace(m, o)) as f:
-        reader = SubspaceReader(f, path, m, o)
+    with _open(path, rules, Subspace(m, o), Subspace(m, o)) as f:
+        reader = SubspaceReader(f, path, Subspace(m, o))
         for start in range(0, slots, block):
             stop = min(slots, start + block)
             wdl.pack(reader.read(start, stop), out[start // 4:wdl.packed_size(stop)])
     return out
 
 
-def pair_stats(path: Path, rules: Rules, pair: tuple[int, int] | None = None) -> dict[str, dict]:
-    """The statistics recorded for each subspace of a pair file, by subspace name
-    (format 2: covered by the attributes' checksum)."""
-    with _open(path, rules, pair) as f:
-        return {name: SubspaceReader(f, path, *map(int, name.split("-"))).attrs
+def pair_stats(path: Path, rules: Rules, held=None) -> dict[str, dict]:
+    """The statistics recorded for each subspace of a file (a pair's or a placement
+    subspace's), by subspace name (format 2: covered by the attributes' checksum)."""
+    with _open(path, rules, held) as f:
+        return {name: SubspaceReader(f, path, Subspace.parse(name)).attrs
                 for name in sorted(f.keys())}
 
 
-def file_attrs(path: Path, rules: Rules, pair: tuple[int, int] | None = None) -> dict:
-    with _open(path, rules, pair) as f, hdf5_errors(Path(path)):
+def file_attrs(path: Path, rules: Rules, held=None) -> dict:
+    with _open(path, rules, held) as f, hdf5_errors(Path(path)):
         return _attrs(f)

@@ -14,5 +14,5 @@ FOUR = Rules(stones=4)
 def db4(tmp_path_factory):
     """Every moving-phase pair of the 4-stone game (3-3, 3-4, 4-4), standard rules."""
     root = tmp_path_factory.mktemp("db4")
-    build(root, FOUR, progress=False)
+    build(root, FOUR, phase="moving", progress=False)
     return root

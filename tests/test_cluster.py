@@ -43,7 +43,7 @@ def temporaries(root, rules=STANDARD) -> list:
 def reference(tmp_path_factory) -> dict[str, str]:
     """Checksums of the in-process build of the pairs up to MAX_TOTAL stones."""
     root = tmp_path_factory.mktemp("in-process")
-    building.build(root, STANDARD, max_total=MAX_TOTAL, verify=False, progress=False)
+    building.build(root, STANDARD, max_total=MAX_TOTAL, phase="moving", verify=False, progress=False)
     return checksums(root)
 
 
@@ -173,7 +173,7 @@ def test_build_command_on_a_running_scheduler(client, tmp_path):
     assert "0 pair(s) built, 1 already there" in CliRunner().invoke(main, command).stdout
     worker = next(iter(client.scheduler_info()["workers"]))
     one_line_error(CliRunner().invoke(main, command[:-1] + [worker]), "is a Dask Worker, not the scheduler")
-    building.build(tmp_path / "ip", three, progress=False)
+    building.build(tmp_path / "ip", three, phase="moving", progress=False)
     assert (storage.read_subspace(storage.pair_path(tmp_path / "cl", three, (3, 3)), three, 3, 3, verify=True)
             == storage.read_subspace(storage.pair_path(tmp_path / "ip", three, (3, 3)), three, 3, 3)).all()
 

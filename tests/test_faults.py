@@ -112,7 +112,7 @@ def test_wrong_files_are_refused(db4, tmp_path, intact):
         with pytest.raises(DatabaseError):
             storage.read_subspace(target, FOUR, 3, 4)
     # build notices all this and rebuilds, saying why
-    reports = build(tmp_path, FOUR, progress=False)
+    reports = build(tmp_path, FOUR, phase="moving", progress=False)
     assert [r.pair for r in reports if not r.skipped] == [(3, 4)]
     assert is_built(tmp_path, FOUR, (3, 4))
 

@@ -176,7 +176,7 @@ def test_five_stone_game_search_agrees_with_backward_pass(tmp_path_factory):
     from solver.build import build
     five = Rules(stones=5)
     root = tmp_path_factory.mktemp("db5")
-    build(root, five, progress=False)
+    build(root, five, phase="moving", progress=False)
     with open_database(root, five, in_memory=True) as db:
         values = solve_placement(five, db.subspace)
         search = OpeningSearch(five, wdl=db.wdl)

@@ -97,7 +97,7 @@ def test_rerun_resumes_and_skips_what_is_built(db4, tmp_path):
     # what a build killed mid-write leaves behind: a temporary file, never the real name
     stale = storage.rules_dir(tmp_path, FOUR) / ".pair-4-4.h5.tmp-999999999"
     stale.write_bytes(b"half a file")
-    reports = build(tmp_path, FOUR, progress=False)
+    reports = build(tmp_path, FOUR, phase="moving", progress=False)
     assert [(r.pair, r.skipped) for r in reports] == [((3, 3), True), ((3, 4), True), ((4, 4), False)]
     assert not stale.exists()
     assert is_built(tmp_path, FOUR, (4, 4))
@@ -148,9 +148,9 @@ def test_plan_orders_pairs_so_captures_lead_backwards():
 def test_build_command_logs_and_resumes(tmp_path):
     result = run("build", "--db", tmp_path, "--stones", 3, "--quiet", "--jobs", 2)
     assert result.exit_code == 0, result.output
-    assert "1 pair(s) built" in result.output
+    assert "1 pair(s) built, 0 already there; 6 placement subspace(s) built" in result.output
     again = run("build", "--db", tmp_path, "--stones", 3, "--quiet")
-    assert "0 pair(s) built, 1 already there" in again.output
+    assert "0 pair(s) built, 1 already there; 0 placement subspace(s) built, 6 already there" in again.output
 
 
 def test_build_rejects_a_bad_pair(tmp_path):

@@ -13,9 +13,9 @@ import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import index, storage
-from ..verify.check import check_pair
-from ..index import Pair
+from .. import index, placement, storage
+from ..verify.check import check_pair, check_placement
+from ..index import Pair, Subspace
 from ..retro import pairs_in_order
 from ..rules import Rules
 from .common import db_option, fail, jobs_option, main, rules_options
@@ -24,10 +24,13 @@ from .common import db_option, fail, jobs_option, main, rules_options
 @main.command()
 @db_option
 @rules_options
+@click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
+              help="The moving phase (pairs), the placement phase (needs the moving phase) or both.")
 @click.option("--max-total", type=click.IntRange(6, 18), default=None,
-              help="Build every pair with at most this many stones in total.")
+              help="Build only subspaces with at most this many stones in total "
+                   "(on the board and in hand, both sides).")
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
-              help="Build this pair (e.g. 8-7) and the pairs it needs.")
+              help="Build this moving-phase pair (e.g. 8-7) and the pairs it needs (no placement).")
 @jobs_option
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="Run the build on a Dask LocalCluster of N worker processes on this "
@@ -36,21 +39,29 @@ from .common import db_option, fail, jobs_option, main, rules_options
               help="Run the build on the Dask cluster of this scheduler (its workers must "
                    "see the --db folder at the same path).")
 @click.option("--no-verify", is_flag=True, help="Skip the consistency check of each new pair.")
+@click.option("--dry-run", is_flag=True, help="Print the files the build would write, with "
+                                               "slots, memory and estimated time; build nothing.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[str], jobs: int,
-          workers: Optional[int], scheduler: Optional[str], no_verify: bool, quiet: bool) -> None:
-    """Build the moving-phase databases in dependency order (resumable).
+def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
+          jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
+          dry_run: bool, quiet: bool) -> None:
+    """Build the databases of the whole game: the moving phase, then the placement phase
+    (resumable).
 
-    Pairs already built and intact are skipped, so rerunning after a kill resumes;
-    a pair in progress is never left looking finished.  Logs, per pair, states,
-    seconds and peak memory.  With --workers or --scheduler the pairs are tasks of
-    a Dask task graph (pip install -e '.[cluster]'), run on as many machines and
-    cores as the cluster has.
+    Moving phase: one file per pair, in dependency order, each checked before it is
+    written.  Placement phase: one file per placement subspace (stones in hand), children
+    first.  Files already built and intact are skipped, so rerunning after a kill
+    resumes; a file in progress is never left looking finished.  Logs, per file, states,
+    seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
+    Dask task graph (pip install -e '.[cluster]'), run on as many machines and cores as
+    the cluster has; the placement phase then runs in this process.
 
     \b
     Examples:
+      muehle build --stones 5
       muehle build --max-total 8
       muehle build --pair 8-7 --jobs 2
+      muehle build --phase placement --dry-run
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
@@ -58,10 +69,13 @@ def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[s
     pair = Pair.parse(pair_text, rules.stones) if pair_text else None
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
+    if dry_run:
+        _print_plan(db, rules, building.build_plan(rules, phase=phase, max_total=max_total, pair=pair))
+        return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
-    if workers is None and scheduler is None:
-        reports = building.build(db, rules, jobs=jobs, **options)
+    if (workers is None and scheduler is None) or phase == "placement":
+        reports = building.build(db, rules, phase=phase, jobs=jobs, **options)
     else:
         from .. import cluster
 
@@ -72,23 +86,48 @@ def build(db: str, rules: Rules, max_total: Optional[int], pair_text: Optional[s
         with where as client:
             click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
             reports = cluster.build(db, rules, client, **options)
+        if phase == "all":
+            reports += building.build(db, rules, phase="placement", jobs=jobs, **options)
     built = [r for r in reports if not r.skipped]
     seconds = sum(r.seconds for r in built)
-    click.echo(f"{len(built)} pair(s) built, {len(reports) - len(built)} already there, "
-               f"{seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
+    moving = [r for r in reports if isinstance(r, building.PairReport)]
+    placed = [r for r in reports if not isinstance(r, building.PairReport)]
+    done = sum(not r.skipped for r in moving)
+    text = f"{done} pair(s) built, {len(moving) - done} already there"
+    if placed:
+        done = sum(not r.skipped for r in placed)
+        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    click.echo(f"{text}, {seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
 
+def _print_plan(db: str, rules: Rules, files: list) -> None:
+    built, left = 0, 0.0
+    click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
+    for f in files:
+        sub = Subspace.parse(f.name.removeprefix("pair-"))
+        done = building.is_stored(Path(db), rules, sub, verify=False)
+        built += done
+        left += 0.0 if done else f.seconds
+        click.echo(f"{f.name:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  "
+                   f"{'built' if done else 'to build'}")
+    click.echo(f"{len(files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
+               f"peak memory about {max((f.memory for f in files), default=0) / 2**30:.1f} GiB, "
+               f"about {left / 3600:.1f} h left to build on 2 cores "
+               f"(rates of docs/benchmarks.md; rules {rules.name})")
+
+
 def _collect_stats(db: str, rules: Rules) -> list[dict]:
-    """One row of recorded statistics per built subspace, in build order."""
+    """One row per built subspace: the moving phase's, then the placement phase's."""
+    files = [(storage.pair_path(db, rules, pair), Pair(*pair).subspaces) for pair in pairs_in_order(rules)]
+    files += [(storage.placement_path(db, rules, sub), [sub]) for sub in placement.plan(rules)]
     rows = []
-    for pair in pairs_in_order(rules):
-        path = storage.pair_path(db, rules, pair)
+    for path, subs in files:
         if not path.exists():
             continue
         stats = storage.pair_stats(path, rules)
-        for sub in pair.subspaces:
+        for sub in subs:
             info = stats[sub.name]
             rows.append({"subspace": sub.name, "wins": info["wins"], "losses": info["losses"],
                          "draws": info["draws"], "longest_win": info["longest_win"],
@@ -100,55 +139,98 @@ def _collect_stats(db: str, rules: Rules) -> list[dict]:
 @db_option
 @rules_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def stats(db: str, rules: Rules, as_json: bool) -> None:
+@click.option("--reachable", is_flag=True,
+              help="Also count, per placement subspace, the positions that arise from the start "
+                   "(a forward pass over the placement phase: minutes and up to 6 GB for 9 stones).")
+@jobs_option
+def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> None:
     """Wins, losses and draws (for the side to move) and longest win and loss, per subspace.
 
-    Counts are of positions up to symmetry, as in the published tables.
+    Counts are of positions up to symmetry, as in the published tables.  Placement
+    subspaces (m-o+h-k: h and k stones in hand) count every board with at most the
+    stones placed, also boards no game reaches.
     """
     rows = _collect_stats(db, rules)
     if not rows:
         fail(f"no databases for rules {rules.name} in {db} (build them with: muehle build --db {db})")
+    if reachable:
+        counts = {sub.name: n for sub, n in placement.reachable(rules, jobs).items()}
+        for r in rows:
+            if r["subspace"] in counts:
+                r["reachable"] = counts[r["subspace"]]
     totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
     totals["longest_win"] = max(r["longest_win"] for r in rows)
     totals["longest_loss"] = max(r["longest_loss"] for r in rows)
+    if reachable:
+        totals["reachable"] = sum(r.get("reachable", 0) for r in rows)
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
         return
-    header = f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} {'longest loss':>12}"
+    header = (f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
+              f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else ""))
     click.echo(f"rules: {rules.name}")
     click.echo(header)
     for r in rows + [dict(totals, subspace="total")]:
         click.echo(f"{r['subspace']:>8} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
-                   f"{r['longest_win']:>12} {r['longest_loss']:>12}")
+                   f"{r['longest_win']:>12} {r['longest_loss']:>12}"
+                   + (f" {r['reachable']:>14,}" if "reachable" in r else ""))
 
 
 @main.command()
 @db_option
 @rules_options
-@click.option("--pair", "pair_text", metavar="M-O", default=None, help="Check only this pair.")
+@click.option("--pair", "pair_text", metavar="M-O", default=None,
+              help="Check only this pair (or, with --phase placement, only this subspace, e.g. 3-2+6-5).")
+@click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
+              help="Check the moving phase, the placement phase or both.")
 @jobs_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def check(db: str, rules: Rules, pair_text: Optional[str], jobs: int, quiet: bool) -> None:
-    """Recompute every stored state from its successors and compare (exit 1 on a mismatch)."""
-    if pair_text:
+def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int, quiet: bool) -> None:
+    """Recompute every stored state from its successors and compare (exit 1 on a mismatch).
+
+    Every built file of the chosen phase is checked (placement subspaces from their
+    children's stored values); a missing child file is an error naming it.
+    """
+    pairs, subs = [], []
+    if pair_text and phase == "placement":
+        subs = [Subspace.parse(pair_text)]
+        if not placement.is_placement(subs[0], rules):
+            fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
+    elif pair_text:
         pairs = [Pair.parse(pair_text, rules.stones)]
-        if not storage.pair_path(db, rules, pairs[0]).exists():
-            fail(f"missing database file {storage.pair_path(db, rules, pairs[0])}")
     else:
-        pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
-        if not pairs:
+        if phase in ("moving", "all"):
+            pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
+        if phase in ("placement", "all"):
+            subs = [s for s in placement.plan(rules) if storage.placement_path(db, rules, s).exists()]
+        if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
-    total = sum(p.slots for p in pairs)
+    for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
+        if not path.exists():
+            fail(f"missing database file {path}")
+    total = sum(Pair(*p).slots for p in pairs) + sum(s.slots for s in subs)
+    cache = building.SubspaceCache(Path(db), rules)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
-        for pair in pairs:
-            bad = check_pair(db, rules, pair, jobs, progress=bar.update)
+        for what, run in ([(f"pair {Pair(*p)}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
+                           for p in pairs]
+                          + [(f"placement subspace {s.name}",
+                              lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))
+                             for s in subs]):
+            bad = run()
             if bad:
                 bar.close()
-                click.echo(f"pair {pair}: {len(bad)}+ states disagree with their successors; first:", err=True)
+                click.echo(f"{what}: {len(bad)}+ states disagree with their successors; first:", err=True)
                 for state in bad[:5]:
                     click.echo(f"  {state.describe()}", err=True)
                 raise SystemExit(1)
-    click.echo(f"ok: {len(pairs)} pair(s), {total:,} slots consistent")
+    click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
+               f"{total:,} slots consistent")
+
+
+def _check_placement(db, rules, sub, jobs, progress, cache):
+    """Children read through one cache: consecutive subspaces share them."""
+    cache.keep_only(c for c in placement.children(sub) if c is not None)
+    return check_placement(db, rules, sub, jobs, progress, lookup=cache.load)
 
 
 @main.command("index-stats")

@@ -313,7 +313,8 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     """The value of every move of a saved game (a record of 'save' or Game.record()).
 
     For each move: the value before it and after it, both for the player who made
-    it, from the databases (the opening search for positions with stones in hand).
+    it, from the databases (placement files for positions with stones in hand; the
+    opening search where none is built).
     A move that turned a win into a draw or loss is marked 'lost the win', one that
     turned a draw into a loss 'lost the draw'.  The draw rules of play (threefold
     repetition, 50 quiet plies) are not part of the values.

@@ -29,7 +29,8 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
-    hand are answered by the opening search (values without plies).
+    hand are read from the placement files (with plies); where no placement file
+    is built, the opening search answers (values without plies).
 
     \b
     Examples:

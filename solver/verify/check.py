@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import _kernels, storage
+from .. import _kernels, placement, storage
 from ..index import Pair, Subspace
 from ..position import Position
 from ..rules import Rules
@@ -30,10 +30,13 @@ class BadState:
     m: int
     o: int
     slot: int
+    own_hand: int = 0
+    opp_hand: int = 0
 
     def describe(self) -> str:
-        own, opp = Subspace(self.m, self.o).position(self.slot)
-        return f"subspace {Subspace(self.m, self.o)} slot {self.slot}: {Position(own, opp)}"
+        sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand)
+        own, opp = sub.position(self.slot)
+        return f"subspace {sub} slot {self.slot}: {Position.from_view(own, opp, sub.own_hand, sub.opp_hand)}"
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
@@ -71,3 +74,17 @@ def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int 
 
     values = {s: read(*s) for s in Pair(*pair).subspaces}
     return check_values(pair, rules, values, read, jobs, progress)
+
+
+def check_placement(root: Path | str, rules: Rules, sub: Subspace, jobs: int = 2,
+                    progress: Callable[[int], None] | None = None,
+                    lookup: placement.Lookup | None = None) -> list[BadState]:
+    """Check a stored placement subspace: every slot recomputed from its children's
+    stored codes (read with ``lookup``, by default from their files, verified)."""
+    def read(s: Subspace) -> np.ndarray:
+        return storage.read_subspace(storage.subspace_path(root, rules, s), rules, s.m, s.o,
+                                     verify=True, own_hand=s.own_hand, opp_hand=s.opp_hand)
+
+    values = read(sub)
+    slots = placement.check(sub, rules, values, lookup or read, jobs, progress)
+    return [BadState(sub.m, sub.o, s, sub.own_hand, sub.opp_hand) for s in slots]

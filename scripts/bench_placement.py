@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Benchmark of the placement phase: a real build, or an estimate from sampled passes.
+
+Usage:
+  python scripts/bench_placement.py build --stones 6 [--db DIR] [--jobs 2]
+  python scripts/bench_placement.py sample --stones 9 [--blocks 4] [--block 4096]
+  python scripts/bench_placement.py probe --stones 6 --db DIR [--count 2000]
+
+``build`` builds the moving phase (if not there) and then the placement phase of the
+game into --db (default a temporary folder) and prints, per hand level, slots, wall and
+CPU seconds, and the peak memory, then the totals and the disk use.
+
+``probe`` times, on built files: the first query of the start position (probe and every
+move) in a fresh Database, the same warm, and warm probes of placement positions from
+random games.
+
+``sample`` builds nothing: for every placement subspace of the game it runs the compiled
+pass (one thread) over ``--blocks`` ranges of ``--block`` slots spread over the
+subspace, with children filled with random codes (the work per slot does not depend on
+the values, only the memory it touches: children of the real sizes), and extrapolates
+CPU time per slot to the whole subspace.  The sum is an ESTIMATE of the placement
+phase's CPU time; divided by the cores it estimates the wall time of a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from machine import cpu_model
+from solver import _kernels, placement
+from solver.build import PlacementReport, build, peak_rss_mib
+from solver.rules import Rules
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_build(rules: Rules, root: Path, jobs: int) -> None:
+    start = time.perf_counter()
+    moving = build(root, rules, phase="moving", jobs=jobs, progress=False)
+    moving_wall = time.perf_counter() - start
+    print(f"moving phase: {sum(r.slots for r in moving):,} slots, {moving_wall:.1f} s wall "
+          f"({sum(r.skipped for r in moving)} of {len(moving)} pairs already built)")
+    start = time.perf_counter()
+    reports = [r for r in build(root, rules, phase="placement", jobs=jobs, progress=False)
+               if isinstance(r, PlacementReport)]
+    wall = time.perf_counter() - start
+    levels: dict = {}
+    for r in reports:
+        key = (r.subspace.own_hand, r.subspace.opp_hand)
+        slots, secs, cpu = levels.get(key, (0, 0.0, 0.0))
+        levels[key] = (slots + r.slots, secs + r.seconds, cpu + r.cpu_seconds)
+    print(f"{'hands':>6} {'slots':>14} {'wall s':>8} {'CPU s':>8} {'M slots/s':>10}")
+    for (h, k), (slots, secs, cpu) in levels.items():
+        print(f"{h}-{k:<4} {slots:>14,} {secs:>8.1f} {cpu:>8.1f} {slots / max(secs, 1e-9) / 1e6:>10.2f}")
+    total = sum(r.slots for r in reports)
+    cpu = sum(r.cpu_seconds for r in reports)
+    disk = sum(f.stat().st_size for f in root.rglob("place-*.h5"))
+    print(f"placement phase: {len(reports)} subspaces, {total:,} slots in {wall:.1f} s wall, "
+          f"{cpu:.1f} s CPU ({total / wall / 1e6:.2f} M slots/s wall, {cpu / total * 1e9:.0f} ns CPU a slot), "
+          f"peak memory {peak_rss_mib():.0f} MiB, {disk / 2**20:.1f} MiB on disk")
+
+
+def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    subs = placement.plan(rules)
+    biggest = max(max(c.slots for c in placement.children(s) if c is not None) for s in subs)
+    # two pools of random codes (draws and odd/even plies); children are views of them
+    pools = [rng.integers(0, 60, biggest, dtype=np.uint16) for _ in range(2)]
+    total_slots, total_cpu, rows = 0, 0.0, []
+    for sub in subs:
+        quiet, capture = placement.children(sub)
+        q = pools[0][:quiet.slots]
+        c = pools[1][:capture.slots] if capture else placement.EMPTY
+        val = np.empty(sub.slots, dtype=np.uint16)
+        n = min(block, sub.slots)
+        starts = np.unique(np.linspace(0, sub.slots - n, blocks).astype(np.int64))
+        c0 = cpu_seconds()
+        for s in starts:
+            _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, val, q, c,
+                                    rules.jumping, rules.take_none, int(s), int(s) + n, False, 1, 1)
+        per_slot = (cpu_seconds() - c0) / (n * len(starts))
+        total_slots += sub.slots
+        total_cpu += per_slot * sub.slots
+        rows.append((sub.name, sub.slots, per_slot))
+    rows.sort(key=lambda r: -r[1] * r[2])
+    print(f"{'subspace':>10} {'slots':>13} {'ns CPU/slot':>11} {'est. CPU s':>10}   (the 8 costliest)")
+    for name, slots, per in rows[:8]:
+        print(f"{name:>10} {slots:>13,} {per * 1e9:>11.0f} {per * slots:>10.0f}")
+    print(f"ESTIMATE for the placement phase of {rules.name}: {len(subs)} subspaces, "
+          f"{total_slots:,} slots, {total_cpu:,.0f} s CPU of the pass "
+          f"({total_cpu / total_slots * 1e9:.0f} ns a slot), {total_cpu / 2 / 3600:.2f} h wall on 2 "
+          f"cores (not counting reading and writing the files)")
+
+
+def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
+    import random
+    from solver.position import parse_position
+    from solver.probe import open_database
+
+    start = time.perf_counter()
+    db = open_database(root, rules)
+    pos = parse_position("startpos", rules)
+    value, moves = db.probe(pos), db.probe_moves(pos)
+    first = time.perf_counter() - start
+    warm = min(_timed(lambda: (db.probe(pos), db.probe_moves(pos))) for _ in range(5))
+    rng, positions = random.Random(seed), []
+    while len(positions) < count:
+        p = pos
+        for _ in range(rng.randrange(1, 2 * rules.stones)):
+            if p.outcome(rules) is not None or not p.in_placement:
+                break
+            p = p.play_unchecked(rng.choice(p.legal_moves(rules)))
+        if p.in_placement and p.outcome(rules) is None:
+            positions.append(p)
+    for p in positions:
+        db.probe(p)
+    each = _timed(lambda: [db.probe(p) for p in positions]) / len(positions)
+    print(f"start position {value} ({len(moves)} moves): first query {first * 1e3:.1f} ms, "
+          f"warm {warm * 1e3:.2f} ms; warm probe of {len(positions)} placement positions "
+          f"{each * 1e6:.1f} us each")
+
+
+def _timed(work) -> float:
+    t = time.perf_counter()
+    work()
+    return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("build", "sample", "probe"))
+    ap.add_argument("--stones", type=int, default=6)
+    ap.add_argument("--rules", default="standard")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--db", default=None, help="build here (default: a temporary folder)")
+    ap.add_argument("--blocks", type=int, default=4, help="sample: ranges per subspace")
+    ap.add_argument("--block", type=int, default=4096, help="sample: slots per range")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=2000, help="probe: placement positions")
+    args = ap.parse_args()
+    base = Rules.from_name(args.rules)
+    rules = Rules(stones=args.stones, jumping=base.jumping, mill_rule=base.mill_rule)
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; jobs={args.jobs}; rules={rules.name}; mode={args.mode}")
+    if args.mode == "sample":
+        run_sample(rules, args.blocks, args.block, args.seed)
+        return 0
+    if args.mode == "probe":
+        if not args.db:
+            ap.error("probe needs --db")
+        run_probe(rules, Path(args.db), args.count, args.seed)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        run_build(rules, Path(args.db or tmp), args.jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
