@@ -17,6 +17,7 @@ from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
 from ..index import Pair, Subspace
 from ..retro import pairs_in_order
+from ..errors import DatabaseError
 from ..rules import Rules
 from .common import db_option, fail, jobs_option, main, rules_options
 
@@ -118,21 +119,54 @@ def _print_plan(db: str, rules: Rules, files: list) -> None:
                f"(rates of docs/benchmarks.md; rules {rules.name})")
 
 
-def _collect_stats(db: str, rules: Rules) -> list[dict]:
-    """One row per built subspace: the moving phase's, then the placement phase's."""
-    files = [(storage.pair_path(db, rules, pair), Pair(*pair).subspaces) for pair in pairs_in_order(rules)]
-    files += [(storage.placement_path(db, rules, sub), [sub]) for sub in placement.plan(rules)]
-    rows = []
-    for path, subs in files:
-        if not path.exists():
+def _built_files(db: str, rules: Rules) -> list[tuple[Path, Pair | Subspace]]:
+    """(path, what it must hold) of every file of the plan that exists: pairs, then
+    placement subspaces."""
+    files = [(storage.pair_path(db, rules, p), Pair(*p)) for p in pairs_in_order(rules)]
+    files += [(storage.placement_path(db, rules, s), s) for s in placement.plan(rules)]
+    return [(path, held) for path, held in files if path.exists()]
+
+
+def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspace]]) -> list[Path]:
+    """Files a built file needs (its captures' pairs, a placement subspace's children)
+    that are not there: deleted from a built folder.  A folder built only part of the
+    way (``--max-total``, ``--pair``) misses none."""
+    have = {path for path, _ in built}
+    missing: list[Path] = []
+    for _, held in built:
+        needs = ([storage.pair_path(db, rules, p) for p in held.dependencies] if isinstance(held, Pair)
+                 else [storage.subspace_path(db, rules, c) for c in placement.children(held) if c is not None])
+        missing += [path for path in needs if path not in have and path not in missing]
+    return missing
+
+
+def _missing_line(db: str, rules: Rules, missing: list[Path]) -> str:
+    return (f"{len(missing)} database file(s) missing that built ones need: "
+            f"{', '.join(p.name for p in missing)} in {Path(db) / rules.name} "
+            f"(rebuild them with: {storage.build_command(db, rules)})")
+
+
+def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
+    """One row per built subspace, the moving phase's then the placement phase's, and a
+    line per problem: files missing, files damaged or holding something else."""
+    rows, problems = [], []
+    built = _built_files(db, rules)
+    for path, held in built:
+        try:
+            # ``held``: a file copied over another (pair-3-3.h5 as pair-3-4.h5) is refused.
+            stats = storage.pair_stats(path, rules, held)
+        except DatabaseError as error:
+            problems.append(str(error))
             continue
-        stats = storage.pair_stats(path, rules)
-        for sub in subs:
+        for sub in (held.subspaces if isinstance(held, Pair) else [held]):
             info = stats[sub.name]
             rows.append({"subspace": sub.name, "wins": info["wins"], "losses": info["losses"],
                          "draws": info["draws"], "longest_win": info["longest_win"],
                          "longest_loss": info["longest_loss"]})
-    return rows
+    missing = _missing_files(db, rules, built)
+    if missing:
+        problems.insert(0, _missing_line(db, rules, missing))
+    return rows, problems
 
 
 @main.command()
@@ -149,9 +183,15 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     Counts are of positions up to symmetry, as in the published tables.  Placement
     subspaces (m-o+h-k: h and k stones in hand) count every board with at most the
     stones placed, also boards no game reaches.
+
+    A file missing that built ones need, or a file damaged or holding another
+    subspace than its name says, gets a warning line on stderr (the totals are then
+    of the other files) and exit status 1.
     """
-    rows = _collect_stats(db, rules)
-    if not rows:
+    rows, problems = _collect_stats(db, rules)
+    for problem in problems:
+        click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
+    if not rows and not problems:
         fail(f"no databases for rules {rules.name} in {db} (build them with: muehle build --db {db})")
     if reachable:
         counts = {sub.name: n for sub, n in placement.reachable(rules, jobs).items()}
@@ -159,13 +199,19 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
             if r["subspace"] in counts:
                 r["reachable"] = counts[r["subspace"]]
     totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
-    totals["longest_win"] = max(r["longest_win"] for r in rows)
-    totals["longest_loss"] = max(r["longest_loss"] for r in rows)
+    totals["longest_win"] = max((r["longest_win"] for r in rows), default=0)
+    totals["longest_loss"] = max((r["longest_loss"] for r in rows), default=0)
     if reachable:
         totals["reachable"] = sum(r.get("reachable", 0) for r in rows)
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
-        return
+    else:
+        _print_stats(rules, rows, totals, reachable)
+    if problems:
+        raise SystemExit(1)
+
+
+def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) -> None:
     header = (f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
               f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else ""))
     click.echo(f"rules: {rules.name}")
@@ -205,6 +251,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
             subs = [s for s in placement.plan(rules) if storage.placement_path(db, rules, s).exists()]
         if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
+        _refuse_incomplete(db, rules)
     for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
         if not path.exists():
             fail(f"missing database file {path}")
@@ -225,6 +272,25 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
                 raise SystemExit(1)
     click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
                f"{total:,} slots consistent")
+
+
+def _refuse_incomplete(db: str, rules: Rules) -> None:
+    """Before a check of the whole folder: every file missing that built ones need, and
+    every file that does not hold what its name says, one line each; then exit 1."""
+    built = _built_files(db, rules)
+    problems = []
+    missing = _missing_files(db, rules, built)
+    if missing:
+        problems.append(_missing_line(db, rules, missing))
+    for path, held in built:
+        try:
+            storage.file_attrs(path, rules, held)
+        except DatabaseError as error:
+            problems.append(str(error))
+    for problem in problems:
+        click.echo(f"muehle: error: {' '.join(problem.split())}", err=True)
+    if problems:
+        raise SystemExit(1)
 
 
 def _check_placement(db, rules, sub, jobs, progress, cache):

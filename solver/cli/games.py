@@ -226,8 +226,10 @@ class Session:
         text = self.game.record()
         try:
             Path(name).write_text(text)
-        except OSError as error:
-            self.out(f"cannot save to {name}: {error.strerror or error}")
+        except (OSError, ValueError) as error:
+            # ValueError: a name the system cannot take (a NUL byte in it); the game goes on.
+            why = getattr(error, "strerror", None) or error
+            self.out(f"cannot save to {name!r}: {why}")
             return
         self.out(f"game saved to {name}")
 
@@ -254,18 +256,45 @@ class Session:
 
 def read_line(prompt: str) -> Optional[str]:
     """A line from standard input, None at its end.  Not a terminal: the line is
-    echoed after the prompt, so the output reads as a transcript."""
+    echoed after the prompt, so the output reads as a transcript.
+
+    A line that is not text in standard input's encoding (a byte 0xff, or any
+    non-ASCII byte under a strict ASCII locale) gets one complaint and reads as an
+    empty line: the game goes on."""
     if sys.stdin.isatty():
         try:
             return input(prompt)
         except (EOFError, KeyboardInterrupt):
             click.echo()
             return None
-    line = sys.stdin.readline()
+        except UnicodeDecodeError as error:
+            click.echo(undecodable(error))
+            return ""
+    encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
+    binary = getattr(sys.stdin, "buffer", None)
+    try:
+        if binary is None:
+            line = sys.stdin.readline()
+        else:
+            raw = binary.readline()
+            line = raw.decode(encoding)
+    except UnicodeDecodeError as error:
+        if binary is not None:
+            click.echo(prompt + raw.decode(encoding, "backslashreplace").rstrip("\r\n")
+                       .encode("ascii", "backslashreplace").decode("ascii"))
+        click.echo(undecodable(error))
+        return ""
     if not line:
         return None
     click.echo(prompt + line.rstrip("\r\n"))
     return line
+
+
+def undecodable(error: UnicodeDecodeError) -> str:
+    """The complaint about an input line that is not text in the input's encoding."""
+    byte = error.object[error.start:error.start + 1]
+    return (f"that line is not {error.encoding} text (byte 0x{byte.hex() or '??'} at "
+            f"{error.start + 1}); type it again")
 
 
 @main.command()

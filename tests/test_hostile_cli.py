@@ -1,0 +1,112 @@
+"""Hostile input to the commands that keep going or read a whole folder (issue 11):
+``play`` survives an unsavable file name and an undecodable line; ``stats`` and
+``check`` report a file deleted from a built folder and a file copied over another."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from solver import storage
+from solver.cli import main
+from solver.rules import Rules
+
+FOUR = Rules(stones=4)
+ROOT = Path(__file__).parent.parent
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def play_subprocess(stdin: bytes, tmp_path: Path, **env):
+    """``muehle play`` in a process of its own, stdin as bytes, the environment changed by ``env``."""
+    return subprocess.run([sys.executable, "-m", "solver", "play", "--db", tmp_path, "--stones", "4",
+                           "--level", "easy", "--seed", "1"], input=stdin, capture_output=True,
+                          env={**os.environ, **env}, cwd=ROOT, timeout=120)
+
+
+# --- play -----------------------------------------------------------------------
+
+def test_play_survives_a_file_name_it_cannot_save_to(tmp_path):
+    bad = ["a\0b", str(tmp_path / "no" / "such" / "folder" / "game.txt"), str(tmp_path)]
+    lines = "d2\n" + "".join(f"save {name}\n" for name in bad) + f"save {tmp_path / 'ok.txt'}\nquit\n"
+    result = run("play", "--db", tmp_path, "--stones", 4, "--level", "easy", "--seed", 1, input=lines)
+    assert result.exit_code == 0, result.output
+    assert result.exception is None
+    complaints = [line for line in result.output.splitlines() if line.startswith("cannot save to")]
+    assert len(complaints) == len(bad), result.output
+    assert "embedded null byte" in complaints[0]
+    assert (tmp_path / "ok.txt").read_text().startswith("rules: standard-s4\nd2\n")   # went on, saved
+    assert "You leave the game unfinished." in result.output
+
+
+def test_play_survives_lines_that_are_not_text(tmp_path):
+    # 0xff is never UTF-8; under a strict ASCII stdin, 'ä' (c3 a4) is not text either.
+    cases = [({}, b"\xff\xfe d2\n"), ({"PYTHONIOENCODING": "ascii:strict"}, "d2\u00e4\n".encode()),
+             ({"LC_ALL": "C", "PYTHONIOENCODING": "ascii:strict"}, b"\x80\n")]
+    for env, bad in cases:
+        proc = play_subprocess(b"d2\n" + bad + b"moves\nquit\n", tmp_path, **env)
+        out, err = proc.stdout.decode("ascii", "replace"), proc.stderr.decode("ascii", "replace")
+        assert proc.returncode == 0, (env, out, err)
+        assert err == "" or "Traceback" not in err, err
+        complaints = [line for line in out.splitlines() if "type it again" in line]
+        assert len(complaints) == 1 and "is not" in complaints[0], (env, out)
+        # the game went on: 'moves' answered after the complaint
+        after = out[out.index("type it again"):]
+        assert "d1" in after and "You leave the game unfinished." in after, (env, out)
+
+
+def test_play_through_clirunner_survives_undecodable_bytes(tmp_path):
+    result = run("play", "--db", tmp_path, "--stones", 4, "--level", "easy", "--seed", 1,
+                 input=b"d2\n\xff\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert result.output.count("type it again") == 1
+
+
+# --- stats and check on a damaged folder -------------------------------------------
+
+def stats_and_check(root: Path):
+    return run("stats", "--db", root, "--stones", 4), run("check", "--db", root, "--stones", 4, "--quiet")
+
+
+def test_a_deleted_file_is_reported_by_stats_and_check(db4, tmp_path):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    storage.pair_path(tmp_path, FOUR, (3, 3)).unlink()         # 3-4 needs it for its captures
+    stats, check = stats_and_check(tmp_path)
+    assert stats.exit_code == 1 and check.exit_code == 1, (stats.output, check.output)
+    for result in (stats, check):
+        lines = [line for line in result.output.splitlines() if "missing" in line]
+        assert len(lines) == 1 and "pair-3-3.h5" in lines[0], result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "total" in stats.output                           # the other files' figures still shown
+
+
+def test_a_file_copied_over_another_is_reported_by_stats_and_check(db4, tmp_path):
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    target = storage.pair_path(tmp_path, FOUR, (3, 4))
+    shutil.copy(storage.pair_path(tmp_path, FOUR, (3, 3)), target)
+    stats, check = stats_and_check(tmp_path)
+    assert stats.exit_code == 1 and check.exit_code == 1, (stats.output, check.output)
+    for result in (stats, check):
+        lines = [line for line in result.output.splitlines() if "does not hold pair 3-4" in line]
+        assert len(lines) == 1 and target.name in lines[0], result.output
+        assert "KeyError" not in result.output
+
+
+def test_a_whole_built_folder_has_no_complaint(db4):
+    stats, check = stats_and_check(db4)
+    assert stats.exit_code == 0 and check.exit_code == 0, (stats.output, check.output)
+    assert "warning" not in stats.output and "error" not in check.output
+
+
+def test_a_folder_built_part_of_the_way_misses_nothing(tmp_path):
+    from solver.build import build
+    build(tmp_path, FOUR, phase="moving", max_total=7, progress=False)   # 3-3 and 3-4, not 4-4
+    stats, check = stats_and_check(tmp_path)
+    assert stats.exit_code == 0 and check.exit_code == 0, (stats.output, check.output)
