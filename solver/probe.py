@@ -197,6 +197,8 @@ class Database:
         needs is not built.
         """
         own, opp = position.own, position.opp
+        if popcount(own) + position.own_hand < 3:
+            return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3
         if popcount(opp) + position.opp_hand < 3:
             # Finished games are answered as the rules (Position.outcome) decide them, in 0
             # plies: the side to move with fewer than 3 stones has lost, and with the other

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -110,3 +111,15 @@ def test_a_folder_built_part_of_the_way_misses_nothing(tmp_path):
     build(tmp_path, FOUR, phase="moving", max_total=7, progress=False)   # 3-3 and 3-4, not 4-4
     stats, check = stats_and_check(tmp_path)
     assert stats.exit_code == 0 and check.exit_code == 0, (stats.output, check.output)
+
+
+def test_a_finished_game_gets_one_verdict_from_show_and_query(db4):
+    # Found by tests/test_fuzz.py: with both sides below three stones, query answered
+    # 'win in 0' for the side to move while show (Position.outcome) says it has lost.
+    for text, value in [("W:a1 B: w", "loss"), ("W: B: b", "loss"), ("W:a1,d1,g1 B:a7,d7 w", "win"),
+                        ("W:a1,d1,g1 B:a7,d7 b", "loss")]:
+        query = run("query", "--db", db4, "--stones", 4, "--json", text)
+        best = run("best-move", "--db", db4, "--stones", 4, "--json", text)
+        assert query.exit_code == 0 and best.exit_code == 0, (query.output, best.output)
+        assert json.loads(query.stdout)["value"] == value == json.loads(best.stdout)["value"], text
+        assert (json.loads(query.stdout)["plies"], json.loads(query.stdout)["moves"]) == (0, [])
