@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from solver import build as building
 from solver import cluster, placement, storage
 from solver.cli import main
-from solver.errors import ClusterError, InsufficientMemoryError
+from solver.errors import ClusterError, InsufficientMemoryError, MissingSubspaceError
 from solver.index import Pair, Subspace
 from solver.rules import Rules
 
@@ -119,6 +119,13 @@ def test_the_whole_game_as_one_graph_gives_the_same_bits(client, tmp_path):
     again = cluster.build(tmp_path / "cluster", four, client, phase="placement", progress=False,
                           timeout=TIMEOUT)
     assert len(again) == len(placed) and all(r.skipped for r in again)
+
+
+def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work(client, tmp_path):
+    with pytest.raises(MissingSubspaceError, match=r"place-\S+ needs pair-\S+\.h5, not built .*--phase moving"):
+        cluster.build(tmp_path, Rules(stones=4), client, phase="placement", progress=False,
+                      timeout=TIMEOUT)
+    assert not list(storage.rules_dir(tmp_path, Rules(stones=4)).glob("*place-*"))
 
 
 def test_workers_that_cannot_see_the_folder_are_named(client, tmp_path):
