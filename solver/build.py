@@ -17,7 +17,7 @@ import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -215,30 +215,53 @@ def cache_bytes(cache: "SubspaceCache") -> int:
 
 @dataclass(frozen=True)
 class Unit:
-    """One unit of work of a build: the file of ``key`` (a pair), made from the files of
-    the units in ``needs``, with its slots and the bytes of memory its solve holds.
+    """One unit of work of a build: the file of ``key`` (a moving-phase pair or a
+    placement subspace), made from the files of the units in ``needs``, with its slots
+    and the bytes of memory its solve (or pass) holds.
 
     A build's plan (:func:`plan_units`) is a graph of units, listed so that every unit
     comes after those it needs; :func:`build` runs them in that order in this process,
     :mod:`solver.cluster` runs them as a Dask task graph.
     """
 
-    key: Pair
-    needs: tuple[Pair, ...]
+    key: Pair | Subspace
+    needs: tuple[Pair | Subspace, ...]
     slots: int
     memory: int
 
     @property
     def name(self) -> str:
         """The unit's name, unique in a build (its file's name without the suffix)."""
-        return f"pair-{self.key.name}"
+        return f"pair-{self.key.name}" if isinstance(self.key, Pair) else f"place-{self.key.name}"
 
 
-def plan_units(rules: Rules, max_total: int | None = None,
-               pair: tuple[int, int] | None = None) -> list[Unit]:
-    """The planned units with their dependencies, every unit after the units it needs."""
-    return [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
-            for p in (Pair(*q) for q in plan(rules, max_total, pair))]
+def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None,
+               phase: str = "moving") -> list[Unit]:
+    """The planned units of ``phase`` with their dependencies, every unit after the units
+    it needs.  A placement subspace needs the units of its children (a moving child:
+    its pair); with ``pair`` the placement phase is left out (see :func:`build`).
+
+    >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
+    [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
+    """
+    check_phase(phase, pair)
+    units = []
+    if phase in ("moving", "all"):
+        units += [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
+                  for p in (Pair(*q) for q in plan(rules, max_total, pair))]
+    if phase in ("placement", "all") and pair is None:
+        for sub in placement.plan(rules, max_total):
+            needs = tuple(storage.holding(c) for c in placement.children(sub) if c is not None)
+            units.append(Unit(sub, needs, sub.slots, placement.memory_needed(sub)))
+    return units
+
+
+def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
+    """Raise ValueError for an unknown phase, or a pair with the placement phase alone."""
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
+    if pair is not None and phase == "placement":
+        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
 
 
 def prepare_folder(root: Path | str, rules: Rules) -> Path:
@@ -294,10 +317,7 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     sides).  ``pair``: that moving pair and the pairs it needs; the placement phase needs
     the whole moving phase, so with ``pair`` the placement phase is not built.
     """
-    if phase not in PHASES:
-        raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
-    if pair is not None and phase == "placement":
-        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
+    check_phase(phase, pair)
     root = Path(root)
     reports: list = []
     with BuildLock(prepare_folder(root, rules)):
@@ -322,7 +342,7 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     from tqdm import tqdm
 
     root = Path(root)
-    units = plan_units(rules, max_total, pair)
+    units = plan_units(rules, max_total, pair, "moving")
     cache = SubspaceCache(root, rules)
     reports = []
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
@@ -338,13 +358,17 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 
 
 def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
-               jobs: int = 2, verify: bool = True, progress: bool = False) -> PairReport:
+               jobs: int = 2, verify: bool = True,
+               progress: bool = False) -> "PairReport | PlacementReport":
     """Build one unit (solve, check, write its file) unless its file is built and intact;
     returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
-    one); ``progress`` shows a bar of the solve's rounds."""
+    one); ``progress`` shows a bar of the solve's rounds.  A placement unit is built by
+    :func:`build_subspace` (its pass needs no separate check: ``verify`` is not used)."""
     from tqdm import tqdm
 
     root = Path(root)
+    if not isinstance(unit.key, Pair):
+        return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress)
     p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
     path = storage.pair_path(root, rules, p)
@@ -409,6 +433,14 @@ class PlacementReport:
     def states_per_second(self) -> float:
         return self.slots / self.seconds if self.seconds > 0 else 0.0
 
+    def summary(self) -> str:
+        """The line the build logs for this subspace."""
+        name = f"placement {self.subspace.name}"
+        if self.skipped:
+            return f"{name}: already built and verified, skipped"
+        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
+                f"M states/s, {self.cpu_seconds:.1f} s CPU), peak memory {self.peak_rss_mib:.0f} MiB")
+
 
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -417,15 +449,10 @@ def _cpu_seconds() -> float:
 
 def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, jobs: int = 2,
                     progress: bool = True) -> list[PlacementReport]:
-    """Build (or resume) the placement subspaces, children first; one report each (the
-    caller holds the folder's :class:`BuildLock`, see :func:`build`).
-
-    No separate check: the pass computes each slot from its children exactly as the
-    forward check would (``muehle check`` rechecks the stored files).
-    """
+    """Build (or resume) the placement subspaces in this process, children first; one
+    report each (the caller holds the folder's :class:`BuildLock`, see :func:`build`)."""
     from tqdm import tqdm
 
-    folder = storage.rules_dir(root, rules)
     subs = placement.plan(rules, max_total)
     cache = SubspaceCache(root, rules)
     reports: list[PlacementReport] = []
@@ -433,49 +460,67 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
     try:
         for sub in subs:
-            path = storage.placement_path(root, rules, sub)
-            problem = why_not_built(root, rules, sub) if path.exists() else "not built"
-            if problem is None:
-                log.info("placement %s: already built and verified, skipped", sub.name)
-                reports.append(PlacementReport(sub, sub.slots, 0.0, peak_rss_mib(), skipped=True))
+            reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,
+                                          advance=overall.update))
+            if reports[-1].skipped:
                 overall.update(sub.slots)
-                continue
-            if path.exists():
-                log.warning("placement %s: rebuilding it, the file is unusable: %s", sub.name, problem)
-            needed = [c for c in placement.children(sub) if c is not None]
-            missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
-            if missing:
-                phase = "moving" if missing[0].is_moving else "placement"
-                raise MissingSubspaceError(
-                    missing[0], storage.subspace_path(root, rules, missing[0]),
-                    f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
-                    f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
-            remove_stale_temporaries(folder, path.name)
-            cache.keep_only(needed)
-            need, have = placement.memory_needed(sub), memory_available()
-            if have is not None and need > have + cache_bytes(cache):
-                raise InsufficientMemoryError(
-                    f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
-                    f"only {have / 2**30:.1f} GiB is available", need, have)
-            start, cpu0 = time.perf_counter(), _cpu_seconds()
-            bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
-                       disable=not progress, position=1, leave=False, dynamic_ncols=True)
-
-            def advance(n: int) -> None:
-                bar.update(n)
-                overall.update(n)
-
-            values = placement.solve(sub, rules, cache.load, jobs, progress=advance)
-            bar.close()
-            storage.write_pair(path, rules, {sub: values},
-                               extra={"seconds": time.perf_counter() - start, "phase": "placement"})
-            seconds = time.perf_counter() - start
-            report = PlacementReport(sub, sub.slots, seconds, peak_rss_mib(), skipped=False,
-                                     cpu_seconds=_cpu_seconds() - cpu0)
-            reports.append(report)
-            log.info("placement %s: %d states in %.1f s (%.2f M states/s, %.1f s CPU), "
-                     "peak memory %.0f MiB", sub.name, sub.slots, seconds,
-                     report.states_per_second / 1e6, report.cpu_seconds, report.peak_rss_mib)
     finally:
         overall.close()
     return reports
+
+
+def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
+                   jobs: int = 2, progress: bool = False,
+                   advance: Callable[[int], None] | None = None) -> PlacementReport:
+    """Build one placement subspace by one pass from its stored children, unless its file
+    is built and intact; returns its report.  ``cache``: as for :func:`build_unit`;
+    ``progress`` shows a bar of the pass, ``advance(slots)`` is called as it goes.
+
+    No separate check: the pass computes each slot from its children exactly as the
+    forward check would (``muehle check`` rechecks the stored files).
+    """
+    from tqdm import tqdm
+
+    root = Path(root)
+    folder = storage.rules_dir(root, rules)
+    path = storage.placement_path(root, rules, sub)
+    problem = why_not_built(root, rules, sub) if path.exists() else "not built"
+    if problem is None:
+        report = PlacementReport(sub, sub.slots, 0.0, peak_rss_mib(), skipped=True)
+        log.info("%s", report.summary())
+        return report
+    if path.exists():
+        log.warning("placement %s: rebuilding it, the file is unusable: %s", sub.name, problem)
+    needed = [c for c in placement.children(sub) if c is not None]
+    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+    if missing:
+        phase = "moving" if missing[0].is_moving else "placement"
+        raise MissingSubspaceError(
+            missing[0], storage.subspace_path(root, rules, missing[0]),
+            f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
+            f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
+    remove_stale_temporaries(folder, path.name)
+    cache = cache if cache is not None else SubspaceCache(root, rules)
+    cache.keep_only(needed)
+    need, have = placement.memory_needed(sub), memory_available()
+    if have is not None and need > have + cache_bytes(cache):
+        raise InsufficientMemoryError(
+            f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
+            f"only {have / 2**30:.1f} GiB is available", need, have)
+    start, cpu0 = time.perf_counter(), _cpu_seconds()
+    bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
+               disable=not progress, position=1, leave=False, dynamic_ncols=True)
+
+    def step(n: int) -> None:
+        bar.update(n)
+        if advance:
+            advance(n)
+
+    values = placement.solve(sub, rules, cache.load, jobs, progress=step)
+    bar.close()
+    storage.write_pair(path, rules, {sub: values},
+                       extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+    report = PlacementReport(sub, sub.slots, time.perf_counter() - start, peak_rss_mib(),
+                             skipped=False, cpu_seconds=_cpu_seconds() - cpu0)
+    log.info("%s", report.summary())
+    return report

@@ -1,7 +1,8 @@
 """The build as a Dask task graph: the cores of one machine, or the machines of a cluster.
 
-Each unit of a build's plan (:func:`solver.build.plan_units`, a moving-phase pair) is one
-Dask task, which depends on the tasks of the units whose files it reads.  Tasks read and
+Each unit of a build's plan (:func:`solver.build.plan_units`: a moving-phase pair or a
+placement subspace) is one Dask task, which depends on the tasks of the units whose files
+it reads, so the whole game (``phase="all"``) is one graph.  Tasks read and
 write the same files as the in-process build, in a folder every worker sees: a task
 whose file is built and intact returns at once, so a killed cluster build resumes; a
 task whose worker dies is run again on another (Dask retries it), and the half-written
@@ -31,7 +32,9 @@ from typing import Iterator
 
 from . import _kernels
 from . import build as building
-from .errors import ClusterError, InsufficientMemoryError
+from . import storage
+from .errors import ClusterError, InsufficientMemoryError, MissingSubspaceError
+from .index import Pair
 from .rules import Rules
 
 try:
@@ -116,11 +119,11 @@ async def _identity(address: str, seconds: float) -> dict:
 
 # --- the build --------------------------------------------------------------------------
 
-def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | None = None,
-          pair: tuple[int, int] | None = None, verify: bool = True, progress: bool = True,
-          timeout: float | None = None) -> list[building.PairReport]:
-    """Build (or resume) the planned units on ``client``'s cluster; one report per unit,
-    in plan order, as :func:`solver.build.build` gives.
+def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
+          max_total: int | None = None, pair: tuple[int, int] | None = None, verify: bool = True,
+          progress: bool = True, timeout: float | None = None) -> list:
+    """Build (or resume) the planned units of ``phase`` on ``client``'s cluster; one
+    report per unit, in plan order, as :func:`solver.build.build` gives.
 
     Raises ClusterError when the workers cannot see the folder or keep dying, the task's
     own error (a DatabaseError) when a unit fails; ``timeout`` (seconds) bounds the wait.
@@ -131,7 +134,8 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
     root = Path(root).resolve()
     folder = building.prepare_folder(root, rules)
     with building.BuildLock(folder):
-        units = building.plan_units(rules, max_total, pair)
+        units = building.plan_units(rules, max_total, pair, phase)
+        check_needs(root, rules, units)
         check_workers(client, folder)
         check_memory(client, units)
         build_id = secrets.token_hex(4)
@@ -144,7 +148,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
         unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
         reports = {}
         overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
-                       desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+                       desc="all units", disable=not progress, position=0, dynamic_ncols=True)
         try:
             for future in as_completed(list(futures.values()), timeout=timeout):
                 try:
@@ -167,8 +171,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, max_total: int | No
     return [reports[unit.key] for unit in units]
 
 
-def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool,
-             *needs: building.PairReport) -> building.PairReport:
+def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs):
     """The task of one unit on a worker (``needs``: the reports of the units it reads,
     passed only to order the tasks): build it with the worker's threads, shared with the
     tasks the worker is running as this one starts (values never depend on threads)."""
@@ -178,6 +181,22 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool,
 
 
 # --- checks before the build ---------------------------------------------------------------
+
+def check_needs(root: Path, rules: Rules, units: list[building.Unit]) -> None:
+    """Raise MissingSubspaceError, before any work, if a unit needs a file outside the
+    plan (``--phase placement``: the moving pairs) that does not exist.  Whether it is
+    intact each task checks as it starts."""
+    planned = {unit.key for unit in units}
+    for unit in units:
+        for need in unit.needs:
+            sub = need.subspaces[0] if isinstance(need, Pair) else need
+            path = storage.subspace_path(root, rules, sub)
+            if need not in planned and not path.exists():
+                phase = "moving" if isinstance(need, Pair) else "placement"
+                raise MissingSubspaceError(sub, path, f"{unit.name} needs {path.name}, not built in "
+                                           f"{path.parent} (build it with: "
+                                           f"{storage.build_command(root, rules, phase)})")
+
 
 def check_workers(client: Client, folder: Path) -> None:
     """Raise ClusterError unless the cluster has workers, each runs this index scheme and

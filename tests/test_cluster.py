@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from solver import build as building
-from solver import cluster, storage
+from solver import cluster, placement, storage
 from solver.cli import main
-from solver.errors import ClusterError, InsufficientMemoryError
-from solver.index import Pair
+from solver.errors import ClusterError, InsufficientMemoryError, MissingSubspaceError
+from solver.index import Pair, Subspace
 from solver.rules import Rules
 
 STANDARD = Rules()
@@ -25,13 +25,15 @@ MAX_TOTAL = 8                 # pairs 3-3, 3-4, 3-5, 4-4: seconds
 TIMEOUT = 300                 # a cluster build in these tests fails rather than hangs
 
 
-def checksums(root, rules=STANDARD) -> dict[str, str]:
-    """SHA-256 of the values of every subspace built under ``root``, computed from the data."""
+def checksums(root, rules=STANDARD, max_total=MAX_TOTAL, phase="moving") -> dict[str, str]:
+    """SHA-256 of the values of every subspace of every file (pairs, placement subspaces)
+    built under ``root``, computed from the data."""
     sums = {}
-    for unit in building.plan_units(rules, MAX_TOTAL):
-        path = storage.pair_path(root, rules, unit.key)
-        for m, o in unit.key.subspaces:
-            sums[f"{m}-{o}"] = storage.sha256_of(storage.read_subspace(path, rules, m, o, verify=True))
+    for unit in building.plan_units(rules, max_total, phase=phase):
+        path = storage.subspace_path(root, rules, Subspace(*unit.key))
+        for sub in unit.key.subspaces if isinstance(unit.key, Pair) else [unit.key]:
+            sums[sub.name] = storage.sha256_of(storage.read_subspace(
+                path, rules, sub.m, sub.o, verify=True, own_hand=sub.own_hand, opp_hand=sub.opp_hand))
     return sums
 
 
@@ -74,7 +76,7 @@ def test_a_worker_killed_while_writing_a_file_changes_no_bit(client, reference, 
         st._crash_point = dying_crash_point
 
     client.run(kill_first_write_of_4_4)
-    reports = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+    reports = cluster.build(tmp_path, STANDARD, client, phase="moving", max_total=MAX_TOTAL, progress=False,
                             timeout=TIMEOUT)
     assert [r.pair for r in reports] == [u.key for u in building.plan_units(STANDARD, MAX_TOTAL)]
     assert not any(r.skipped for r in reports)
@@ -83,7 +85,7 @@ def test_a_worker_killed_while_writing_a_file_changes_no_bit(client, reference, 
     assert temporaries(tmp_path) == []          # the dead worker's half file was removed
 
     # Resume: everything intact is skipped; a damaged file is rebuilt, to the same bits.
-    again = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+    again = cluster.build(tmp_path, STANDARD, client, phase="moving", max_total=MAX_TOTAL, progress=False,
                           timeout=TIMEOUT)
     assert all(r.skipped for r in again)
     path = storage.pair_path(tmp_path, STANDARD, (3, 4))
@@ -91,10 +93,39 @@ def test_a_worker_killed_while_writing_a_file_changes_no_bit(client, reference, 
     data[len(data) // 2: len(data) // 2 + 64] = bytes(64)
     path.write_bytes(bytes(data))
     assert not building.is_built(tmp_path, STANDARD, (3, 4))
-    third = cluster.build(tmp_path, STANDARD, client, max_total=MAX_TOTAL, progress=False,
+    third = cluster.build(tmp_path, STANDARD, client, phase="moving", max_total=MAX_TOTAL, progress=False,
                           timeout=TIMEOUT)
     assert [r.pair for r in third if not r.skipped] == [(3, 4)]
     assert checksums(tmp_path) == reference
+
+
+def test_the_whole_game_as_one_graph_gives_the_same_bits(client, tmp_path):
+    """A small game's whole game (moving pairs and placement subspaces, one task graph)
+    on the cluster: every file's values are the in-process build's, bit for bit."""
+    four = Rules(stones=4)
+    units = building.plan_units(four, phase="all")
+    placed = [u for u in units if not isinstance(u.key, Pair)]
+    assert placed and placed[-1].key == Subspace(0, 0, 4, 4)
+    # A placement unit needs its children's units: a pair, or a placement subspace.
+    assert placed[-1].needs == (Subspace(0, 1, 4, 3),)
+    assert {type(n) for u in placed for n in u.needs} == {Pair, Subspace}
+    in_process = tmp_path / "in-process"
+    building.build(in_process, four, phase="all", verify=False, progress=False)
+    reports = cluster.build(tmp_path / "cluster", four, client, phase="all", verify=False,
+                            progress=False, timeout=TIMEOUT)
+    assert [getattr(r, "pair", None) or r.subspace for r in reports] == [u.key for u in units]
+    assert not any(r.skipped for r in reports)
+    assert checksums(tmp_path / "cluster", four, None, "all") == checksums(in_process, four, None, "all")
+    again = cluster.build(tmp_path / "cluster", four, client, phase="placement", progress=False,
+                          timeout=TIMEOUT)
+    assert len(again) == len(placed) and all(r.skipped for r in again)
+
+
+def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work(client, tmp_path):
+    with pytest.raises(MissingSubspaceError, match=r"place-\S+ needs pair-\S+\.h5, not built .*--phase moving"):
+        cluster.build(tmp_path, Rules(stones=4), client, phase="placement", progress=False,
+                      timeout=TIMEOUT)
+    assert not list(storage.rules_dir(tmp_path, Rules(stones=4)).glob("*place-*"))
 
 
 def test_workers_that_cannot_see_the_folder_are_named(client, tmp_path):
@@ -179,10 +210,15 @@ def test_build_command_on_a_running_scheduler(client, tmp_path):
 
 
 def test_build_command_with_workers(tmp_path):
-    """``muehle build --workers N`` starts and stops a LocalCluster of this machine."""
+    """``muehle build --workers N`` starts and stops a LocalCluster of this machine and
+    builds the whole game on it."""
     command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "3",
                "--workers", "1", "--jobs", "1", "--quiet"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert "Dask dashboard: http://" in done.stderr and "1 pair(s) built" in done.stdout
     assert building.is_built(tmp_path, Rules(stones=3), (3, 3))
+    # The placement phase ran in the same graph (no in-process run after it).
+    subs = placement.plan(Rules(stones=3))
+    assert f"{len(subs)} placement subspace(s) built" in done.stdout
+    assert all(building.is_stored(tmp_path, Rules(stones=3), s) for s in subs)

@@ -54,8 +54,8 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     first.  Files already built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
     seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
-    Dask task graph (pip install -e '.[cluster]'), run on as many machines and cores as
-    the cluster has; the placement phase then runs in this process.
+    Dask task graph (pip install -e '.[cluster]'), and so are the placement subspaces:
+    the whole game is one graph, run on as many machines and cores as the cluster has.
 
     \b
     Examples:
@@ -75,7 +75,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
-    if (workers is None and scheduler is None) or phase == "placement":
+    if workers is None and scheduler is None:
         reports = building.build(db, rules, phase=phase, jobs=jobs, **options)
     else:
         from .. import cluster
@@ -86,9 +86,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
                  else cluster.local(workers, threads=max(1, jobs // workers)))
         with where as client:
             click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
-            reports = cluster.build(db, rules, client, **options)
-        if phase == "all":
-            reports += building.build(db, rules, phase="placement", jobs=jobs, **options)
+            reports = cluster.build(db, rules, client, phase=phase, **options)
     built = [r for r in reports if not r.skipped]
     seconds = sum(r.seconds for r in built)
     moving = [r for r in reports if isinstance(r, building.PairReport)]
