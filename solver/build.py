@@ -30,8 +30,26 @@ from .rules import Rules
 
 log = logging.getLogger("muehle.build")
 
+class _Report:
+    """What the two report kinds share: the rate and the log line's frame."""
+
+    slots: int
+    seconds: float
+    skipped: bool
+
+    @property
+    def states_per_second(self) -> float:
+        return self.slots / self.seconds if self.seconds > 0 else 0.0
+
+    def _line(self, name: str, detail: str) -> str:
+        if self.skipped:
+            return f"{name}: already built and verified, skipped"
+        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
+                f"M states/s{detail}), peak memory {self.peak_rss_mib:.0f} MiB")
+
+
 @dataclass(frozen=True)
-class PairReport:
+class PairReport(_Report):
     """What happened to one pair: built (with time and memory) or skipped."""
 
     pair: Pair
@@ -43,18 +61,10 @@ class PairReport:
     solve_seconds: float = 0.0     # initialisation and rounds
     check_seconds: float = 0.0     # the forward consistency check
 
-    @property
-    def states_per_second(self) -> float:
-        return self.slots / self.seconds if self.seconds > 0 else 0.0
-
     def summary(self) -> str:
         """The line the build logs for this pair."""
-        name = f"pair {self.pair.name}"
-        if self.skipped:
-            return f"{name}: already built and verified, skipped"
-        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
-                f"M states/s; solve {self.solve_seconds:.1f} s, {self.rounds} rounds), "
-                f"peak memory {self.peak_rss_mib:.0f} MiB")
+        return self._line(f"pair {self.pair.name}",
+                          f"; solve {self.solve_seconds:.1f} s, {self.rounds} rounds")
 
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
@@ -419,7 +429,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
 # --- the placement phase -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PlacementReport:
+class PlacementReport(_Report):
     """What happened to one placement subspace: built (with time and memory) or skipped."""
 
     subspace: Subspace
@@ -429,17 +439,9 @@ class PlacementReport:
     skipped: bool
     cpu_seconds: float = 0.0       # user + system time of the process during the pass
 
-    @property
-    def states_per_second(self) -> float:
-        return self.slots / self.seconds if self.seconds > 0 else 0.0
-
     def summary(self) -> str:
         """The line the build logs for this subspace."""
-        name = f"placement {self.subspace.name}"
-        if self.skipped:
-            return f"{name}: already built and verified, skipped"
-        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
-                f"M states/s, {self.cpu_seconds:.1f} s CPU), peak memory {self.peak_rss_mib:.0f} MiB")
+        return self._line(f"placement {self.subspace.name}", f", {self.cpu_seconds:.1f} s CPU")
 
 
 def _cpu_seconds() -> float:
