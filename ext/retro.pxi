@@ -1,12 +1,13 @@
 # Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4).
 #
-# Provides: retro_init, retro_round, retro_finish (the solve, driven by solver.retro);
+# Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
+#           retro_pull, retro_finish (the solve, driven by solver.retro);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_*, Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), moved, without, atomic_inc_i64, prefetch, prange.
 # Uses:     movegen.pxi (c_moves_packed, c_unmoves_packed, move_* accessors, NO_POINT,
-#           MAX_MOVES), index.pxi (c_index_position, c_position_at, c_is_real_slot,
-#           c_subspace_slots).
+#           MAX_MOVES), index.pxi (c_index_position, IndexFrame, c_index_frame,
+#           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -59,6 +60,8 @@ cdef enum:
     DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
     DEDUPE_MAX = 128
     NO_WIN = 1 << 30
+    SCAN_SHIFT = 12        # the frontier scan's blocks: 4096 slots (see retro_scan)
+    SCAN_SLOTS = 1 << SCAN_SHIFT
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -175,22 +178,25 @@ cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, 
     """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing."""
     cdef int n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
     cdef int i, k = 0
+    cdef IndexFrame f
+    c_index_frame(o, m, opp, &f)
     for i in range(n):
         if move_take(moves[i]) == NO_POINT:
-            succ[k] = c_index_position(o, m, opp, moved(own, moves[i]))
+            succ[k] = c_index_in_frame(&f, moved(own, moves[i]))
             k += 1
     return dedupe(succ, k, table)
 
 
 # --- the solve -----------------------------------------------------------------------
 
-def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t[::1] cap,
+def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                bint jumping, bint take_none, int jobs=2):
     """Initialise subspace m-o: blocked states and capture outcomes.
 
-    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are
-    left unknown (computed when first needed).  Returns the largest plies any state
-    may be decided at so far.
+    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are not
+    needed yet (they start unknown, CNT_UNKNOWN, and are computed when first needed),
+    so the caller allocates them after it has let the capture targets go.  Returns the
+    largest plies any state may be decided at so far and the number of undecided states.
     """
     cdef int64_t slot, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
@@ -199,7 +205,7 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     cdef int n, i, quiet, take
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
-    assert val.shape[0] == n_slots and cnt.shape[0] == n_slots
+    assert val.shape[0] == n_slots
     if o > 3:
         assert cap.shape[0] == c_subspace_slots(o - 1, m)
     with nogil, parallel(num_threads=jobs):
@@ -207,7 +213,6 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
         b = <Best*>malloc(sizeof(Best))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
-            cnt[slot] = CNT_UNKNOWN
             if not c_is_real_slot(m, o, slot):
                 val[slot] = V_SLACK
                 continue
@@ -238,30 +243,113 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     return _max_plies(val)
 
 
-cdef int _max_plies(uint16_t[::1] val):
-    """Largest plies stored or pending in val."""
-    cdef int64_t i
+cdef tuple _max_plies(uint16_t[::1] val):
+    """Largest plies stored or pending in val, and the number of undecided states."""
+    cdef int64_t i, undecided = 0
     cdef int best = 0, p
     cdef uint16_t v
     with nogil:
         for i in range(val.shape[0]):
             v = val[i]
-            if v == V_SLACK or v == 0:
+            if v == V_SLACK:
+                continue
+            if is_undecided(v):
+                undecided += 1
+            if v == 0:
                 continue
             p = (v & V_PLIES_MASK) if (v & V_PENDING) else v - 1
             if p > best:
                 best = p
-    return best
+    return best, undecided
+
+
+# --- the frontier: states decided with plies d ----------------------------------------
+#
+# Round d needs the slots whose code is d + 1.  Rather than compare every slot in every
+# round, each block of SCAN_SLOTS slots keeps a due code: no slot of the block holds a
+# decided code from d + 1 (the code the round looks for) up to below its due code.  A
+# round scans only the blocks due; the scan raises a block's due code to the smallest
+# decided code above d + 1 it saw, and every writer of a code (at least d + 2 in round d)
+# lowers the due code of its block to d + 2 (all writers of a round write the same).
+
+cdef inline void mark_due(uint16_t* due, int64_t slot, int d) noexcept nogil:
+    """A code of at least d + 2 was written at slot in round d."""
+    cdef uint16_t* b = &due[slot >> SCAN_SHIFT]
+    if b[0] > d + 2:
+        b[0] = <uint16_t>(d + 2)
+
+
+cdef inline uint16_t scan_block(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
+                                int64_t* out, int64_t* n) noexcept nogil:
+    """Slots in [lo, hi) with code at go to out (if out is not NULL; n counts them);
+    returns the smallest decided code above at (V_SLACK: none)."""
+    cdef int64_t i, k = n[0]
+    cdef uint16_t v, low = V_SLACK
+    for i in range(lo, hi):
+        v = val[i]
+        if out != NULL:
+            out[k] = i
+        k += v == at
+        if v > at and v < V_PENDING and v < low:
+            low = v
+    n[0] = k
+    return low
+
+
+def retro_counts(int64_t slots):
+    """Counts for a subspace of that many slots, all unknown."""
+    return np.full(slots, CNT_UNKNOWN, dtype=np.uint8)
+
+
+def retro_due(int64_t slots):
+    """Due codes for a subspace of that many slots, all 0 (every block scanned in round 0)."""
+    return np.zeros((slots + SCAN_SLOTS - 1) >> SCAN_SHIFT, dtype=np.uint16)
+
+
+def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, int d):
+    """How many slots of val hold code d + 1 (the frontier of round d); raises the due
+    code of every block scanned that holds none."""
+    cdef int64_t b, n_slots = val.shape[0], total = 0, n, hi
+    cdef uint16_t at = <uint16_t>(d + 1), low
+    assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    with nogil:
+        for b in range(due.shape[0]):
+            if due[b] > at:
+                continue
+            n = 0
+            hi = min((b + 1) << SCAN_SHIFT, n_slots)
+            low = scan_block(&val[0], b << SCAN_SHIFT, hi, at, NULL, &n)
+            if n == 0:
+                due[b] = low
+            total += n
+    return total
+
+
+def retro_scan(const uint16_t[::1] val, uint16_t[::1] due, int d, int64_t block,
+               int64_t[::1] out):
+    """The frontier of round d (slots with code d + 1) from the due blocks from
+    ``block`` on, into out while a whole block fits; returns how many and the block to
+    go on from (len(due) when done)."""
+    cdef int64_t n_slots = val.shape[0], n = 0, nb = due.shape[0], hi
+    cdef uint16_t at = <uint16_t>(d + 1)
+    assert out.shape[0] >= SCAN_SLOTS and due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    with nogil:
+        while block < nb and n + SCAN_SLOTS <= out.shape[0]:
+            if due[block] <= at:
+                hi = min((block + 1) << SCAN_SHIFT, n_slots)
+                due[block] = scan_block(&val[0], block << SCAN_SHIFT, hi, at, &out[0], &n)
+            block += 1
+    return n, block
 
 
 def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
-                int d, bint jumping, bint take_none, int jobs=2):
+                uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
     Returns the number of predecessors decided in this round.  (The caller finds the
-    frontier with a vectorised scan: a compare per slot in this loop cost more than
-    all the rest of the round.)
+    frontier with ``retro_scan``: a compare per slot in this loop cost more than all
+    the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan).
     """
     cdef int64_t j, slot, p, decided = 0
     cdef uint32_t own, opp, mv, before
@@ -273,7 +361,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
     cdef int n, k, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
-    assert pred.shape[0] == c_subspace_slots(o, m)
+    assert pred.shape[0] == c_subspace_slots(o, m) and pred_cnt.shape[0] == pred.shape[0]
+    assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -301,6 +390,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
                     # already wins faster); all writers of this round write the same value
                     if is_undecided(v) or (v - 1) > d + 1:
                         pred[p] = <uint16_t>(d + 2)
+                        mark_due(&pred_due[0], p, d)
                         decided += 1
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
@@ -311,12 +401,113 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
                         cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
                         pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                        mark_due(&pred_due[0], p, d)
                         decided += 1
         free(moves)
         free(scratch)
         free(preds)
         free(succ)
         free(table)
+    return decided
+
+
+cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
+    """Whether code c is a win in at most d plies (final from round d on: a win is only
+    ever overwritten by a shorter one, written in the round of its plies minus one)."""
+    return c != 0 and (c & 1) == 0 and c <= d + 1
+
+
+def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
+               uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
+    """Round d the other way round (pull): every state of o-m (``pred``) that round d
+    can decide looks at its quiet successors in m-o (``child``) for ones decided with
+    plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
+    and leaves the counts as it would (see below), so that rounds may switch between
+    the two; it pays when the frontier is larger than the states it can decide.
+
+    Rounds with d even (successors lost in d): a state that is undecided, or wins only
+    in more than d + 1 (a tentative capture win), wins in d + 1 if a successor is lost
+    in d.  Rounds with d odd (successors won in d): an undecided state that may still
+    lose is lost when every distinct successor slot is a win in at most d plies and
+    one in exactly d; else, if some successor is won, its count becomes the number of
+    the others, which is what the decrements of push rounds leave (a count stays
+    unknown until a won successor is seen).  Returns the number of states decided.
+    """
+    cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
+    cdef uint32_t own, opp, mv
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int64_t* succ
+    cdef int64_t* table
+    cdef int n, k, i, left, cmax
+    cdef uint16_t v, c
+    cdef bint hit
+    cdef IndexFrame* frame     # per thread (see Best in retro_init)
+    cdef bint child_lost = d % 2 == 0
+    cdef uint16_t at_d = <uint16_t>(d + 1)
+    assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
+    assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    assert child.shape[0] == c_subspace_slots(m, o)
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
+        table = new_dedupe_table()
+        frame = <IndexFrame*>malloc(sizeof(IndexFrame))
+        for p in prange(n_pred, schedule="dynamic", chunksize=4096):
+            v = pred[p]
+            if child_lost:
+                if not (is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)):
+                    continue
+            elif not is_undecided(v) or (v & V_DRAW_CAPTURE):
+                continue
+            c_position_at(o, m, p, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+            c_index_frame(m, o, opp, frame)
+            k = 0
+            for i in range(n):
+                mv = moves[i]
+                if move_take(mv) == NO_POINT:
+                    s = c_index_in_frame(frame, moved(own, mv))
+                    succ[k] = s
+                    k = k + 1
+                    prefetch(&child[s])
+            if child_lost:
+                for i in range(k):
+                    if child[succ[i]] == at_d:
+                        pred[p] = <uint16_t>(d + 2)
+                        mark_due(&pred_due[0], p, d)
+                        decided += 1
+                        break
+            else:
+                left = 0
+                hit = False
+                for i in range(k):
+                    c = child[succ[i]]
+                    if c == at_d:
+                        hit = True
+                    elif not won_by(c, d):
+                        left = left + 1
+                if hit and left == 0:
+                    cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
+                    pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                    mark_due(&pred_due[0], p, d)
+                    decided += 1
+                elif 0 < left < k:
+                    # some successors won, some not: the count is over distinct slots
+                    k = dedupe(succ, k, table)
+                    left = 0
+                    for i in range(k):
+                        if not won_by(child[succ[i]], d):
+                            left = left + 1
+                    pred_cnt[p] = <uint8_t>left
+        free(moves)
+        free(scratch)
+        free(succ)
+        free(table)
+        free(frame)
     return decided
 
 

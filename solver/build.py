@@ -84,11 +84,12 @@ def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | Non
 
 
 def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
-    of the subspaces its captures read, plus room for the write's re-read."""
-    reads = sum(t.slots for t in pair.capture_targets)
-    biggest = max(s.slots for s in pair.subspaces)
-    return 3 * pair.slots + 2 * reads + 2 * biggest
+    """Bytes a pair's build holds at its peak (docs/design.md §4): 2 per slot of its own
+    codes throughout, with either 1 per slot of counts (the rounds) or 2 per slot of one
+    capture target (a subspace's initialisation or check; they are read one at a time),
+    and 16 MiB for the frontier and the write's blocks."""
+    target = max((t.slots for t in pair.capture_targets), default=0)
+    return 2 * pair.slots + max(pair.slots, 2 * target) + (16 << 20)
 
 
 def memory_available() -> int | None:
@@ -211,6 +212,15 @@ class SubspaceCache:
 
     def get(self, m: int, o: int) -> np.ndarray:
         return self.load(Subspace(m, o))
+
+    def read(self, m: int, o: int) -> np.ndarray:
+        """A moving subspace's values, held or read from disk, without keeping them: the
+        look-up of a pair's solve and check, which need one capture target at a time."""
+        sub = Subspace(m, o)
+        if sub in self.arrays:
+            return self.arrays[sub]
+        return storage.read_subspace(storage.subspace_path(self.root, self.rules, sub),
+                                     self.rules, m, o)
 
     def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
@@ -397,7 +407,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
             f"which are not built in {folder}")
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
-    cache.keep_only(p.capture_targets)
+    cache.keep_only(())         # capture targets are read when needed, one at a time
     need, have = unit.memory, memory_available()
     if have is not None and need > have + cache_bytes(cache):
         raise InsufficientMemoryError(
@@ -406,12 +416,12 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     start = time.perf_counter()
     bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                leave=False, dynamic_ncols=True)
-    result = solve_pair(p, rules, cache.get, jobs,
+    result = solve_pair(p, rules, cache.read, jobs,
                         progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
     bar.close()
     checked_at = time.perf_counter()
     if verify:
-        bad = check_values(p, rules, result.values, cache.get, jobs)
+        bad = check_values(p, rules, result.values, cache.read, jobs)
         if bad:
             raise ConsistencyError(f"pair {name} fails the consistency check at "
                                    f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)

@@ -32,15 +32,15 @@ def pairs_in_order(rules: Rules) -> list[Pair]:
     return sorted(pairs, key=lambda p: (p[0] + p[1], p[0]))
 
 
-SCAN_BLOCK = 1 << 26
-
-
-def _frontier(codes: np.ndarray, d: int):
-    """Slots decided with plies d (code d + 1), in blocks to bound the temporary memory."""
-    for start in range(0, len(codes), SCAN_BLOCK):
-        found = np.flatnonzero(codes[start:start + SCAN_BLOCK] == d + 1)
-        if len(found):
-            yield found + start if start else found
+#: Frontier slots handed to one push round (int64: 8 MiB).
+FRONTIER_CHUNK = 1 << 20
+#: A round pulls (``retro_pull``: the states it can decide look at their successors)
+#: when its frontier is larger than this many times the undecided states; else it
+#: pushes (``retro_round``: the frontier walks its un-moves).  Both walk about as many
+#: moves per state (the same side moves), so for rounds into wins the break-even is
+#: near 1; a push round into losses also computes the count of every state it reaches
+#: first, about as much work as pulling that state, so there pulling pays far sooner.
+PULL_RATIO = {"wins": 1.0, "losses": 0.125}
 
 
 @dataclass
@@ -53,34 +53,59 @@ class PairResult:
 
 
 def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 2,
-               progress: Callable[[str], None] | None = None) -> PairResult:
+               progress: Callable[[str], None] | None = None,
+               pull: bool | Callable[[int], bool] | None = None) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)
-    supplies the solved subspaces its captures lead into."""
+    supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
+    (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
+    by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
     start = time.perf_counter()
     subs = Pair(*pair).subspaces
+    # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
+    # capture targets one at a time during the initialisation (the caller's lookup should
+    # not keep them); the counts, 1 byte a slot, only from the rounds on.
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
-    cnt = {s: np.empty(s.slots, dtype=np.uint8) for s in subs}
-    empty = np.zeros(0, dtype=np.uint16)
+    due = {s: _kernels.retro_due(s.slots) for s in subs}
+    undecided = {}
     maxd = 0
     for s in subs:
         target = s.capture_child
-        cap = np.ascontiguousarray(lookup(*target), dtype=np.uint16) if target else empty
+        cap = (np.ascontiguousarray(lookup(*target), dtype=np.uint16) if target
+               else np.zeros(0, dtype=np.uint16))
         if progress:
             progress(f"init {s}")
-        maxd = max(maxd, _kernels.retro_init(s.m, s.o, val[s], cnt[s], cap,
-                                             rules.jumping, rules.take_none, jobs))
+        plies, undecided[s] = _kernels.retro_init(s.m, s.o, val[s], cap,
+                                                  rules.jumping, rules.take_none, jobs)
+        maxd = max(maxd, plies)
+        del cap
+    cnt = {s: _kernels.retro_counts(s.slots) for s in subs}
+    chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
     while d <= maxd:
-        decided = 0
+        decided, pulled = 0, []
         for s in subs:
             child = s.quiet_child
-            for frontier in _frontier(val[s], d):
-                decided += _kernels.retro_round(s.m, s.o, frontier, val[child], cnt[child], d,
-                                                rules.jumping, rules.take_none, jobs)
+            size = _kernels.retro_frontier_size(val[s], due[s], d)
+            if not size:
+                continue
+            args = (val[child], cnt[child], due[child], d, rules.jumping, rules.take_none, jobs)
+            ratio = PULL_RATIO["wins" if d % 2 == 0 else "losses"]
+            pulling = (size > ratio * undecided[child] if pull is None
+                       else pull(d) if callable(pull) else pull)
+            if pulling:
+                n = _kernels.retro_pull(s.m, s.o, val[s], *args)
+                pulled.append(str(child))
+            else:
+                n, block = 0, 0
+                while block < len(due[s]):
+                    found, block = _kernels.retro_scan(val[s], due[s], d, block, chunk)
+                    n += _kernels.retro_round(s.m, s.o, chunk[:found], *args)
+            undecided[child] -= n       # (less overwritten tentative wins: an estimate)
+            decided += n
         if decided:
             maxd = max(maxd, d + 1)
         if progress:
-            progress(f"round {d}: {decided} decided")
+            progress(f"round {d}: {decided} decided" + (f", pulled into {' '.join(pulled)}" if pulled else ""))
         d += 1
     for s in subs:
         _kernels.retro_finish(val[s])
