@@ -62,6 +62,7 @@ cdef enum:
     NO_WIN = 1 << 30
     SCAN_SHIFT = 12        # the frontier scan's blocks: 4096 slots (see retro_scan)
     SCAN_SLOTS = 1 << SCAN_SHIFT
+    PULL_BATCH = 8         # successors a pull round prefetches together
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -172,19 +173,32 @@ cdef inline int64_t* new_dedupe_table() noexcept nogil:
     return t
 
 
+cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
+    """Whether code c is a win in at most d plies (final from round d on: a win is only
+    ever overwritten by a shorter one, written in the round of its plies minus one)."""
+    return c != 0 and (c & 1) == 0 and c <= d + 1
+
+
 cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, bint jumping,
                                       bint take_none, uint32_t* moves, int64_t* succ,
-                                      int64_t* table) noexcept nogil:
-    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing."""
+                                      int64_t* table, const uint16_t* codes, int d) noexcept nogil:
+    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing;
+    given ``codes`` (of o-m), only those not won in fewer than d plies."""
     cdef int n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-    cdef int i, k = 0
+    cdef int i, k = 0, left = 0
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
     for i in range(n):
         if move_take(moves[i]) == NO_POINT:
             succ[k] = c_index_in_frame(&f, moved(own, moves[i]))
             k += 1
-    return dedupe(succ, k, table)
+    k = dedupe(succ, k, table)
+    if codes == NULL:
+        return k
+    for i in range(k):
+        if not won_by(codes[succ[i]], d - 1):
+            left += 1
+    return left
 
 
 # --- the solve -----------------------------------------------------------------------
@@ -279,21 +293,51 @@ cdef inline void mark_due(uint16_t* due, int64_t slot, int d) noexcept nogil:
         b[0] = <uint16_t>(d + 2)
 
 
-cdef inline uint16_t scan_block(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
-                                int64_t* out, int64_t* n) noexcept nogil:
-    """Slots in [lo, hi) with code at go to out (if out is not NULL; n counts them);
-    returns the smallest decided code above at (V_SLACK: none)."""
-    cdef int64_t i, k = n[0]
-    cdef uint16_t v, low = V_SLACK
-    for i in range(lo, hi):
-        v = val[i]
-        if out != NULL:
-            out[k] = i
-        k += v == at
-        if v > at and v < V_PENDING and v < low:
-            low = v
-    n[0] = k
-    return low
+cdef extern from *:
+    """
+    /* Written in C so that the compiler vectorises them (no branches). */
+    static inline uint16_t mu_scan_block(const uint16_t* restrict val, long long lo,
+                                         long long hi, uint16_t at, long long* n) {
+        uint32_t k = 0;                 /* a block holds at most SCAN_SLOTS slots */
+        uint16_t low = 0xFFFF;
+        uint16_t span = (uint16_t)(0x7FFF - at);
+        for (long long i = lo; i < hi; i++) {
+            uint16_t v = val[i];
+            k += v == at;
+            uint16_t decided_above = (uint16_t)(v - at - 1) < span;    /* at < v < 0x8000 */
+            uint16_t x = v | (uint16_t)(decided_above - 1);          /* else 0xFFFF */
+            low = low < x ? low : x;
+        }
+        *n += k;
+        return low;
+    }
+    static inline long long mu_gather_block(const uint16_t* restrict val, long long lo,
+                                            long long hi, uint16_t at, long long* out,
+                                            long long n) {
+        long long i = lo;
+        for (; i + 16 <= hi; i += 16) {         /* groups of 16: mostly none of them */
+            uint32_t mask = 0;
+            for (int j = 0; j < 16; j++)
+                mask |= (uint32_t)(val[i + j] == at) << j;
+            while (mask) {
+                out[n++] = i + __builtin_ctz(mask);
+                mask &= mask - 1;
+            }
+        }
+        for (; i < hi; i++) {
+            out[n] = i;
+            n += val[i] == at;
+        }
+        return n;
+    }
+    """
+    # How many slots of [lo, hi) hold code at (added to n), and the smallest decided
+    # code above at (V_SLACK: none).
+    uint16_t scan_block "mu_scan_block"(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
+                                        int64_t* n) nogil
+    # Slots of [lo, hi) that hold code at, appended to out[n:]; returns the new n.
+    int64_t gather_block "mu_gather_block"(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
+                                           int64_t* out, int64_t n) nogil
 
 
 def retro_counts(int64_t slots):
@@ -302,54 +346,60 @@ def retro_counts(int64_t slots):
 
 
 def retro_due(int64_t slots):
-    """Due codes for a subspace of that many slots, all 0 (every block scanned in round 0)."""
-    return np.zeros((slots + SCAN_SLOTS - 1) >> SCAN_SHIFT, dtype=np.uint16)
+    """Due codes for a subspace of that many slots: one uint16 per block, all 0 (every
+    block scanned in round 0), then one byte per block (set: the block holds the
+    frontier of the round, for retro_scan)."""
+    cdef int64_t nb = (slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    return np.zeros(nb, dtype=np.uint16), np.zeros(nb, dtype=np.uint8)
 
 
-def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, int d):
-    """How many slots of val hold code d + 1 (the frontier of round d); raises the due
-    code of every block scanned that holds none."""
-    cdef int64_t b, n_slots = val.shape[0], total = 0, n, hi
-    cdef uint16_t at = <uint16_t>(d + 1), low
-    assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    with nogil:
-        for b in range(due.shape[0]):
-            if due[b] > at:
-                continue
+def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint8_t[::1] holds,
+                        int d, int jobs=2):
+    """How many slots of val hold code d + 1 (the frontier of round d).  Scans the
+    blocks due, raises their due codes to the smallest decided code above d + 1 they
+    hold, and marks in ``holds`` the blocks that hold the frontier (for retro_scan)."""
+    cdef int64_t b, n_slots = val.shape[0], total = 0, n
+    cdef uint16_t at = <uint16_t>(d + 1)
+    assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT == holds.shape[0]
+    for b in prange(due.shape[0], nogil=True, num_threads=jobs, schedule="static", chunksize=64):
+        holds[b] = 0
+        if due[b] <= at:
             n = 0
-            hi = min((b + 1) << SCAN_SHIFT, n_slots)
-            low = scan_block(&val[0], b << SCAN_SHIFT, hi, at, NULL, &n)
-            if n == 0:
-                due[b] = low
+            due[b] = scan_block(&val[0], b << SCAN_SHIFT, min((b + 1) << SCAN_SHIFT, n_slots), at, &n)
+            holds[b] = n > 0
             total += n
     return total
 
 
-def retro_scan(const uint16_t[::1] val, uint16_t[::1] due, int d, int64_t block,
+def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block,
                int64_t[::1] out):
-    """The frontier of round d (slots with code d + 1) from the due blocks from
-    ``block`` on, into out while a whole block fits; returns how many and the block to
-    go on from (len(due) when done)."""
-    cdef int64_t n_slots = val.shape[0], n = 0, nb = due.shape[0], hi
+    """The frontier of round d (slots with code d + 1) from the blocks that hold it
+    (marked by retro_frontier_size) from ``block`` on, into out while a whole block
+    fits; returns how many and the block to go on from (len(holds) when done)."""
+    cdef int64_t n_slots = val.shape[0], n = 0, nb = holds.shape[0], lo
     cdef uint16_t at = <uint16_t>(d + 1)
-    assert out.shape[0] >= SCAN_SLOTS and due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    assert out.shape[0] >= SCAN_SLOTS and nb == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil:
         while block < nb and n + SCAN_SLOTS <= out.shape[0]:
-            if due[block] <= at:
-                hi = min((block + 1) << SCAN_SHIFT, n_slots)
-                due[block] = scan_block(&val[0], block << SCAN_SHIFT, hi, at, &out[0], &n)
+            if holds[block]:
+                lo = block << SCAN_SHIFT
+                n = gather_block(&val[0], lo, min(lo + SCAN_SLOTS, n_slots), at, &out[0], n)
             block += 1
     return n, block
 
 
-def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
-                uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
+def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
+                uint16_t[::1] pred, uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d,
+                bint jumping, bint take_none, bint recount=False, int jobs=2):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
     Returns the number of predecessors decided in this round.  (The caller finds the
     frontier with ``retro_scan``: a compare per slot in this loop cost more than all
-    the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan).
+    the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan);
+    ``child``: the codes of m-o.  ``recount``: a pull round may have left counts unknown
+    that won successors had reached (see retro_pull), so a count computed now leaves
+    out the successors won in fewer than d plies (else it needs no look at them).
     """
     cdef int64_t j, slot, p, decided = 0
     cdef uint32_t own, opp, mv, before
@@ -361,6 +411,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
     cdef int n, k, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
+    cdef const uint16_t* codes = &child[0] if recount else NULL
+    assert child.shape[0] == c_subspace_slots(m, o)
     assert pred.shape[0] == c_subspace_slots(o, m) and pred_cnt.shape[0] == pred.shape[0]
     assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil, parallel(num_threads=jobs):
@@ -396,7 +448,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
                         c = quiet_successor_count(o, m, scratch[0], scratch[1], jumping,
-                                                  take_none, moves + n, succ, table)
+                                                  take_none, moves + n, succ, table, codes, d)
                         atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
                         cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
@@ -411,37 +463,31 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
     return decided
 
 
-cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
-    """Whether code c is a win in at most d plies (final from round d on: a win is only
-    ever overwritten by a shorter one, written in the round of its plies minus one)."""
-    return c != 0 and (c & 1) == 0 and c <= d + 1
-
-
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
                uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
     plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
-    and leaves the counts as it would (see below), so that rounds may switch between
-    the two; it pays when the frontier is larger than the states it can decide.
+    and leaves the counts so that push rounds can go on (see below): rounds may switch
+    between the two.  It pays when the frontier is larger than the states it can decide.
 
     Rounds with d even (successors lost in d): a state that is undecided, or wins only
     in more than d + 1 (a tentative capture win), wins in d + 1 if a successor is lost
     in d.  Rounds with d odd (successors won in d): an undecided state that may still
-    lose is lost when every distinct successor slot is a win in at most d plies and
-    one in exactly d; else, if some successor is won, its count becomes the number of
-    the others, which is what the decrements of push rounds leave (a count stays
-    unknown until a won successor is seen).  Returns the number of states decided.
+    lose is lost when every successor is a win in at most d plies and one in exactly d;
+    else it stops at the first successor not won, and its count, if known, becomes
+    unknown again: the push round that next needs it computes it afresh, leaving out
+    the successors already won (retro_round with recount).  Returns the number of
+    states decided.
     """
     cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* succ
-    cdef int64_t* table
-    cdef int n, k, i, left, cmax
+    cdef int n, k, i, j, cmax
     cdef uint16_t v, c
-    cdef bint hit
+    cdef bint hit, done
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
     cdef bint child_lost = d % 2 == 0
     cdef uint16_t at_d = <uint16_t>(d + 1)
@@ -451,8 +497,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
-        succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
-        table = new_dedupe_table()
+        succ = <int64_t*>malloc(PULL_BATCH * sizeof(int64_t))
         frame = <IndexFrame*>malloc(sizeof(IndexFrame))
         for p in prange(n_pred, schedule="dynamic", chunksize=4096):
             v = pred[p]
@@ -466,47 +511,48 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
             opp = scratch[1]
             n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
             c_index_frame(m, o, opp, frame)
-            k = 0
-            for i in range(n):
-                mv = moves[i]
-                if move_take(mv) == NO_POINT:
-                    s = c_index_in_frame(frame, moved(own, mv))
-                    succ[k] = s
-                    k = k + 1
-                    prefetch(&child[s])
-            if child_lost:
-                for i in range(k):
-                    if child[succ[i]] == at_d:
-                        pred[p] = <uint16_t>(d + 2)
-                        mark_due(&pred_due[0], p, d)
-                        decided += 1
-                        break
-            else:
-                left = 0
-                hit = False
-                for i in range(k):
-                    c = child[succ[i]]
-                    if c == at_d:
+            # successors in batches of PULL_BATCH, prefetched, so that the first
+            # one that settles the state stops the work
+            hit = False
+            done = False
+            i = 0
+            while i < n and not done:
+                k = 0
+                while i < n and k < PULL_BATCH:
+                    mv = moves[i]
+                    i = i + 1
+                    if move_take(mv) == NO_POINT:
+                        s = c_index_in_frame(frame, moved(own, mv))
+                        succ[k] = s
+                        k = k + 1
+                        prefetch(&child[s])
+                for j in range(k):
+                    c = child[succ[j]]
+                    if child_lost:
+                        if c == at_d:
+                            hit = True
+                            done = True
+                            break
+                    elif c == at_d:
                         hit = True
                     elif not won_by(c, d):
-                        left = left + 1
-                if hit and left == 0:
-                    cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
-                    pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                        done = True         # not all won: no loss this round
+                        break
+            if child_lost:
+                if hit:
+                    pred[p] = <uint16_t>(d + 2)
                     mark_due(&pred_due[0], p, d)
                     decided += 1
-                elif 0 < left < k:
-                    # some successors won, some not: the count is over distinct slots
-                    k = dedupe(succ, k, table)
-                    left = 0
-                    for i in range(k):
-                        if not won_by(child[succ[i]], d):
-                            left = left + 1
-                    pred_cnt[p] = <uint8_t>left
+            elif not done and hit:
+                cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
+                pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                mark_due(&pred_due[0], p, d)
+                decided += 1
+            elif pred_cnt[p] != CNT_UNKNOWN:
+                pred_cnt[p] = CNT_UNKNOWN
         free(moves)
         free(scratch)
         free(succ)
-        free(table)
         free(frame)
     return decided
 

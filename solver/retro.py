@@ -65,7 +65,9 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     # capture targets one at a time during the initialisation (the caller's lookup should
     # not keep them); the counts, 1 byte a slot, only from the rounds on.
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
-    due = {s: _kernels.retro_due(s.slots) for s in subs}
+    due, holds = {}, {}
+    for s in subs:
+        due[s], holds[s] = _kernels.retro_due(s.slots)
     undecided = {}
     maxd = 0
     for s in subs:
@@ -79,27 +81,29 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
         maxd = max(maxd, plies)
         del cap
     cnt = {s: _kernels.retro_counts(s.slots) for s in subs}
+    recount = {s: False for s in subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
     while d <= maxd:
         decided, pulled = 0, []
         for s in subs:
             child = s.quiet_child
-            size = _kernels.retro_frontier_size(val[s], due[s], d)
+            size = _kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
             if not size:
                 continue
-            args = (val[child], cnt[child], due[child], d, rules.jumping, rules.take_none, jobs)
+            args = (val[s], val[child], cnt[child], due[child], d, rules.jumping, rules.take_none)
             ratio = PULL_RATIO["wins" if d % 2 == 0 else "losses"]
             pulling = (size > ratio * undecided[child] if pull is None
                        else pull(d) if callable(pull) else pull)
             if pulling:
-                n = _kernels.retro_pull(s.m, s.o, val[s], *args)
+                n = _kernels.retro_pull(s.m, s.o, *args, jobs)
                 pulled.append(str(child))
+                recount[child] |= d % 2 == 1        # it may have left counts unknown
             else:
                 n, block = 0, 0
-                while block < len(due[s]):
-                    found, block = _kernels.retro_scan(val[s], due[s], d, block, chunk)
-                    n += _kernels.retro_round(s.m, s.o, chunk[:found], *args)
+                while block < len(holds[s]):
+                    found, block = _kernels.retro_scan(val[s], holds[s], d, block, chunk)
+                    n += _kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs)
             undecided[child] -= n       # (less overwritten tentative wins: an estimate)
             decided += n
         if decided:
