@@ -25,6 +25,7 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional
 
 import numpy as np
@@ -32,6 +33,7 @@ import numpy as np
 from . import _kernels
 from .index import Subspace
 from .rules import Rules
+from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
 Lookup = Callable[[Subspace], np.ndarray]
@@ -83,16 +85,23 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
           progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The codes of every slot of placement subspace ``sub`` from its children's.
 
-    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block.
+    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block
+    (the calls add up to ``sub.slots``).
     """
-    values = np.empty(sub.slots, dtype=np.uint16)
+    values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)
     quiet, cap = _child_codes(sub, lookup)
-    for start in range(0, sub.slots, BLOCK):
-        stop = min(sub.slots, start + BLOCK)
-        _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
-                                rules.jumping, rules.take_none, start, stop, False, 1, jobs)
+    # the pass goes by the opponent's representative sets (one block of children each)
+    reps = _kernels.orbit_count(sub.o)
+    step = max(1, BLOCK // math.comb(24 - sub.o, sub.m))
+    done = 0
+    for start in range(0, reps, step):
+        stop = min(reps, start + step)
+        _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
+                                 rules.jumping, rules.take_none, start, stop, jobs)
         if progress:
-            progress(stop - start)
+            now = sub.slots * stop // reps
+            progress(now - done)
+            done = now
     return values
 
 
