@@ -3,6 +3,7 @@ pass and the search, resuming after kill -9, damaged and foreign files, probing.
 
 from __future__ import annotations
 
+import logging
 import random
 import shutil
 
@@ -207,6 +208,22 @@ def test_missing_placement_file_names_file_and_command(db4_all, tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert str(path) in result.output and "muehle build" in result.output
     assert "--stones 4 --phase placement" in result.output
+
+
+def test_a_build_says_which_files_of_a_built_folder_are_missing(db4_all, tmp_path, caplog):
+    shutil.copytree(db4_all, tmp_path, dirs_exist_ok=True)
+    storage.pair_path(tmp_path, FOUR, (3, 3)).unlink()
+    storage.placement_path(tmp_path, FOUR, Subspace(2, 2, 1, 1)).unlink()
+    with caplog.at_level(logging.INFO, logger="muehle.build"):
+        build(tmp_path, FOUR, progress=False)
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned == ["pair 3-3: missing, building it", "placement 2-2+1-1: missing, building it"]
+    assert sha256s(tmp_path, FOUR) == sha256s(db4_all, FOUR)
+    # a folder built for the first time misses nothing: it says nothing of the kind
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="muehle.build"):
+        build(tmp_path / "new", FOUR, phase="moving", max_total=6, progress=False)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):
