@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver import placement, storage
+from solver import _kernels, placement, storage
 from solver.build import build, is_stored
 from solver.cli import main
 from solver.index import Subspace
@@ -91,6 +91,37 @@ def assert_equals_backward_pass(root, rules):
             bad = placement.check(sub, rules, codes,
                                   lambda s: db.subspace(s.m, s.o, s.own_hand, s.opp_hand))
             assert not bad, sub.name
+
+
+def pass_in_both_orders(rules: Rules, seed: int = 7):
+    """For every placement subspace, with random children: the build's pass (positions
+    grouped by the opponent's stones, one and two threads) and the check's (slot order)."""
+    rng = np.random.default_rng(seed)
+    for sub in placement.plan(rules):
+        quiet, capture = placement.children(sub)
+        kids = {quiet: rng.integers(0, 40, quiet.slots, dtype=np.uint16)}
+        if capture:
+            kids[capture] = rng.integers(0, 40, capture.slots, dtype=np.uint16)
+        by_sets = [placement.solve(sub, rules, kids.__getitem__, jobs) for jobs in (1, 2)]
+        in_order = np.empty(sub.slots, dtype=np.uint16)
+        _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, in_order, kids[quiet],
+                                kids[capture] if capture else placement.EMPTY, rules.jumping,
+                                rules.take_none)
+        yield sub, by_sets, in_order
+
+
+@pytest.mark.parametrize("rules", [FOUR, Rules(stones=3, jumping=False, mill_rule="take-none")])
+def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order(rules):
+    """Any children (random ones here) give the same codes, so the order is no part of
+    the values; slack slots stay slack."""
+    for sub, (one, two), in_order in pass_in_both_orders(rules):
+        assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
+
+
+@pytest.mark.slow
+def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order_for_five_stones():
+    for sub, (one, two), in_order in pass_in_both_orders(Rules(stones=5)):
+        assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
 
 
 def test_four_stone_build_equals_backward_pass(db4_all):
