@@ -113,7 +113,6 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
 
 
 def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
-    import random
     from solver.position import parse_position
     from solver.probe import open_database
 
@@ -123,15 +122,7 @@ def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
     value, moves = db.probe(pos), db.probe_moves(pos)
     first = time.perf_counter() - start
     warm = min(_timed(lambda: (db.probe(pos), db.probe_moves(pos))) for _ in range(5))
-    rng, positions = random.Random(seed), []
-    while len(positions) < count:
-        p = pos
-        for _ in range(rng.randrange(1, 2 * rules.stones)):
-            if p.outcome(rules) is not None or not p.in_placement:
-                break
-            p = p.play_unchecked(rng.choice(p.legal_moves(rules)))
-        if p.in_placement and p.outcome(rules) is None:
-            positions.append(p)
+    positions = placement.random_positions(rules, count, seed, plies=(1, 2 * rules.stones - 1))
     for p in positions:
         db.probe(p)
     each = _timed(lambda: [db.probe(p) for p in positions]) / len(positions)

@@ -26,12 +26,14 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 from __future__ import annotations
 
 import math
+import random
 from typing import Callable, Optional
 
 import numpy as np
 
 from . import _kernels
 from .index import Subspace
+from .position import Position, parse_position
 from .rules import Rules
 from .values import SLACK_CODE
 
@@ -132,6 +134,29 @@ def _child_codes(sub: Subspace, lookup: Lookup) -> tuple[np.ndarray, np.ndarray]
     q = np.ascontiguousarray(lookup(quiet), dtype=np.uint16)
     c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else EMPTY
     return q, c
+
+
+def random_positions(rules: Rules, count: int, seed: int,
+                     plies: tuple[int, int] | None = None) -> list[Position]:
+    """``count`` placement positions (stones in hand, game not over) from random legal
+    games: each plays a number of placements drawn from ``plies`` (inclusive; default
+    0 .. 2n - 1) from the start, stopping early where the placement phase ends.
+
+    >>> len(random_positions(Rules(stones=4), 5, seed=1))
+    5
+    """
+    low, high = plies if plies is not None else (0, 2 * rules.stones - 1)
+    rng, out = random.Random(seed), []
+    start = parse_position("startpos", rules)
+    while len(out) < count:
+        pos = start
+        for _ in range(rng.randint(low, high)):
+            if pos.outcome(rules) is not None or not pos.in_placement:
+                break
+            pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
+        if pos.in_placement and pos.outcome(rules) is None:
+            out.append(pos)
+    return out
 
 
 def slot_counts(rules: Rules) -> dict:
