@@ -7,10 +7,14 @@
 # subspaces in order of stones in hand settles them all, with the same values and plies
 # as the moving phase (docs/design.md §3).  The board index is the moving-phase one.
 #
-# Provides: placement_values (driven by solver.opening.solve_placement).
-# Uses:     movegen.pxi (c_moves_packed, move_* accessors), index.pxi (c_index_position,
-#           c_position_at, c_is_real_slot, c_subspace_slots), retro.pxi (Best, best_*,
-#           without, V_SLACK, prange).
+# Provides: placement_values (driven by solver.opening.solve_placement), placement_solve
+#           (the build's pass, solver.placement.solve), placement_pass (its forward check,
+#           solver.placement.check), placement_reach.
+# Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill),
+#           index.pxi (c_index_position, c_position_at, c_is_real_slot, c_subspace_slots,
+#           the tables CANON, REP_MASK, REP_STAB, ORBITS, BINOM and their bit helpers),
+#           retro.pxi (Best, best_*, without, V_SLACK, prefetch, prange), check.pxi
+#           (CAPTURE_FLAG).
 
 
 cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after, int opp_count,

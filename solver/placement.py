@@ -39,7 +39,8 @@ from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
 Lookup = Callable[[Subspace], np.ndarray]
-#: Slots per kernel call: the progress bar moves and a check stops early at this grain.
+#: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
+#: moves and a check stops early at this grain.
 BLOCK = 1 << 22
 EMPTY = np.zeros(0, dtype=np.uint16)
 
@@ -90,9 +91,9 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
     ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block
     (the calls add up to ``sub.slots``).
     """
-    values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)
+    values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)   # the pass skips slack slots
     quiet, cap = _child_codes(sub, lookup)
-    # the pass goes by the opponent's representative sets (one block of children each)
+    # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
     reps = _kernels.orbit_count(sub.o)
     step = max(1, BLOCK // math.comb(24 - sub.o, sub.m))
     done = 0
