@@ -26,10 +26,10 @@ from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import open_database
-from ..rules import STANDARD, Rules
+from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import COLOUR, db_option, main, rules_options, value_text
+from .common import COLOUR, db_option, main, needs_kernels, rules_options, value_text
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -45,7 +45,11 @@ Commands:
 
 
 def open_optional_database(db: str, rules: Rules):
-    """(database, None), or (None, why not) when there are no databases for ``rules``."""
+    """(database, None), or (None, why not) when there are no databases for ``rules``
+    (or the kernels cannot read any for them yet)."""
+    gap = kernel_gap(rules)
+    if gap is not None:
+        return None, gap
     folder = Path(db) / rules.name
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
@@ -336,6 +340,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
