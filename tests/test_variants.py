@@ -486,3 +486,37 @@ def test_reference_commands_work_on_every_board():
                input="b2\na1\nc1\nb1\nc3\na2\nb3\nc2\n")
     assert game.exit_code == 0 and "Traceback" not in game.output
     assert "  a   b   c" in game.stdout
+
+
+@pytest.mark.parametrize("variant", ["morabaraba", "six-mens", "seven-mens", "three-mens", "lasker"])
+def test_symmetric_positions_have_symmetric_moves(variant):
+    """The computed group keeps the rules: the moves of a position's image are the
+    images of its moves, on positions of random games."""
+    r = rules(variant)
+    board = r.board
+    rng = random.Random(variant)
+    pos = parse_position("startpos", r)
+    for _ply in range(30):
+        moves = pos.legal_moves(r)
+        if not moves:
+            break
+        for g in range(len(board.symmetries)):
+            perm = board.symmetries[g]
+            image = pos.transform(g)
+            mapped = {Move(perm[m.target], None if m.origin is None else perm[m.origin],
+                           None if m.take is None else perm[m.take]) for m in moves}
+            assert set(image.legal_moves(r)) == mapped
+        pos = pos.play(rng.choice(moves), r)
+
+
+def test_game_records_of_variants_round_trip():
+    r = rules("three-mens")
+    game = Game(rules=r)
+    for text in ("b2", "a1", "c3", "a3", "a2", "c1"):
+        game.play(text)
+    record = game.record()
+    assert record.startswith("rules: three-mens\n")
+    again = Game.from_record(record)
+    assert again.rules == r and again.moves == game.moves and again.position == game.position
+    with pytest.raises(InvalidNotationError, match="line 2"):
+        Game.from_record("rules: six-mens\nd7\n")
