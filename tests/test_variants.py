@@ -450,7 +450,7 @@ def test_variants_json_lists_every_variant_with_its_board():
 
 @pytest.mark.parametrize("args", [
     ["query", "startpos"], ["best-move", "startpos"], ["build", "--dry-run"], ["check"], ["stats"],
-    ["solve-opening", "startpos"],
+    ["solve-opening", "startpos"], ["serve"],
 ])
 def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tmp_path):
     for variant in ("six-mens", "three-mens"):
