@@ -7,17 +7,13 @@ of the points that keeps the edges and the mills (:attr:`Board.symmetries`).
 Points are named like chess squares on the board's own grid (files a, b, ... from the
 left, ranks 1, 2, ... from the bottom) and numbered row by row from the top left; a set
 of points is an integer mask, bit ``i`` standing for point ``i``.  The boards of the
-rule books (docs/design.md §9):
+rule books (docs/design.md §9), with points, mills and symmetries:
 
-=============  ======  =====  ======================  ==========
-board          points  mills  grid                    symmetries
-=============  ======  =====  ======================  ==========
-``standard``   24      16     7×7, a1..g7              16
-``morabaraba`` 24      20     7×7 (standard + diagonals) 16
-``six-mens``   16      8      5×5, a1..e5              16
-``seven-mens`` 17      10     5×5 (six-mens + c3)      8
-``three-mens`` 9       8      3×3, a1..c3              8
-=============  ======  =====  ======================  ==========
+- ``standard``: 24 points a1..g7, 16 mills, 16 symmetries;
+- ``morabaraba``: the standard board and its four diagonals, 24 points, 20 mills, 16;
+- ``six-mens``: two squares on a 5×5 grid, a1..e5, 16 points, 8 mills, 16;
+- ``seven-mens``: six-mens and the centre c3, 17 points, 10 mills, 8;
+- ``three-mens``: 3×3 points a1..c3, 8 lines, 8.
 
 The standard board's tables stay available under their module-level names
 (``POINT_NAMES``, ``ADJACENT``, ``MILLS``, ``SYMMETRIES``, ...), which the kernels and
@@ -113,8 +109,9 @@ def _automorphisms(n: int, edges: frozenset, mills: frozenset) -> list[tuple[int
 class Board:
     """A Morris board: named points, the edges stones slide along, and the mills.
 
-    ``points``: names (``'a7'``), numbered in this order; ``mills``: lines of three
-    points, each in order along the line; ``edges``: pairs of adjacent points.  The
+    ``points``: names (``'a7'``), numbered in this order; ``mill_lines``: the mills as
+    lines of three point numbers, each in order along the line (``mills`` are their
+    masks); ``edges``: pairs of adjacent points.  The
     rest is derived: coordinates from the names, masks, and the symmetry group.
 
     >>> board = BOARDS["three-mens"]
@@ -126,7 +123,7 @@ class Board:
 
     name: str
     points: tuple[str, ...]
-    mills_as_points: tuple[tuple[int, ...], ...]
+    mill_lines: tuple[tuple[int, ...], ...]
     edges: tuple[tuple[int, int], ...]
     # Derived in __post_init__ (not compared: they follow from the fields above).
     num_points: int = field(init=False, compare=False, repr=False)
@@ -148,11 +145,11 @@ class Board:
         for u, v in self.edges:
             adjacent[u] |= 1 << v
             adjacent[v] |= 1 << u
-        mills = tuple(mask_of(line) for line in self.mills_as_points)
-        if any(len(line) != 3 for line in self.mills_as_points) or len(set(mills)) != len(mills):
+        mills = tuple(mask_of(line) for line in self.mill_lines)
+        if any(len(line) != 3 for line in self.mill_lines) or len(set(mills)) != len(mills):
             raise ValueError(f"board {self.name}: mills are distinct lines of three points")
         syms = _automorphisms(n, frozenset(frozenset(e) for e in self.edges),
-                              frozenset(frozenset(line) for line in self.mills_as_points))
+                              frozenset(frozenset(line) for line in self.mill_lines))
         put = object.__setattr__
         put(self, "num_points", n)
         put(self, "full_mask", (1 << n) - 1)
@@ -187,16 +184,11 @@ class Board:
         return points_of(self.adjacent[point])
 
     @property
-    def mill_lines(self) -> tuple[tuple[int, ...], ...]:
-        """The mills as point numbers in order along each line (for drawing)."""
-        return self.mills_as_points
-
-    @property
     def drawn_lines(self) -> tuple[tuple[int, ...], ...]:
         """What a picture of the board draws: the mills, then the edges that lie on no mill
         (the spokes of the six men's board)."""
-        on_mill = {frozenset(pair) for line in self.mills_as_points for pair in zip(line, line[1:])}
-        return self.mills_as_points + tuple(e for e in self.edges if frozenset(e) not in on_mill)
+        on_mill = {frozenset(pair) for line in self.mill_lines for pair in zip(line, line[1:])}
+        return self.mill_lines + tuple(e for e in self.edges if frozenset(e) not in on_mill)
 
     @property
     def files(self) -> str:

@@ -172,7 +172,8 @@ class Rules:
         'three-mens board, 3 stones, slide only, a line of three wins'
         """
         words = [f"{self.board.name} board", f"{self.stones} stones",
-                 "jump with three" if self.jumping else "slide only"]
+                 ("jump with three (board plus hand)" if self.mixed else "jump with three")
+                 if self.jumping else "slide only"]
         if self.mixed:
             words.append("place or move while stones are in hand")
         if self.line_wins:
