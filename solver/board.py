@@ -32,6 +32,7 @@ the index read; its numbering never changes (database files depend on it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
@@ -61,6 +62,26 @@ def points_of(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+@lru_cache(maxsize=None)
+def _fixed_colourings(perm: tuple[int, ...]) -> dict[tuple[int, int], int]:
+    """(m, o) -> the colourings with m stones of one colour and o of the other that
+    ``perm`` maps onto themselves: the coefficients of the product, over its cycles
+    of length l, of (1 + x^l + y^l)."""
+    seen = [False] * len(perm)
+    counts = {(0, 0): 1}
+    for start in range(len(perm)):
+        length, p = 0, start
+        while not seen[p]:
+            seen[p], p, length = True, perm[p], length + 1
+        if length:
+            grown: dict[tuple[int, int], int] = {}
+            for (a, b), c in counts.items():
+                for key in ((a, b), (a + length, b), (a, b + length)):
+                    grown[key] = grown.get(key, 0) + c
+            counts = grown
+    return counts
 
 
 def _automorphisms(n: int, edges: frozenset, mills: frozenset) -> list[tuple[int, ...]]:
@@ -205,6 +226,18 @@ class Board:
             out |= 1 << perm[low.bit_length() - 1]
             mask ^= low
         return out
+
+    def orbits(self, m: int, o: int = 0) -> int:
+        """Positions with ``m`` stones of one colour and ``o`` of the other up to the
+        board's symmetries, by Burnside's lemma: the mean over the group of the
+        colourings each symmetry fixes (a fixed colouring gives each of its cycles one
+        colour).  Independent of the kernels' index, whose real slots it counts.
+
+        >>> [STANDARD_BOARD.orbits(m) for m in range(5)], STANDARD_BOARD.orbits(3, 3)
+        ([1, 4, 30, 158, 757], 169626)
+        """
+        fixed = sum(_fixed_colourings(perm).get((m, o), 0) for perm in self.symmetries)
+        return fixed // len(self.symmetries)
 
     def inverse_symmetry(self, sym: int) -> int:
         """Number of the symmetry that undoes ``sym``."""

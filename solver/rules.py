@@ -165,6 +165,18 @@ class Rules:
                          full_board=self.full_board)
         return attrs
 
+    @property
+    def moving_orbits(self) -> int:
+        """Positions of the moving phase (nothing in hand, at least three stones a side)
+        up to the board's symmetries (:meth:`Board.orbits`): what the moving-phase
+        databases hold, up to slack.
+
+        >>> STANDARD.moving_orbits
+        8904593601
+        """
+        return sum(self.board.orbits(m, o) for m in range(3, self.stones + 1)
+                   for o in range(3, self.stones + 1))
+
     def describe(self) -> str:
         """The rules in words, one line.
 

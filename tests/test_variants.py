@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import replace
-from itertools import permutations, product
+from itertools import combinations, permutations, product
 
 import pytest
 from click.testing import CliRunner
@@ -160,6 +160,39 @@ def test_diagonals_are_mills_of_morabaraba_and_three_mens():
         board = board_named(name)
         assert sum(1 << board.point_index(p) for p in line.split()) in board.mills
     assert len(board_named("morabaraba").mills_through[board_named("morabaraba").point_index("b2")]) == 3
+
+
+def test_orbit_counts_agree_with_the_published_figures():
+    """Burnside's lemma over the computed group gives the published counts: orbits of
+    m-stone sets and of the whole moving phase of the standard board, Malom's 3-3
+    (140,621 + 28,736 + 269), and Morabaraba's moving phase (about 1.65e10)."""
+    std = BOARDS["standard"]
+    assert [std.orbits(m) for m in range(10)] == [1, 4, 30, 158, 757, 2830, 8774, 22188, 46879, 82880]
+    assert std.orbits(3, 3) == 140_621 + 28_736 + 269
+    assert STANDARD.moving_orbits == 8_904_593_601
+    assert round(rules("morabaraba").moving_orbits, -8) == 16_500_000_000
+
+
+@pytest.mark.parametrize("name", ["six-mens", "seven-mens", "three-mens"])
+def test_orbit_counts_by_brute_force(name):
+    """The orbits of the small boards' positions counted one by one (smallest image
+    of every position) equal Burnside's count."""
+    board = board_named(name)
+    n = board.num_points
+    images = [[board.apply_symmetry(g, 1 << p) for p in range(n)] for g in range(len(board.symmetries))]
+
+    def image(g: int, mask: int) -> int:
+        return sum(images[g][p] for p in points_of(mask))
+
+    for m, o in ((3, 0), (2, 2), (3, 1)) if n > 9 else ((m, o) for m in range(4) for o in range(4)):
+        seen = set()
+        for own_points in combinations(range(n), m):
+            own = sum(1 << p for p in own_points)
+            rest = [p for p in range(n) if not own >> p & 1]
+            for opp_points in combinations(rest, o):
+                opp = sum(1 << p for p in opp_points)
+                seen.add(min((image(g, own), image(g, opp)) for g in range(len(images))))
+        assert len(seen) == board.orbits(m, o), (m, o)
 
 
 # --- rules -------------------------------------------------------------------------
