@@ -26,7 +26,7 @@ from .index import Pair, Subspace
 from .retro import pairs_in_order, solve_pair
 from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
-from .rules import Rules
+from .rules import Rules, require_kernels
 
 log = logging.getLogger("muehle.build")
 
@@ -265,6 +265,7 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
     [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
     """
+    require_kernels(rules)
     check_phase(phase, pair)
     units = []
     if phase in ("moving", "all"):

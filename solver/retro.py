@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _kernels
 from .index import Pair, Subspace
-from .rules import Rules
+from .rules import Rules, require_kernels
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
 Lookup = Callable[[int, int], np.ndarray]
@@ -56,6 +56,7 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
                progress: Callable[[str], None] | None = None) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)
     supplies the solved subspaces its captures lead into."""
+    require_kernels(rules)
     start = time.perf_counter()
     subs = Pair(*pair).subspaces
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
