@@ -1,8 +1,23 @@
-"""The board of Nine Men's Morris as data: points, adjacency, mills and symmetries.
+"""Boards as data: points, adjacency, mills and the symmetry group computed from them.
 
-Points are numbered 0..23 and named like chess squares (files a-g from the left,
-ranks 1-7 from the bottom).  A set of points is a 24-bit integer mask, bit ``i``
-standing for point ``i``; every other module relies on this numbering.
+A :class:`Board` is a value: named points with coordinates, the edges a stone slides
+along and the mills (lines of three).  Its symmetries are *computed*: every permutation
+of the points that keeps the edges and the mills (:attr:`Board.symmetries`).
+
+Points are named like chess squares on the board's own grid (files a, b, ... from the
+left, ranks 1, 2, ... from the bottom) and numbered row by row from the top left; a set
+of points is an integer mask, bit ``i`` standing for point ``i``.  The boards of the
+rule books (docs/design.md §9), with points, mills and symmetries:
+
+- ``standard``: 24 points a1..g7, 16 mills, 16 symmetries;
+- ``morabaraba``: the standard board and its four diagonals, 24 points, 20 mills, 16;
+- ``six-mens``: two squares on a 5×5 grid, a1..e5, 16 points, 8 mills, 16;
+- ``seven-mens``: six-mens and the centre c3, 17 points, 10 mills, 8;
+- ``three-mens``: 3×3 points a1..c3, 8 lines, 8.
+
+The standard board's tables stay available under their module-level names
+(``POINT_NAMES``, ``ADJACENT``, ``MILLS``, ``SYMMETRIES``, ...), which the kernels and
+the index read; its numbering never changes (database files depend on it).
 
 >>> POINT_NAMES[0], POINT_NAMES[23]
 ('a7', 'g1')
@@ -10,142 +25,22 @@ standing for point ``i``; every other module relies on this numbering.
 ['b2', 'd1', 'd3', 'f2']
 >>> len(MILLS), len(SYMMETRIES)
 (16, 16)
+>>> [(b.name, b.num_points, len(b.mills), len(b.symmetries)) for b in BOARDS.values()][2:]
+[('six-mens', 16, 8, 16), ('seven-mens', 17, 10, 8), ('three-mens', 9, 8, 8)]
 """
 
 from __future__ import annotations
 
-# Row by row from the top, left to right: the order the developers' guide lists them.
-POINT_NAMES: tuple[str, ...] = (
-    "a7", "d7", "g7",
-    "b6", "d6", "f6",
-    "c5", "d5", "e5",
-    "a4", "b4", "c4", "e4", "f4", "g4",
-    "c3", "d3", "e3",
-    "b2", "d2", "f2",
-    "a1", "d1", "g1",
-)
-NUM_POINTS = 24
-FULL_MASK = (1 << NUM_POINTS) - 1
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable
 
-_INDEX = {name: i for i, name in enumerate(POINT_NAMES)}
-
-# Coordinates (x, y) with x = file 0..6 (a..g) and y = rank 0..6 (1..7).
-COORDS: tuple[tuple[int, int], ...] = tuple(
-    (ord(name[0]) - ord("a"), int(name[1]) - 1) for name in POINT_NAMES
-)
-_AT = {xy: i for i, xy in enumerate(COORDS)}
+#: Most points a board may have: masks, packed moves (5 bits a point) and the
+#: kernels' tables are sized for it.
+MAX_POINTS = 25
 
 
-def point_index(name: str) -> int:
-    """Number of the point called ``name`` (``'a1'``..``'g7'``); ValueError if none."""
-    try:
-        return _INDEX[name]
-    except KeyError:
-        raise ValueError(f"unknown point {name!r}") from None
-
-
-def point_name(index: int) -> str:
-    """Name of point number ``index``."""
-    return POINT_NAMES[index]
-
-
-def _lines() -> list[tuple[int, int, int]]:
-    """The 16 straight lines of three points: 8 horizontal, 8 vertical."""
-    lines = []
-    for axis in (0, 1):
-        groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        for i, (x, y) in enumerate(COORDS):
-            along, across = (x, y) if axis == 0 else (y, x)
-            # The middle row/column (3) holds two lines, split by the centre.
-            side = 0 if across != 3 else (0 if along < 3 else 1)
-            groups.setdefault((across, side), []).append((along, i))
-        for key in sorted(groups):
-            pts = [i for _, i in sorted(groups[key])]
-            assert len(pts) == 3
-            lines.append(tuple(pts))
-    return lines
-
-
-MILL_LINES: tuple[tuple[int, int, int], ...] = tuple(_lines())
-MILLS: tuple[int, ...] = tuple(sum(1 << p for p in line) for line in MILL_LINES)
-
-# Neighbours are consecutive points on a line; every edge of the board lies on a mill line.
-_adj = [0] * NUM_POINTS
-for _a, _b, _c in MILL_LINES:
-    for _u, _v in ((_a, _b), (_b, _c)):
-        _adj[_u] |= 1 << _v
-        _adj[_v] |= 1 << _u
-ADJACENT: tuple[int, ...] = tuple(_adj)
-del _adj
-
-# For each point, the masks of the (two) mills through it.
-MILLS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
-    tuple(m for m in MILLS if m >> p & 1) for p in range(NUM_POINTS)
-)
-
-
-def neighbours(point: int) -> list[int]:
-    """Points adjacent to ``point``."""
-    return [q for q in range(NUM_POINTS) if ADJACENT[point] >> q & 1]
-
-
-def _ring_and_direction(i: int) -> tuple[int, int, int]:
-    x, y = COORDS[i]
-    dist = max(abs(x - 3), abs(y - 3))  # 3 outer, 2 middle, 1 inner
-    sx = (x > 3) - (x < 3)
-    sy = (y > 3) - (y < 3)
-    return dist, sx, sy
-
-
-def _symmetries() -> list[tuple[int, ...]]:
-    """The 16 automorphisms as permutations: perm[i] is the image of point i."""
-    perms = []
-    for swap_rings in (False, True):
-        for transpose in (False, True):
-            for flip_x in (False, True):
-                for flip_y in (False, True):
-                    perm = []
-                    for i in range(NUM_POINTS):
-                        dist, sx, sy = _ring_and_direction(i)
-                        if swap_rings:
-                            dist = 4 - dist
-                        if transpose:
-                            sx, sy = sy, sx
-                        if flip_x:
-                            sx = -sx
-                        if flip_y:
-                            sy = -sy
-                        perm.append(_AT[(3 + sx * dist, 3 + sy * dist)])
-                    perms.append(tuple(perm))
-    return perms
-
-
-SYMMETRIES: tuple[tuple[int, ...], ...] = tuple(_symmetries())
-IDENTITY = 0
-assert SYMMETRIES[IDENTITY] == tuple(range(NUM_POINTS))
-
-
-def apply_symmetry(sym: int, mask: int) -> int:
-    """Image of the point set ``mask`` under symmetry number ``sym``."""
-    perm = SYMMETRIES[sym]
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= 1 << perm[low.bit_length() - 1]
-        mask ^= low
-    return out
-
-
-def inverse_symmetry(sym: int) -> int:
-    """Number of the symmetry that undoes ``sym``."""
-    perm = SYMMETRIES[sym]
-    inv = [0] * NUM_POINTS
-    for i, j in enumerate(perm):
-        inv[j] = i
-    return SYMMETRIES.index(tuple(inv))
-
-
-def mask_of(points) -> int:
+def mask_of(points: Iterable[int]) -> int:
     """Mask of an iterable of point numbers."""
     out = 0
     for p in points:
@@ -169,15 +64,269 @@ def points_of(mask: int) -> list[int]:
     return out
 
 
+@lru_cache(maxsize=None)
+def _fixed_colourings(perm: tuple[int, ...]) -> dict[tuple[int, int], int]:
+    """(m, o) -> the colourings with m stones of one colour and o of the other that
+    ``perm`` maps onto themselves: the coefficients of the product, over its cycles
+    of length l, of (1 + x^l + y^l)."""
+    seen = [False] * len(perm)
+    counts = {(0, 0): 1}
+    for start in range(len(perm)):
+        length, p = 0, start
+        while not seen[p]:
+            seen[p], p, length = True, perm[p], length + 1
+        if length:
+            grown: dict[tuple[int, int], int] = {}
+            for (a, b), c in counts.items():
+                for key in ((a, b), (a + length, b), (a, b + length)):
+                    grown[key] = grown.get(key, 0) + c
+            counts = grown
+    return counts
+
+
+def _automorphisms(n: int, edges: frozenset, mills: frozenset) -> list[tuple[int, ...]]:
+    """Every permutation of range(n) that maps edges onto edges and mills onto mills,
+    in increasing (lexicographic) order, the identity first.
+
+    Backtracking, point by point: a partial map is pruned as soon as an edge or a mill
+    among the mapped points has no image, and a point only goes to a point of the same
+    degree and number of mills."""
+    nbrs = [set() for _ in range(n)]
+    for u, v in edges:
+        nbrs[u].add(v)
+        nbrs[v].add(u)
+    through = [[m for m in mills if p in m] for p in range(n)]
+    kind = [(len(nbrs[p]), len(through[p])) for p in range(n)]
+    found: list[tuple[int, ...]] = []
+    perm = [-1] * n
+    used = [False] * n
+
+    def fits(p: int) -> bool:
+        q = perm[p]
+        for r in nbrs[p]:
+            if perm[r] >= 0 and perm[r] not in nbrs[q]:
+                return False
+        for m in through[p]:
+            if all(perm[r] >= 0 for r in m) and frozenset(perm[r] for r in m) not in mills:
+                return False
+        return True
+
+    def extend(p: int) -> None:
+        if p == n:
+            found.append(tuple(perm))
+            return
+        for q in range(n):
+            if not used[q] and kind[q] == kind[p]:
+                perm[p], used[q] = q, True
+                if fits(p):
+                    extend(p + 1)
+                perm[p], used[q] = -1, False
+
+    extend(0)
+    return found
+
+
+@dataclass(frozen=True)
+class Board:
+    """A Morris board: named points, the edges stones slide along, and the mills.
+
+    ``points``: names (``'a7'``), numbered in this order; ``mill_lines``: the mills as
+    lines of three point numbers, each in order along the line (``mills`` are their
+    masks); ``edges``: pairs of adjacent points.  The
+    rest is derived: coordinates from the names, masks, and the symmetry group.
+
+    >>> board = BOARDS["three-mens"]
+    >>> board.points, len(board.edges), board.point_index("b2")
+    (('a3', 'b3', 'c3', 'a2', 'b2', 'c2', 'a1', 'b1', 'c1'), 12, 4)
+    >>> [board.point_name(p) for p in board.neighbours(board.point_index("a1"))]
+    ['a2', 'b1']
+    """
+
+    name: str
+    points: tuple[str, ...]
+    mill_lines: tuple[tuple[int, ...], ...]
+    edges: tuple[tuple[int, int], ...]
+    # Derived in __post_init__ (not compared: they follow from the fields above).
+    num_points: int = field(init=False, compare=False, repr=False)
+    full_mask: int = field(init=False, compare=False, repr=False)
+    coords: tuple[tuple[int, int], ...] = field(init=False, compare=False, repr=False)
+    size: int = field(init=False, compare=False, repr=False)
+    adjacent: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    mills: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    mills_through: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
+    symmetries: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
+    _index: dict = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.points)
+        if not 3 <= n <= MAX_POINTS or len(set(self.points)) != n:
+            raise ValueError(f"board {self.name}: 3..{MAX_POINTS} points with distinct names")
+        coords = tuple((ord(name[0]) - ord("a"), int(name[1:]) - 1) for name in self.points)
+        adjacent = [0] * n
+        for u, v in self.edges:
+            adjacent[u] |= 1 << v
+            adjacent[v] |= 1 << u
+        mills = tuple(mask_of(line) for line in self.mill_lines)
+        if any(len(line) != 3 for line in self.mill_lines) or len(set(mills)) != len(mills):
+            raise ValueError(f"board {self.name}: mills are distinct lines of three points")
+        syms = _automorphisms(n, frozenset(frozenset(e) for e in self.edges),
+                              frozenset(frozenset(line) for line in self.mill_lines))
+        put = object.__setattr__
+        put(self, "num_points", n)
+        put(self, "full_mask", (1 << n) - 1)
+        put(self, "coords", coords)
+        put(self, "size", 1 + max(max(xy) for xy in coords))
+        put(self, "adjacent", tuple(adjacent))
+        put(self, "mills", mills)
+        put(self, "mills_through", tuple(tuple(m for m in mills if m >> p & 1) for p in range(n)))
+        put(self, "symmetries", tuple(syms))
+        put(self, "_index", {name: i for i, name in enumerate(self.points)})
+
+    def __repr__(self) -> str:
+        return f"<Board {self.name}: {self.num_points} points, {len(self.mills)} mills>"
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    # --- points ---------------------------------------------------------------------
+    def point_index(self, name: str) -> int:
+        """Number of the point called ``name``; ValueError if the board has none."""
+        try:
+            return self._index[name]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown point {name!r}") from None
+
+    def point_name(self, index: int) -> str:
+        """Name of point number ``index``."""
+        return self.points[index]
+
+    def neighbours(self, point: int) -> list[int]:
+        """Points adjacent to ``point``, ascending."""
+        return points_of(self.adjacent[point])
+
+    @property
+    def drawn_lines(self) -> tuple[tuple[int, ...], ...]:
+        """What a picture of the board draws: the mills, then the edges that lie on no mill
+        (the spokes of the six men's board)."""
+        on_mill = {frozenset(pair) for line in self.mill_lines for pair in zip(line, line[1:])}
+        return self.mill_lines + tuple(e for e in self.edges if frozenset(e) not in on_mill)
+
+    @property
+    def files(self) -> str:
+        """The file letters of the grid: ``'abcdefg'`` for the standard board."""
+        return "abcdefghijklmnopqrstuvwxyz"[:self.size]
+
+    # --- symmetries -----------------------------------------------------------------
+    def apply_symmetry(self, sym: int, mask: int) -> int:
+        """Image of the point set ``mask`` under symmetry number ``sym``."""
+        perm = self.symmetries[sym]
+        out = 0
+        while mask:
+            low = mask & -mask
+            out |= 1 << perm[low.bit_length() - 1]
+            mask ^= low
+        return out
+
+    def orbits(self, m: int, o: int = 0) -> int:
+        """Positions with ``m`` stones of one colour and ``o`` of the other up to the
+        board's symmetries, by Burnside's lemma: the mean over the group of the
+        colourings each symmetry fixes (a fixed colouring gives each of its cycles one
+        colour).  Independent of the kernels' index, whose real slots it counts.
+
+        >>> [STANDARD_BOARD.orbits(m) for m in range(5)], STANDARD_BOARD.orbits(3, 3)
+        ([1, 4, 30, 158, 757], 169626)
+        """
+        fixed = sum(_fixed_colourings(perm).get((m, o), 0) for perm in self.symmetries)
+        return fixed // len(self.symmetries)
+
+    def inverse_symmetry(self, sym: int) -> int:
+        """Number of the symmetry that undoes ``sym``."""
+        inv = [0] * self.num_points
+        for i, j in enumerate(self.symmetries[sym]):
+            inv[j] = i
+        return self.symmetries.index(tuple(inv))
+
+
+def _make(name: str, rows: list[str], mills: list[str], extra_edges: list[str] = (),
+          slide_along_mills: bool = True) -> Board:
+    """A board from text: ``rows`` of point names from the top, ``mills`` as 'a7 d7 g7';
+    stones slide between consecutive points of a mill (``slide_along_mills``) and along
+    ``extra_edges`` ('b4 c4')."""
+    points = tuple(p for row in rows for p in row.split())
+    at = {p: i for i, p in enumerate(points)}
+    lines = tuple(tuple(at[p] for p in m.split()) for m in mills)
+    edges: list[tuple[int, int]] = []
+    segments = [line for line in lines if slide_along_mills] + [tuple(at[p] for p in e.split())
+                                                                 for e in extra_edges]
+    for line in segments:
+        for u, v in zip(line, line[1:]):
+            if (u, v) not in edges and (v, u) not in edges:
+                edges.append((u, v))
+    return Board(name, points, lines, tuple(edges))
+
+
+_STANDARD_ROWS = ["a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4 e4 f4 g4", "c3 d3 e3",
+                  "b2 d2 f2", "a1 d1 g1"]
+# The order of the mills is the kernels' table order: rows from the bottom, the middle
+# row's left half first, then the columns from the left.
+_STANDARD_MILLS = ["a1 d1 g1", "b2 d2 f2", "c3 d3 e3", "a4 b4 c4", "e4 f4 g4", "c5 d5 e5",
+                   "b6 d6 f6", "a7 d7 g7", "a1 a4 a7", "b2 b4 b6", "c3 c4 c5", "d1 d2 d3",
+                   "d5 d6 d7", "e3 e4 e5", "f2 f4 f6", "g1 g4 g7"]
+_DIAGONALS = ["a1 b2 c3", "g1 f2 e3", "a7 b6 c5", "g7 f6 e5"]
+_SMALL_ROWS = ["a5 c5 e5", "b4 c4 d4", "a3 b3 d3 e3", "b2 c2 d2", "a1 c1 e1"]
+_SMALL_MILLS = ["a1 c1 e1", "b2 c2 d2", "b4 c4 d4", "a5 c5 e5", "a1 a3 a5", "b2 b3 b4",
+                "d2 d3 d4", "e1 e3 e5"]
+_SPOKES = ["a3 b3", "d3 e3", "c1 c2", "c4 c5"]
+
+STANDARD_BOARD = _make("standard", _STANDARD_ROWS, _STANDARD_MILLS)
+#: Every board by name.  Three men's morris slides along rows and columns only: the
+#: diagonals are lines that win, not paths (Murray's "smaller merels").
+BOARDS: dict[str, Board] = {b.name: b for b in (
+    STANDARD_BOARD,
+    _make("morabaraba", _STANDARD_ROWS, _STANDARD_MILLS + _DIAGONALS),
+    _make("six-mens", _SMALL_ROWS, _SMALL_MILLS, _SPOKES),
+    _make("seven-mens", _SMALL_ROWS[:2] + ["a3 b3 c3 d3 e3"] + _SMALL_ROWS[3:],
+          _SMALL_MILLS + ["b3 c3 d3", "c2 c3 c4"], _SPOKES),
+    _make("three-mens", ["a3 b3 c3", "a2 b2 c2", "a1 b1 c1"],
+          ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3", "b1 b2 b3", "c1 c2 c3",
+           "a1 b2 c3", "a3 b2 c1"], ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3",
+                                   "b1 b2 b3", "c1 c2 c3"], slide_along_mills=False),
+)}
+
+
+def board_named(name: str) -> Board:
+    """The board called ``name``; ValueError naming the boards there are."""
+    try:
+        return BOARDS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown board {str(name)[:40]!r} (boards: {', '.join(BOARDS)})") from None
+
+
+# --- the standard board under the names the rest of the package has always used ------
+
+POINT_NAMES: tuple[str, ...] = STANDARD_BOARD.points
+NUM_POINTS = STANDARD_BOARD.num_points
+FULL_MASK = STANDARD_BOARD.full_mask
+COORDS: tuple[tuple[int, int], ...] = STANDARD_BOARD.coords
+MILL_LINES: tuple[tuple[int, ...], ...] = STANDARD_BOARD.mill_lines
+MILLS: tuple[int, ...] = STANDARD_BOARD.mills
+ADJACENT: tuple[int, ...] = STANDARD_BOARD.adjacent
+MILLS_THROUGH: tuple[tuple[int, ...], ...] = STANDARD_BOARD.mills_through
+SYMMETRIES: tuple[tuple[int, ...], ...] = STANDARD_BOARD.symmetries
+IDENTITY = 0
+point_index = STANDARD_BOARD.point_index
+point_name = STANDARD_BOARD.point_name
+neighbours = STANDARD_BOARD.neighbours
+apply_symmetry = STANDARD_BOARD.apply_symmetry
+inverse_symmetry = STANDARD_BOARD.inverse_symmetry
+
+
 def _check() -> None:
-    edges = {(u, v) for u in range(NUM_POINTS) for v in neighbours(u)}
-    assert len(edges) == 64  # 32 undirected edges
-    mills = set(MILLS)
-    for perm in SYMMETRIES:
-        assert sorted(perm) == list(range(NUM_POINTS))
-        assert {(perm[u], perm[v]) for u, v in edges} == edges
-        assert {sum(1 << perm[p] for p in points_of(m)) for m in mills} == mills
-    assert len(set(SYMMETRIES)) == 16
+    """Facts the kernels rely on (ext/board.pxi): 24 points, 32 edges, two mills through
+    every point, 16 symmetries with the identity first."""
+    assert NUM_POINTS == 24 and len(STANDARD_BOARD.edges) == 32 and len(MILLS) == 16
+    assert all(len(ms) == 2 for ms in MILLS_THROUGH)
+    assert len(SYMMETRIES) == 16 and SYMMETRIES[IDENTITY] == tuple(range(NUM_POINTS))
 
 
 _check()

@@ -26,7 +26,7 @@ from .index import Pair, Subspace
 from .retro import pairs_in_order, solve_pair
 from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
-from .rules import Rules
+from .rules import Rules, require_kernels
 
 log = logging.getLogger("muehle.build")
 
@@ -128,6 +128,17 @@ def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool 
     except DatabaseError as exc:
         return str(exc)
     return None
+
+
+def built_later(paths: list[Path], more: bool = False) -> list[bool]:
+    """For files in build order: whether a file after it (or, with ``more``, anything
+    built after all of them) is there.  Such a file, if absent, was there once (a
+    complete folder lacks it: deleted), and a build says it is missing."""
+    out, seen = [], more
+    for path in reversed(paths):
+        out.append(seen)
+        seen = seen or path.exists()
+    return out[::-1]
 
 
 class BuildLock:
@@ -264,6 +275,7 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
     [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
     """
+    require_kernels(rules)
     check_phase(phase, pair)
     units = []
     if phase in ("moving", "all"):
@@ -367,10 +379,12 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     reports = []
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+    later = built_later([storage.pair_path(root, rules, u.key) for u in units],
+                        any(storage.rules_dir(root, rules).glob("place-*.h5")))
     try:
-        for unit in units:
+        for unit, had_file in zip(units, later):
             reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                      progress=progress))
+                                      progress=progress, had_file=had_file))
             overall.update(unit.slots)
     finally:
         overall.close()
@@ -378,17 +392,20 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 
 
 def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
-               jobs: int = 2, verify: bool = True,
-               progress: bool = False) -> "PairReport | PlacementReport":
+               jobs: int = 2, verify: bool = True, progress: bool = False,
+               had_file: bool = False) -> "PairReport | PlacementReport":
     """Build one unit (solve, check, write its file) unless its file is built and intact;
     returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
-    one); ``progress`` shows a bar of the solve's rounds.  A placement unit is built by
-    :func:`build_subspace` (its pass needs no separate check: ``verify`` is not used)."""
+    one); ``progress`` shows a bar of the solve's rounds; ``had_file``: the folder had
+    its file (see :func:`built_later`), the log says so if it is absent.  A placement
+    unit is built by :func:`build_subspace` (its pass needs no separate check:
+    ``verify`` is not used)."""
     from tqdm import tqdm
 
     root = Path(root)
     if not isinstance(unit.key, Pair):
-        return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress)
+        return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress,
+                              had_file=had_file)
     p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
     path = storage.pair_path(root, rules, p)
@@ -399,6 +416,8 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
         return report
     if path.exists():
         log.warning("pair %s: rebuilding it, the file is unusable: %s", name, problem)
+    elif had_file:
+        log.warning("pair %s: missing, building it", name)
     missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
     if missing:
         raise MissingSubspaceError(
@@ -470,10 +489,11 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     reports: list[PlacementReport] = []
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
+    later = built_later([storage.placement_path(root, rules, s) for s in subs])
     try:
-        for sub in subs:
+        for sub, had_file in zip(subs, later):
             reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,
-                                          advance=overall.update))
+                                          advance=overall.update, had_file=had_file))
             if reports[-1].skipped:
                 overall.update(sub.slots)
     finally:
@@ -483,10 +503,12 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
 
 def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
                    jobs: int = 2, progress: bool = False,
-                   advance: Callable[[int], None] | None = None) -> PlacementReport:
+                   advance: Callable[[int], None] | None = None,
+                   had_file: bool = False) -> PlacementReport:
     """Build one placement subspace by one pass from its stored children, unless its file
-    is built and intact; returns its report.  ``cache``: as for :func:`build_unit`;
-    ``progress`` shows a bar of the pass, ``advance(slots)`` is called as it goes.
+    is built and intact; returns its report.  ``cache``, ``had_file``: as for
+    :func:`build_unit`; ``progress`` shows a bar of the pass, ``advance(slots)`` is
+    called as it goes.
 
     No separate check: the pass computes each slot from its children exactly as the
     forward check would (``muehle check`` rechecks the stored files).
@@ -503,6 +525,8 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
         return report
     if path.exists():
         log.warning("placement %s: rebuilding it, the file is unusable: %s", sub.name, problem)
+    elif had_file:
+        log.warning("placement %s: missing, building it", sub.name)
     needed = [c for c in placement.children(sub) if c is not None]
     missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
     if missing:

@@ -20,9 +20,12 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
     │   │                               or not a muehle file at all
     │   ├── InsufficientMemoryError     a build that would not fit in memory
     │   └── ConsistencyError            solved values that disagree with their successors
-    └── ClusterError                    a cluster that cannot run a build: no Dask, a
-                                        scheduler that does not answer, workers that
-                                        cannot see the database folder
+    ├── ClusterError                    a cluster that cannot run a build: no Dask, a
+    │                                   scheduler that does not answer, workers that
+    │                                   cannot see the database folder
+    └── UnsupportedRulesError (ValueError)  rules (a board, an option) that the compiled
+                                        kernels do not handle yet: the reference rules
+                                        play them, nothing solves or probes them
 
 >>> issubclass(AmbiguousMoveError, ValueError), issubclass(MissingSubspaceError, KeyError)
 (True, True)
@@ -40,7 +43,7 @@ from typing import Any, Sequence
 __all__ = ["MuehleError", "NotationError", "InvalidNotationError", "IllegalMoveError",
            "GameOverError", "AmbiguousMoveError", "DatabaseError", "MissingSubspaceError",
            "CorruptDatabaseError", "ForeignDatabaseError", "InsufficientMemoryError",
-           "ConsistencyError", "ClusterError"]
+           "ConsistencyError", "ClusterError", "UnsupportedRulesError"]
 
 
 class MuehleError(Exception):
@@ -169,3 +172,14 @@ class ConsistencyError(DatabaseError):
 class ClusterError(MuehleError):
     """A cluster that cannot run a build: Dask is not installed, the scheduler does not
     answer, or workers cannot see the database folder."""
+
+
+# --- rules -----------------------------------------------------------------------------
+
+class UnsupportedRulesError(MuehleError, ValueError):
+    """Rules that the compiled kernels cannot handle yet (another board, more than nine
+    stones, mixed placement, ...): refused before any wrong answer could be given.
+
+    >>> str(UnsupportedRulesError("rules 'six-mens': the board is not supported by the compiled kernels yet"))
+    "rules 'six-mens': the board is not supported by the compiled kernels yet"
+    """

@@ -36,8 +36,8 @@ from typing import NamedTuple, Optional, Union
 
 from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
 from .notation import format_position
-from .position import (BLACK, NUM_POINTS, WHITE, Move, Position, in_mill, parse_legal_move, parse_position,
-                       popcount)
+from .position import (BLACK, WHITE, Move, Position, in_mill, mill_points, parse_legal_move,
+                       parse_position, popcount)
 from .rules import STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -61,6 +61,9 @@ class Termination(StrEnum):
     REPETITION = "threefold repetition"
     QUIET_PLIES = "50 moves without a mill"
     RESIGNATION = "resignation"
+    LINE_OF_THREE = "a line of three"                 # where a line wins (Three Men's)
+    FULL_BOARD = "full board"                         # blocked on a full board, drawn
+
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -71,6 +74,8 @@ NO_LEGAL_MOVE = Termination.NO_LEGAL_MOVE
 REPETITION = Termination.REPETITION
 QUIET_PLIES = Termination.QUIET_PLIES
 RESIGNATION = Termination.RESIGNATION
+LINE_OF_THREE = Termination.LINE_OF_THREE
+FULL_BOARD = Termination.FULL_BOARD
 
 
 class Outcome(NamedTuple):
@@ -193,9 +198,10 @@ class Game:
             move = self.parse_move(move)
         elif not isinstance(move, Move):
             raise TypeError(f"a move is a Move or its notation, not {type(move).__name__}")
-        elif not all(p is None or (isinstance(p, int) and 0 <= p < NUM_POINTS)
-                     for p in (move.target, move.origin, move.take)) or move.target is None:
-            raise IllegalMoveError(f"move {repr(move)[:80]}: points are numbered 0..{NUM_POINTS - 1}", move)
+        elif not all(p is None or (isinstance(p, int) and 0 <= p < self.rules.board.num_points)
+                     for p in (move.target, move.origin, move.take, move.take2)) or move.target is None:
+            raise IllegalMoveError(f"move {repr(move)[:80]}: points are numbered "
+                                   f"0..{self.rules.board.num_points - 1}", move)
         else:
             result = self.result()
             if result is not None:
@@ -204,7 +210,7 @@ class Game:
         after = before.play(move, self.rules)
         # The mover's stones are the opponent's in the new position; a take-none mill
         # that took nothing still closed a mill, so it resets the counter too.
-        closed = in_mill(after.opp, move.target)
+        closed = in_mill(after.opp, move.target, after.board)
         quiet = not move.is_placement and not closed
         self._moves.append(move)
         self._positions.append(after)
@@ -244,12 +250,16 @@ class Game:
             return Outcome(_other(self._resigned), RESIGNATION)
         pos = self.position
         outcome = pos.outcome(self.rules)
+        if outcome == DRAW:
+            return Outcome(DRAW, FULL_BOARD)
         if outcome is not None:
             winner = pos.turn if outcome == WIN else _other(pos.turn)
             loser = _other(winner)
             stones = pos.white if loser == WHITE else pos.black
             hand = pos.white_hand if loser == WHITE else pos.black_hand
-            reason = FEWER_THAN_THREE if popcount(stones) + hand < 3 else NO_LEGAL_MOVE
+            line = self.rules.line_wins and mill_points(pos.white if winner == WHITE else pos.black, pos.board)
+            reason = (LINE_OF_THREE if line else FEWER_THAN_THREE if popcount(stones) + hand < 3
+                      else NO_LEGAL_MOVE)
             return Outcome(winner, reason)
         if self.repetitions >= REPETITION_LIMIT:
             return Outcome(DRAW, REPETITION)
@@ -359,4 +369,4 @@ def describe_phase(game: Game) -> str:
 
 __all__ = ["Game", "Outcome", "Termination", "describe_result", "describe_phase", "REPETITION_LIMIT",
            "QUIET_PLY_LIMIT", "DRAW", "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION",
-           "QUIET_PLIES", "RESIGNATION"]
+           "QUIET_PLIES", "RESIGNATION", "LINE_OF_THREE", "FULL_BOARD"]

@@ -8,7 +8,12 @@ optionally followed by the stones in hand of White and Black (omitted: 0 0)::
     startpos                  (empty board, all stones in hand, White to move)
 
 Moves: ``d2`` (place), ``d2xa4`` (place and take), ``d2-d3`` (slide or jump),
-``d2-d3xa4`` (and take).
+``d2-d3xa4`` (and take); where two mills at once take two stones, ``d2-d3xa4xb6``.
+
+Point names are those of the board (:mod:`solver.board`): a1..g7 on the standard and
+Morabaraba boards, a1..e5 on the boards of Six and Seven Men's Morris, a1..c3 on Three
+Men's Morris.  Every function takes the ``board`` (default: the standard board); a name
+the board does not have is an :class:`InvalidNotationError`.
 
 This module works on plain values (masks, point numbers), so that the types of
 :mod:`solver.position` can use it for their text form without an import cycle; the
@@ -30,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional
 
-from .board import POINT_NAMES, point_index, points_of
+from .board import STANDARD_BOARD, Board, points_of
 from .errors import InvalidNotationError, NotationError
 
 __all__ = ["NotationError", "read_position", "read_move", "position_text", "move_text",
@@ -42,14 +47,15 @@ BLACK = "b"
 STANDARD_STONES = 9
 
 
-def _sorted_names(mask: int) -> list[str]:
-    return sorted(POINT_NAMES[p] for p in points_of(mask))
+def _sorted_names(mask: int, board: Board) -> list[str]:
+    return sorted(board.points[p] for p in points_of(mask))
 
 
 def position_text(white: int, black: int, white_hand: int = 0, black_hand: int = 0,
-                  turn: str = WHITE) -> str:
+                  turn: str = WHITE, board: Board = STANDARD_BOARD) -> str:
     """The canonical position string (points sorted a1, a4, ... g7; hands 0 0 left out)."""
-    text = f"W:{','.join(_sorted_names(white))} B:{','.join(_sorted_names(black))} {turn}"
+    text = (f"W:{','.join(_sorted_names(white, board))} "
+            f"B:{','.join(_sorted_names(black, board))} {turn}")
     if white_hand or black_hand:
         text += f" {white_hand} {black_hand}"
     return text
@@ -57,16 +63,21 @@ def position_text(white: int, black: int, white_hand: int = 0, black_hand: int =
 
 def format_position(pos) -> str:
     """The canonical string of a :class:`~solver.position.Position` (also ``str(pos)``)."""
-    return position_text(pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn)
+    return position_text(pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn,
+                         getattr(pos, "board", STANDARD_BOARD))
 
 
-def move_text(target: int, origin: Optional[int] = None, take: Optional[int] = None) -> str:
-    """``d2``, ``d2xa4``, ``d2-d3`` or ``d2-d3xa4`` (also ``str(move)``)."""
-    text = POINT_NAMES[target]
+def move_text(target: int, origin: Optional[int] = None, take: Optional[int] = None,
+              take2: Optional[int] = None, board: Board = STANDARD_BOARD) -> str:
+    """``d2``, ``d2xa4``, ``d2-d3`` or ``d2-d3xa4`` (also ``str(move)``); ``take2``, the
+    second stone of a move that closes two mills where that takes two, adds ``xb6``."""
+    names = board.points
+    text = names[target]
     if origin is not None:
-        text = f"{POINT_NAMES[origin]}-{text}"
-    if take is not None:
-        text += f"x{POINT_NAMES[take]}"
+        text = f"{names[origin]}-{text}"
+    for t in (take, take2):
+        if t is not None:
+            text += f"x{names[t]}"
     return text
 
 
@@ -75,14 +86,16 @@ def format_moves(moves: Iterable) -> str:
     return " ".join(str(m) for m in moves)
 
 
-def _parse_point(name: str) -> int:
+def _parse_point(name: str, board: Board) -> int:
     try:
-        return point_index(name)
+        return board.point_index(name)
     except ValueError:
-        raise InvalidNotationError(f"unknown point {name!r} (points are a1..g7 on the board's lines)") from None
+        where = "the board's lines" if board is STANDARD_BOARD else f"the lines of the {board.name} board"
+        raise InvalidNotationError(f"unknown point {name[:20]!r} (points are a1..{board.files[-1]}{board.size} "
+                                   f"on {where})") from None
 
 
-def _parse_stones(token: str, colour: str) -> int:
+def _parse_stones(token: str, colour: str, board: Board) -> int:
     prefix = colour + ":"
     if not token.startswith(prefix):
         raise InvalidNotationError(f"expected {prefix} followed by {colour}'s points, got {token!r}")
@@ -91,7 +104,7 @@ def _parse_stones(token: str, colour: str) -> int:
     if not body:
         return mask
     for name in body.split(","):
-        p = _parse_point(name)
+        p = _parse_point(name, board)
         if mask >> p & 1:
             raise InvalidNotationError(f"point {name} given twice for {colour}")
         mask |= 1 << p
@@ -108,7 +121,8 @@ def _parse_hand(token: str, colour: str) -> int:
     return int(token)
 
 
-def read_position(text: str, stones: int = STANDARD_STONES) -> tuple[int, int, int, int, str]:
+def read_position(text: str, stones: int = STANDARD_STONES,
+                  board: Board = STANDARD_BOARD) -> tuple[int, int, int, int, str]:
     """(white, black, white_hand, black_hand, turn) of a position string, read strictly;
     InvalidNotationError says what is wrong.
 
@@ -122,11 +136,11 @@ def read_position(text: str, stones: int = STANDARD_STONES) -> tuple[int, int, i
     if len(tokens) not in (3, 5):
         raise InvalidNotationError(
             f"cannot parse position {text!r}: expected 'W:<points> B:<points> w|b [white-hand black-hand]' or 'startpos'")
-    white = _parse_stones(tokens[0], "W")
-    black = _parse_stones(tokens[1], "B")
+    white = _parse_stones(tokens[0], "W", board)
+    black = _parse_stones(tokens[1], "B", board)
     both = white & black
     if both:
-        raise InvalidNotationError(f"point {POINT_NAMES[points_of(both)[0]]} given to both colours")
+        raise InvalidNotationError(f"point {board.points[points_of(both)[0]]} given to both colours")
     turn = tokens[2]
     if turn not in (WHITE, BLACK):
         raise InvalidNotationError(f"side to move must be 'w' or 'b', got {turn!r}")
@@ -142,18 +156,26 @@ def read_position(text: str, stones: int = STANDARD_STONES) -> tuple[int, int, i
     return white, black, white_hand, black_hand, turn
 
 
-_MOVE_RE = re.compile(r"^([a-g][1-7])(?:-([a-g][1-7]))?(?:x([a-g][1-7]))?$")
+# Points of any board's grid; which exist is the board's to say (_parse_point).
+_POINT = r"[a-z][1-9][0-9]?"
+_MOVE_RE = re.compile(rf"^({_POINT})(?:-({_POINT}))?(?:x({_POINT}))?(?:x({_POINT}))?$")
 
 
-def read_move(text: str) -> tuple[int, Optional[int], Optional[int]]:
-    """(target, origin, take) of move notation, without a position; origin None for a
-    placement, take None for no take."""
+def read_move(text: str, board: Board = STANDARD_BOARD
+              ) -> tuple[int, Optional[int], Optional[int], Optional[int]]:
+    """(target, origin, take, take2) of move notation, without a position; origin None
+    for a placement, take None for no take, take2 None but for the second stone of a
+    move that takes two."""
     m = _MOVE_RE.match(text.strip()) if isinstance(text, str) else None
     if not m:
         raise InvalidNotationError(f"cannot parse move {text!r}: expected d2, d2xa4, d2-d3 or d2-d3xa4")
-    first, second, take = m.groups()
-    if second is None:
-        origin, target = None, _parse_point(first)
-    else:
-        origin, target = _parse_point(first), _parse_point(second)
-    return target, origin, None if take is None else _parse_point(take)
+    first, second, take, take2 = m.groups()
+    try:
+        if second is None:
+            origin, target = None, _parse_point(first, board)
+        else:
+            origin, target = _parse_point(first, board), _parse_point(second, board)
+        return (target, origin, None if take is None else _parse_point(take, board),
+                None if take2 is None else _parse_point(take2, board))
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"cannot parse move {text[:40]!r}: {error}") from None

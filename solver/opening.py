@@ -28,7 +28,7 @@ from .errors import CorruptDatabaseError, ForeignDatabaseError
 from .index import Subspace
 from .position import Position
 from .retro import Lookup
-from .rules import Rules
+from .rules import Rules, require_kernels
 from .values import WDL, decode
 
 
@@ -55,6 +55,7 @@ def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
 
     Feasible for smaller games (stones <= 6 or so); the standard game uses the search.
     """
+    require_kernels(rules)
     empty = np.zeros(0, dtype=np.uint16)
     values: dict[Subspace, np.ndarray] = {}
 
@@ -109,6 +110,7 @@ class OpeningSearch:
                  wdl: Optional[Callable[[int, int], np.ndarray]] = None, table_bits: int = 24):
         if moving is None and wdl is None:
             raise ValueError("give the moving-phase codes (moving) or their views (wdl)")
+        require_kernels(rules)
         self.rules = rules
         self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
         self.engine = _kernels.SearchEngine(table_bits, rules.jumping, rules.take_none)

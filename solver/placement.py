@@ -25,17 +25,22 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 
 from __future__ import annotations
 
+import math
+import random
 from typing import Callable, Optional
 
 import numpy as np
 
 from . import _kernels
 from .index import Subspace
+from .position import Position, parse_position
 from .rules import Rules
+from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
 Lookup = Callable[[Subspace], np.ndarray]
-#: Slots per kernel call: the progress bar moves and a check stops early at this grain.
+#: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
+#: moves and a check stops early at this grain.
 BLOCK = 1 << 22
 EMPTY = np.zeros(0, dtype=np.uint16)
 
@@ -83,16 +88,23 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
           progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The codes of every slot of placement subspace ``sub`` from its children's.
 
-    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block.
+    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block
+    (the calls add up to ``sub.slots``).
     """
-    values = np.empty(sub.slots, dtype=np.uint16)
+    values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)   # the pass skips slack slots
     quiet, cap = _child_codes(sub, lookup)
-    for start in range(0, sub.slots, BLOCK):
-        stop = min(sub.slots, start + BLOCK)
-        _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
-                                rules.jumping, rules.take_none, start, stop, False, 1, jobs)
+    # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
+    reps = _kernels.orbit_count(sub.o)
+    step = max(1, BLOCK // math.comb(24 - sub.o, sub.m))
+    done = 0
+    for start in range(0, reps, step):
+        stop = min(reps, start + step)
+        _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
+                                 rules.jumping, rules.take_none, start, stop, jobs)
         if progress:
-            progress(stop - start)
+            now = sub.slots * stop // reps
+            progress(now - done)
+            done = now
     return values
 
 
@@ -123,6 +135,29 @@ def _child_codes(sub: Subspace, lookup: Lookup) -> tuple[np.ndarray, np.ndarray]
     q = np.ascontiguousarray(lookup(quiet), dtype=np.uint16)
     c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else EMPTY
     return q, c
+
+
+def random_positions(rules: Rules, count: int, seed: int,
+                     plies: tuple[int, int] | None = None) -> list[Position]:
+    """``count`` placement positions (stones in hand, game not over) from random legal
+    games: each plays a number of placements drawn from ``plies`` (inclusive; default
+    0 .. 2n - 1) from the start, stopping early where the placement phase ends.
+
+    >>> len(random_positions(Rules(stones=4), 5, seed=1))
+    5
+    """
+    low, high = plies if plies is not None else (0, 2 * rules.stones - 1)
+    rng, out = random.Random(seed), []
+    start = parse_position("startpos", rules)
+    while len(out) < count:
+        pos = start
+        for _ in range(rng.randint(low, high)):
+            if pos.outcome(rules) is not None or not pos.in_placement:
+                break
+            pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
+        if pos.in_placement and pos.outcome(rules) is None:
+            out.append(pos)
+    return out
 
 
 def slot_counts(rules: Rules) -> dict:

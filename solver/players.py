@@ -33,9 +33,9 @@ from typing import Callable, Optional
 from . import _kernels
 from .board import ADJACENT, MILLS
 from .game import Game
-from .position import Move, Position
+from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError
-from .rules import Rules
+from .rules import Rules, require_kernels
 from .values import DRAW, WIN, decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
@@ -143,19 +143,28 @@ class EasyPlayer(Player):
         own, opp = pos.own, pos.opp
         after = pos.play_unchecked(move)       # the opponent to move now
         score = 0
-        if move.take is not None:
+        mills = self.rules.board.mills
+        if self._closes(pos, move):
             score += 100
+        if move.take is not None:
             if any(m >> move.take & 1 and (m & opp).bit_count() == 2 and not m & own
-                   for m in MILLS):
+                   for m in mills):
                 score += 20
         # Points where the opponent had two in a line with the third point free.
-        threats = [m & ~opp for m in MILLS if (m & opp).bit_count() == 2 and not m & own]
+        threats = [m & ~opp for m in mills if (m & opp).bit_count() == 2 and not m & own]
         if any(t == 1 << move.target for t in threats):
             score += 50
         # Can the opponent close a mill right after this move?
-        if any(m.take is not None for m in after.legal_moves(self.rules)):
+        if any(self._closes(after, m) for m in after.legal_moves(self.rules)):
             score -= 40
         return score
+
+    def _closes(self, pos: Position, move: Move) -> bool:
+        """Whether ``move`` closes a mill (where a line wins, that wins the game)."""
+        if move.take is not None:
+            return True
+        stones = pos.own & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
+        return self.rules.line_wins and in_mill(stones, move.target, pos.board)
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)
@@ -191,6 +200,7 @@ class SearchPlayer(Player):
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
                  say: Optional[Say] = None, depth: int = 3, seconds: Optional[float] = None,
                  database=None, table: bool = False):
+        require_kernels(rules)               # it searches with the kernels' move generator
         super().__init__(rules, rng, say)
         self.depth, self.seconds, self.database = depth, seconds, database
         self.use_table = table

@@ -19,38 +19,45 @@ mill takes one enemy stone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from . import board
-from .board import ADJACENT, FULL_MASK, MILLS, MILLS_THROUGH, NUM_POINTS
+from .board import STANDARD_BOARD, Board, points_of
 from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
-from .rules import STANDARD, Rules
+from .rules import FULL_DRAW, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
+
+from .board import NUM_POINTS  # noqa: F401,E402  (the standard board's size, as always exported)
 
 
 def popcount(mask: int) -> int:
     return bin(mask).count("1")
 
 
-def in_mill(stones: int, point: int) -> bool:
+def in_mill(stones: int, point: int, board: Board = STANDARD_BOARD) -> bool:
     """Whether the stone on ``point`` stands in a closed mill of ``stones``."""
-    return any(m & stones == m for m in MILLS_THROUGH[point])
+    return any(m & stones == m for m in board.mills_through[point])
 
 
-def mill_points(stones: int) -> int:
+def mills_closed(stones: int, point: int, board: Board = STANDARD_BOARD) -> int:
+    """How many closed mills of ``stones`` run through ``point`` (a move that closes two
+    at once may take two stones: ``Rules.two_mill_takes``)."""
+    return sum(m & stones == m for m in board.mills_through[point])
+
+
+def mill_points(stones: int, board: Board = STANDARD_BOARD) -> int:
     """Mask of the stones of ``stones`` that stand in a closed mill."""
     out = 0
-    for m in MILLS:
+    for m in board.mills:
         if m & stones == m:
             out |= m
     return out
 
 
-def closes_mill(stones_after: int, target: int) -> bool:
+def closes_mill(stones_after: int, target: int, board: Board = STANDARD_BOARD) -> bool:
     """Whether a stone arriving on ``target`` closes a mill of ``stones_after``."""
-    return in_mill(stones_after, target)
+    return in_mill(stones_after, target, board)
 
 
 def takeable(enemy: int, rules: Rules) -> int:
@@ -60,7 +67,7 @@ def takeable(enemy: int, rules: Rules) -> int:
     ``take-any`` lets any be taken and ``take-none`` lets none be.  With no enemy
     stone on the board there is nothing to take.
     """
-    free = enemy & ~mill_points(enemy)
+    free = enemy & ~mill_points(enemy, rules.board)
     if free:
         return free
     return 0 if rules.take_none else enemy
@@ -73,14 +80,18 @@ NO_POINT = 31
 @dataclass(frozen=True)
 class Move:
     """A move: place on ``target`` (``origin`` None), or go from ``origin`` to
-    ``target``; ``take`` is the enemy stone taken when the move closes a mill.
+    ``target``; ``take`` is the enemy stone taken when the move closes a mill, and
+    ``take2`` the second one where a move closing two mills takes two (then
+    ``take < take2``).  ``board`` names the points in its text; moves compare by
+    their points alone.
 
     >>> str(Move(target=19)), str(Move(target=19, origin=16, take=9))
     ('d2', 'd3-d2xa4')
 
     The kernels pass moves packed into 15 bits, ``target | origin << 5 | take << 10``
     with :data:`NO_POINT` for no origin and no take (ext/movegen.pxi reads them with
-    ``move_target``, ``move_origin`` and ``move_take``):
+    ``move_target``, ``move_origin`` and ``move_take``); a second take adds
+    ``(take2 + 1) << 15``:
 
     >>> Move(19, 16, 9).pack(), Move.unpack(Move(19).pack())
     (9747, Move(target=19, origin=None, take=None))
@@ -89,31 +100,45 @@ class Move:
     target: int
     origin: Optional[int] = None
     take: Optional[int] = None
+    take2: Optional[int] = None
+    board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        second = "" if self.take2 is None else f", take2={self.take2}"
+        return f"Move(target={self.target}, origin={self.origin}, take={self.take}{second})"
 
     def __str__(self) -> str:
-        return move_text(self.target, self.origin, self.take)
+        return move_text(self.target, self.origin, self.take, self.take2, self.board)
 
     def pack(self) -> int:
         """The kernels' packed form of this move."""
         origin = NO_POINT if self.origin is None else self.origin
         take = NO_POINT if self.take is None else self.take
-        return self.target | origin << 5 | take << 10
+        second = 0 if self.take2 is None else (self.take2 + 1) << 15
+        return self.target | origin << 5 | take << 10 | second
 
     @classmethod
-    def unpack(cls, packed: int) -> "Move":
+    def unpack(cls, packed: int, board: Board = STANDARD_BOARD) -> "Move":
         """The move of a packed form (as the kernels' move generators return them)."""
         target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
+        second = packed >> 15
         return cls(target, None if origin == NO_POINT else origin,
-                   None if take == NO_POINT else take)
+                   None if take == NO_POINT else take, second - 1 if second else None, board)
 
     @property
     def is_placement(self) -> bool:
         return self.origin is None
 
+    @property
+    def takes(self) -> tuple[int, ...]:
+        """The stones taken: none, one or two."""
+        return tuple(t for t in (self.take, self.take2) if t is not None)
+
 
 @dataclass(frozen=True)
 class Position:
-    """A position: stone masks, stones in hand and the side to move (``'w'``/``'b'``).
+    """A position: stone masks, stones in hand and the side to move (``'w'``/``'b'``),
+    on ``board`` (the standard board unless given).
 
     Immutable; :meth:`play` returns the position after a move.
     """
@@ -123,12 +148,13 @@ class Position:
     white_hand: int = 0
     black_hand: int = 0
     turn: str = WHITE
+    board: Board = field(default=STANDARD_BOARD, repr=False)
 
     def __post_init__(self) -> None:
         if self.white & self.black:
             raise ValueError("a point holds stones of both colours")
-        if (self.white | self.black) & ~FULL_MASK:
-            raise ValueError("stone masks have 24 bits")
+        if (self.white | self.black) & ~self.board.full_mask:
+            raise ValueError(f"stone masks have {self.board.num_points} bits")
         if self.white_hand < 0 or self.black_hand < 0:
             raise ValueError("stones in hand cannot be negative")
         if self.turn not in (WHITE, BLACK):
@@ -155,11 +181,11 @@ class Position:
 
     @classmethod
     def from_view(cls, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0,
-                  turn: str = WHITE) -> "Position":
+                  turn: str = WHITE, board: Board = STANDARD_BOARD) -> "Position":
         """Build a position from the side to move's view."""
         if turn == WHITE:
-            return cls(own, opp, own_hand, opp_hand, WHITE)
-        return cls(opp, own, opp_hand, own_hand, BLACK)
+            return cls(own, opp, own_hand, opp_hand, WHITE, board)
+        return cls(opp, own, opp_hand, own_hand, BLACK, board)
 
     @property
     def in_placement(self) -> bool:
@@ -169,48 +195,82 @@ class Position:
     def swap_colours(self) -> "Position":
         """The same game with colours exchanged (values for the side to move are equal)."""
         return Position(self.black, self.white, self.black_hand, self.white_hand,
-                        BLACK if self.turn == WHITE else WHITE)
+                        BLACK if self.turn == WHITE else WHITE, self.board)
 
     def transform(self, sym: int) -> "Position":
-        """Image under board symmetry number ``sym`` (0..15)."""
-        return replace(self, white=board.apply_symmetry(sym, self.white),
-                       black=board.apply_symmetry(sym, self.black))
+        """Image under the board's symmetry number ``sym`` (0..15 on the standard board)."""
+        return replace(self, white=self.board.apply_symmetry(sym, self.white),
+                       black=self.board.apply_symmetry(sym, self.black))
+
+    @property
+    def free(self) -> int:
+        """Mask of the empty points."""
+        return self.board.full_mask & ~(self.white | self.black)
+
+    def _name(self, point: int) -> str:
+        return self.board.points[point]
 
     # --- rules of play ----------------------------------------------------------
+    def _on_board(self, rules: Rules) -> None:
+        if rules.board != self.board:
+            raise ValueError(f"a position of the {self.board.name} board cannot be played under "
+                             f"rules {rules.name!r} (the {rules.board.name} board)")
+
     def can_jump(self, rules: Rules = STANDARD) -> bool:
-        """Whether the side to move jumps: exactly three stones, none in hand."""
-        return rules.jumping and self.own_hand == 0 and popcount(self.own) == 3
+        """Whether the side to move jumps: three stones, board plus hand, and (unless a
+        player may place or move) none in hand."""
+        return (rules.jumping and popcount(self.own) + self.own_hand == 3
+                and (self.own_hand == 0 or rules.mixed))
 
     def legal_moves(self, rules: Rules = STANDARD) -> list[Move]:
-        """Every legal move, in a fixed order (origin, target, take); [] if the game is over."""
-        if self._lost_on_material(rules) is not None:
+        """Every legal move, in a fixed order (placements, then origin, target, take);
+        [] if the game is over."""
+        self._on_board(rules)
+        if self._decided(rules) is not None:
             return []
         return self._moves(rules)
 
     def _steps(self, rules: Rules) -> list[tuple[Optional[int], int]]:
         """Every (origin, target) the side to move may move a stone along, before any
-        take; origin None for a placement."""
-        own, opp = self.own, self.opp
-        free = FULL_MASK & ~(own | opp)
-        if self.own_hand > 0:
-            return [(None, t) for t in board.points_of(free)]
-        jump = self.can_jump(rules)
+        take; origin None for a placement.  Separate placement: a side with stones in
+        hand places; mixed: it may also move."""
+        own = self.own
+        free = self.free
         steps: list[tuple[Optional[int], int]] = []
-        for o in board.points_of(own):
-            targets = free if jump else ADJACENT[o] & free
-            steps += [(o, t) for t in board.points_of(targets)]
+        if self.own_hand > 0:
+            steps = [(None, t) for t in points_of(free)]
+            if not rules.mixed:
+                return steps
+        jump = self.can_jump(rules)
+        adjacent = self.board.adjacent
+        for o in points_of(own):
+            targets = free if jump else adjacent[o] & free
+            steps += [(o, t) for t in points_of(targets)]
         return steps
 
     def _completed(self, origin: Optional[int], target: int, rules: Rules) -> list[Move]:
-        """The moves of one step: one per stone it may take if it closes a mill, else
-        the step alone (also when the mill finds nothing to take)."""
+        """The moves of one step: one per stone (or pair of stones) it may take if it
+        closes a mill, else the step alone (also when the mill finds nothing to take,
+        and always where a line of three wins outright)."""
+        board = self.board
         after = self.own | 1 << target
         if origin is not None:
             after &= ~(1 << origin)
-        victims = takeable(self.opp, rules) if closes_mill(after, target) else 0
-        if victims:
-            return [Move(target, origin, v) for v in board.points_of(victims)]
-        return [Move(target, origin)]
+        closed = 0 if rules.line_wins else mills_closed(after, target, board)
+        victims = takeable(self.opp, rules) if closed else 0
+        if not victims:
+            return [Move(target, origin, board=board)]
+        if closed < 2 or rules.two_mill_takes == 1:
+            return [Move(target, origin, v, board=board) for v in points_of(victims)]
+        # Two mills take two stones, one after the other, the second by the same rule
+        # among those left; a move names the pair in increasing order.
+        takes: set[tuple[int, ...]] = set()
+        for first in points_of(victims):
+            seconds = takeable(self.opp & ~(1 << first), rules)
+            if not seconds:
+                takes.add((first,))
+            takes.update(tuple(sorted((first, second))) for second in points_of(seconds))
+        return [Move(target, origin, *t, board=board) for t in sorted(takes)]
 
     def _moves(self, rules: Rules) -> list[Move]:
         return [m for origin, target in self._steps(rules)
@@ -224,11 +284,77 @@ class Position:
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
         (True, False)
         """
-        return (self._lost_on_material(rules) is None
+        self._on_board(rules)
+        return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
 
-    def _lost_on_material(self, rules: Rules) -> Optional[WDL]:
+    def why_illegal(self, move: Move, rules: Rules = STANDARD) -> Optional[str]:
+        """None if ``move`` is legal here, else the rule it breaks, in words that name
+        the rule set where the rule is one of its options.
+
+        >>> pos = parse_position("W:a1,d1 B:a4 w 1 2")
+        >>> pos.why_illegal(parse_move("a1-a7"))
+        "White has stones in hand and places them before moving (rules 'standard': separate placement)"
+        """
+        if self.is_legal(move, rules):
+            return None
+        name, colour = rules.name, "White" if self.turn == WHITE else "Black"
+        enemy = "Black" if self.turn == WHITE else "White"
+        n = self.board.num_points
+        if not all(isinstance(p, int) and 0 <= p < n for p in (move.target, move.origin, *move.takes)
+                   if p is not None):
+            return f"points of the {self.board.name} board are numbered 0..{n - 1}"
+        if self._decided(rules) is not None or not self._moves(rules):
+            return "the game is over"
+        target = self._name(move.target)
+        if move.origin is None:
+            if self.own_hand == 0:
+                return f"{colour} has no stones in hand and moves a stone instead"
+        else:
+            origin = self._name(move.origin)
+            if self.own_hand > 0 and not rules.mixed:
+                return (f"{colour} has stones in hand and places them before moving "
+                        f"(rules {name!r}: separate placement)")
+            if not self.own >> move.origin & 1:
+                return f"no {colour} stone on {origin}"
+        if not self.free >> move.target & 1:
+            return f"{target} is not free"
+        if move.origin is not None and (move.origin, move.target) not in self._steps(rules):
+            if not rules.jumping:
+                return f"{origin} and {target} are not adjacent (rules {name!r}: no jumping)"
+            return f"{origin} and {target} are not adjacent (jumping only with three stones)"
+        legal = self._completed(move.origin, move.target, rules)
+        if move.takes and len(legal) == 1 and not legal[0].takes:
+            if rules.line_wins:
+                return f"rules {name!r}: a line of three wins the game and takes no stone"
+            after = self.own | 1 << move.target
+            if move.origin is not None:
+                after &= ~(1 << move.origin)
+            if not in_mill(after, move.target, self.board):
+                return "the move closes no mill and takes nothing"
+            return (f"every {enemy} stone stands in a mill, and a mill takes none of them "
+                    f"(rules {name!r}: take-none)")
+        if not move.takes:
+            return "the move closes a mill: say which stone it takes"
+        for t in move.takes:
+            if not self.opp >> t & 1:
+                return f"no {enemy} stone on {self._name(t)} to take"
+        if rules.two_mill_takes == 2 and any(len(m.takes) == 2 for m in legal) and len(move.takes) == 1:
+            return f"the move closes two mills and takes two stones (rules {name!r})"
+        if len(move.takes) == 2 and all(len(m.takes) == 1 for m in legal):
+            return "the move takes one stone only"
+        return (f"{self._name(move.takes[0])} stands in a mill while {enemy} has stones "
+                f"outside mills")
+
+    def _decided(self, rules: Rules) -> Optional[WDL]:
+        """WIN or LOSS for the side to move if the game ended before any move: a line of
+        three (where a line wins), or fewer than three stones, board plus hand."""
+        if rules.line_wins:
+            if mill_points(self.opp, self.board):
+                return LOSS
+            if mill_points(self.own, self.board):
+                return WIN
         if popcount(self.own) + self.own_hand < 3:
             return LOSS
         if popcount(self.opp) + self.opp_hand < 3:
@@ -236,20 +362,25 @@ class Position:
         return None
 
     def outcome(self, rules: Rules = STANDARD) -> Optional[WDL]:
-        """``None`` while the game goes on, else WIN or LOSS for the side to move.
+        """``None`` while the game goes on, else WIN, LOSS or DRAW for the side to move.
 
         The side to move loses with fewer than three stones (board plus hand) or with
-        no legal move; it has won if the opponent has fewer than three.
+        no legal move; it has won if the opponent has fewer than three.  Where a line of
+        three wins, the side that closed one has won.  A side blocked because the board
+        is full has lost, or the game is drawn where the rules say so (Twelve Men's).
         """
-        result = self._lost_on_material(rules)
+        self._on_board(rules)
+        result = self._decided(rules)
         if result is None and not self._moves(rules):
-            result = LOSS
+            result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
         return result
 
     def play(self, move: Move, rules: Rules = STANDARD) -> "Position":
-        """The position after ``move``; IllegalMoveError (a ValueError) if it is not legal here."""
-        if not self.is_legal(move, rules):
-            raise IllegalMoveError(f"illegal move {move} in this position", move)
+        """The position after ``move``; IllegalMoveError (a ValueError) if it is not legal
+        here, saying which rule it breaks."""
+        reason = self.why_illegal(move, rules)
+        if reason is not None:
+            raise IllegalMoveError(f"illegal move {move} in this position: {reason}", move)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":
@@ -261,31 +392,33 @@ class Position:
         else:
             own &= ~(1 << move.origin)
         own |= 1 << move.target
-        if move.take is not None:
-            opp &= ~(1 << move.take)
+        for t in move.takes:
+            opp &= ~(1 << t)
         nxt = BLACK if self.turn == WHITE else WHITE
-        return Position.from_view(opp, own, self.opp_hand, own_hand, nxt)
+        return Position.from_view(opp, own, self.opp_hand, own_hand, nxt, self.board)
 
     def quiet_predecessors(self, rules: Rules = STANDARD) -> list[tuple[Move, "Position"]]:
         """Every (move, position) such that playing ``move`` in ``position`` is legal,
         takes no stone, and leads here: the un-moves of retrograde analysis.
 
         The last mover is the side not to move now; it placed a stone (then it had one
-        more in hand) or, with none in hand, slid or jumped one.  Written by definition:
-        candidates are kept only if the forward rules reproduce this position.
+        more in hand) or slid or jumped one (with none in hand, or any where a player
+        may place or move).  Written by definition: candidates are kept only if the
+        forward rules reproduce this position.
         """
+        self._on_board(rules)
         mover = self.opp
-        free = FULL_MASK & ~(self.own | self.opp)
+        free = self.free
         prev_turn = BLACK if self.turn == WHITE else WHITE
         found = []
-        for target in board.points_of(mover):
+        for target in points_of(mover):
             before = mover & ~(1 << target)
             candidates = [(None, before, self.opp_hand + 1)]
-            if self.opp_hand == 0:
-                candidates += [(o, before | 1 << o, 0) for o in board.points_of(free)]
+            if self.opp_hand == 0 or rules.mixed:
+                candidates += [(o, before | 1 << o, self.opp_hand) for o in points_of(free)]
             for origin, stones, hand in candidates:
-                prev = Position.from_view(stones, self.own, hand, self.own_hand, prev_turn)
-                move = Move(target, origin)
+                prev = Position.from_view(stones, self.own, hand, self.own_hand, prev_turn, self.board)
+                move = Move(target, origin, board=self.board)
                 # A legal move implies the game was not over (is_legal checks material,
                 # and a side with a legal move is not blocked).
                 if prev.is_legal(move, rules) and prev.play_unchecked(move) == self:
@@ -306,22 +439,25 @@ class Position:
 def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     """Parse a position string strictly; InvalidNotationError says what is wrong.
 
-    ``rules`` fixes the stones per side, against which stones on the board plus
-    stones in hand are checked.
+    ``rules`` fixes the board, whose point names the text uses, and the stones per
+    side, against which stones on the board plus stones in hand are checked.
 
     >>> str(parse_position("W:g7,a1,d2 B:b6,a4 w"))
     'W:a1,d2,g7 B:a4,b6 w'
+    >>> parse_position("W:a1,b2 B:c3 b", Rules.from_name("three-mens")).black
+    4
     """
-    return Position(*read_position(text, rules.stones))
+    return Position(*read_position(text, rules.stones, rules.board), board=rules.board)
 
 
-def parse_move(text: str) -> Move:
-    """Parse move notation (``d2``, ``d2xa4``, ``d2-d3``, ``d2-d3xa4``) without a position.
+def parse_move(text: str, board: Board = STANDARD_BOARD) -> Move:
+    """Parse move notation (``d2``, ``d2xa4``, ``d2-d3``, ``d2-d3xa4``) without a position;
+    the point names are ``board``'s.
 
     >>> parse_move("d2-d3xa4")
     Move(target=16, origin=19, take=9)
     """
-    return Move(*read_move(text))
+    return Move(*read_move(text, board), board=board)
 
 
 def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
@@ -330,21 +466,22 @@ def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
     move is legal), or AmbiguousMoveError for a move that closes a mill without
     naming the stone it takes (its ``takes`` are the moves it may mean).
     """
-    move = parse_move(text)
+    move = parse_move(text, rules.board)
     legal = pos.legal_moves(rules)
     if move in legal:
         return move
     if move.take is None:
         takes = [m for m in legal if (m.origin, m.target) == (move.origin, move.target)]
         if takes:
-            options = ", ".join(move_text(m.take) for m in takes)
+            options = ", ".join("x".join(pos.board.points[t] for t in m.takes) for m in takes)
             raise AmbiguousMoveError(f"move {text} closes a mill: say which stone it takes "
                                      f"({options}), e.g. {takes[0]}", move, takes)
     if not legal:
         raise GameOverError(f"illegal move {text}: the game is over", move)
-    raise IllegalMoveError(f"illegal move {text} in position {format_position(pos)}", move)
+    raise IllegalMoveError(f"illegal move {text} in position {format_position(pos)}: "
+                           f"{pos.why_illegal(move, rules)}", move)
 
 
 __all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "NO_POINT", "Move", "Position", "in_mill",
-           "mill_points", "closes_mill", "takeable", "popcount", "NUM_POINTS",
+           "mill_points", "mills_closed", "closes_mill", "takeable", "popcount", "NUM_POINTS",
            "parse_position", "parse_move", "parse_legal_move"]

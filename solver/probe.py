@@ -30,7 +30,7 @@ from . import _kernels, placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .position import Move, Position, popcount
-from .rules import STANDARD, Rules
+from .rules import STANDARD, Rules, require_kernels
 from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
@@ -61,6 +61,7 @@ class Database:
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
+        require_kernels(rules)
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME

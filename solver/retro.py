@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _kernels
 from .index import Pair, Subspace
-from .rules import Rules
+from .rules import Rules, require_kernels
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
 Lookup = Callable[[int, int], np.ndarray]
@@ -59,6 +59,7 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
     (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
     by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
+    require_kernels(rules)
     start = time.perf_counter()
     subs = Pair(*pair).subspaces
     # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the

@@ -1,78 +1,290 @@
 """Rule options as data.  Every database file records the ``Rules`` it was built with.
 
+A :class:`Rules` value is the board and every option of play; the named variants of
+the rule books (:data:`VARIANTS`) are values of it, and every rule set has one name,
+also its database folder (docs/design.md §9).
+
 >>> Rules()
 Rules(stones=9, jumping=True, mill_rule='take-any')
 >>> Rules().name, Rules(jumping=False).name, Rules(stones=6, mill_rule="take-none").name
 ('standard', 'no-jumping', 'take-none-s6')
 >>> Rules.from_name("no-jumping-take-none-s5")
 Rules(stones=5, jumping=False, mill_rule='take-none')
+>>> Rules.from_name("lasker")
+Rules(stones=10, jumping=True, mill_rule='take-any', placement='mixed')
+>>> Rules.from_name("morabaraba").board.name, Rules.from_name("twelve-mens").full_board
+('morabaraba', 'draw')
+>>> Rules(board="six-mens", stones=6, jumping=True).name
+'six-mens-jumping'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Optional
+
+from .board import BOARDS, STANDARD_BOARD, Board, board_named
+from .errors import UnsupportedRulesError
 
 TAKE_ANY = "take-any"
 TAKE_NONE = "take-none"
 MILL_RULES = (TAKE_ANY, TAKE_NONE)
-
-#: The named rule sets the command line offers with ``--rules``.
-RULESET_NAMES = ("standard", "no-jumping", "take-none")
+SEPARATE = "separate"
+MIXED = "mixed"
+PLACEMENTS = (SEPARATE, MIXED)
+FULL_LOSS = "loss"
+FULL_DRAW = "draw"
+FULL_BOARD_RULES = (FULL_LOSS, FULL_DRAW)
+MAX_STONES = 12
 
 
 @dataclass(frozen=True)
 class Rules:
     """The rules of one game variant.
 
-    ``stones``: stones per side (9 in the standard game; 3..9 for smaller games).
-    ``jumping``: a player with exactly three stones may jump to any free point.
+    ``board``: a :class:`~solver.board.Board` or its name (``'standard'``).
+    ``stones``: stones per side (9 in the standard game; 3..12).
+    ``jumping``: a player with three stones (board plus hand) may jump to any free point.
     ``mill_rule``: what a closed mill takes when every enemy stone stands in a mill:
     ``'take-any'`` (tournament rule: take any of them) or ``'take-none'`` (take nothing).
+    ``placement``: ``'separate'`` (all stones are placed before any moves) or
+    ``'mixed'`` (a player with stones in hand may place one or move one: Lasker).
+    ``two_mill_takes``: stones a move that closes two mills at once takes (1 or 2).
+    ``line_wins``: closing a line of three wins the game outright and takes nothing
+    (Three Men's Morris).
+    ``full_board``: a side to move blocked because the board is full has lost
+    (``'loss'``, as any blocked side) or the game is drawn (``'draw'``, Twelve Men's).
     """
 
     stones: int = 9
     jumping: bool = True
     mill_rule: str = TAKE_ANY
+    board: Board = STANDARD_BOARD
+    placement: str = SEPARATE
+    two_mill_takes: int = 1
+    line_wins: bool = False
+    full_board: str = FULL_LOSS
 
     def __post_init__(self) -> None:
-        if not 3 <= self.stones <= 9:
-            raise ValueError(f"stones per side must be 3..9, not {self.stones}")
+        if isinstance(self.board, str):
+            object.__setattr__(self, "board", board_named(self.board))
+        if not isinstance(self.board, Board):
+            raise ValueError(f"board must be one of {', '.join(BOARDS)}")
+        if not (isinstance(self.stones, int) and 3 <= self.stones <= MAX_STONES):
+            raise ValueError(f"stones per side must be 3..{MAX_STONES}, not {self.stones}")
+        if 2 * self.stones > self.board.num_points:
+            raise ValueError(f"{self.stones} stones per side do not fit on the {self.board.name} "
+                             f"board ({self.board.num_points} points)")
         if self.mill_rule not in MILL_RULES:
             raise ValueError(f"mill rule must be one of {', '.join(MILL_RULES)}, not {self.mill_rule!r}")
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, not {self.placement!r}")
+        if self.two_mill_takes not in (1, 2):
+            raise ValueError(f"a move closing two mills takes 1 or 2 stones, not {self.two_mill_takes}")
+        if self.full_board not in FULL_BOARD_RULES:
+            raise ValueError(f"a full board is one of {', '.join(FULL_BOARD_RULES)}, "
+                             f"not {self.full_board!r}")
+
+    def __repr__(self) -> str:
+        # The first three always (as they always were), the rest where not the default.
+        words = [f"stones={self.stones}", f"jumping={self.jumping}", f"mill_rule={self.mill_rule!r}"]
+        for f in fields(self)[3:]:
+            value = getattr(self, f.name)
+            if value != f.default:
+                words.append(f"{f.name}={value.name if f.name == 'board' else value!r}")
+        return f"Rules({', '.join(words)})"
 
     @property
     def take_none(self) -> bool:
         return self.mill_rule == TAKE_NONE
 
     @property
+    def mixed(self) -> bool:
+        """Whether a player with stones in hand may also move (Lasker)."""
+        return self.placement == MIXED
+
+    @property
+    def is_classic(self) -> bool:
+        """Whether only the options of the first rule sets differ from the standard
+        game (stones, jumping, mill rule): the rule sets whose names, folders and file
+        attributes are as they always were."""
+        return all(getattr(self, f.name) == f.default for f in fields(self)[3:])
+
+    @property
     def name(self) -> str:
-        """A short name, also the folder of this rule set's databases."""
-        parts = []
-        if not self.jumping:
-            parts.append("no-jumping")
-        if self.take_none:
-            parts.append("take-none")
-        base = "-".join(parts) or "standard"
-        return base if self.stones == 9 else f"{base}-s{self.stones}"
+        """The one name of these rules, also the folder of their databases: a variant's
+        name (:data:`VARIANTS`), then what differs from it, then ``-s<N>`` for another
+        number of stones (``take-none-s6``, ``six-mens-jumping``)."""
+        # The variant it differs least from (a different stone count counts one), the
+        # first in VARIANTS among equals.
+        best: Optional[tuple[int, str, list[str]]] = None
+        for variant, base in VARIANTS.items():
+            if base.board != self.board:
+                continue
+            words = _differences(base, self)
+            cost = len(words) + (base.stones != self.stones)
+            if best is None or cost < best[0]:
+                best = (cost, variant, words)
+        assert best is not None            # every board has a variant
+        _, variant, words = best
+        stones = VARIANTS[variant].stones
+        return "-".join([variant] + words) + ("" if self.stones == stones else f"-s{self.stones}")
 
     @classmethod
     def from_name(cls, name: str) -> "Rules":
         """Inverse of :attr:`name`; ValueError for a name it does not know."""
-        rest, stones = name, 9
+        if not isinstance(name, str):
+            raise ValueError("a rule set name is a string")
+        rest, stones = name, None
         head, sep, tail = name.rpartition("-s")
         if sep and tail.isascii() and tail.isdigit() and len(tail) <= 2:
             rest, stones = head, int(tail)
-        flags = {"standard": (True, TAKE_ANY), "no-jumping": (False, TAKE_ANY),
-                 "take-none": (True, TAKE_NONE), "no-jumping-take-none": (False, TAKE_NONE)}
-        if rest not in flags:
+        for variant in sorted(VARIANTS, key=len, reverse=True):
+            if rest == variant or rest.startswith(variant + "-"):
+                changes = _read_changes(rest[len(variant) + 1:])
+                if changes is not None:
+                    break
+        else:
             raise ValueError(f"unknown rule set {name[:40]!r} (try: {', '.join(RULESET_NAMES)})")
-        jumping, mill_rule = flags[rest]
-        return cls(stones=stones, jumping=jumping, mill_rule=mill_rule)
+        rules = replace(VARIANTS[variant], **changes)
+        if stones is not None:
+            rules = replace(rules, stones=stones)
+        if rules.name != name:
+            raise ValueError(f"rule set {name[:40]!r} is called {rules.name!r}")
+        return rules
 
     def as_attrs(self) -> dict:
-        """The rules as plain values, for file metadata and JSON."""
-        return {"name": self.name, "stones": self.stones, "jumping": self.jumping,
-                "mill_rule": self.mill_rule}
+        """The rules as plain values, for file metadata and JSON.  The options beyond
+        stones, jumping and the mill rule appear only where some of them differ from
+        the standard game, so the standard rule sets' attributes stay as they were."""
+        attrs = {"name": self.name, "stones": self.stones, "jumping": self.jumping,
+                 "mill_rule": self.mill_rule}
+        if not self.is_classic:
+            attrs.update(board=self.board.name, placement=self.placement,
+                         two_mill_takes=self.two_mill_takes, line_wins=self.line_wins,
+                         full_board=self.full_board)
+        return attrs
+
+    @property
+    def moving_orbits(self) -> int:
+        """Positions of the moving phase (nothing in hand, at least three stones a side)
+        up to the board's symmetries (:meth:`Board.orbits`): what the moving-phase
+        databases hold, up to slack.
+
+        >>> STANDARD.moving_orbits
+        8904593601
+        """
+        return sum(self.board.orbits(m, o) for m in range(3, self.stones + 1)
+                   for o in range(3, self.stones + 1))
+
+    def describe(self) -> str:
+        """The rules in words, one line.
+
+        >>> Rules.from_name("three-mens").describe()
+        'three-mens board, 3 stones, slide only, a line of three wins'
+        """
+        words = [f"{self.board.name} board", f"{self.stones} stones",
+                 ("jump with three (board plus hand)" if self.mixed else "jump with three")
+                 if self.jumping else "slide only"]
+        if self.mixed:
+            words.append("place or move while stones are in hand")
+        if self.line_wins:
+            words.append("a line of three wins")
+        else:
+            words.append("mill takes any stone when all stand in mills" if not self.take_none
+                         else "mill takes nothing when all stand in mills")
+            if self.two_mill_takes == 2:
+                words.append("two mills at once take two")
+        if 2 * self.stones == self.board.num_points:
+            words.append(f"full board: {'draw' if self.full_board == FULL_DRAW else 'blocked side loses'}")
+        return ", ".join(words)
 
 
-STANDARD = Rules()
+# What a name says about an option that differs from its variant: (field, value, word).
+_CHANGE_WORDS = (
+    ("jumping", False, "no-jumping"), ("jumping", True, "jumping"),
+    ("mill_rule", TAKE_NONE, "take-none"), ("mill_rule", TAKE_ANY, "take-any"),
+    ("placement", MIXED, "mixed"), ("placement", SEPARATE, "separate"),
+    ("two_mill_takes", 2, "two-takes-two"), ("two_mill_takes", 1, "two-takes-one"),
+    ("line_wins", True, "line-wins"), ("line_wins", False, "no-line-wins"),
+    ("full_board", FULL_DRAW, "full-draw"), ("full_board", FULL_LOSS, "full-loss"),
+)
+
+
+def _differences(base: "Rules", rules: "Rules") -> list[str]:
+    """The words that turn ``base`` into ``rules`` (stones aside), in name order."""
+    words = []
+    for key, value, word in _CHANGE_WORDS:
+        if getattr(rules, key) == value != getattr(base, key):
+            words.append(word)
+    return words
+
+
+def _read_changes(text: str) -> Optional[dict]:
+    """The options a name's words after its variant set; None if a word is unknown."""
+    changes: dict = {}
+    rest = text
+    for key, value, word in _CHANGE_WORDS:
+        if rest == word or rest.startswith(word + "-"):
+            changes[key] = value
+            rest = rest[len(word) + 1:]
+    return changes if rest == "" else None
+
+
+#: The named variants of the rule books, with their defaults; ``--rules NAME`` picks one.
+#: The first three are the rule sets whose databases exist since the first version.
+VARIANTS: dict[str, Rules] = {
+    "standard": Rules(),
+    "no-jumping": Rules(jumping=False),
+    "take-none": Rules(mill_rule=TAKE_NONE),
+    "lasker": Rules(stones=10, placement=MIXED),
+    "mixed": Rules(placement=MIXED),
+    "morabaraba": Rules(board="morabaraba", stones=12),
+    "twelve-mens": Rules(board="morabaraba", stones=12, full_board=FULL_DRAW),
+    "six-mens": Rules(board="six-mens", stones=6, jumping=False),
+    "five-mens": Rules(board="six-mens", stones=5, jumping=False),
+    "seven-mens": Rules(board="seven-mens", stones=7, jumping=False),
+    "three-mens": Rules(board="three-mens", stones=3, jumping=False, line_wins=True),
+}
+
+#: Most stones a side the compiled kernels' index has tables for (ext/index.pxi).
+KERNEL_MAX_STONES = 9
+
+
+def kernel_gap(rules: Rules) -> Optional[str]:
+    """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
+    one line: today they know the standard board with at most nine stones a side and
+    the first options (jumping, mill rule) only (docs/design.md §9).
+
+    >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["six-mens"])
+    (True, "rules 'six-mens': the board is not supported by the compiled kernels yet")
+    """
+    what = None
+    if rules.board != STANDARD_BOARD:
+        what = "the board is"
+    elif rules.stones > KERNEL_MAX_STONES:
+        what = f"more than {KERNEL_MAX_STONES} stones a side are"
+    elif rules.mixed:
+        what = "mixed placement (place or move) is"
+    elif rules.two_mill_takes != 1:
+        what = "a move taking two stones is"
+    elif rules.line_wins:
+        what = "a line of three winning outright is"
+    elif rules.full_board != FULL_LOSS:
+        what = "a full board drawn is"
+    return None if what is None else f"rules {rules.name!r}: {what} not supported by the compiled kernels yet"
+
+
+def require_kernels(rules: Rules) -> None:
+    """UnsupportedRulesError (see :func:`kernel_gap`) unless the kernels handle ``rules``;
+    every entry point that solves, checks or probes calls it first, so that no command
+    gives a wrong answer for rules the kernels do not know."""
+    gap = kernel_gap(rules)
+    if gap is not None:
+        raise UnsupportedRulesError(gap)
+
+
+#: The named rule sets the command line offers with ``--rules``.
+RULESET_NAMES = tuple(VARIANTS)
+
+STANDARD = VARIANTS["standard"]

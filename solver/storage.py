@@ -121,14 +121,19 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None) -> s
 
     >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
     'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
+    >>> build_command("data", Rules.from_name("six-mens-jumping"))
+    'muehle build --db data --rules six-mens-jumping'
     """
     words = ["muehle", "build", "--db", str(root)]
-    if not rules.jumping:
-        words += ["--rules", "no-jumping"]
-    if rules.take_none:
-        words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
-    if rules.stones != 9:
-        words += ["--stones", str(rules.stones)]
+    if not rules.is_classic:
+        words += ["--rules", rules.name]
+    else:
+        if not rules.jumping:
+            words += ["--rules", "no-jumping"]
+        if rules.take_none:
+            words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
+        if rules.stones != 9:
+            words += ["--stones", str(rules.stones)]
     if phase is not None:
         words += ["--phase", phase]
     return " ".join(words)
@@ -291,9 +296,11 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
     _set_attr(f, attribute, name)
     _set_attr(f, "rules", rules.name)
     _set_attr(f, "rules_json", json.dumps(rules.as_attrs()))
-    _set_attr(f, "stones", rules.stones)
-    _set_attr(f, "jumping", rules.jumping)
-    _set_attr(f, "mill_rule", rules.mill_rule)
+    # Each option as its own attribute too; the options beyond the first three only
+    # where the rules have them (as_attrs), so standard files keep their attributes.
+    for key, value in rules.as_attrs().items():
+        if key != "name":
+            _set_attr(f, key, value)
     _set_attr(f, "index_scheme", _kernels.INDEX_SCHEME)
     _set_attr(f, "solver_version", solver_version())
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))

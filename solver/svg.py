@@ -28,7 +28,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Iterable, Mapping, Optional
 
-from .board import COORDS, MILL_LINES, NUM_POINTS, POINT_NAMES
+from .board import STANDARD_BOARD, Board
 
 #: Colours of the values of moves (for the player who makes them), as tablebase
 #: explorers colour them.
@@ -48,9 +48,9 @@ _STONE_R = 22
 _MARK_R = 27        # marks ring a stone; neighbours' rings (60 apart) do not overlap
 
 
-def _xy(point: int, top: int) -> tuple[int, int]:
-    x, y = COORDS[point]
-    return _MARGIN + x * _STEP, top + _MARGIN + (6 - y) * _STEP
+def _point_xy(point: int, top: int, board: Board = STANDARD_BOARD) -> tuple[int, int]:
+    x, y = board.coords[point]
+    return _MARGIN + x * _STEP, top + _MARGIN + (board.size - 1 - y) * _STEP
 
 
 def board_svg(position: Any = None, *, size: Optional[int] = 400,
@@ -79,10 +79,16 @@ def board_svg(position: Any = None, *, size: Optional[int] = 400,
     black = getattr(position, "black", 0)
     white_hand = getattr(position, "white_hand", 0)
     black_hand = getattr(position, "black_hand", 0)
+    board: Board = getattr(position, "board", STANDARD_BOARD)
     if hands is None:
         hands = bool(white_hand or black_hand)
     top = _HAND_ROW if hands else 0
-    width = 2 * _MARGIN + 6 * _STEP
+    span = board.size - 1
+    width = 2 * _MARGIN + span * _STEP
+
+    def _xy(point: int, top: int) -> tuple[int, int]:
+        return _point_xy(point, top, board)
+
     height = width + 2 * top
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}"'
            + (f' width="{size}" height="{size * height // width}"' if size else "")
@@ -91,19 +97,19 @@ def board_svg(position: Any = None, *, size: Optional[int] = 400,
            f'markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
            f'fill="{col["arrow"]}"/></marker></defs>',
            f'<rect class="board" x="0" y="0" width="{width}" height="{height}" rx="12" fill="{col["board"]}"/>']
-    # The lines: every mill line from its first point to its last.
-    for line in MILL_LINES:
+    # The lines: every mill line from its first point to its last, and the edges on no mill.
+    for line in board.drawn_lines:
         (x1, y1), (x2, y2) = _xy(line[0], top), _xy(line[-1], top)
         out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{col["line"]}" '
                    f'stroke-width="4" stroke-linecap="square"/>')
     if coordinates:
-        base = top + _MARGIN + 6 * _STEP
-        for i, letter in enumerate("abcdefg"):
+        base = top + _MARGIN + span * _STEP
+        for i, letter in enumerate(board.files):
             x = _MARGIN + i * _STEP
             out.append(f'<text x="{x}" y="{base + _MARGIN - 8}" font-size="15" '
                        f'text-anchor="middle" fill="{col["coord"]}" font-family="sans-serif">{letter}</text>')
-        for rank in range(1, 8):
-            y = top + _MARGIN + (7 - rank) * _STEP + 5
+        for rank in range(1, board.size + 1):
+            y = top + _MARGIN + (board.size - rank) * _STEP + 5
             out.append(f'<text x="{_MARGIN // 4 + 2}" y="{y}" font-size="15" text-anchor="middle" '
                        f'fill="{col["coord"]}" font-family="sans-serif">{rank}</text>')
     last_points = {}
@@ -111,9 +117,9 @@ def board_svg(position: Any = None, *, size: Optional[int] = 400,
         last_points[last_move.target] = "last-to"
         if last_move.origin is not None:
             last_points[last_move.origin] = "last-from"
-    for p in range(NUM_POINTS):
+    for p in range(board.num_points):
         x, y = _xy(p, top)
-        name = POINT_NAMES[p]
+        name = board.points[p]
         colour = marks.get(p)
         out.append(f'<circle class="mark" id="mark-{name}" cx="{x}" cy="{y}" r="{_MARK_R}" '
                    f'fill="none" stroke="{escape(colour) if colour else "none"}" stroke-width="5"/>')
@@ -127,8 +133,10 @@ def board_svg(position: Any = None, *, size: Optional[int] = 400,
                        f'fill="{col[kind]}" stroke="{col[kind + "_edge"]}" stroke-width="2"/>')
         else:
             out.append(f'<circle class="spot" cx="{x}" cy="{y}" r="6" fill="{col["point"]}"/>')
-    if last_move is not None and last_move.take is not None:
-        x, y = _xy(last_move.take, top)
+    for taken in (() if last_move is None else (last_move.take, getattr(last_move, "take2", None))):
+        if taken is None:
+            continue
+        x, y = _xy(taken, top)
         d = 10
         out.append(f'<path class="taken" d="M{x - d},{y - d} L{x + d},{y + d} M{x - d},{y + d} '
                    f'L{x + d},{y - d}" stroke="{col["taken"]}" stroke-width="4" stroke-linecap="round"/>')
@@ -144,9 +152,9 @@ def board_svg(position: Any = None, *, size: Optional[int] = 400,
         out.append(f'<line class="arrow" x1="{x1}" y1="{y1}" x2="{x2:.1f}" y2="{y2:.1f}" '
                    f'stroke="{col["arrow"]}" stroke-width="7" stroke-opacity="0.8" '
                    f'marker-end="url(#arrowhead)"/>')
-    for p in range(NUM_POINTS):
+    for p in range(board.num_points):
         x, y = _xy(p, top)
-        name = POINT_NAMES[p]
+        name = board.points[p]
         text = escape(labels.get(p, ""))
         out.append(f'<text class="label" id="label-{name}" x="{x + 21}" y="{y - 19}" font-size="15" '
                    f'font-weight="bold" text-anchor="middle" font-family="sans-serif" '

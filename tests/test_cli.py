@@ -136,7 +136,7 @@ def test_show_unicode_stones():
     (["startpos", "--after", "d2 d2"], ["illegal move d2"]),
     (["startpos", "--after", "d9"], ["cannot parse move 'd9'"]),
     (["W:a1,d1 B:a4,b6,d6,f6 w 1 3", "--after", "g1"], ["closes a mill", "a4"]),
-    (["startpos", "--stones", "12"], ["--stones"]),
+    (["startpos", "--stones", "13"], ["--stones"]),
     (["startpos", "--rules", "fast"], ["--rules"]),
     ([], ["Missing argument"]),
 ])

@@ -91,7 +91,7 @@ def test_move_notation_round_trip(text, move):
     assert str(move) == text
 
 
-@pytest.mark.parametrize("text", ["", "d4", "d2-", "d2x", "d2-d3-d4", "D2", "d2 d3", "d2xa4xb6",
+@pytest.mark.parametrize("text", ["", "d4", "d2-", "d2x", "d2-d3-d4", "D2", "d2 d3", "d2xa4xb6xc4",
                                   "d2xd4", "h1", "-d3", "xa4"])
 def test_bad_moves_are_rejected(text):
     with pytest.raises(NotationError):

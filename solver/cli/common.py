@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import replace
 from typing import Callable, NoReturn, Optional
 
 import click
@@ -16,7 +17,7 @@ import click
 from ..errors import MuehleError
 from ..game import Game
 from ..position import BLACK, WHITE
-from ..rules import MILL_RULES, RULESET_NAMES, Rules
+from ..rules import MAX_STONES, MILL_RULES, RULESET_NAMES, Rules, require_kernels
 from ..storage import DEFAULT_ROOT
 
 # --- errors ---------------------------------------------------------------------
@@ -108,28 +109,58 @@ def main() -> None:
 
 # --- shared options ---------------------------------------------------------------
 
+class RulesName(click.ParamType):
+    """A rule set's name: a variant (``muehle variants``) or any name a database folder
+    has (``take-none-s6``, ``six-mens-jumping``)."""
+
+    name = "NAME"
+
+    def convert(self, value, param, ctx) -> Rules:
+        if isinstance(value, Rules):
+            return value
+        try:
+            return Rules.from_name(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
 def rules_options(func: Callable) -> Callable:
     """Add the rule options to a command and pass it ``rules: Rules`` instead.
 
-    ``--rules`` picks a named rule set; ``--no-jumping``, ``--mill-rule`` and
-    ``--stones`` then change single rules of it.
+    ``--rules`` picks a named rule set; ``--no-jumping`` (``--jumping``),
+    ``--mill-rule`` and ``--stones`` then change single rules of it.
     """
-    @click.option("--rules", "ruleset", type=click.Choice(RULESET_NAMES), default="standard",
-                  show_default=True, help="Named rule set.")
+    @click.option("--rules", "ruleset", type=RulesName(), default="standard",
+                  show_default=True, help=f"Rule set: {', '.join(RULESET_NAMES)} "
+                                          "(muehle variants lists them), or a database folder's name.")
     @click.option("--no-jumping", is_flag=True,
                   help="A side with three stones slides like the others.")
+    @click.option("--jumping", is_flag=True,
+                  help="A side with three stones jumps (where the rule set has no jumping).")
     @click.option("--mill-rule", type=click.Choice(MILL_RULES), default=None,
                   help="What a mill takes when every enemy stone stands in a mill "
                        "(default: from --rules; standard is take-any).")
-    @click.option("--stones", type=click.IntRange(3, 9), default=None,
-                  help="Stones per side (default 9).")
+    @click.option("--stones", type=click.IntRange(3, MAX_STONES), default=None,
+                  help="Stones per side (default: from --rules; standard is 9).")
     @functools.wraps(func)
-    def wrapper(*args, ruleset: str, no_jumping: bool, mill_rule: Optional[str],
+    def wrapper(*args, ruleset: Rules, no_jumping: bool, jumping: bool, mill_rule: Optional[str],
                 stones: Optional[int], **kwargs):
-        base = Rules.from_name(ruleset)
-        rules = Rules(stones=stones or base.stones,
-                      jumping=base.jumping and not no_jumping,
-                      mill_rule=mill_rule or base.mill_rule)
+        if jumping and no_jumping:
+            fail("--jumping and --no-jumping contradict each other")
+        rules = replace(ruleset, stones=stones or ruleset.stones,
+                        jumping=(ruleset.jumping or jumping) and not no_jumping,
+                        mill_rule=mill_rule or ruleset.mill_rule)
+        return func(*args, rules=rules, **kwargs)
+    return wrapper
+
+
+def needs_kernels(func: Callable) -> Callable:
+    """For a command that solves, checks or probes (below ``@rules_options``): refuse,
+    in one line, rules the compiled kernels do not handle yet (``rules.kernel_gap``),
+    before anything else is read or written."""
+    @functools.wraps(func)
+    def wrapper(*args, rules: Rules, **kwargs):
+        require_kernels(rules)
         return func(*args, rules=rules, **kwargs)
     return wrapper
 

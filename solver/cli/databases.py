@@ -19,12 +19,13 @@ from ..index import Pair, Subspace
 from ..retro import pairs_in_order
 from ..errors import DatabaseError
 from ..rules import Rules
-from .common import db_option, fail, jobs_option, main, rules_options
+from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
 
 
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
               help="The moving phase (pairs), the placement phase (needs the moving phase) or both.")
 @click.option("--max-total", type=click.IntRange(6, 18), default=None,
@@ -170,6 +171,7 @@ def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--reachable", is_flag=True,
               help="Also count, per placement subspace, the positions that arise from the start "
@@ -223,6 +225,7 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
               help="Check only this pair (or, with --phase placement, only this subspace, e.g. 3-2+6-5).")
 @click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,

@@ -18,7 +18,6 @@ from typing import Callable, Optional
 import click
 
 from ..analysis import analyze_object
-from ..board import point_index
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import Game, Outcome
@@ -26,10 +25,10 @@ from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import open_database
-from ..rules import STANDARD, Rules
+from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import COLOUR, db_option, main, rules_options, value_text
+from .common import COLOUR, db_option, main, needs_kernels, rules_options, value_text
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -45,7 +44,11 @@ Commands:
 
 
 def open_optional_database(db: str, rules: Rules):
-    """(database, None), or (None, why not) when there are no databases for ``rules``."""
+    """(database, None), or (None, why not) when there are no databases for ``rules``
+    (or the kernels cannot read any for them yet)."""
+    gap = kernel_gap(rules)
+    if gap is not None:
+        return None, gap
     folder = Path(db) / rules.name
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
@@ -77,7 +80,7 @@ class Session:
             marks[last.target] = LAST_TO
             if last.origin is not None:
                 marks[last.origin] = LAST_FROM
-        for p in range(24):
+        for p in range(game.rules.board.num_points):
             if takeable >> p & 1:
                 marks[p] = TAKEABLE
         self.out(diagram(game.position, self.symbols, marks))
@@ -177,7 +180,10 @@ class Session:
                 if move is None:
                     return
         except IllegalMoveError as error:
-            self.out(f"illegal move {error.move} (type 'moves' for the legal ones)")
+            # The rule it breaks, in the words of the reference rules.
+            why = self.game.position.why_illegal(error.move, self.game.rules)
+            self.out(f"illegal move {error.move}{f': {why}' if why else ''} "
+                     f"(type 'moves' for the legal ones)")
             return
         except NotationError as error:
             self.out(f"{error} (type 'help' for the commands)")
@@ -187,23 +193,22 @@ class Session:
 
     def ask_take(self, move: Move, takes: list[Move]) -> Optional[Move]:
         """Ask which stone the mill takes; None (and the move is not played) for a bad answer."""
+        board = self.game.rules.board
         victims = 0
         for m in takes:
-            victims |= 1 << m.take
+            for t in m.takes:
+                victims |= 1 << t
         self.out(f"{move} closes a mill: which stone do you take?")
         self.show_board(takeable=victims)
-        names = ", ".join(sorted(str(Move(m.take)) for m in takes))
+        # One stone ("a4"), or two where two mills at once take two ("a4xb6").
+        texts = {"x".join(board.points[t] for t in m.takes): m for m in takes}
+        names = ", ".join(sorted(texts))
         answer = self.read(f"take which stone ({names}) > ")
         if answer is None:
             return None
         answer = answer.strip().lower().lstrip("x")
-        try:
-            point = point_index(answer)
-        except ValueError:
-            point = None
-        for m in takes:
-            if m.take == point:
-                return m
+        if answer in texts:
+            return texts[answer]
         self.out(f"{answer or 'nothing'} is not a stone this mill may take ({names}); the move is not played")
         return None
 
@@ -336,6 +341,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:

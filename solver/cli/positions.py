@@ -1,4 +1,5 @@
-"""Commands about positions and moves, no database needed: ``show`` and ``moves``."""
+"""Commands about rules, positions and moves, no database needed: ``variants``,
+``show`` and ``moves``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..diagram import ASCII, UNICODE, diagram
 from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
-from ..rules import Rules
+from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
 from .common import COLOUR, main, position_argument, rules_options
 
@@ -71,3 +72,44 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
     result = game.result()
     if result is not None:
         click.echo(f"no moves: game over, {result}", err=True)
+
+
+def variant_object(rules: Rules) -> dict:
+    """A rule set as plain values: its board, every option, the rules in words and
+    whether the compiled kernels solve it yet (else why not)."""
+    board = rules.board
+    gap = kernel_gap(rules)
+    return {"name": rules.name,
+            "board": {"name": board.name, "points": board.num_points, "mills": len(board.mills),
+                      "edges": len(board.edges), "symmetries": len(board.symmetries),
+                      "point_names": list(board.points)},
+            "stones": rules.stones, "jumping": rules.jumping, "mill_rule": rules.mill_rule,
+            "placement": rules.placement, "two_mill_takes": rules.two_mill_takes,
+            "line_wins": rules.line_wins, "full_board": rules.full_board,
+            "moving_orbits": rules.moving_orbits,
+            "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap}
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+def variants(as_json: bool) -> None:
+    """List the named rule sets (for --rules NAME) with their board and rules.
+
+    The reference rules play every variant (show, moves, play --level easy); the
+    commands that solve or probe (build, query, ...) need the compiled kernels and
+    refuse, in one line, the variants they do not handle yet.
+
+    With --json: {"variants": [{"name", "board": {"name", "points", "mills", "edges",
+    "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
+    "two_mill_takes", "line_wins", "full_board", "moving_orbits", "description",
+    "kernels", "kernel_gap"}]}; moving_orbits counts the positions with nothing in hand
+    up to symmetry (Burnside's lemma over the board's group).
+    """
+    objs = [variant_object(rules) for rules in VARIANTS.values()]
+    if as_json:
+        click.echo(json.dumps({"variants": objs}))
+        return
+    width = max(len(o["name"]) for o in objs)
+    for o in objs:
+        kernels = "" if o["kernels"] else "  (reference rules only, not solved yet)"
+        click.echo(f"{o['name']:<{width}}  {o['description']}{kernels}")

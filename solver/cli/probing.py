@@ -15,12 +15,13 @@ from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from .common import COLOUR, db_option, fail, main, rules_options, value_text
+from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options, value_text
 
 
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.argument("position", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--batch", type=click.File("rb"), default=None,
@@ -72,6 +73,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
 @main.command("best-move")
 @db_option
 @rules_options
+@needs_kernels
 @click.argument("position", nargs=-1, required=True)
 @click.option("--seed", type=int, default=None,
               help="Choose at random among equally good moves (repeatable with the seed).")
@@ -105,6 +107,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[i
 @main.command("solve-opening")
 @db_option
 @rules_options
+@needs_kernels
 @click.argument("position", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--book", nargs=2, type=(click.IntRange(0, 18), click.Path(dir_okay=False)),

@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from ..rules import Rules
-from .common import db_option, main, rules_options
+from .common import db_option, main, needs_kernels, rules_options
 
 
 @main.command()
 @db_option
 @rules_options
+@needs_kernels
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (the default is reachable from this machine only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,

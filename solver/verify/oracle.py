@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from .. import _kernels, board
-from ..rules import Rules
+from ..rules import Rules, require_kernels
 from . import _oracle
 
 NONE = 0xFFFF
@@ -26,6 +26,7 @@ class Oracle:
     """Solved raw subspaces for one rule set, solving smaller ones on demand."""
 
     def __init__(self, rules: Rules, jobs: int = 2):
+        require_kernels(rules)
         self.rules, self.jobs = rules, jobs
         self.values: dict[tuple[int, int], np.ndarray] = {}
         self.sweeps: dict[tuple[int, int], int] = {}

@@ -40,7 +40,7 @@ from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
 from ..probe import Database, open_database
 from ..retro import pairs_in_order
-from ..rules import RULESET_NAMES, STANDARD, Rules
+from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
 from ..storage import build_command, pair_path, rules_dir
 from ..svg import VALUE_COLOURS, board_svg
 
@@ -144,8 +144,9 @@ class Service:
 
     # --- the rule sets -------------------------------------------------------------
     def rule_sets(self) -> list[dict]:
-        """The server's rule set, the named 9-stone ones and every rule set with a
-        folder of databases: what is built, what is missing and how to build it."""
+        """The server's rule set, the named ones and every rule set with a folder of
+        databases: what is built, what is missing and how to build it (only rule sets the
+        compiled kernels handle: the others have nothing to build yet)."""
         candidates = [self.rules] + [Rules.from_name(n) for n in RULESET_NAMES]
         if self.root.is_dir():
             for folder in sorted(self.root.iterdir()):
@@ -155,7 +156,7 @@ class Service:
                     continue
         seen, out = set(), []
         for rules in candidates:
-            if rules in seen:
+            if rules in seen or kernel_gap(rules) is not None:      # nothing to build yet
                 continue
             seen.add(rules)
             pairs = pairs_in_order(rules)
