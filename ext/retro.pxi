@@ -394,7 +394,9 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
-    Returns the number of predecessors decided in this round.  (The caller finds the
+    Returns the number of predecessors decided in this round that were undecided (not
+    the tentative wins it shortened: the caller keeps count of the undecided states).
+    (The caller finds the
     frontier with ``retro_scan``: a compare per slot in this loop cost more than all
     the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan);
     ``child``: the codes of m-o.  ``recount``: a pull round may have left counts unknown
@@ -443,7 +445,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     if is_undecided(v) or (v - 1) > d + 1:
                         pred[p] = <uint16_t>(d + 2)
                         mark_due(&pred_due[0], p, d)
-                        decided += 1
+                        if is_undecided(v):     # (an overwritten tentative win was counted)
+                            decided += 1
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
@@ -478,7 +481,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     else it stops at the first successor not won, and its count, if known, becomes
     unknown again: the push round that next needs it computes it afresh, leaving out
     the successors already won (retro_round with recount).  Returns the number of
-    states decided.
+    states decided that were undecided.
     """
     cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
     cdef uint32_t own, opp, mv
@@ -542,7 +545,8 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
                 if hit:
                     pred[p] = <uint16_t>(d + 2)
                     mark_due(&pred_due[0], p, d)
-                    decided += 1
+                    if is_undecided(v):
+                        decided += 1
             elif not done and hit:
                 cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
                 pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
