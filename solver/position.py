@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .board import STANDARD_BOARD, Board, points_of
-from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
+from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import FULL_DRAW, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
@@ -102,6 +102,15 @@ class Move:
     take: Optional[int] = None
     take2: Optional[int] = None
     board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One form per move: the two stones in increasing order (``d2xa4xb6`` and
+        # ``d2xb6xa4`` are one move), a single take always in ``take``.
+        first, second = self.take, self.take2
+        if second is not None and (first is None or (isinstance(first, int) and isinstance(second, int)
+                                                     and first > second)):
+            object.__setattr__(self, "take", second)
+            object.__setattr__(self, "take2", first)
 
     def __repr__(self) -> str:
         second = "" if self.take2 is None else f", take2={self.take2}"
@@ -302,8 +311,8 @@ class Position:
         name, colour = rules.name, "White" if self.turn == WHITE else "Black"
         enemy = "Black" if self.turn == WHITE else "White"
         n = self.board.num_points
-        if not all(isinstance(p, int) and 0 <= p < n for p in (move.target, move.origin, *move.takes)
-                   if p is not None):
+        if not all(isinstance(p, int) and 0 <= p < n for p in (move.origin, *move.takes)
+                   if p is not None) or not (isinstance(move.target, int) and 0 <= move.target < n):
             return f"points of the {self.board.name} board are numbered 0..{n - 1}"
         if self._decided(rules) is not None or not self._moves(rules):
             return "the game is over"
@@ -344,7 +353,13 @@ class Position:
             return f"the move closes two mills and takes two stones (rules {name!r})"
         if len(move.takes) == 2 and all(len(m.takes) == 1 for m in legal):
             return "the move takes one stone only"
-        return (f"{self._name(move.takes[0])} stands in a mill while {enemy} has stones "
+        if move.take == move.take2:
+            return f"the move takes {self._name(move.take)} twice"
+        # The stone no order of taking lets go: one that stands in a mill while the
+        # enemy has stones outside mills (taking a free stone frees no other).
+        free = takeable(self.opp, rules)
+        protected = next((t for t in move.takes if not free >> t & 1), move.takes[0])
+        return (f"{self._name(protected)} stands in a mill while {enemy} has stones "
                 f"outside mills")
 
     def _decided(self, rules: Rules) -> Optional[WDL]:
@@ -447,7 +462,11 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     >>> parse_position("W:a1,b2 B:c3 b", Rules.from_name("three-mens")).black
     4
     """
-    return Position(*read_position(text, rules.stones, rules.board), board=rules.board)
+    pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
+    if rules.line_wins and mill_points(pos.white, pos.board) and mill_points(pos.black, pos.board):
+        raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
+                                   f"ends the game (rules {rules.name!r}: a line of three wins)")
+    return pos
 
 
 def parse_move(text: str, board: Board = STANDARD_BOARD) -> Move:
