@@ -200,9 +200,11 @@ class Session:
                 victims |= 1 << t
         self.out(f"{move} closes a mill: which stone do you take?")
         self.show_board(takeable=victims)
-        # One stone ("a4"), or two where two mills at once take two ("a4xb6").
+        # One stone ("a4"), or two where two mills at once take two ("b6xa4"), named
+        # in either order.
         texts = {"x".join(board.points[t] for t in m.takes): m for m in takes}
         names = ", ".join(sorted(texts))
+        texts.update({"x".join(board.points[t] for t in reversed(m.takes)): m for m in takes})
         answer = self.read(f"take which stone ({names}) > ")
         if answer is None:
             return None
