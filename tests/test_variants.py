@@ -586,3 +586,11 @@ def test_positions_of_one_board_are_not_read_on_another_and_two_lines_are_refuse
         Game(six)
     with pytest.raises(InvalidNotationError, match="both sides have a line of three"):
         parse_position("W:a1,b1,c1 B:a3,b3,c3 b", rules("three-mens"))
+
+
+def test_the_phase_says_a_player_may_also_move_under_mixed_placement():
+    from solver.game import describe_phase
+    lasker = rules("lasker")
+    assert describe_phase(Game("W:a1 B:a4 w 9 9", lasker)) == "placement (White places a stone or moves one)"
+    assert describe_phase(Game("W:a1,d1 B:a4 w 1 9", lasker)) == "placement (White places a stone or jumps)"
+    assert describe_phase(Game("W:a1 B:a4 w 8 8")) == "placement (White places a stone)"
