@@ -122,7 +122,7 @@ class Game:
         # A Position given directly gets the same check as a string: no more stones
         # than the rules allow.
         if isinstance(start, Position):
-            start._on_board(rules)          # not a point name of one board read on another
+            start.check_board(rules)          # not a point name of one board read on another
         start = parse_position(start if isinstance(start, str) else format_position(start), rules)
         self.rules = rules
         self.start: Position = start

@@ -220,8 +220,10 @@ class Position:
         return self.board.points[point]
 
     # --- rules of play ----------------------------------------------------------
-    def _on_board(self, rules: Rules) -> None:
-        if rules.board != self.board:
+    def check_board(self, rules: Rules) -> None:
+        """ValueError unless ``rules`` are played on this position's board (masks of one
+        board mean other points on another)."""
+        if rules.board is not self.board and rules.board != self.board:
             raise ValueError(f"a position of the {self.board.name} board cannot be played under "
                              f"rules {rules.name!r} (the {rules.board.name} board)")
 
@@ -234,7 +236,7 @@ class Position:
     def legal_moves(self, rules: Rules = STANDARD) -> list[Move]:
         """Every legal move, in a fixed order (placements, then origin, target, take);
         [] if the game is over."""
-        self._on_board(rules)
+        self.check_board(rules)
         if self._decided(rules) is not None:
             return []
         return self._moves(rules)
@@ -293,7 +295,7 @@ class Position:
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
         (True, False)
         """
-        self._on_board(rules)
+        self.check_board(rules)
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
@@ -384,7 +386,7 @@ class Position:
         three wins, the side that closed one has won.  A side blocked because the board
         is full has lost, or the game is drawn where the rules say so (Twelve Men's).
         """
-        self._on_board(rules)
+        self.check_board(rules)
         result = self._decided(rules)
         if result is None and not self._moves(rules):
             result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
@@ -421,7 +423,7 @@ class Position:
         may place or move).  Written by definition: candidates are kept only if the
         forward rules reproduce this position.
         """
-        self._on_board(rules)
+        self.check_board(rules)
         mover = self.opp
         free = self.free
         prev_turn = BLACK if self.turn == WHITE else WHITE

@@ -197,6 +197,7 @@ class Database:
         (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
         needs is not built.
         """
+        position.check_board(self.rules)     # else its masks would read as other points
         own, opp = position.own, position.opp
         if popcount(own) + position.own_hand < 3:
             return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3

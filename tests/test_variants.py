@@ -594,3 +594,11 @@ def test_the_phase_says_a_player_may_also_move_under_mixed_placement():
     assert describe_phase(Game("W:a1 B:a4 w 9 9", lasker)) == "placement (White places a stone or moves one)"
     assert describe_phase(Game("W:a1,d1 B:a4 w 1 9", lasker)) == "placement (White places a stone or jumps)"
     assert describe_phase(Game("W:a1 B:a4 w 8 8")) == "placement (White places a stone)"
+
+
+def test_a_database_refuses_a_position_of_another_board(tmp_path):
+    from solver.probe import open_database
+    pos = parse_position("W:a1,b2 B:c3 b 1 2", rules("three-mens"))
+    with open_database(tmp_path, STANDARD) as db:
+        with pytest.raises(ValueError, match="three-mens board cannot be played under rules 'standard'"):
+            db.probe(pos)
