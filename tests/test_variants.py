@@ -598,7 +598,7 @@ def test_the_phase_says_a_player_may_also_move_under_mixed_placement():
 
 def test_a_database_refuses_a_position_of_another_board(tmp_path):
     from solver.probe import open_database
-    pos = parse_position("W:a1,b2 B:c3 b 1 2", rules("three-mens"))
+    pos = parse_position("W:a1,b2,c2 B:a3,b1,c3 b", rules("three-mens"))   # moving phase: read from files
     with open_database(tmp_path, STANDARD) as db:
         with pytest.raises(ValueError, match="three-mens board cannot be played under rules 'standard'"):
             db.probe(pos)
