@@ -18,7 +18,7 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 
 >>> from solver.rules import Rules
 >>> [s.name for s in plan(Rules(stones=3))]
-['2-2+1-0', '2-3+1-0', '3-2+1-0', '3-3+1-0', '1-2+1-1', '2-2+1-1']
+['2-3+1-0', '2-2+1-1', '1-2+2-1', '1-1+2-2', '0-1+3-2', '0-0+3-3']
 >>> children(Subspace(3, 2, 1, 0))
 (Subspace(2, 4), None)
 """
