@@ -313,13 +313,7 @@ class Pair(tuple):
     def parse(cls, text: str, stones: int = MAX_STONES) -> Pair:
         """``'8-7'`` -> Pair(7, 8); ValueError naming what is wrong (counts must lie in
         3..stones, the stones per side of the rules)."""
-        try:
-            a, b = (int(x) for x in text.split("-"))
-        except ValueError:
-            raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
-        if not (3 <= a <= stones and 3 <= b <= stones):
-            raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
-        return cls(a, b)
+        return cls(*parse_pair(text, stones))
 
     @property
     def subspaces(self) -> list[Subspace]:
@@ -344,6 +338,18 @@ class Pair(tuple):
     @property
     def slots(self) -> int:
         return sum(s.slots for s in self.subspaces)
+
+
+def parse_pair(text: str, stones: int) -> tuple[int, int]:
+    """``'8-7'`` -> (7, 8), for any stone count (:meth:`Pair.parse` makes a Pair of it);
+    ValueError naming what is wrong (counts must lie in 3..stones)."""
+    try:
+        a, b = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
+    if not (3 <= a <= stones and 3 <= b <= stones):
+        raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
+    return min(a, b), max(a, b)
 
 
 def moving_subspaces() -> list[Subspace]:

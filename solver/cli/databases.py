@@ -15,7 +15,7 @@ from tqdm import tqdm
 from .. import build as building
 from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
-from ..index import Pair, Subspace
+from ..index import Pair, Subspace, parse_pair
 from ..retro import pairs_in_order
 from ..errors import DatabaseError
 from ..rules import MAX_STONES, Rules, kernel_gap
@@ -73,7 +73,9 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     gap = kernel_gap(rules)
     if gap is not None and not dry_run:
         fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
-    pair = Pair.parse(pair_text, rules.stones) if pair_text else None
+    pair = None
+    if pair_text:     # a plan may name pairs beyond the kernels' index (Pair)
+        pair = Pair.parse(pair_text, rules.stones) if gap is None else parse_pair(pair_text, rules.stones)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     if dry_run:
