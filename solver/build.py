@@ -390,7 +390,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
 
 def plan_summary(files: list[PlannedFile]) -> list[dict]:
     """Per phase of a plan (moving, then placement, where planned): files, slots, the
-    largest file, the memory of the largest step, disk (:data:`DISK_BYTES_PER_SLOT`),
+    largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
     estimated seconds, and whether its files are solved in rounds."""
     rows = []
     for phase in ("moving", "placement"):
@@ -398,9 +398,10 @@ def plan_summary(files: list[PlannedFile]) -> list[dict]:
         if mine:
             slots = sum(f.slots for f in mine)
             largest = max(mine, key=lambda f: f.slots)
+            step = max(mine, key=lambda f: f.memory)
             rows.append({"phase": phase, "files": len(mine), "slots": slots,
                          "largest": largest.name, "largest_slots": largest.slots,
-                         "memory": max(f.memory for f in mine),
+                         "memory": step.memory, "memory_file": step.name,
                          "disk": round(slots * DISK_BYTES_PER_SLOT),
                          "seconds": sum(f.seconds for f in mine), "rounds": mine[0].rounds})
     return rows

@@ -132,9 +132,10 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
         how = ("in rounds at the moving phase's measured rate" if row["rounds"]
                else "one pass each at the placement rate")
         click.echo(f"{row['phase']} phase: {row['files']} file(s), {row['slots']:,} positions, "
-                   f"largest {row['largest']} ({row['largest_slots']:,}, "
-                   f"{row['memory'] / 2**30:.1f} GiB), about {row['disk'] / 1e9:.1f} GB on disk, "
-                   f"about {row['seconds'] / 3600:.1f} h on 2 cores ({how})")
+                   f"largest {row['largest']} ({row['largest_slots']:,}), peak memory "
+                   f"{row['memory'] / 2**30:.1f} GiB ({row['memory_file']}), about "
+                   f"{row['disk'] / 1e9:.1f} GB on disk, about {row['seconds'] / 3600:.1f} h "
+                   f"on 2 cores ({how})")
     if rules.mixed:
         click.echo("mixed placement: a side with stones in hand may move, so the placement "
                    "subspaces are not acyclic; each file is a cycle m-o+h-k, o-m+k-h solved "
