@@ -7,10 +7,14 @@
 # subspaces in order of stones in hand settles them all, with the same values and plies
 # as the moving phase (docs/design.md §3).  The board index is the moving-phase one.
 #
-# Provides: placement_values (driven by solver.opening.solve_placement).
-# Uses:     movegen.pxi (c_moves_packed, move_* accessors), index.pxi (c_index_position,
-#           c_position_at, c_is_real_slot, c_subspace_slots), retro.pxi (Best, best_*,
-#           without, V_SLACK, prange).
+# Provides: placement_values (driven by solver.opening.solve_placement), placement_solve
+#           (the build's pass, solver.placement.solve), placement_pass (its forward check,
+#           solver.placement.check), placement_reach.
+# Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill),
+#           index.pxi (c_index_position, c_position_at, c_is_real_slot, c_subspace_slots,
+#           the tables CANON, REP_MASK, REP_STAB, ORBITS, BINOM and their bit helpers),
+#           retro.pxi (Best, best_*, without, V_SLACK, prefetch, prange), check.pxi
+#           (CAPTURE_FLAG).
 
 
 cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after, int opp_count,
@@ -83,32 +87,141 @@ cdef enum:
     PLACE_BATCH = 16
 
 
+ctypedef struct ChildSide:
+    # The side to move of a child, fixed: c_index_position(k, other, side, x) for any x
+    # on its free points needs only the placed side's image.  Its canonical entry,
+    # symmetry and free points are looked up once (index_of's result, bit for bit).
+    uint32_t free           # points not taken by g(side)
+    uint16_t stab           # stabiliser of the representative (0: trivial)
+    int g
+    int64_t base            # representative * C(24 - k, other)
+
+
+cdef inline void child_side_init(ChildSide* f, int k, int other, uint32_t side) noexcept nogil:
+    cdef uint32_t e = CANON[k][rank_fast(side)]
+    f.g = e & 15
+    f.stab = REP_STAB[k][e >> 5] if e & 16 else 0
+    f.free = FULL & ~c_apply_sym_fast(f.g, side)
+    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - k][other]
+
+
+cdef inline int64_t child_side_slot(const ChildSide* f, uint32_t image) noexcept nogil:
+    """Slot of the child whose other side, mapped by f.g, is image."""
+    if f.stab:
+        image = min_over_stabiliser(f.stab, image)
+    return f.base + rank_fast(compact(image, f.free))
+
+
+cdef inline int64_t child_side_index(const ChildSide* f, uint32_t other) noexcept nogil:
+    """c_index_position(k, popcount(other), side, other)."""
+    return child_side_slot(f, c_apply_sym_fast(f.g, other) if f.g else other)
+
+
 ctypedef struct FixedOwn:
     # c_index_position(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
     # quiet children of one placement position share the child's side to move (opp),
     # so its canonical entry, symmetry and free points are looked up once, and only
-    # the placed stone's image changes (index_of's result, bit for bit).
+    # the placed stone's image changes.
+    ChildSide side
     uint32_t own_image      # g(own)
-    uint32_t free           # points not taken by g(opp)
-    uint16_t stab           # stabiliser of the representative (0: trivial)
-    int g
-    int64_t base            # representative * C(24 - o, m + 1)
 
 
 cdef inline void fixed_own_init(FixedOwn* f, int o, int m1, uint32_t opp, uint32_t own) noexcept nogil:
-    cdef uint32_t e = CANON[o][rank_fast(opp)]
-    f.g = e & 15
-    f.stab = REP_STAB[o][e >> 5] if e & 16 else 0
-    f.free = FULL & ~c_apply_sym_fast(f.g, opp)
-    f.own_image = c_apply_sym_fast(f.g, own)
-    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - o][m1]
+    child_side_init(&f.side, o, m1, opp)
+    f.own_image = c_apply_sym_fast(f.side.g, own)
 
 
 cdef inline int64_t fixed_own_index(FixedOwn* f, int t) noexcept nogil:
-    cdef uint32_t x = f.own_image | ((<uint32_t>1) << SYM[f.g][t])
-    if f.stab:
-        x = min_over_stabiliser(f.stab, x)
-    return f.base + rank_fast(compact(x, f.free))
+    return child_side_slot(&f.side, f.own_image | ((<uint32_t>1) << SYM[f.side.g][t]))
+
+
+cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bint cap_wins,
+                            const ChildSide* sides, const uint16_t* qp,
+                            const uint16_t* cp) noexcept nogil:
+    """Code of a placement position (own to move) from its children's codes; sides: of
+    the opponent's set (see placement_solve), free_r: the points it leaves free."""
+    cdef Best b           # a local of this function: private to the calling thread
+    cdef uint32_t targets = free_r & ~own, own2, v
+    cdef int t
+    best_reset(&b)
+    while targets:
+        t = ctz(targets)
+        targets &= targets - 1
+        own2 = own | ((<uint32_t>1) << t)
+        if victims and closes_mill(own2, t):
+            if cap_wins:
+                best_add(&b, 1)         # the opponent is left with two stones
+                continue
+            v = victims
+            while v:
+                best_add(&b, cp[child_side_index(&sides[ctz(v)], own2)])
+                v &= v - 1
+        else:
+            best_add(&b, qp[child_side_index(&sides[24], own2)])
+    return best_code(&b)
+
+
+def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
+                    const uint16_t[::1] quiet, const uint16_t[::1] cap,
+                    bint jumping, bint take_none, int64_t rep_start=0, int64_t rep_stop=-1,
+                    int jobs=2):
+    """Codes of the positions of placement subspace (m, o, hm, ho) whose opponent stones
+    are one of the representatives [rep_start, rep_stop) of o-stone sets, from the
+    children's stored codes, written to their slots in ``val``; returns how many.
+
+    The positions are visited grouped by the opponent's stones (docs/design.md §8):
+    every quiet child of such a group lies in one block of C(24 - o, m + 1) slots of
+    ``quiet`` (the opponent is the child's side to move), every capture child in one
+    of o blocks of ``cap``, so the children are read from cache, and the write of each
+    code is the one access far away (a store, which does not wait).  Slack slots are
+    not written: ``val`` must hold SLACK (0xFFFF) there.  Over all representatives of
+    o stones every real slot is written once.  Children as in :func:`placement_pass`;
+    the moves are c_moves_packed's, with the takeable stones found once per opponent set.
+    """
+    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t per_rep = <int64_t>BINOM[24 - o][m]    # own sets beside one opponent set
+    cdef int64_t r, i, count = 0
+    cdef uint32_t opp, own, x, free_r, victims, v
+    cdef uint16_t stab
+    cdef ChildSide* sides    # [24]: the quiet child's side to move; [p]: after taking p
+    cdef bint cap_wins = o - 1 + ho < 3
+    cdef const uint16_t* qp = &quiet[0]
+    cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
+    if rep_stop < 0 or rep_stop > ORBITS[o]:
+        rep_stop = ORBITS[o]
+    if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
+    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m + 1):
+        raise ValueError("value or quiet-child array of the wrong size")
+    if o >= 1 and not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m + 1):
+        raise ValueError("capture-child array of the wrong size")
+    if rep_start < 0 or rep_start > rep_stop:
+        raise ValueError("bad representative range")
+    with nogil, parallel(num_threads=jobs):
+        sides = <ChildSide*>malloc(25 * sizeof(ChildSide))
+        for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
+            opp = REP_MASK[o][r]
+            stab = REP_STAB[o][r]
+            free_r = FULL & ~opp
+            victims = takeable(opp, take_none)
+            child_side_init(&sides[24], o, m + 1, opp)
+            if not cap_wins:
+                v = victims
+                while v:
+                    child_side_init(&sides[ctz(v)], o - 1, m + 1, without(opp, ctz(v)))
+                    v = v & (v - 1)
+            x = ((<uint32_t>1) << m) - 1        # own, compacted into free_r, in colex order
+            for i in range(per_rep):
+                own = deposit(x, free_r)
+                if m > 0 and i + 1 < per_rep:
+                    x = next_same_popcount(x)
+                # one own set of each orbit under the stabiliser: one visit per position
+                if stab == 0 or opp_is_canonical(stab, own):
+                    val[c_index_position(m, o, own, opp)] = <uint16_t>placed_code(
+                        own, free_r, victims, cap_wins, sides, qp, cp)
+                    count += 1
+        free(sides)
+    return count
 
 
 def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,

@@ -15,7 +15,8 @@ move) in a fresh Database, the same warm, and warm probes of placement positions
 random games.
 
 ``sample`` builds nothing: for every placement subspace of the game it runs the compiled
-pass (one thread) over ``--blocks`` ranges of ``--block`` slots spread over the
+pass (one thread) over ``--blocks`` ranges of about ``--block`` positions (at least one
+representative set of the opponent's stones, by which the pass goes) spread over the
 subspace, with children filled with random codes (the work per slot does not depend on
 the values, only the memory it touches: children of the real sizes), and extrapolates
 CPU time per slot to the whole subspace.  The sum is an ESTIMATE of the placement
@@ -25,6 +26,7 @@ phase's CPU time; divided by the cores it estimates the wall time of a quiet mac
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import resource
 import sys
@@ -38,6 +40,7 @@ from machine import cpu_model
 from solver import _kernels, placement
 from solver.build import PlacementReport, build, peak_rss_mib
 from solver.rules import Rules
+from solver.values import SLACK_CODE
 
 
 def cpu_seconds() -> float:
@@ -77,19 +80,25 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
     biggest = max(max(c.slots for c in placement.children(s) if c is not None) for s in subs)
     # two pools of random codes (draws and odd/even plies); children are views of them
     pools = [rng.integers(0, 60, biggest, dtype=np.uint16) for _ in range(2)]
+    # the values: written at random slots, so one array, touched once, serves every subspace
+    values = np.full(max(s.slots for s in subs), SLACK_CODE, dtype=np.uint16)
     total_slots, total_cpu, rows = 0, 0.0, []
     for sub in subs:
         quiet, capture = placement.children(sub)
         q = pools[0][:quiet.slots]
         c = pools[1][:capture.slots] if capture else placement.EMPTY
-        val = np.empty(sub.slots, dtype=np.uint16)
-        n = min(block, sub.slots)
-        starts = np.unique(np.linspace(0, sub.slots - n, blocks).astype(np.int64))
+        val = values[:sub.slots]
+        # the pass goes by the opponent's representative sets: ranges of them, each
+        # about --block positions, spread over all of them
+        reps = _kernels.orbit_count(sub.o)
+        n = min(reps, max(1, block // math.comb(24 - sub.o, sub.m)))
+        starts = np.unique(np.linspace(0, reps - n, blocks).astype(np.int64))
         c0 = cpu_seconds()
         for s in starts:
-            _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, val, q, c,
-                                    rules.jumping, rules.take_none, int(s), int(s) + n, False, 1, 1)
-        per_slot = (cpu_seconds() - c0) / (n * len(starts))
+            _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, val, q, c,
+                                     rules.jumping, rules.take_none, int(s), int(s) + n, 1)
+        per_rep = (cpu_seconds() - c0) / (n * len(starts))
+        per_slot = per_rep * reps / sub.slots
         total_slots += sub.slots
         total_cpu += per_slot * sub.slots
         rows.append((sub.name, sub.slots, per_slot))
@@ -104,7 +113,6 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
 
 
 def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
-    import random
     from solver.position import parse_position
     from solver.probe import open_database
 
@@ -114,15 +122,7 @@ def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
     value, moves = db.probe(pos), db.probe_moves(pos)
     first = time.perf_counter() - start
     warm = min(_timed(lambda: (db.probe(pos), db.probe_moves(pos))) for _ in range(5))
-    rng, positions = random.Random(seed), []
-    while len(positions) < count:
-        p = pos
-        for _ in range(rng.randrange(1, 2 * rules.stones)):
-            if p.outcome(rules) is not None or not p.in_placement:
-                break
-            p = p.play_unchecked(rng.choice(p.legal_moves(rules)))
-        if p.in_placement and p.outcome(rules) is None:
-            positions.append(p)
+    positions = placement.random_positions(rules, count, seed, plies=(1, 2 * rules.stones - 1))
     for p in positions:
         db.probe(p)
     each = _timed(lambda: [db.probe(p) for p in positions]) / len(positions)
@@ -145,7 +145,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--db", default=None, help="build here (default: a temporary folder)")
     ap.add_argument("--blocks", type=int, default=4, help="sample: ranges per subspace")
-    ap.add_argument("--block", type=int, default=4096, help="sample: slots per range")
+    ap.add_argument("--block", type=int, default=4096, help="sample: positions per range (at least one opponent set)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=2000, help="probe: placement positions")
     args = ap.parse_args()

@@ -13,11 +13,11 @@ the start position, every position after the first two placements (up to symmetr
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 
 from solver.opening import OpeningSearch, book_key
+from solver.placement import random_positions
 from solver.position import parse_position
 from solver.probe import open_database
 from solver.rules import Rules
@@ -34,17 +34,7 @@ def positions(rules: Rules, count: int, plies: tuple[int, int], seed: int):
             if book_key(pos) not in seen:
                 seen.add(book_key(pos))
                 yield pos
-    rng = random.Random(seed)
-    made = 0
-    while made < count:
-        pos, target = start, rng.randint(*plies)
-        for _ in range(target):
-            if pos.outcome(rules) is not None or not pos.in_placement:
-                break
-            pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
-        if pos.in_placement and pos.outcome(rules) is None:
-            made += 1
-            yield pos
+    yield from random_positions(rules, count, seed, plies)
 
 
 def main() -> int:

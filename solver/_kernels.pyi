@@ -65,6 +65,9 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
 
 def placement_values(m: int, o: int, hm: int, ho: int, out: U16, quiet_child: U16,
                      capture_child: U16, jumping: bool, take_none: bool, jobs: int = 2) -> None: ...
+def placement_solve(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: U16,
+                    jumping: bool, take_none: bool, rep_start: int = 0, rep_stop: int = -1,
+                    jobs: int = 2) -> int: ...
 def placement_pass(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: U16,
                    jumping: bool, take_none: bool, start: int = 0, stop: int = -1,
                    check: bool = False, max_bad: int = 16,

@@ -22,11 +22,11 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import placement, storage
-from .index import Pair, Subspace
-from .retro import pairs_in_order, solve_pair
+from .index import Pair, Subspace, shape_name, successors
+from .retro import pair_order, solve_pair
 from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
-from .rules import Rules, require_kernels
+from .rules import Rules, kernel_gap, require_kernels
 
 log = logging.getLogger("muehle.build")
 
@@ -69,26 +69,42 @@ class PairReport(_Report):
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
     """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
-    order = pairs_in_order(rules)
+    return [Pair(*p) for p in pair_plan(rules.stones, max_total, pair)]
+
+
+def pair_plan(stones: int, max_total: int | None = None,
+              pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
+    """:func:`plan` as plain (m, o) tuples, for any stone count."""
+    order = pair_order(stones)
     if pair is not None:
-        wanted, todo = set(), [Pair(*pair)]
+        wanted, todo = set(), [tuple(sorted(pair))]
         while todo:
             p = todo.pop()
             if p not in wanted:
                 wanted.add(p)
-                todo += p.dependencies
+                todo += [tuple(sorted(c[:2])) for s in _pair_shapes(p)
+                         if (c := successors(*s)[1]) is not None]
         order = [p for p in order if p in wanted]
     if max_total is not None:
         order = [p for p in order if sum(p) <= max_total]
     return order
 
 
+def _pair_shapes(pair: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    m, o = pair
+    return [(m, o, 0, 0)] if m == o else [(m, o, 0, 0), (o, m, 0, 0)]
+
+
 def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's solve holds: 3 per slot of its own (value and count) and 2 per slot
-    of the subspaces its captures read, plus room for the write's re-read."""
-    reads = sum(t.slots for t in pair.capture_targets)
-    biggest = max(s.slots for s in pair.subspaces)
-    return 3 * pair.slots + 2 * reads + 2 * biggest
+    """Bytes a pair's solve holds (:func:`retrograde_memory`)."""
+    return retrograde_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
+
+
+def retrograde_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes a solve in rounds holds for subspaces of ``own`` slots that read subspaces
+    of ``reads`` slots: 3 per slot of its own (value and count) and 2 per slot it reads,
+    plus room for the write's re-read of its largest subspace (docs/design.md §4)."""
+    return 3 * sum(own) + 2 * sum(reads) + 2 * max(own)
 
 
 def memory_available() -> int | None:
@@ -127,6 +143,17 @@ def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool 
     except DatabaseError as exc:
         return str(exc)
     return None
+
+
+def built_later(paths: list[Path], more: bool = False) -> list[bool]:
+    """For files in build order: whether a file after it (or, with ``more``, anything
+    built after all of them) is there.  Such a file, if absent, was there once (a
+    complete folder lacks it: deleted), and a build says it is missing."""
+    out, seen = [], more
+    for path in reversed(paths):
+        out.append(seen)
+        seen = seen or path.exists()
+    return out[::-1]
 
 
 class BuildLock:
@@ -285,38 +312,126 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
 
 PHASES = ("moving", "placement", "all")
 #: Slots per second of a build with 2 threads on the 2-core development machine
-#: (docs/benchmarks.md): the whole standard moving phase, and the placement pass.
-#: Only for the estimate of ``--dry-run``.
+#: (docs/benchmarks.md), only for the estimate of ``--dry-run``: the whole standard
+#: moving phase as measured (9,193,626,407 slots in 5,416.6 s), for every solve in
+#: rounds; and the placement pass's rate the plans assume (below the 412 ns of CPU a
+#: slot sampled since, so on the safe side).
 MOVING_RATE = 1.7e6
 PLACEMENT_RATE = 2.0e6
+#: Bytes a slot on disk: the standard moving phase's files, 3.1 GB for 9.19e9 slots
+#: (docs/benchmarks.md; the 6-stone placement files took about twice the 6-stone moving
+#: phase's bytes a slot).  Only for the disk estimate of a plan.
+DISK_BYTES_PER_SLOT = 0.34
 
 
 @dataclass(frozen=True)
 class PlannedFile:
-    """One file a build would write: its phase, name, slots and the memory it needs."""
+    """One file a build would write: its phase, name, slots and the memory it needs.
+    ``rounds``: solved in rounds (a moving pair, a cycle of mixed placement) rather
+    than by one pass (a placement subspace of separate placement)."""
 
     phase: str
     name: str
     slots: int
     memory: int
+    rounds: bool = True
 
     @property
     def seconds(self) -> float:
         """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...)."""
-        return self.slots / (MOVING_RATE if self.phase == "moving" else PLACEMENT_RATE)
+        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE)
+
+
+def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
+    """Slots of a subspace with m and o stones on the board, for a plan of ``rules``:
+    the kernels' index (orbits plus slack) where the kernels handle the rules, else the
+    positions up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
+    if kernel_gap(rules) is None:
+        return lambda m, o: Subspace(m, o).slots
+    return rules.board.orbits
 
 
 def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
                pair: tuple[int, int] | None = None) -> list[PlannedFile]:
-    """The files :func:`build` would write (all of them, built or not), in build order."""
+    """The files :func:`build` would write (all of them, built or not), in build order,
+    for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels a plan
+    of symmetry classes.  Under mixed placement a placement file is a cycle
+    {m-o+h-k, o-m+k-h} (a side with stones in hand may move, keeping the hands), solved
+    in rounds like a moving pair.
+
+    >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
+    [('pair-3-3', 210140), ('2-3+1-0', 46200), ('2-2+1-1', 6930), ('1-2+2-1', 1012), ('1-1+2-2', 92), ('0-1+3-2', 24), ('0-0+3-3', 1)]
+    >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens"), phase="placement")][:2]
+    [('2-3+1-0', 174), ('2-2+1-1', 108)]
+    """
+    check_phase(phase, pair)
+    size = plan_sizes(rules)
+    slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
     files = []
     if phase in ("moving", "all"):
-        files += [PlannedFile("moving", f"pair-{p.name}", p.slots, memory_needed(p))
-                  for p in plan(rules, max_total, pair)]
+        for p in pair_plan(rules.stones, max_total, pair):
+            own = _pair_shapes(p)
+            reads = [c for s in own if (c := successors(*s)[1]) is not None]
+            files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
+                                     retrograde_memory(slots(own), slots(reads))))
     if phase in ("placement", "all") and pair is None:
-        files += [PlannedFile("placement", s.name, s.slots, placement.memory_needed(s))
-                  for s in placement.plan(rules, max_total)]
+        if rules.mixed:
+            for own, reads in _mixed_units(rules.stones, max_total):
+                files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
+                                         retrograde_memory(slots(own), slots(reads))))
+        else:
+            for s in placement.shapes(rules.stones, max_total):
+                kids = [c for c in successors(*s) if c is not None]
+                files.append(PlannedFile("placement", shape_name(*s), size(s[0], s[1]),
+                                         placement.pass_memory(size(s[0], s[1]), slots(kids)),
+                                         rounds=False))
     return files
+
+
+def plan_summary(files: list[PlannedFile]) -> list[dict]:
+    """Per phase of a plan (moving, then placement, where planned): files, slots, the
+    largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
+    estimated seconds, and whether its files are solved in rounds."""
+    rows = []
+    for phase in ("moving", "placement"):
+        mine = [f for f in files if f.phase == phase]
+        if mine:
+            slots = sum(f.slots for f in mine)
+            largest = max(mine, key=lambda f: f.slots)
+            step = max(mine, key=lambda f: f.memory)
+            rows.append({"phase": phase, "files": len(mine), "slots": slots,
+                         "largest": largest.name, "largest_slots": largest.slots,
+                         "memory": step.memory, "memory_file": step.name,
+                         "disk": round(slots * DISK_BYTES_PER_SLOT),
+                         "seconds": sum(f.seconds for f in mine), "rounds": mine[0].rounds})
+    return rows
+
+
+def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
+    """(own subspaces, subspaces read) of each unit of the placement phase under mixed
+    placement, children first: a unit is {m-o+h-k, o-m+k-h} (a move keeps the hands,
+    so the two lead into each other), over every pair of hands but none, with at most
+    the placed stones on the board; it reads what placements (one stone fewer in hand)
+    and captures by a move (one stone fewer on the board) lead to."""
+    n, units = stones, {}
+    for h in range(n + 1):
+        for k in range(n + 1):
+            for m in range(n - h + 1):
+                for o in range(n - k + 1):
+                    if ((h or k) and m + h >= 3 and o + k >= 3
+                            and (max_total is None or m + o + h + k <= max_total)):
+                        units.setdefault(min((m, o, h, k), (o, m, k, h)), None)
+    out = []
+    for key in sorted(units, key=lambda s: (s[2] + s[3], s[0] + s[1], s)):
+        m, o, h, k = key
+        own = [key] if key == (o, m, k, h) else [key, (o, m, k, h)]
+        reads = []
+        for s in own:
+            for place in ([True] if s[2] else []) + ([False] if s[0] else []):
+                reads += [c for c in successors(*s, place=place)
+                          if c is not None and c not in own and c not in reads]
+        out.append((own, reads))
+    return out
 
 
 def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
@@ -358,10 +473,12 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     reports = []
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
+    later = built_later([storage.pair_path(root, rules, u.key) for u in units],
+                        any(storage.rules_dir(root, rules).glob("place-*.h5")))
     try:
-        for unit in units:
+        for unit, had_file in zip(units, later):
             reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                      progress=progress))
+                                      progress=progress, had_file=had_file))
             overall.update(unit.slots)
     finally:
         overall.close()
@@ -369,17 +486,20 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 
 
 def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
-               jobs: int = 2, verify: bool = True,
-               progress: bool = False) -> "PairReport | PlacementReport":
+               jobs: int = 2, verify: bool = True, progress: bool = False,
+               had_file: bool = False) -> "PairReport | PlacementReport":
     """Build one unit (solve, check, write its file) unless its file is built and intact;
     returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
-    one); ``progress`` shows a bar of the solve's rounds.  A placement unit is built by
-    :func:`build_subspace` (its pass needs no separate check: ``verify`` is not used)."""
+    one); ``progress`` shows a bar of the solve's rounds; ``had_file``: the folder had
+    its file (see :func:`built_later`), the log says so if it is absent.  A placement
+    unit is built by :func:`build_subspace` (its pass needs no separate check:
+    ``verify`` is not used)."""
     from tqdm import tqdm
 
     root = Path(root)
     if not isinstance(unit.key, Pair):
-        return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress)
+        return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress,
+                              had_file=had_file)
     p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
     path = storage.pair_path(root, rules, p)
@@ -390,6 +510,8 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
         return report
     if path.exists():
         log.warning("pair %s: rebuilding it, the file is unusable: %s", name, problem)
+    elif had_file:
+        log.warning("pair %s: missing, building it", name)
     missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
     if missing:
         raise MissingSubspaceError(
@@ -461,10 +583,11 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     reports: list[PlacementReport] = []
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
+    later = built_later([storage.placement_path(root, rules, s) for s in subs])
     try:
-        for sub in subs:
+        for sub, had_file in zip(subs, later):
             reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,
-                                          advance=overall.update))
+                                          advance=overall.update, had_file=had_file))
             if reports[-1].skipped:
                 overall.update(sub.slots)
     finally:
@@ -474,10 +597,12 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
 
 def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
                    jobs: int = 2, progress: bool = False,
-                   advance: Callable[[int], None] | None = None) -> PlacementReport:
+                   advance: Callable[[int], None] | None = None,
+                   had_file: bool = False) -> PlacementReport:
     """Build one placement subspace by one pass from its stored children, unless its file
-    is built and intact; returns its report.  ``cache``: as for :func:`build_unit`;
-    ``progress`` shows a bar of the pass, ``advance(slots)`` is called as it goes.
+    is built and intact; returns its report.  ``cache``, ``had_file``: as for
+    :func:`build_unit`; ``progress`` shows a bar of the pass, ``advance(slots)`` is
+    called as it goes.
 
     No separate check: the pass computes each slot from its children exactly as the
     forward check would (``muehle check`` rechecks the stored files).
@@ -494,6 +619,8 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
         return report
     if path.exists():
         log.warning("placement %s: rebuilding it, the file is unusable: %s", sub.name, problem)
+    elif had_file:
+        log.warning("placement %s: missing, building it", sub.name)
     needed = [c for c in placement.children(sub) if c is not None]
     missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
     if missing:

@@ -18,33 +18,41 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 
 >>> from solver.rules import Rules
 >>> [s.name for s in plan(Rules(stones=3))]
-['2-2+1-0', '2-3+1-0', '3-2+1-0', '3-3+1-0', '1-2+1-1', '2-2+1-1']
+['2-3+1-0', '2-2+1-1', '1-2+2-1', '1-1+2-2', '0-1+3-2', '0-0+3-3']
 >>> children(Subspace(3, 2, 1, 0))
 (Subspace(2, 4), None)
 """
 
 from __future__ import annotations
 
+import math
+import random
 from typing import Callable, Optional
 
 import numpy as np
 
 from . import _kernels
 from .index import Subspace
+from .position import Position, parse_position
 from .rules import Rules
+from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
 Lookup = Callable[[Subspace], np.ndarray]
-#: Slots per kernel call: the progress bar moves and a check stops early at this grain.
+#: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
+#: moves and a check stops early at this grain.
 BLOCK = 1 << 22
 EMPTY = np.zeros(0, dtype=np.uint16)
 
 
 def is_placement(sub: Subspace, rules: Rules) -> bool:
     """Whether ``sub`` is one of the placement subspaces of ``rules`` (in :func:`plan`)."""
-    n, h, k = rules.stones, sub.own_hand, sub.opp_hand
-    return (1 <= h <= n and k in (h, h - 1) and sub.m <= n - h and sub.o <= n - k
-            and sub.m + h >= 3 and sub.o + k >= 3)
+    return _fits(rules.stones, sub.m, sub.o, sub.own_hand, sub.opp_hand)
+
+
+def _fits(n: int, m: int, o: int, h: int, k: int) -> bool:
+    return (1 <= h <= n and k in (h, h - 1) and m <= n - h and o <= n - k
+            and m + h >= 3 and o + k >= 3)
 
 
 def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
@@ -55,16 +63,21 @@ def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
     only subspaces with at most that many stones on the board and in hand together
     (their children have no more, so the moving pairs up to that total suffice).
     """
-    n = rules.stones
-    subs = []
+    return [Subspace(*shape) for shape in shapes(rules.stones, max_total)]
+
+
+def shapes(stones: int, max_total: Optional[int] = None) -> list[tuple[int, int, int, int]]:
+    """The placement subspaces of :func:`plan` for ``stones`` a side as plain
+    ``(m, o, h, k)`` tuples, in its order (any stone count: plans of rules beyond the
+    index use it)."""
+    n, out = stones, []
     for level in range(1, 2 * n + 1):
         h, k = (level + 1) // 2, level // 2
         for m in range(0, n - h + 1):
             for o in range(0, n - k + 1):
-                sub = Subspace(m, o, h, k)
-                if is_placement(sub, rules) and (max_total is None or m + o + h + k <= max_total):
-                    subs.append(sub)
-    return subs
+                if _fits(n, m, o, h, k) and (max_total is None or m + o + h + k <= max_total):
+                    out.append((m, o, h, k))
+    return out
 
 
 def children(sub: Subspace) -> tuple[Subspace, Optional[Subspace]]:
@@ -74,25 +87,37 @@ def children(sub: Subspace) -> tuple[Subspace, Optional[Subspace]]:
 
 def memory_needed(sub: Subspace) -> int:
     """Bytes the pass over ``sub`` holds: its values, its children's, and the write's re-read."""
-    quiet, capture = children(sub)
-    reads = quiet.slots + (capture.slots if capture else 0)
-    return 2 * (2 * sub.slots + reads)
+    return pass_memory(sub.slots, [c.slots for c in children(sub) if c is not None])
+
+
+def pass_memory(slots: int, reads: list[int]) -> int:
+    """Bytes a placement pass holds for a subspace of ``slots`` slots whose children have
+    ``reads`` slots: 2 bytes a slot of its values and of its children's, and the
+    write's re-read of its own (docs/design.md §8)."""
+    return 2 * (2 * slots + sum(reads))
 
 
 def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
           progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The codes of every slot of placement subspace ``sub`` from its children's.
 
-    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block.
+    ``lookup`` gives a child's codes; ``progress(slots)`` is called after each block
+    (the calls add up to ``sub.slots``).
     """
-    values = np.empty(sub.slots, dtype=np.uint16)
+    values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)   # the pass skips slack slots
     quiet, cap = _child_codes(sub, lookup)
-    for start in range(0, sub.slots, BLOCK):
-        stop = min(sub.slots, start + BLOCK)
-        _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
-                                rules.jumping, rules.take_none, start, stop, False, 1, jobs)
+    # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
+    reps = _kernels.orbit_count(sub.o)
+    step = max(1, BLOCK // math.comb(24 - sub.o, sub.m))
+    done = 0
+    for start in range(0, reps, step):
+        stop = min(reps, start + step)
+        _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
+                                 rules.jumping, rules.take_none, start, stop, jobs)
         if progress:
-            progress(stop - start)
+            now = sub.slots * stop // reps
+            progress(now - done)
+            done = now
     return values
 
 
@@ -123,6 +148,29 @@ def _child_codes(sub: Subspace, lookup: Lookup) -> tuple[np.ndarray, np.ndarray]
     q = np.ascontiguousarray(lookup(quiet), dtype=np.uint16)
     c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else EMPTY
     return q, c
+
+
+def random_positions(rules: Rules, count: int, seed: int,
+                     plies: tuple[int, int] | None = None) -> list[Position]:
+    """``count`` placement positions (stones in hand, game not over) from random legal
+    games: each plays a number of placements drawn from ``plies`` (inclusive; default
+    0 .. 2n - 1) from the start, stopping early where the placement phase ends.
+
+    >>> len(random_positions(Rules(stones=4), 5, seed=1))
+    5
+    """
+    low, high = plies if plies is not None else (0, 2 * rules.stones - 1)
+    rng, out = random.Random(seed), []
+    start = parse_position("startpos", rules)
+    while len(out) < count:
+        pos = start
+        for _ in range(rng.randint(low, high)):
+            if pos.outcome(rules) is not None or not pos.in_placement:
+                break
+            pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
+        if pos.in_placement and pos.outcome(rules) is None:
+            out.append(pos)
+    return out
 
 
 def slot_counts(rules: Rules) -> dict:

@@ -3,6 +3,7 @@ pass and the search, resuming after kill -9, damaged and foreign files, probing.
 
 from __future__ import annotations
 
+import logging
 import random
 import shutil
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver import placement, storage
+from solver import _kernels, placement, storage
 from solver.build import build, is_stored
 from solver.cli import main
 from solver.index import Subspace
@@ -90,6 +91,37 @@ def assert_equals_backward_pass(root, rules):
             bad = placement.check(sub, rules, codes,
                                   lambda s: db.subspace(s.m, s.o, s.own_hand, s.opp_hand))
             assert not bad, sub.name
+
+
+def pass_in_both_orders(rules: Rules, seed: int = 7):
+    """For every placement subspace, with random children: the build's pass (positions
+    grouped by the opponent's stones, one and two threads) and the check's (slot order)."""
+    rng = np.random.default_rng(seed)
+    for sub in placement.plan(rules):
+        quiet, capture = placement.children(sub)
+        kids = {quiet: rng.integers(0, 40, quiet.slots, dtype=np.uint16)}
+        if capture:
+            kids[capture] = rng.integers(0, 40, capture.slots, dtype=np.uint16)
+        by_sets = [placement.solve(sub, rules, kids.__getitem__, jobs) for jobs in (1, 2)]
+        in_order = np.empty(sub.slots, dtype=np.uint16)
+        _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, in_order, kids[quiet],
+                                kids[capture] if capture else placement.EMPTY, rules.jumping,
+                                rules.take_none)
+        yield sub, by_sets, in_order
+
+
+@pytest.mark.parametrize("rules", [FOUR, Rules(stones=3, jumping=False, mill_rule="take-none")])
+def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order(rules):
+    """Any children (random ones here) give the same codes, so the order is no part of
+    the values; slack slots stay slack."""
+    for sub, (one, two), in_order in pass_in_both_orders(rules):
+        assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
+
+
+@pytest.mark.slow
+def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order_for_five_stones():
+    for sub, (one, two), in_order in pass_in_both_orders(Rules(stones=5)):
+        assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
 
 
 def test_four_stone_build_equals_backward_pass(db4_all):
@@ -207,6 +239,22 @@ def test_missing_placement_file_names_file_and_command(db4_all, tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert str(path) in result.output and "muehle build" in result.output
     assert "--stones 4 --phase placement" in result.output
+
+
+def test_a_build_says_which_files_of_a_built_folder_are_missing(db4_all, tmp_path, caplog):
+    shutil.copytree(db4_all, tmp_path, dirs_exist_ok=True)
+    storage.pair_path(tmp_path, FOUR, (3, 3)).unlink()
+    storage.placement_path(tmp_path, FOUR, Subspace(2, 2, 1, 1)).unlink()
+    with caplog.at_level(logging.INFO, logger="muehle.build"):
+        build(tmp_path, FOUR, progress=False)
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned == ["pair 3-3: missing, building it", "placement 2-2+1-1: missing, building it"]
+    assert sha256s(tmp_path, FOUR) == sha256s(db4_all, FOUR)
+    # a folder built for the first time misses nothing: it says nothing of the kind
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="muehle.build"):
+        build(tmp_path / "new", FOUR, phase="moving", max_total=6, progress=False)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):

@@ -482,7 +482,7 @@ def test_variants_json_lists_every_variant_with_its_board():
 
 
 @pytest.mark.parametrize("args", [
-    ["query", "startpos"], ["best-move", "startpos"], ["build", "--dry-run"], ["check"], ["stats"],
+    ["query", "startpos"], ["best-move", "startpos"], ["check"], ["stats"],
     ["solve-opening", "startpos"], ["serve"],
 ])
 def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tmp_path):
@@ -495,6 +495,81 @@ def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tm
     result = run(args[0], "--db", tmp_path, "--rules", "lasker", *args[1:])
     assert result.exit_code == 2 and "more than 9 stones" in result.stderr
     assert list(tmp_path.iterdir()) == []                    # nothing written
+
+
+def test_build_of_a_variant_refuses_in_one_line_and_points_to_the_plan(tmp_path):
+    for variant in ("six-mens", "lasker", "morabaraba"):
+        result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", 8)
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        [line] = result.stderr.splitlines()
+        assert line.startswith(f"muehle: error: rules '{variant}': ") and "kernels" in line
+        assert line.endswith(f"'muehle build --rules {variant} --dry-run' prints the plan")
+    assert list(tmp_path.iterdir()) == []                    # nothing written
+
+
+def _orbit_sums(rules: Rules) -> tuple[int, int]:
+    """(moving, placement) positions of the whole game up to symmetry, summed here from
+    Board.orbits: every board of at most the placed stones, at least three stones a side
+    (board plus hand); hands k in {h, h - 1} (separate placement) or any but none
+    (mixed: a side may move instead of placing)."""
+    n, orbits = rules.stones, rules.board.orbits
+    moving = sum(orbits(m, o) for m in range(3, n + 1) for o in range(3, n + 1))
+    hands = ([(h, k) for h in range(n + 1) for k in range(n + 1) if h or k] if rules.mixed
+             else [(h, k) for h in range(1, n + 1) for k in (h, h - 1)])
+    placement = sum(orbits(m, o) for h, k in hands for m in range(n - h + 1)
+                    for o in range(n - k + 1) if m + h >= 3 and o + k >= 3)
+    return moving, placement
+
+
+def _figure(text: str, pattern: str) -> int:
+    import re
+    return int(re.search(pattern, text).group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize("variant", ["morabaraba", "lasker", "six-mens", "three-mens"])
+def test_dry_run_plans_the_whole_game_of_a_variant_in_symmetry_classes(variant, tmp_path):
+    rules = VARIANTS[variant]
+    result = run("build", "--db", tmp_path, "--rules", variant, "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    moving, placement = _orbit_sums(rules)
+    assert moving == rules.moving_orbits
+    assert _figure(out, r"moving phase: \d+ file\(s\), ([\d,]+) positions") == moving
+    assert _figure(out, r"placement phase: \d+ file\(s\), ([\d,]+) positions") == placement
+    assert _figure(out, r"\(0 built\), ([\d,]+) slots") == moving + placement
+    pairs = (rules.stones - 2) * (rules.stones - 1) // 2
+    assert _figure(out, r"moving phase: (\d+) file") == pairs
+    rows = [line for line in out.splitlines()[1:] if line.startswith(" ")]
+    assert rows and all(line.endswith("  plan only") for line in rows) and "Board.orbits" in out
+    assert ("not acyclic" in out) == rules.mixed
+    assert list(tmp_path.iterdir()) == []
+    if variant == "morabaraba":          # the issue's about 1.1e11 symmetry classes
+        assert 1.0e11 < moving + placement < 1.2e11
+        assert "largest 8-8+1-0 (591,726,690), peak memory 4.2 GiB (8-8+1-0)" in out
+
+
+def test_dry_run_of_a_variant_takes_the_limits(tmp_path):
+    result = run("build", "--db", tmp_path, "--rules", "morabaraba", "--dry-run",
+                 "--max-total", 20, "--phase", "moving")
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.strip().startswith("pair-")]
+    assert rows[0] == "pair-3-3" and "pair-10-10" in rows and "pair-8-12" in rows
+    assert "pair-9-12" not in rows and "placement phase" not in result.stdout
+    small = run("build", "--db", tmp_path, "--rules", "six-mens", "--stones", 4, "--dry-run",
+                "--phase", "placement")
+    assert _figure(small.stdout, r"\(0 built\), ([\d,]+) slots") == _orbit_sums(
+        replace(VARIANTS["six-mens"], stones=4))[1]
+
+
+def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
+    result = run("build", "--db", tmp_path, "--dry-run")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["pair-3-3", "210,140", "0.00Gi", "0s", "to", "build"]
+    assert lines[-1] == ("525 file(s) (0 built), 27,860,711,107 slots, peak memory about "
+                         "6.1 GiB, about 4.1 h left to build on 2 cores (rates of "
+                         "docs/benchmarks.md; rules standard)")
+    assert len(lines) == 527 and "phase:" not in result.stdout
 
 
 def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):
