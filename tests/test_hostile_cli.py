@@ -160,3 +160,11 @@ def test_board_svg_reads_points_on_the_rules_board(tmp_path):
     assert ok.status_code == 200 and re.search(r'id="mark-c3"[^>]*stroke="#2e8b3d"', ok.text)
     bad = client.get("/api/board.svg", params={"rules": "six-mens", "position": "startpos", "arrows": "a1-g7"})
     assert bad.status_code == 400 and "unknown point 'g7'" in bad.json()["error"]
+
+
+def test_play_help_lists_the_points_of_a_board_other_than_the_standard_one(tmp_path):
+    small = run("play", "--db", tmp_path, "--rules", "six-mens", "--level", "easy", input="help\nquit\n")
+    assert small.exit_code == 0
+    assert "Points of the six-mens board: a1 a3 a5 b2 b3 b4 c1 c2 c4 c5 d2 d3 d4 e1 e3 e5" in small.stdout
+    standard = run("play", "--db", tmp_path, "--stones", 4, "--level", "easy", input="help\nquit\n")
+    assert "Points of the" not in standard.stdout

@@ -141,6 +141,9 @@ class Session:
         word, rest = word.lower(), rest.strip()
         if word in ("help", "?"):
             self.out(HELP)
+            board = self.game.rules.board
+            if board.points != STANDARD.board.points:      # the examples above are standard points
+                self.out(f"Points of the {board.name} board: {' '.join(sorted(board.points))}")
         elif word in ("quit", "exit"):
             if self.result() is None:
                 self.out("You leave the game unfinished.")
