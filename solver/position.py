@@ -3,7 +3,7 @@
 This module is the specification.  The Cython kernels in ``ext/`` must agree with
 it exactly, and the test suite proves that on many random positions.
 
-A :class:`Position` holds both stone sets (24-bit masks, see :mod:`solver.board`),
+A :class:`Position` holds both stone sets (masks of its board's points, see :mod:`solver.board`),
 the stones each side still has in hand, and the side to move.  A side with stones
 in hand places; a side with none in hand slides its stones to adjacent free points,
 or jumps anywhere when it has exactly three (if the rules allow jumping).  Closing a

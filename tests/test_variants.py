@@ -677,3 +677,10 @@ def test_a_database_refuses_a_position_of_another_board(tmp_path):
     with open_database(tmp_path, STANDARD) as db:
         with pytest.raises(ValueError, match="three-mens board cannot be played under rules 'standard'"):
             db.probe(pos)
+
+
+def test_the_names_the_readme_gives_as_examples_are_rule_set_names():
+    for name in ("six-mens-jumping", "standard-two-takes-two", "lasker-s12"):
+        assert Rules.from_name(name).name == name
+    with pytest.raises(ValueError, match="'lasker-s9' is called 'mixed'"):
+        Rules.from_name("lasker-s9")
