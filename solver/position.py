@@ -106,11 +106,11 @@ class Move:
     def __post_init__(self) -> None:
         # One form per move: the two stones in increasing order (``d2xa4xb6`` and
         # ``d2xb6xa4`` are one move), a single take always in ``take``.
-        first, second = self.take, self.take2
-        if second is not None and (first is None or (isinstance(first, int) and isinstance(second, int)
-                                                     and first > second)):
-            object.__setattr__(self, "take", second)
-            object.__setattr__(self, "take2", first)
+        if self.take2 is not None:          # rare: the common moves pay one test
+            first, second = self.take, self.take2
+            if first is None or (isinstance(first, int) and isinstance(second, int) and first > second):
+                object.__setattr__(self, "take", second)
+                object.__setattr__(self, "take2", first)
 
     def __repr__(self) -> str:
         second = "" if self.take2 is None else f", take2={self.take2}"
