@@ -628,3 +628,59 @@ def test_game_records_of_variants_round_trip():
     assert again.rules == r and again.moves == game.moves and again.position == game.position
     with pytest.raises(InvalidNotationError, match="line 2"):
         Game.from_record("rules: six-mens\nd7\n")
+
+
+# --- hostile input (review of stage A) ------------------------------------------------
+
+def test_two_takes_are_one_move_in_either_order_and_the_message_names_the_right_stone():
+    r = rules("standard-two-takes-two")
+    pos = parse_position("W:a7,g7,d6,d5 B:a1,d1,g1,a4,e4 w 1 4", r)   # d7 closes two mills
+    assert parse_legal_move("d7xe4xa4", pos, r) == parse_legal_move("d7xa4xe4", pos, r)
+    assert Move(1, None, 13, 9) == Move(1, None, 9, 13) and Move(1, None, None, 9) == Move(1, None, 9)
+    for text in ("d7xa4xa1", "d7xa1xa4"):      # a1 is the protected one, in either order
+        with pytest.raises(IllegalMoveError, match="a1 stands in a mill while Black"):
+            parse_legal_move(text, pos, r)
+    with pytest.raises(IllegalMoveError, match="takes a4 twice"):
+        parse_legal_move("d7xa4xa4", pos, r)
+    assert pos.why_illegal(Move(None), r) == "points of the standard board are numbered 0..23"
+
+
+def test_rule_words_out_of_order_get_the_name_and_options_must_be_booleans():
+    with pytest.raises(ValueError, match="is called 'take-none-two-takes-two'"):
+        Rules.from_name("standard-two-takes-two-take-none")
+    with pytest.raises(ValueError, match="unknown rule set"):
+        Rules.from_name("six-mens-jumping-jumping")
+    for bad in (dict(jumping="no"), dict(line_wins=1), dict(two_mill_takes=2.0)):
+        with pytest.raises(ValueError):
+            Rules(**bad)
+
+
+def test_positions_of_one_board_are_not_read_on_another_and_two_lines_are_refused():
+    six = parse_position("W:a1,c1 B:e5 w 4 5", rules("six-mens"))
+    with pytest.raises(ValueError, match="six-mens board cannot be played under rules 'standard'"):
+        Game(six)
+    with pytest.raises(InvalidNotationError, match="both sides have a line of three"):
+        parse_position("W:a1,b1,c1 B:a3,b3,c3 b", rules("three-mens"))
+
+
+def test_the_phase_says_a_player_may_also_move_under_mixed_placement():
+    from solver.game import describe_phase
+    lasker = rules("lasker")
+    assert describe_phase(Game("W:a1 B:a4 w 9 9", lasker)) == "placement (White places a stone or moves one)"
+    assert describe_phase(Game("W:a1,d1 B:a4 w 1 9", lasker)) == "placement (White places a stone or jumps)"
+    assert describe_phase(Game("W:a1 B:a4 w 8 8")) == "placement (White places a stone)"
+
+
+def test_a_database_refuses_a_position_of_another_board(tmp_path):
+    from solver.probe import open_database
+    pos = parse_position("W:a1,b2,c2 B:a3,b1,c3 b", rules("three-mens"))   # moving phase: read from files
+    with open_database(tmp_path, STANDARD) as db:
+        with pytest.raises(ValueError, match="three-mens board cannot be played under rules 'standard'"):
+            db.probe(pos)
+
+
+def test_the_names_the_readme_gives_as_examples_are_rule_set_names():
+    for name in ("six-mens-jumping", "standard-two-takes-two", "lasker-s12"):
+        assert Rules.from_name(name).name == name
+    with pytest.raises(ValueError, match="'lasker-s9' is called 'mixed'"):
+        Rules.from_name("lasker-s9")
