@@ -22,11 +22,11 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import placement, storage
-from .index import Pair, Subspace
-from .retro import pairs_in_order, solve_pair
+from .index import Pair, Subspace, shape_name, successors
+from .retro import pair_order, solve_pair
 from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
-from .rules import Rules, require_kernels
+from .rules import Rules, kernel_gap, require_kernels
 
 log = logging.getLogger("muehle.build")
 
@@ -69,27 +69,52 @@ class PairReport(_Report):
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
     """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
-    order = pairs_in_order(rules)
+    return [Pair(*p) for p in pair_plan(rules.stones, max_total, pair)]
+
+
+def pair_plan(stones: int, max_total: int | None = None,
+              pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
+    """:func:`plan` as plain (m, o) tuples, for any stone count."""
+    order = pair_order(stones)
     if pair is not None:
-        wanted, todo = set(), [Pair(*pair)]
+        wanted, todo = set(), [tuple(sorted(pair))]
         while todo:
             p = todo.pop()
             if p not in wanted:
                 wanted.add(p)
-                todo += p.dependencies
+                todo += [tuple(sorted(c[:2])) for s in _pair_shapes(p)
+                         if (c := successors(*s)[1]) is not None]
         order = [p for p in order if p in wanted]
     if max_total is not None:
         order = [p for p in order if sum(p) <= max_total]
     return order
 
 
+def _pair_shapes(pair: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    m, o = pair
+    return [(m, o, 0, 0)] if m == o else [(m, o, 0, 0), (o, m, 0, 0)]
+
+
 def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's build holds at its peak (docs/design.md §4): 2 per slot of its own
-    codes throughout, with either 1 per slot of counts (the rounds) or 2 per slot of one
-    capture target (a subspace's initialisation or check; they are read one at a time),
-    and 16 MiB for the frontier and the write's blocks."""
-    target = max((t.slots for t in pair.capture_targets), default=0)
-    return 2 * pair.slots + max(pair.slots, 2 * target) + (16 << 20)
+    """Bytes a pair's build holds at its peak (:func:`moving_memory`)."""
+    return moving_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
+
+
+def moving_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes the build of a moving-phase pair (:func:`solver.retro.solve_pair`, the check,
+    the write) holds at its peak, for subspaces of ``own`` slots whose captures read
+    subspaces of ``reads`` slots (docs/design.md §4): 2 per slot of its own codes
+    throughout, with either 1 per slot of counts (the rounds) or 2 per slot of one
+    subspace it reads (a subspace's initialisation or check: they are read one at a
+    time), and 16 MiB for the frontier and the write's blocks."""
+    return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
+
+
+def retrograde_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes a solve in rounds holds for subspaces of ``own`` slots that read subspaces
+    of ``reads`` slots: 3 per slot of its own (value and count) and 2 per slot it reads,
+    plus room for the write's re-read of its largest subspace (docs/design.md §4)."""
+    return 3 * sum(own) + 2 * sum(reads) + 2 * max(own)
 
 
 def memory_available() -> int | None:
@@ -306,38 +331,126 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
 
 PHASES = ("moving", "placement", "all")
 #: Slots per second of a build with 2 threads on the 2-core development machine
-#: (docs/benchmarks.md): the whole standard moving phase, and the placement pass.
-#: Only for the estimate of ``--dry-run``.
+#: (docs/benchmarks.md), only for the estimate of ``--dry-run``: the whole standard
+#: moving phase as measured (9,193,626,407 slots in 5,416.6 s), for every solve in
+#: rounds; and the placement pass's rate the plans assume (below the 412 ns of CPU a
+#: slot sampled since, so on the safe side).
 MOVING_RATE = 1.7e6
 PLACEMENT_RATE = 2.0e6
+#: Bytes a slot on disk: the standard moving phase's files, 3.1 GB for 9.19e9 slots
+#: (docs/benchmarks.md; the 6-stone placement files took about twice the 6-stone moving
+#: phase's bytes a slot).  Only for the disk estimate of a plan.
+DISK_BYTES_PER_SLOT = 0.34
 
 
 @dataclass(frozen=True)
 class PlannedFile:
-    """One file a build would write: its phase, name, slots and the memory it needs."""
+    """One file a build would write: its phase, name, slots and the memory it needs.
+    ``rounds``: solved in rounds (a moving pair, a cycle of mixed placement) rather
+    than by one pass (a placement subspace of separate placement)."""
 
     phase: str
     name: str
     slots: int
     memory: int
+    rounds: bool = True
 
     @property
     def seconds(self) -> float:
         """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...)."""
-        return self.slots / (MOVING_RATE if self.phase == "moving" else PLACEMENT_RATE)
+        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE)
+
+
+def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
+    """Slots of a subspace with m and o stones on the board, for a plan of ``rules``:
+    the kernels' index (orbits plus slack) where the kernels handle the rules, else the
+    positions up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
+    if kernel_gap(rules) is None:
+        return lambda m, o: Subspace(m, o).slots
+    return rules.board.orbits
 
 
 def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
                pair: tuple[int, int] | None = None) -> list[PlannedFile]:
-    """The files :func:`build` would write (all of them, built or not), in build order."""
+    """The files :func:`build` would write (all of them, built or not), in build order,
+    for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels a plan
+    of symmetry classes.  Under mixed placement a placement file is a cycle
+    {m-o+h-k, o-m+k-h} (a side with stones in hand may move, keeping the hands), solved
+    in rounds like a moving pair.
+
+    >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
+    [('pair-3-3', 210140), ('2-3+1-0', 46200), ('2-2+1-1', 6930), ('1-2+2-1', 1012), ('1-1+2-2', 92), ('0-1+3-2', 24), ('0-0+3-3', 1)]
+    >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens"), phase="placement")][:2]
+    [('2-3+1-0', 174), ('2-2+1-1', 108)]
+    """
+    check_phase(phase, pair)
+    size = plan_sizes(rules)
+    slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
     files = []
     if phase in ("moving", "all"):
-        files += [PlannedFile("moving", f"pair-{p.name}", p.slots, memory_needed(p))
-                  for p in plan(rules, max_total, pair)]
+        for p in pair_plan(rules.stones, max_total, pair):
+            own = _pair_shapes(p)
+            reads = [c for s in own if (c := successors(*s)[1]) is not None]
+            files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
+                                     moving_memory(slots(own), slots(reads))))
     if phase in ("placement", "all") and pair is None:
-        files += [PlannedFile("placement", s.name, s.slots, placement.memory_needed(s))
-                  for s in placement.plan(rules, max_total)]
+        if rules.mixed:
+            for own, reads in _mixed_units(rules.stones, max_total):
+                files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
+                                         retrograde_memory(slots(own), slots(reads))))
+        else:
+            for s in placement.shapes(rules.stones, max_total):
+                kids = [c for c in successors(*s) if c is not None]
+                files.append(PlannedFile("placement", shape_name(*s), size(s[0], s[1]),
+                                         placement.pass_memory(size(s[0], s[1]), slots(kids)),
+                                         rounds=False))
     return files
+
+
+def plan_summary(files: list[PlannedFile]) -> list[dict]:
+    """Per phase of a plan (moving, then placement, where planned): files, slots, the
+    largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
+    estimated seconds, and whether its files are solved in rounds."""
+    rows = []
+    for phase in ("moving", "placement"):
+        mine = [f for f in files if f.phase == phase]
+        if mine:
+            slots = sum(f.slots for f in mine)
+            largest = max(mine, key=lambda f: f.slots)
+            step = max(mine, key=lambda f: f.memory)
+            rows.append({"phase": phase, "files": len(mine), "slots": slots,
+                         "largest": largest.name, "largest_slots": largest.slots,
+                         "memory": step.memory, "memory_file": step.name,
+                         "disk": round(slots * DISK_BYTES_PER_SLOT),
+                         "seconds": sum(f.seconds for f in mine), "rounds": mine[0].rounds})
+    return rows
+
+
+def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
+    """(own subspaces, subspaces read) of each unit of the placement phase under mixed
+    placement, children first: a unit is {m-o+h-k, o-m+k-h} (a move keeps the hands,
+    so the two lead into each other), over every pair of hands but none, with at most
+    the placed stones on the board; it reads what placements (one stone fewer in hand)
+    and captures by a move (one stone fewer on the board) lead to."""
+    n, units = stones, {}
+    for h in range(n + 1):
+        for k in range(n + 1):
+            for m in range(n - h + 1):
+                for o in range(n - k + 1):
+                    if ((h or k) and m + h >= 3 and o + k >= 3
+                            and (max_total is None or m + o + h + k <= max_total)):
+                        units.setdefault(min((m, o, h, k), (o, m, k, h)), None)
+    out = []
+    for key in sorted(units, key=lambda s: (s[2] + s[3], s[0] + s[1], s)):
+        m, o, h, k = key
+        own = [key] if key == (o, m, k, h) else [key, (o, m, k, h)]
+        reads = []
+        for s in own:
+            for place in ([True] if s[2] else []) + ([False] if s[0] else []):
+                reads += [c for c in successors(*s, place=place)
+                          if c is not None and c not in own and c not in reads]
+        out.append((own, reads))
+    return out
 
 
 def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,

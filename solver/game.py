@@ -121,6 +121,8 @@ class Game:
             start = "startpos"
         # A Position given directly gets the same check as a string: no more stones
         # than the rules allow.
+        if isinstance(start, Position):
+            start.check_board(rules)          # not a point name of one board read on another
         start = parse_position(start if isinstance(start, str) else format_position(start), rules)
         self.rules = rules
         self.start: Position = start
@@ -355,13 +357,17 @@ def describe_phase(game: Game) -> str:
     'placement (White places a stone)'
     >>> describe_phase(Game("W:a1,d1,g1 B:a4,a7,d7,b6 b"))
     'moving (Black slides a stone)'
+    >>> describe_phase(Game(rules=Rules.from_name("lasker")))
+    'placement (White places a stone or moves one)'
     """
     result = game.result()
     if result is not None:
         return f"game over: {result}"
     pos, name = game.position, _COLOUR_NAMES[game.position.turn]
     if pos.own_hand:
-        return f"placement ({name} places a stone)"
+        # Where a player may place or move (Lasker), say so: "placement" alone misleads.
+        also = "" if not game.rules.mixed else " or jumps" if pos.can_jump(game.rules) else " or moves one"
+        return f"placement ({name} places a stone{also})"
     if pos.can_jump(game.rules):
         return f"jumping ({name} has three stones and jumps)"
     return f"moving ({name} slides a stone)"

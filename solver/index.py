@@ -74,6 +74,32 @@ def uses_bmi2() -> bool:
     return bool(_kernels.have_bmi2())
 
 
+Shape = tuple[int, int, int, int]
+
+
+def shape_name(m: int, o: int, h: int = 0, k: int = 0) -> str:
+    """The name of subspace m-o+h-k (:attr:`Subspace.name`), for any stone count."""
+    return f"{m}-{o}+{h}-{k}" if h or k else f"{m}-{o}"
+
+
+def successors(m: int, o: int, h: int = 0, k: int = 0, *,
+               place: bool | None = None) -> tuple[Shape, Shape | None]:
+    """(quiet, capture or None) successors of the subspace m-o+h-k as plain
+    ``(m, o, h, k)`` tuples, seen from the opponent, who moves next: what
+    :attr:`Subspace.quiet_child` and :attr:`Subspace.capture_child` are made of, for any
+    stone count (the plans of rules beyond the index use it too).  ``place``: the ply
+    places a stone (default: when h > 0) or moves one, keeping the hands (mixed
+    placement).  No capture child when a capture ends the game or nothing can be taken.
+
+    >>> successors(3, 2, 1, 0), successors(10, 3, 2, 4, place=False)
+    (((2, 4, 0, 0), None), ((3, 10, 4, 2), (2, 10, 4, 2)))
+    """
+    place = h > 0 if place is None else place
+    mover, hand = (m + 1, h - 1) if place else (m, h)
+    capture = None if o < 1 or o - 1 + k < 3 else (o - 1, mover, k, hand)
+    return (o, mover, k, hand), capture
+
+
 class Subspace(tuple):
     """Positions with m and o stones on the board (own_hand, opp_hand in hand).
 
@@ -128,10 +154,7 @@ class Subspace(tuple):
     @property
     def name(self) -> str:
         """``"m-o"``, or ``"m-o+h-k"`` with stones in hand."""
-        base = f"{self.m}-{self.o}"
-        if self.own_hand or self.opp_hand:
-            return f"{base}+{self.own_hand}-{self.opp_hand}"
-        return base
+        return shape_name(self.m, self.o, self.own_hand, self.opp_hand)
 
     @classmethod
     def parse(cls, name: str) -> Subspace:
@@ -173,20 +196,15 @@ class Subspace(tuple):
     @property
     def quiet_child(self) -> Subspace:
         """Where moves that take nothing lead."""
-        if self.own_hand:
-            return Subspace(self.o, self.m + 1, self.opp_hand, self.own_hand - 1)
-        return Subspace(self.o, self.m, self.opp_hand, 0)
+        return Subspace(*successors(self.m, self.o, self.own_hand, self.opp_hand)[0])
 
     @property
     def capture_child(self) -> Subspace | None:
         """Where moves that take a stone lead, or None when a capture ends the game (the
         opponent is left with fewer than three stones, board plus hand) or there is
         nothing to take."""
-        if self.o < 1 or self.o - 1 + self.opp_hand < 3:
-            return None
-        if self.own_hand:
-            return Subspace(self.o - 1, self.m + 1, self.opp_hand, self.own_hand - 1)
-        return Subspace(self.o - 1, self.m, self.opp_hand, 0)
+        capture = successors(self.m, self.o, self.own_hand, self.opp_hand)[1]
+        return None if capture is None else Subspace(*capture)
 
     # --- single positions -----------------------------------------------------------
 
@@ -295,13 +313,7 @@ class Pair(tuple):
     def parse(cls, text: str, stones: int = MAX_STONES) -> Pair:
         """``'8-7'`` -> Pair(7, 8); ValueError naming what is wrong (counts must lie in
         3..stones, the stones per side of the rules)."""
-        try:
-            a, b = (int(x) for x in text.split("-"))
-        except ValueError:
-            raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
-        if not (3 <= a <= stones and 3 <= b <= stones):
-            raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
-        return cls(a, b)
+        return cls(*parse_pair(text, stones))
 
     @property
     def subspaces(self) -> list[Subspace]:
@@ -326,6 +338,18 @@ class Pair(tuple):
     @property
     def slots(self) -> int:
         return sum(s.slots for s in self.subspaces)
+
+
+def parse_pair(text: str, stones: int) -> tuple[int, int]:
+    """``'8-7'`` -> (7, 8), for any stone count (:meth:`Pair.parse` makes a Pair of it);
+    ValueError naming what is wrong (counts must lie in 3..stones)."""
+    try:
+        a, b = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None
+    if not (3 <= a <= stones and 3 <= b <= stones):
+        raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
+    return min(a, b), max(a, b)
 
 
 def moving_subspaces() -> list[Subspace]:

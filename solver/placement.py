@@ -18,7 +18,7 @@ placement and move to the end, continuous with the moving phase (docs/design.md 
 
 >>> from solver.rules import Rules
 >>> [s.name for s in plan(Rules(stones=3))]
-['2-2+1-0', '2-3+1-0', '3-2+1-0', '3-3+1-0', '1-2+1-1', '2-2+1-1']
+['2-3+1-0', '2-2+1-1', '1-2+2-1', '1-1+2-2', '0-1+3-2', '0-0+3-3']
 >>> children(Subspace(3, 2, 1, 0))
 (Subspace(2, 4), None)
 """
@@ -47,9 +47,12 @@ EMPTY = np.zeros(0, dtype=np.uint16)
 
 def is_placement(sub: Subspace, rules: Rules) -> bool:
     """Whether ``sub`` is one of the placement subspaces of ``rules`` (in :func:`plan`)."""
-    n, h, k = rules.stones, sub.own_hand, sub.opp_hand
-    return (1 <= h <= n and k in (h, h - 1) and sub.m <= n - h and sub.o <= n - k
-            and sub.m + h >= 3 and sub.o + k >= 3)
+    return _fits(rules.stones, sub.m, sub.o, sub.own_hand, sub.opp_hand)
+
+
+def _fits(n: int, m: int, o: int, h: int, k: int) -> bool:
+    return (1 <= h <= n and k in (h, h - 1) and m <= n - h and o <= n - k
+            and m + h >= 3 and o + k >= 3)
 
 
 def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
@@ -60,16 +63,21 @@ def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
     only subspaces with at most that many stones on the board and in hand together
     (their children have no more, so the moving pairs up to that total suffice).
     """
-    n = rules.stones
-    subs = []
+    return [Subspace(*shape) for shape in shapes(rules.stones, max_total)]
+
+
+def shapes(stones: int, max_total: Optional[int] = None) -> list[tuple[int, int, int, int]]:
+    """The placement subspaces of :func:`plan` for ``stones`` a side as plain
+    ``(m, o, h, k)`` tuples, in its order (any stone count: plans of rules beyond the
+    index use it)."""
+    n, out = stones, []
     for level in range(1, 2 * n + 1):
         h, k = (level + 1) // 2, level // 2
         for m in range(0, n - h + 1):
             for o in range(0, n - k + 1):
-                sub = Subspace(m, o, h, k)
-                if is_placement(sub, rules) and (max_total is None or m + o + h + k <= max_total):
-                    subs.append(sub)
-    return subs
+                if _fits(n, m, o, h, k) and (max_total is None or m + o + h + k <= max_total):
+                    out.append((m, o, h, k))
+    return out
 
 
 def children(sub: Subspace) -> tuple[Subspace, Optional[Subspace]]:
@@ -79,9 +87,14 @@ def children(sub: Subspace) -> tuple[Subspace, Optional[Subspace]]:
 
 def memory_needed(sub: Subspace) -> int:
     """Bytes the pass over ``sub`` holds: its values, its children's, and the write's re-read."""
-    quiet, capture = children(sub)
-    reads = quiet.slots + (capture.slots if capture else 0)
-    return 2 * (2 * sub.slots + reads)
+    return pass_memory(sub.slots, [c.slots for c in children(sub) if c is not None])
+
+
+def pass_memory(slots: int, reads: list[int]) -> int:
+    """Bytes a placement pass holds for a subspace of ``slots`` slots whose children have
+    ``reads`` slots: 2 bytes a slot of its values and of its children's, and the
+    write's re-read of its own (docs/design.md §8)."""
+    return 2 * (2 * slots + sum(reads))
 
 
 def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,

@@ -3,7 +3,7 @@
 This module is the specification.  The Cython kernels in ``ext/`` must agree with
 it exactly, and the test suite proves that on many random positions.
 
-A :class:`Position` holds both stone sets (24-bit masks, see :mod:`solver.board`),
+A :class:`Position` holds both stone sets (masks of its board's points, see :mod:`solver.board`),
 the stones each side still has in hand, and the side to move.  A side with stones
 in hand places; a side with none in hand slides its stones to adjacent free points,
 or jumps anywhere when it has exactly three (if the rules allow jumping).  Closing a
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from .board import STANDARD_BOARD, Board, points_of
-from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError
+from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import FULL_DRAW, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
@@ -102,6 +102,15 @@ class Move:
     take: Optional[int] = None
     take2: Optional[int] = None
     board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One form per move: the two stones in increasing order (``d2xa4xb6`` and
+        # ``d2xb6xa4`` are one move), a single take always in ``take``.
+        if self.take2 is not None:          # rare: the common moves pay one test
+            first, second = self.take, self.take2
+            if first is None or (isinstance(first, int) and isinstance(second, int) and first > second):
+                object.__setattr__(self, "take", second)
+                object.__setattr__(self, "take2", first)
 
     def __repr__(self) -> str:
         second = "" if self.take2 is None else f", take2={self.take2}"
@@ -211,8 +220,10 @@ class Position:
         return self.board.points[point]
 
     # --- rules of play ----------------------------------------------------------
-    def _on_board(self, rules: Rules) -> None:
-        if rules.board != self.board:
+    def check_board(self, rules: Rules) -> None:
+        """ValueError unless ``rules`` are played on this position's board (masks of one
+        board mean other points on another)."""
+        if rules.board is not self.board and rules.board != self.board:
             raise ValueError(f"a position of the {self.board.name} board cannot be played under "
                              f"rules {rules.name!r} (the {rules.board.name} board)")
 
@@ -225,7 +236,7 @@ class Position:
     def legal_moves(self, rules: Rules = STANDARD) -> list[Move]:
         """Every legal move, in a fixed order (placements, then origin, target, take);
         [] if the game is over."""
-        self._on_board(rules)
+        self.check_board(rules)
         if self._decided(rules) is not None:
             return []
         return self._moves(rules)
@@ -284,7 +295,7 @@ class Position:
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
         (True, False)
         """
-        self._on_board(rules)
+        self.check_board(rules)
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
@@ -302,8 +313,8 @@ class Position:
         name, colour = rules.name, "White" if self.turn == WHITE else "Black"
         enemy = "Black" if self.turn == WHITE else "White"
         n = self.board.num_points
-        if not all(isinstance(p, int) and 0 <= p < n for p in (move.target, move.origin, *move.takes)
-                   if p is not None):
+        if not all(isinstance(p, int) and 0 <= p < n for p in (move.origin, *move.takes)
+                   if p is not None) or not (isinstance(move.target, int) and 0 <= move.target < n):
             return f"points of the {self.board.name} board are numbered 0..{n - 1}"
         if self._decided(rules) is not None or not self._moves(rules):
             return "the game is over"
@@ -344,7 +355,13 @@ class Position:
             return f"the move closes two mills and takes two stones (rules {name!r})"
         if len(move.takes) == 2 and all(len(m.takes) == 1 for m in legal):
             return "the move takes one stone only"
-        return (f"{self._name(move.takes[0])} stands in a mill while {enemy} has stones "
+        if move.take == move.take2:
+            return f"the move takes {self._name(move.take)} twice"
+        # The stone no order of taking lets go: one that stands in a mill while the
+        # enemy has stones outside mills (taking a free stone frees no other).
+        free = takeable(self.opp, rules)
+        protected = next((t for t in move.takes if not free >> t & 1), move.takes[0])
+        return (f"{self._name(protected)} stands in a mill while {enemy} has stones "
                 f"outside mills")
 
     def _decided(self, rules: Rules) -> Optional[WDL]:
@@ -369,7 +386,7 @@ class Position:
         three wins, the side that closed one has won.  A side blocked because the board
         is full has lost, or the game is drawn where the rules say so (Twelve Men's).
         """
-        self._on_board(rules)
+        self.check_board(rules)
         result = self._decided(rules)
         if result is None and not self._moves(rules):
             result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
@@ -406,7 +423,7 @@ class Position:
         may place or move).  Written by definition: candidates are kept only if the
         forward rules reproduce this position.
         """
-        self._on_board(rules)
+        self.check_board(rules)
         mover = self.opp
         free = self.free
         prev_turn = BLACK if self.turn == WHITE else WHITE
@@ -447,7 +464,11 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     >>> parse_position("W:a1,b2 B:c3 b", Rules.from_name("three-mens")).black
     4
     """
-    return Position(*read_position(text, rules.stones, rules.board), board=rules.board)
+    pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
+    if rules.line_wins and mill_points(pos.white, pos.board) and mill_points(pos.black, pos.board):
+        raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
+                                   f"ends the game (rules {rules.name!r}: a line of three wins)")
+    return pos
 
 
 def parse_move(text: str, board: Board = STANDARD_BOARD) -> Move:

@@ -197,6 +197,7 @@ class Database:
         (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
         needs is not built.
         """
+        position.check_board(self.rules)     # else its masks would read as other points
         own, opp = position.own, position.opp
         if popcount(own) + position.own_hand < 3:
             return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3
@@ -271,6 +272,7 @@ def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDA
                   in_memory: bool = False, book: Path | str | None = None) -> Database:
     """Open the databases under ``root`` for ``rules`` (a context manager)."""
     root = Path(root)
+    require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: muehle build --db {root})")
     return Database(root, rules, in_memory=in_memory, book=book)

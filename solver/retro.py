@@ -27,8 +27,17 @@ Lookup = Callable[[int, int], np.ndarray]
 
 def pairs_in_order(rules: Rules) -> list[Pair]:
     """Every moving-phase pair in an order where captures lead to earlier pairs."""
-    n = rules.stones
-    pairs = [Pair(m, o) for m in range(3, n + 1) for o in range(m, n + 1)]
+    return [Pair(m, o) for m, o in pair_order(rules.stones)]
+
+
+def pair_order(stones: int) -> list[tuple[int, int]]:
+    """The pairs (m, o), m <= o, of ``stones`` a side as plain tuples, in the order of
+    :func:`pairs_in_order` (any stone count: plans of rules beyond the index use it).
+
+    >>> pair_order(4)
+    [(3, 3), (3, 4), (4, 4)]
+    """
+    pairs = [(m, o) for m in range(3, stones + 1) for o in range(m, stones + 1)]
     return sorted(pairs, key=lambda p: (p[0] + p[1], p[0]))
 
 

@@ -75,11 +75,14 @@ class Rules:
         if 2 * self.stones > self.board.num_points:
             raise ValueError(f"{self.stones} stones per side do not fit on the {self.board.name} "
                              f"board ({self.board.num_points} points)")
+        for flag in ("jumping", "line_wins"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} is True or False, not {getattr(self, flag)!r}")
         if self.mill_rule not in MILL_RULES:
             raise ValueError(f"mill rule must be one of {', '.join(MILL_RULES)}, not {self.mill_rule!r}")
         if self.placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, not {self.placement!r}")
-        if self.two_mill_takes not in (1, 2):
+        if type(self.two_mill_takes) is not int or self.two_mill_takes not in (1, 2):
             raise ValueError(f"a move closing two mills takes 1 or 2 stones, not {self.two_mill_takes}")
         if self.full_board not in FULL_BOARD_RULES:
             raise ValueError(f"a full board is one of {', '.join(FULL_BOARD_RULES)}, "
@@ -224,11 +227,19 @@ def _read_changes(text: str) -> Optional[dict]:
     """The options a name's words after its variant set; None if a word is unknown."""
     changes: dict = {}
     rest = text
-    for key, value, word in _CHANGE_WORDS:
-        if rest == word or rest.startswith(word + "-"):
-            changes[key] = value
-            rest = rest[len(word) + 1:]
-    return changes if rest == "" else None
+    # In any order, so that words out of their order get "is called <the name>" from
+    # from_name rather than "unknown rule set".
+    while rest:
+        for key, value, word in _CHANGE_WORDS:
+            if rest == word or rest.startswith(word + "-"):
+                if key in changes:
+                    return None
+                changes[key] = value
+                rest = rest[len(word) + 1:]
+                break
+        else:
+            return None
+    return changes
 
 
 #: The named variants of the rule books, with their defaults; ``--rules NAME`` picks one.

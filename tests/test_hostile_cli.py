@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from solver import storage
@@ -123,3 +125,46 @@ def test_a_finished_game_gets_one_verdict_from_show_and_query(db4):
         assert query.exit_code == 0 and best.exit_code == 0, (query.output, best.output)
         assert json.loads(query.stdout)["value"] == value == json.loads(best.stdout)["value"], text
         assert (json.loads(query.stdout)["plies"], json.loads(query.stdout)["moves"]) == (0, [])
+
+
+# --- the variants (issue 16) ----------------------------------------------------------
+
+def test_analyze_refuses_a_record_of_rules_the_kernels_lack_before_looking_for_the_folder(tmp_path):
+    record = tmp_path / "game.txt"
+    record.write_text("rules: three-mens\nb2\n")
+    result = run("analyze", "--db", tmp_path / "no-such-db", record)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "muehle: error: rules 'three-mens': the board is not supported by the compiled kernels yet"]
+    assert not (tmp_path / "no-such-db").exists()
+
+
+def test_play_takes_two_stones_named_in_either_order(tmp_path):
+    result = run("play", "--db", tmp_path, "--rules", "standard-two-takes-two", "--level", "easy",
+                 "--seed", 1, "--position", "W:a1,d1,g4,g7 B:a4,b6,d6,f6 w 1 5", input="g1\na4xb6\nquit\n")
+    assert result.exit_code == 0 and "is not a stone" not in result.stdout
+    assert "Last move: White g1xb6xa4" in result.stdout
+
+
+def test_board_svg_reads_points_on_the_rules_board(tmp_path):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from solver.web.app import create_app
+    client = TestClient(create_app(tmp_path))
+    ok = client.get("/api/board.svg", params={"rules": "three-mens", "position": "W:b2 B: b 2 3",
+                                              "marks": "c3:win", "last": "b2", "arrows": "a1-b2"})
+    assert ok.status_code == 200 and re.search(r'id="mark-c3"[^>]*stroke="#2e8b3d"', ok.text)
+    bad = client.get("/api/board.svg", params={"rules": "six-mens", "position": "startpos", "arrows": "a1-g7"})
+    assert bad.status_code == 400 and "unknown point 'g7'" in bad.json()["error"]
+
+
+def test_play_help_lists_the_points_of_a_board_other_than_the_standard_one(tmp_path):
+    small = run("play", "--db", tmp_path, "--rules", "six-mens", "--level", "easy", input="help\nquit\n")
+    assert small.exit_code == 0
+    assert "Points of the six-mens board: a1 a3 a5 b2 b3 b4 c1 c2 c4 c5 d2 d3 d4 e1 e3 e5" in small.stdout
+    standard = run("play", "--db", tmp_path, "--stones", 4, "--level", "easy", input="help\nquit\n")
+    assert "Points of the" not in standard.stdout

@@ -482,7 +482,7 @@ def test_variants_json_lists_every_variant_with_its_board():
 
 
 @pytest.mark.parametrize("args", [
-    ["query", "startpos"], ["best-move", "startpos"], ["build", "--dry-run"], ["check"], ["stats"],
+    ["query", "startpos"], ["best-move", "startpos"], ["check"], ["stats"],
     ["solve-opening", "startpos"], ["serve"],
 ])
 def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tmp_path):
@@ -495,6 +495,81 @@ def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tm
     result = run(args[0], "--db", tmp_path, "--rules", "lasker", *args[1:])
     assert result.exit_code == 2 and "more than 9 stones" in result.stderr
     assert list(tmp_path.iterdir()) == []                    # nothing written
+
+
+def test_build_of_a_variant_refuses_in_one_line_and_points_to_the_plan(tmp_path):
+    for variant in ("six-mens", "lasker", "morabaraba"):
+        result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", 8)
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        [line] = result.stderr.splitlines()
+        assert line.startswith(f"muehle: error: rules '{variant}': ") and "kernels" in line
+        assert line.endswith(f"'muehle build --rules {variant} --dry-run' prints the plan")
+    assert list(tmp_path.iterdir()) == []                    # nothing written
+
+
+def _orbit_sums(rules: Rules) -> tuple[int, int]:
+    """(moving, placement) positions of the whole game up to symmetry, summed here from
+    Board.orbits: every board of at most the placed stones, at least three stones a side
+    (board plus hand); hands k in {h, h - 1} (separate placement) or any but none
+    (mixed: a side may move instead of placing)."""
+    n, orbits = rules.stones, rules.board.orbits
+    moving = sum(orbits(m, o) for m in range(3, n + 1) for o in range(3, n + 1))
+    hands = ([(h, k) for h in range(n + 1) for k in range(n + 1) if h or k] if rules.mixed
+             else [(h, k) for h in range(1, n + 1) for k in (h, h - 1)])
+    placement = sum(orbits(m, o) for h, k in hands for m in range(n - h + 1)
+                    for o in range(n - k + 1) if m + h >= 3 and o + k >= 3)
+    return moving, placement
+
+
+def _figure(text: str, pattern: str) -> int:
+    import re
+    return int(re.search(pattern, text).group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize("variant", ["morabaraba", "lasker", "six-mens", "three-mens"])
+def test_dry_run_plans_the_whole_game_of_a_variant_in_symmetry_classes(variant, tmp_path):
+    rules = VARIANTS[variant]
+    result = run("build", "--db", tmp_path, "--rules", variant, "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    moving, placement = _orbit_sums(rules)
+    assert moving == rules.moving_orbits
+    assert _figure(out, r"moving phase: \d+ file\(s\), ([\d,]+) positions") == moving
+    assert _figure(out, r"placement phase: \d+ file\(s\), ([\d,]+) positions") == placement
+    assert _figure(out, r"\(0 built\), ([\d,]+) slots") == moving + placement
+    pairs = (rules.stones - 2) * (rules.stones - 1) // 2
+    assert _figure(out, r"moving phase: (\d+) file") == pairs
+    rows = [line for line in out.splitlines()[1:] if line.startswith(" ")]
+    assert rows and all(line.endswith("  plan only") for line in rows) and "Board.orbits" in out
+    assert ("not acyclic" in out) == rules.mixed
+    assert list(tmp_path.iterdir()) == []
+    if variant == "morabaraba":          # the issue's about 1.1e11 symmetry classes
+        assert 1.0e11 < moving + placement < 1.2e11
+        assert "largest 8-8+1-0 (591,726,690), peak memory 4.2 GiB (8-8+1-0)" in out
+
+
+def test_dry_run_of_a_variant_takes_the_limits(tmp_path):
+    result = run("build", "--db", tmp_path, "--rules", "morabaraba", "--dry-run",
+                 "--max-total", 20, "--phase", "moving")
+    assert result.exit_code == 0, result.output
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.strip().startswith("pair-")]
+    assert rows[0] == "pair-3-3" and "pair-10-10" in rows and "pair-8-12" in rows
+    assert "pair-9-12" not in rows and "placement phase" not in result.stdout
+    small = run("build", "--db", tmp_path, "--rules", "six-mens", "--stones", 4, "--dry-run",
+                "--phase", "placement")
+    assert _figure(small.stdout, r"\(0 built\), ([\d,]+) slots") == _orbit_sums(
+        replace(VARIANTS["six-mens"], stones=4))[1]
+
+
+def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
+    result = run("build", "--db", tmp_path, "--dry-run")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["pair-3-3", "210,140", "0.00Gi", "0s", "to", "build"]
+    assert lines[-1] == ("525 file(s) (0 built), 27,860,711,107 slots, peak memory about "
+                         "6.1 GiB, about 4.1 h left to build on 2 cores (rates of "
+                         "docs/benchmarks.md; rules standard)")
+    assert len(lines) == 527 and "phase:" not in result.stdout
 
 
 def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):
@@ -553,3 +628,59 @@ def test_game_records_of_variants_round_trip():
     assert again.rules == r and again.moves == game.moves and again.position == game.position
     with pytest.raises(InvalidNotationError, match="line 2"):
         Game.from_record("rules: six-mens\nd7\n")
+
+
+# --- hostile input (review of stage A) ------------------------------------------------
+
+def test_two_takes_are_one_move_in_either_order_and_the_message_names_the_right_stone():
+    r = rules("standard-two-takes-two")
+    pos = parse_position("W:a7,g7,d6,d5 B:a1,d1,g1,a4,e4 w 1 4", r)   # d7 closes two mills
+    assert parse_legal_move("d7xe4xa4", pos, r) == parse_legal_move("d7xa4xe4", pos, r)
+    assert Move(1, None, 13, 9) == Move(1, None, 9, 13) and Move(1, None, None, 9) == Move(1, None, 9)
+    for text in ("d7xa4xa1", "d7xa1xa4"):      # a1 is the protected one, in either order
+        with pytest.raises(IllegalMoveError, match="a1 stands in a mill while Black"):
+            parse_legal_move(text, pos, r)
+    with pytest.raises(IllegalMoveError, match="takes a4 twice"):
+        parse_legal_move("d7xa4xa4", pos, r)
+    assert pos.why_illegal(Move(None), r) == "points of the standard board are numbered 0..23"
+
+
+def test_rule_words_out_of_order_get_the_name_and_options_must_be_booleans():
+    with pytest.raises(ValueError, match="is called 'take-none-two-takes-two'"):
+        Rules.from_name("standard-two-takes-two-take-none")
+    with pytest.raises(ValueError, match="unknown rule set"):
+        Rules.from_name("six-mens-jumping-jumping")
+    for bad in (dict(jumping="no"), dict(line_wins=1), dict(two_mill_takes=2.0)):
+        with pytest.raises(ValueError):
+            Rules(**bad)
+
+
+def test_positions_of_one_board_are_not_read_on_another_and_two_lines_are_refused():
+    six = parse_position("W:a1,c1 B:e5 w 4 5", rules("six-mens"))
+    with pytest.raises(ValueError, match="six-mens board cannot be played under rules 'standard'"):
+        Game(six)
+    with pytest.raises(InvalidNotationError, match="both sides have a line of three"):
+        parse_position("W:a1,b1,c1 B:a3,b3,c3 b", rules("three-mens"))
+
+
+def test_the_phase_says_a_player_may_also_move_under_mixed_placement():
+    from solver.game import describe_phase
+    lasker = rules("lasker")
+    assert describe_phase(Game("W:a1 B:a4 w 9 9", lasker)) == "placement (White places a stone or moves one)"
+    assert describe_phase(Game("W:a1,d1 B:a4 w 1 9", lasker)) == "placement (White places a stone or jumps)"
+    assert describe_phase(Game("W:a1 B:a4 w 8 8")) == "placement (White places a stone)"
+
+
+def test_a_database_refuses_a_position_of_another_board(tmp_path):
+    from solver.probe import open_database
+    pos = parse_position("W:a1,b2,c2 B:a3,b1,c3 b", rules("three-mens"))   # moving phase: read from files
+    with open_database(tmp_path, STANDARD) as db:
+        with pytest.raises(ValueError, match="three-mens board cannot be played under rules 'standard'"):
+            db.probe(pos)
+
+
+def test_the_names_the_readme_gives_as_examples_are_rule_set_names():
+    for name in ("six-mens-jumping", "standard-two-takes-two", "lasker-s12"):
+        assert Rules.from_name(name).name == name
+    with pytest.raises(ValueError, match="'lasker-s9' is called 'mixed'"):
+        Rules.from_name("lasker-s9")

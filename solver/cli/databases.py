@@ -15,20 +15,19 @@ from tqdm import tqdm
 from .. import build as building
 from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
-from ..index import Pair, Subspace
+from ..index import Pair, Subspace, parse_pair
 from ..retro import pairs_in_order
 from ..errors import DatabaseError
-from ..rules import Rules
+from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
 
 
 @main.command()
 @db_option
 @rules_options
-@needs_kernels
 @click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
               help="The moving phase (pairs), the placement phase (needs the moving phase) or both.")
-@click.option("--max-total", type=click.IntRange(6, 18), default=None,
+@click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Build only subspaces with at most this many stones in total "
                    "(on the board and in hand, both sides).")
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
@@ -42,7 +41,9 @@ from .common import db_option, fail, jobs_option, main, needs_kernels, rules_opt
                    "see the --db folder at the same path).")
 @click.option("--no-verify", is_flag=True, help="Skip the consistency check of each new pair.")
 @click.option("--dry-run", is_flag=True, help="Print the files the build would write, with "
-                                               "slots, memory and estimated time; build nothing.")
+                                               "slots, memory and estimated time; build nothing "
+                                               "(for every rule set, also those the kernels "
+                                               "cannot build yet).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
           jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
@@ -64,15 +65,22 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --max-total 8
       muehle build --pair 8-7 --jobs 2
       muehle build --phase placement --dry-run
+      muehle build --rules morabaraba --dry-run
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    pair = Pair.parse(pair_text, rules.stones) if pair_text else None
+    gap = kernel_gap(rules)
+    if gap is not None and not dry_run:
+        fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
+    pair = None
+    if pair_text:     # a plan may name pairs beyond the kernels' index (Pair)
+        pair = Pair.parse(pair_text, rules.stones) if gap is None else parse_pair(pair_text, rules.stones)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     if dry_run:
-        _print_plan(db, rules, building.build_plan(rules, phase=phase, max_total=max_total, pair=pair))
+        files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
+        _print_plan(db, rules, files, gap)
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
@@ -102,20 +110,40 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
                f"databases in {Path(db) / rules.name}")
 
 
-def _print_plan(db: str, rules: Rules, files: list) -> None:
+def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
+    """The plan's table and totals.  ``gap`` (the kernels cannot build these rules): no
+    file is looked for, and lines per phase follow, sizes being symmetry classes."""
     built, left = 0, 0.0
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
-        sub = Subspace.parse(f.name.removeprefix("pair-"))
-        done = building.is_stored(Path(db), rules, sub, verify=False)
+        done = gap is None and building.is_stored(
+            Path(db), rules, Subspace.parse(f.name.removeprefix("pair-")), verify=False)
         built += done
         left += 0.0 if done else f.seconds
-        click.echo(f"{f.name:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  "
-                   f"{'built' if done else 'to build'}")
+        state = "built" if done else "to build" if gap is None else "plan only"
+        click.echo(f"{f.name:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  {state}")
     click.echo(f"{len(files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
                f"peak memory about {max((f.memory for f in files), default=0) / 2**30:.1f} GiB, "
                f"about {left / 3600:.1f} h left to build on 2 cores "
                f"(rates of docs/benchmarks.md; rules {rules.name})")
+    if gap is None:
+        return
+    for row in building.plan_summary(files):
+        how = ("in rounds at the moving phase's measured rate" if row["rounds"]
+               else "one pass each at the placement rate")
+        click.echo(f"{row['phase']} phase: {row['files']} file(s), {row['slots']:,} positions, "
+                   f"largest {row['largest']} ({row['largest_slots']:,}), peak memory "
+                   f"{row['memory'] / 2**30:.1f} GiB ({row['memory_file']}), about "
+                   f"{row['disk'] / 1e9:.1f} GB on disk, about {row['seconds'] / 3600:.1f} h "
+                   f"on 2 cores ({how})")
+    if rules.mixed:
+        click.echo("mixed placement: a side with stones in hand may move, so the placement "
+                   "subspaces are not acyclic; each file is a cycle m-o+h-k, o-m+k-h solved "
+                   "in rounds like a moving pair")
+    click.echo(f"slots here are positions up to the board's {len(rules.board.symmetries)} "
+               f"symmetries (Board.orbits), without the kernels' slack; disk at "
+               f"{building.DISK_BYTES_PER_SLOT} bytes a slot (the standard moving phase's files); "
+               f"{gap}: only this plan is available")
 
 
 def _built_files(db: str, rules: Rules) -> list[tuple[Path, Pair | Subspace]]:

@@ -141,6 +141,9 @@ class Session:
         word, rest = word.lower(), rest.strip()
         if word in ("help", "?"):
             self.out(HELP)
+            board = self.game.rules.board
+            if board.points != STANDARD.board.points:      # the examples above are standard points
+                self.out(f"Points of the {board.name} board: {' '.join(sorted(board.points))}")
         elif word in ("quit", "exit"):
             if self.result() is None:
                 self.out("You leave the game unfinished.")
@@ -200,9 +203,11 @@ class Session:
                 victims |= 1 << t
         self.out(f"{move} closes a mill: which stone do you take?")
         self.show_board(takeable=victims)
-        # One stone ("a4"), or two where two mills at once take two ("a4xb6").
+        # One stone ("a4"), or two where two mills at once take two ("b6xa4"), named
+        # in either order.
         texts = {"x".join(board.points[t] for t in m.takes): m for m in takes}
         names = ", ".join(sorted(texts))
+        texts.update({"x".join(board.points[t] for t in reversed(m.takes)): m for m in takes})
         answer = self.read(f"take which stone ({names}) > ")
         if answer is None:
             return None

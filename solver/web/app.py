@@ -414,10 +414,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
             colour = VALUE_COLOURS.get(colour, colour)
             if not (len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
                 raise ApiError(f"mark {item!r}: expected POINT:win|draw|loss|#rrggbb")
-            marks[parse_move(point).target] = colour
+            marks[parse_move(point, rules.board).target] = colour
         size = params.get("size")
-        svg = board_svg(pos, last_move=parse_move(last) if last else None, marks=marks,
-                        arrows=[parse_move(a) for a in (text_param(params, "arrows") or "").split()],
+        svg = board_svg(pos, last_move=parse_move(last, rules.board) if last else None, marks=marks,
+                        arrows=[parse_move(a, rules.board) for a in (text_param(params, "arrows") or "").split()],
                         coordinates=bool_param(params, "coordinates", True),
                         size=None if size in (None, "") else int(number_param(params, "size", 400, 50, 4000)))
         return Response(svg, media_type="image/svg+xml")
