@@ -1,7 +1,8 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
 # Provides: CHECK_BATCH, CAPTURE_FLAG; retro_check.
-# Uses:     c_moves_packed, move_take (movegen.pxi); c_index_position, c_position_at,
+# Uses:     c_moves_packed, move_take (movegen.pxi); c_index_position, c_index_frame,
+#           c_index_in_frame, c_position_at,
 #           c_is_real_slot, c_subspace_slots (index.pxi); Best, best_reset, best_add,
 #           best_code, moved, without, atomic_inc_i64, prefetch (retro.pxi).
 #
@@ -38,6 +39,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef int* first
     cdef int* count
     cdef Best* b      # per thread: a variable only used through & would be shared
+    cdef IndexFrame* frame
     cdef long long nbad = 0, at
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
@@ -50,6 +52,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
         b = <Best*>malloc(sizeof(Best))
+        frame = <IndexFrame*>malloc(sizeof(IndexFrame))
         succ = <int64_t*>malloc(CHECK_BATCH * MAX_MOVES * sizeof(int64_t))
         first = <int*>malloc(CHECK_BATCH * sizeof(int))
         count = <int*>malloc(CHECK_BATCH * sizeof(int))
@@ -69,11 +72,12 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 own = scratch[0]
                 opp = scratch[1]
                 n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                c_index_frame(o, m, opp, frame)     # quiet moves keep opp's stones
                 for i in range(n):
                     mv = moves[i]
                     take = move_take(mv)
                     if take == NO_POINT:
-                        e = c_index_position(o, m, opp, moved(own, mv))
+                        e = c_index_in_frame(frame, moved(own, mv))
                         prefetch(&quiet[e])
                     elif o - 1 < 3:
                         e = -1
@@ -110,4 +114,5 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
         free(moves)
         free(scratch)
         free(b)
+        free(frame)
     return bad_arr[:min(nbad, max_bad)], nbad

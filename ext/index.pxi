@@ -23,6 +23,8 @@
 # Provides to the other kernels (all nogil, unchecked):
 #   c_subspace_slots(m, o) -> int64              slots of subspace m-o
 #   c_index_position(m, o, own, opp) -> int64    slot of a position (all 16 images: the same slot)
+#   IndexFrame, c_index_frame(m, o, own, &f), c_index_in_frame(&f, opp): the same in
+#                                                two steps, the first shared by all opp
 #   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
 #   c_is_real_slot(m, o, slot) -> bint           whether a canonical position uses the slot
 #   MAX_STONES, ORBITS, c_apply_sym_fast
@@ -339,15 +341,36 @@ cdef inline uint32_t min_over_stabiliser(uint16_t stab, uint32_t opp) noexcept n
     return best
 
 
-cdef inline int64_t c_index_position(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
+ctypedef struct IndexFrame:
+    # What the slot of (own, opp) in m-o takes from own alone: the moves of one side
+    # keep the other side's stones, so the successors of a position share one frame.
+    int64_t base        # first slot of own's representative
+    uint32_t free       # the representative's free points
+    uint16_t stab       # its non-trivial stabiliser (0: trivial)
+    int g               # the symmetry taking own to it
+
+
+cdef inline void c_index_frame(int m, int o, uint32_t own, IndexFrame* f) noexcept nogil:
     cdef uint32_t e = CANON[m][rank_fast(own)]
     cdef uint32_t rep = e >> 5
-    cdef int g = e & 15
-    cdef uint32_t free = FULL & ~c_apply_sym_fast(g, own)
-    opp = c_apply_sym_fast(g, opp)
-    if e & 16:
-        opp = min_over_stabiliser(REP_STAB[m][rep], opp)
-    return <int64_t>rep * <int64_t>BINOM[24 - m][o] + rank_fast(compact(opp, free))
+    f.g = e & 15
+    f.free = FULL & ~c_apply_sym_fast(f.g, own)
+    f.stab = REP_STAB[m][rep] if e & 16 else 0
+    f.base = <int64_t>rep * <int64_t>BINOM[24 - m][o]
+
+
+cdef inline int64_t c_index_in_frame(const IndexFrame* f, uint32_t opp) noexcept nogil:
+    """Slot of (own, opp), own being the stones f was made from."""
+    opp = c_apply_sym_fast(f.g, opp)
+    if f.stab:
+        opp = min_over_stabiliser(f.stab, opp)
+    return f.base + rank_fast(compact(opp, f.free))
+
+
+cdef inline int64_t c_index_position(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
+    cdef IndexFrame f
+    c_index_frame(m, o, own, &f)
+    return c_index_in_frame(&f, opp)
 
 
 cdef inline void c_position_at(int m, int o, int64_t slot, uint32_t* own, uint32_t* opp) noexcept nogil:

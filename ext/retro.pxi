@@ -1,12 +1,13 @@
 # Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4).
 #
-# Provides: retro_init, retro_round, retro_finish (the solve, driven by solver.retro);
+# Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
+#           retro_pull, retro_finish (the solve, driven by solver.retro);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_*, Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), moved, without, atomic_inc_i64, prefetch, prange.
 # Uses:     movegen.pxi (c_moves_packed, c_unmoves_packed, move_* accessors, NO_POINT,
-#           MAX_MOVES), index.pxi (c_index_position, c_position_at, c_is_real_slot,
-#           c_subspace_slots).
+#           MAX_MOVES), index.pxi (c_index_position, IndexFrame, c_index_frame,
+#           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -59,6 +60,9 @@ cdef enum:
     DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
     DEDUPE_MAX = 128
     NO_WIN = 1 << 30
+    SCAN_SHIFT = 12        # the frontier scan's blocks: 4096 slots (see retro_scan)
+    SCAN_SLOTS = 1 << SCAN_SHIFT
+    PULL_BATCH = 8         # successors a pull round prefetches together
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -169,28 +173,44 @@ cdef inline int64_t* new_dedupe_table() noexcept nogil:
     return t
 
 
+cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
+    """Whether code c is a win in at most d plies (final from round d on: a win is only
+    ever overwritten by a shorter one, written in the round of its plies minus one)."""
+    return c != 0 and (c & 1) == 0 and c <= d + 1
+
+
 cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, bint jumping,
                                       bint take_none, uint32_t* moves, int64_t* succ,
-                                      int64_t* table) noexcept nogil:
-    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing."""
+                                      int64_t* table, const uint16_t* codes, int d) noexcept nogil:
+    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing;
+    given ``codes`` (of o-m), only those not won in fewer than d plies."""
     cdef int n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-    cdef int i, k = 0
+    cdef int i, k = 0, left = 0
+    cdef IndexFrame f
+    c_index_frame(o, m, opp, &f)
     for i in range(n):
         if move_take(moves[i]) == NO_POINT:
-            succ[k] = c_index_position(o, m, opp, moved(own, moves[i]))
+            succ[k] = c_index_in_frame(&f, moved(own, moves[i]))
             k += 1
-    return dedupe(succ, k, table)
+    k = dedupe(succ, k, table)
+    if codes == NULL:
+        return k
+    for i in range(k):
+        if not won_by(codes[succ[i]], d - 1):
+            left += 1
+    return left
 
 
 # --- the solve -----------------------------------------------------------------------
 
-def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t[::1] cap,
+def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                bint jumping, bint take_none, int jobs=2):
     """Initialise subspace m-o: blocked states and capture outcomes.
 
-    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are
-    left unknown (computed when first needed).  Returns the largest plies any state
-    may be decided at so far.
+    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are not
+    needed yet (they start unknown, CNT_UNKNOWN, and are computed when first needed),
+    so the caller allocates them after it has let the capture targets go.  Returns the
+    largest plies any state may be decided at so far and the number of undecided states.
     """
     cdef int64_t slot, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
@@ -199,7 +219,7 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     cdef int n, i, quiet, take
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
-    assert val.shape[0] == n_slots and cnt.shape[0] == n_slots
+    assert val.shape[0] == n_slots
     if o > 3:
         assert cap.shape[0] == c_subspace_slots(o - 1, m)
     with nogil, parallel(num_threads=jobs):
@@ -207,7 +227,6 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
         b = <Best*>malloc(sizeof(Best))
         for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
-            cnt[slot] = CNT_UNKNOWN
             if not c_is_real_slot(m, o, slot):
                 val[slot] = V_SLACK
                 continue
@@ -238,30 +257,151 @@ def retro_init(int m, int o, uint16_t[::1] val, uint8_t[::1] cnt, const uint16_t
     return _max_plies(val)
 
 
-cdef int _max_plies(uint16_t[::1] val):
-    """Largest plies stored or pending in val."""
-    cdef int64_t i
+cdef tuple _max_plies(uint16_t[::1] val):
+    """Largest plies stored or pending in val, and the number of undecided states."""
+    cdef int64_t i, undecided = 0
     cdef int best = 0, p
     cdef uint16_t v
     with nogil:
         for i in range(val.shape[0]):
             v = val[i]
-            if v == V_SLACK or v == 0:
+            if v == V_SLACK:
+                continue
+            if is_undecided(v):
+                undecided += 1
+            if v == 0:
                 continue
             p = (v & V_PLIES_MASK) if (v & V_PENDING) else v - 1
             if p > best:
                 best = p
-    return best
+    return best, undecided
 
 
-def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
-                int d, bint jumping, bint take_none, int jobs=2):
+# --- the frontier: states decided with plies d ----------------------------------------
+#
+# Round d needs the slots whose code is d + 1.  Rather than compare every slot in every
+# round, each block of SCAN_SLOTS slots keeps a due code: no slot of the block holds a
+# decided code from d + 1 (the code the round looks for) up to below its due code.  A
+# round scans only the blocks due; the scan raises a block's due code to the smallest
+# decided code above d + 1 it saw, and every writer of a code (at least d + 2 in round d)
+# lowers the due code of its block to d + 2 (all writers of a round write the same).
+
+cdef inline void mark_due(uint16_t* due, int64_t slot, int d) noexcept nogil:
+    """A code of at least d + 2 was written at slot in round d."""
+    cdef uint16_t* b = &due[slot >> SCAN_SHIFT]
+    if b[0] > d + 2:
+        b[0] = <uint16_t>(d + 2)
+
+
+cdef extern from *:
+    """
+    /* Written in C so that the compiler vectorises them (no branches). */
+    static inline uint16_t mu_scan_block(const uint16_t* restrict val, long long lo,
+                                         long long hi, uint16_t at, long long* n) {
+        uint32_t k = 0;                 /* a block holds at most SCAN_SLOTS slots */
+        uint16_t low = 0xFFFF;
+        uint16_t span = (uint16_t)(0x7FFF - at);
+        for (long long i = lo; i < hi; i++) {
+            uint16_t v = val[i];
+            k += v == at;
+            uint16_t decided_above = (uint16_t)(v - at - 1) < span;    /* at < v < 0x8000 */
+            uint16_t x = v | (uint16_t)(decided_above - 1);          /* else 0xFFFF */
+            low = low < x ? low : x;
+        }
+        *n += k;
+        return low;
+    }
+    static inline long long mu_gather_block(const uint16_t* restrict val, long long lo,
+                                            long long hi, uint16_t at, long long* out,
+                                            long long n) {
+        long long i = lo;
+        for (; i + 16 <= hi; i += 16) {         /* groups of 16: mostly none of them */
+            uint32_t mask = 0;
+            for (int j = 0; j < 16; j++)
+                mask |= (uint32_t)(val[i + j] == at) << j;
+            while (mask) {
+                out[n++] = i + __builtin_ctz(mask);
+                mask &= mask - 1;
+            }
+        }
+        for (; i < hi; i++) {
+            out[n] = i;
+            n += val[i] == at;
+        }
+        return n;
+    }
+    """
+    # How many slots of [lo, hi) hold code at (added to n), and the smallest decided
+    # code above at (V_SLACK: none).
+    uint16_t scan_block "mu_scan_block"(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
+                                        int64_t* n) nogil
+    # Slots of [lo, hi) that hold code at, appended to out[n:]; returns the new n.
+    int64_t gather_block "mu_gather_block"(const uint16_t* val, int64_t lo, int64_t hi, uint16_t at,
+                                           int64_t* out, int64_t n) nogil
+
+
+def retro_counts(int64_t slots):
+    """Counts for a subspace of that many slots, all unknown."""
+    return np.full(slots, CNT_UNKNOWN, dtype=np.uint8)
+
+
+def retro_due(int64_t slots):
+    """Due codes for a subspace of that many slots: one uint16 per block, all 0 (every
+    block scanned in round 0), then one byte per block (set: the block holds the
+    frontier of the round, for retro_scan)."""
+    cdef int64_t nb = (slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    return np.zeros(nb, dtype=np.uint16), np.zeros(nb, dtype=np.uint8)
+
+
+def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint8_t[::1] holds,
+                        int d, int jobs=2):
+    """How many slots of val hold code d + 1 (the frontier of round d).  Scans the
+    blocks due, raises their due codes to the smallest decided code above d + 1 they
+    hold, and marks in ``holds`` the blocks that hold the frontier (for retro_scan)."""
+    cdef int64_t b, n_slots = val.shape[0], total = 0, n
+    cdef uint16_t at = <uint16_t>(d + 1)
+    assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT == holds.shape[0]
+    for b in prange(due.shape[0], nogil=True, num_threads=jobs, schedule="static", chunksize=64):
+        holds[b] = 0
+        if due[b] <= at:
+            n = 0
+            due[b] = scan_block(&val[0], b << SCAN_SHIFT, min((b + 1) << SCAN_SHIFT, n_slots), at, &n)
+            holds[b] = n > 0
+            total += n
+    return total
+
+
+def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block,
+               int64_t[::1] out):
+    """The frontier of round d (slots with code d + 1) from the blocks that hold it
+    (marked by retro_frontier_size) from ``block`` on, into out while a whole block
+    fits; returns how many and the block to go on from (len(holds) when done)."""
+    cdef int64_t n_slots = val.shape[0], n = 0, nb = holds.shape[0], lo
+    cdef uint16_t at = <uint16_t>(d + 1)
+    assert out.shape[0] >= SCAN_SLOTS and nb == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    with nogil:
+        while block < nb and n + SCAN_SLOTS <= out.shape[0]:
+            if holds[block]:
+                lo = block << SCAN_SHIFT
+                n = gather_block(&val[0], lo, min(lo + SCAN_SLOTS, n_slots), at, &out[0], n)
+            block += 1
+    return n, block
+
+
+def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
+                uint16_t[::1] pred, uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d,
+                bint jumping, bint take_none, bint recount=False, int jobs=2):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
-    Returns the number of predecessors decided in this round.  (The caller finds the
-    frontier with a vectorised scan: a compare per slot in this loop cost more than
-    all the rest of the round.)
+    Returns the number of predecessors decided in this round that were undecided (not
+    the tentative wins it shortened: the caller keeps count of the undecided states).
+    (The caller finds the
+    frontier with ``retro_scan``: a compare per slot in this loop cost more than all
+    the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan);
+    ``child``: the codes of m-o.  ``recount``: a pull round may have left counts unknown
+    that won successors had reached (see retro_pull), so a count computed now leaves
+    out the successors won in fewer than d plies (else it needs no look at them).
     """
     cdef int64_t j, slot, p, decided = 0
     cdef uint32_t own, opp, mv, before
@@ -273,7 +413,10 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
     cdef int n, k, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
-    assert pred.shape[0] == c_subspace_slots(o, m)
+    cdef const uint16_t* codes = &child[0] if recount else NULL
+    assert child.shape[0] == c_subspace_slots(m, o)
+    assert pred.shape[0] == c_subspace_slots(o, m) and pred_cnt.shape[0] == pred.shape[0]
+    assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -301,22 +444,120 @@ def retro_round(int m, int o, const int64_t[::1] frontier, uint16_t[::1] pred, u
                     # already wins faster); all writers of this round write the same value
                     if is_undecided(v) or (v - 1) > d + 1:
                         pred[p] = <uint16_t>(d + 2)
-                        decided += 1
+                        mark_due(&pred_due[0], p, d)
+                        if is_undecided(v):     # (an overwritten tentative win was counted)
+                            decided += 1
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
                         c = quiet_successor_count(o, m, scratch[0], scratch[1], jumping,
-                                                  take_none, moves + n, succ, table)
+                                                  take_none, moves + n, succ, table, codes, d)
                         atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
                         cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
                         pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                        mark_due(&pred_due[0], p, d)
                         decided += 1
         free(moves)
         free(scratch)
         free(preds)
         free(succ)
         free(table)
+    return decided
+
+
+def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
+               uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
+    """Round d the other way round (pull): every state of o-m (``pred``) that round d
+    can decide looks at its quiet successors in m-o (``child``) for ones decided with
+    plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
+    and leaves the counts so that push rounds can go on (see below): rounds may switch
+    between the two.  It pays when the frontier is larger than the states it can decide.
+
+    Rounds with d even (successors lost in d): a state that is undecided, or wins only
+    in more than d + 1 (a tentative capture win), wins in d + 1 if a successor is lost
+    in d.  Rounds with d odd (successors won in d): an undecided state that may still
+    lose is lost when every successor is a win in at most d plies and one in exactly d;
+    else it stops at the first successor not won, and its count, if known, becomes
+    unknown again: the push round that next needs it computes it afresh, leaving out
+    the successors already won (retro_round with recount).  Returns the number of
+    states decided that were undecided.
+    """
+    cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
+    cdef uint32_t own, opp, mv
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int64_t* succ
+    cdef int n, k, i, j, cmax
+    cdef uint16_t v, c
+    cdef bint hit, done
+    cdef IndexFrame* frame     # per thread (see Best in retro_init)
+    cdef bint child_lost = d % 2 == 0
+    cdef uint16_t at_d = <uint16_t>(d + 1)
+    assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
+    assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    assert child.shape[0] == c_subspace_slots(m, o)
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        succ = <int64_t*>malloc(PULL_BATCH * sizeof(int64_t))
+        frame = <IndexFrame*>malloc(sizeof(IndexFrame))
+        for p in prange(n_pred, schedule="dynamic", chunksize=4096):
+            v = pred[p]
+            if child_lost:
+                if not (is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)):
+                    continue
+            elif not is_undecided(v) or (v & V_DRAW_CAPTURE):
+                continue
+            c_position_at(o, m, p, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+            c_index_frame(m, o, opp, frame)
+            # successors in batches of PULL_BATCH, prefetched, so that the first
+            # one that settles the state stops the work
+            hit = False
+            done = False
+            i = 0
+            while i < n and not done:
+                k = 0
+                while i < n and k < PULL_BATCH:
+                    mv = moves[i]
+                    i = i + 1
+                    if move_take(mv) == NO_POINT:
+                        s = c_index_in_frame(frame, moved(own, mv))
+                        succ[k] = s
+                        k = k + 1
+                        prefetch(&child[s])
+                for j in range(k):
+                    c = child[succ[j]]
+                    if child_lost:
+                        if c == at_d:
+                            hit = True
+                            done = True
+                            break
+                    elif c == at_d:
+                        hit = True
+                    elif not won_by(c, d):
+                        done = True         # not all won: no loss this round
+                        break
+            if child_lost:
+                if hit:
+                    pred[p] = <uint16_t>(d + 2)
+                    mark_due(&pred_due[0], p, d)
+                    if is_undecided(v):
+                        decided += 1
+            elif not done and hit:
+                cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
+                pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                mark_due(&pred_due[0], p, d)
+                decided += 1
+            elif pred_cnt[p] != CNT_UNKNOWN:
+                pred_cnt[p] = CNT_UNKNOWN
+        free(moves)
+        free(scratch)
+        free(succ)
+        free(frame)
     return decided
 
 

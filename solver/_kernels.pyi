@@ -49,12 +49,21 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 
 # --- retro.pxi: retrograde analysis; check.pxi: the forward check --------------------------
 
-def retro_init(m: int, o: int, val: U16, cnt: U8, cap: U16, jumping: bool, take_none: bool,
-               jobs: int = 2) -> int:
-    """Initialise subspace m-o; returns the largest plies decided or pending so far."""
-def retro_round(m: int, o: int, frontier: I64, pred: U16, pred_cnt: U8, d: int,
-                jumping: bool, take_none: bool, jobs: int = 2) -> int:
-    """One round at plies d; returns how many predecessors it decided."""
+def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
+               jobs: int = 2) -> tuple[int, int]:
+    """Initialise subspace m-o; returns the largest plies decided or pending so far and
+    the number of undecided states."""
+def retro_counts(slots: int) -> U8: ...
+def retro_due(slots: int) -> tuple[U16, U8]: ...
+def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...
+def retro_scan(val: U16, holds: U8, d: int, block: int, out: I64) -> tuple[int, int]: ...
+def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_cnt: U8,
+                pred_due: U16, d: int, jumping: bool, take_none: bool, recount: bool = False,
+                jobs: int = 2) -> int:
+    """One round at plies d, pushed from the frontier; returns how many it decided."""
+def retro_pull(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16, d: int,
+               jumping: bool, take_none: bool, jobs: int = 2) -> int:
+    """One round at plies d, pulled by the states it can decide; returns how many."""
 def retro_finish(val: U16) -> None: ...
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,

@@ -96,8 +96,18 @@ def _pair_shapes(pair: tuple[int, int]) -> list[tuple[int, int, int, int]]:
 
 
 def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's solve holds (:func:`retrograde_memory`)."""
-    return retrograde_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
+    """Bytes a pair's build holds at its peak (:func:`moving_memory`)."""
+    return moving_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
+
+
+def moving_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes the build of a moving-phase pair (:func:`solver.retro.solve_pair`, the check,
+    the write) holds at its peak, for subspaces of ``own`` slots whose captures read
+    subspaces of ``reads`` slots (docs/design.md §4): 2 per slot of its own codes
+    throughout, with either 1 per slot of counts (the rounds) or 2 per slot of one
+    subspace it reads (a subspace's initialisation or check: they are read one at a
+    time), and 16 MiB for the frontier and the write's blocks."""
+    return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
 
 
 def retrograde_memory(own: list[int], reads: list[int]) -> int:
@@ -239,6 +249,15 @@ class SubspaceCache:
     def get(self, m: int, o: int) -> np.ndarray:
         return self.load(Subspace(m, o))
 
+    def read(self, m: int, o: int) -> np.ndarray:
+        """A moving subspace's values, held or read from disk, without keeping them: the
+        look-up of a pair's solve and check, which need one capture target at a time."""
+        sub = Subspace(m, o)
+        if sub in self.arrays:
+            return self.arrays[sub]
+        return storage.read_subspace(storage.subspace_path(self.root, self.rules, sub),
+                                     self.rules, m, o)
+
     def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
         for key in list(self.arrays):
@@ -373,7 +392,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
             own = _pair_shapes(p)
             reads = [c for s in own if (c := successors(*s)[1]) is not None]
             files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
-                                     retrograde_memory(slots(own), slots(reads))))
+                                     moving_memory(slots(own), slots(reads))))
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
@@ -520,7 +539,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
             f"which are not built in {folder}")
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
-    cache.keep_only(p.capture_targets)
+    cache.keep_only(())         # capture targets are read when needed, one at a time
     need, have = unit.memory, memory_available()
     if have is not None and need > have + cache_bytes(cache):
         raise InsufficientMemoryError(
@@ -529,12 +548,12 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     start = time.perf_counter()
     bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                leave=False, dynamic_ncols=True)
-    result = solve_pair(p, rules, cache.get, jobs,
+    result = solve_pair(p, rules, cache.read, jobs,
                         progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
     bar.close()
     checked_at = time.perf_counter()
     if verify:
-        bad = check_values(p, rules, result.values, cache.get, jobs)
+        bad = check_values(p, rules, result.values, cache.read, jobs)
         if bad:
             raise ConsistencyError(f"pair {name} fails the consistency check at "
                                    f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)

@@ -41,15 +41,19 @@ def pair_order(stones: int) -> list[tuple[int, int]]:
     return sorted(pairs, key=lambda p: (p[0] + p[1], p[0]))
 
 
-SCAN_BLOCK = 1 << 26
-
-
-def _frontier(codes: np.ndarray, d: int):
-    """Slots decided with plies d (code d + 1), in blocks to bound the temporary memory."""
-    for start in range(0, len(codes), SCAN_BLOCK):
-        found = np.flatnonzero(codes[start:start + SCAN_BLOCK] == d + 1)
-        if len(found):
-            yield found + start if start else found
+#: Frontier slots handed to one push round (int64: 8 MiB).
+FRONTIER_CHUNK = 1 << 20
+#: A round pulls (``retro_pull``: the states it can decide look at their successors)
+#: when its frontier is larger than this many times the undecided states; else it
+#: pushes (``retro_round``: the frontier walks its un-moves).  Both walk about as many
+#: moves per state (the same side moves), so the break-even is near 1.
+PULL_RATIO = 1.0
+#: The same for a round into losses of a subspace whose side to move jumps (3-x): a
+#: push walks about 45 un-moves per frontier state and computes the count of every
+#: state it reaches first (another 45 moves), so pulling pays far sooner.  (Using this
+#: ratio for sliding sides too made pair 4-7 take 1.8 times the CPU time: there the
+#: states a push reaches mostly have their counts already.)
+PULL_RATIO_JUMPING = 0.125
 
 
 @dataclass
@@ -62,35 +66,65 @@ class PairResult:
 
 
 def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 2,
-               progress: Callable[[str], None] | None = None) -> PairResult:
+               progress: Callable[[str], None] | None = None,
+               pull: bool | Callable[[int], bool] | None = None) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)
-    supplies the solved subspaces its captures lead into."""
+    supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
+    (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
+    by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
     require_kernels(rules)
     start = time.perf_counter()
     subs = Pair(*pair).subspaces
+    # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
+    # capture targets one at a time during the initialisation (the caller's lookup should
+    # not keep them); the counts, 1 byte a slot, only from the rounds on.
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
-    cnt = {s: np.empty(s.slots, dtype=np.uint8) for s in subs}
-    empty = np.zeros(0, dtype=np.uint16)
+    due, holds = {}, {}
+    for s in subs:
+        due[s], holds[s] = _kernels.retro_due(s.slots)
+    undecided = {}
     maxd = 0
     for s in subs:
         target = s.capture_child
-        cap = np.ascontiguousarray(lookup(*target), dtype=np.uint16) if target else empty
+        cap = (np.ascontiguousarray(lookup(*target), dtype=np.uint16) if target
+               else np.zeros(0, dtype=np.uint16))
         if progress:
             progress(f"init {s}")
-        maxd = max(maxd, _kernels.retro_init(s.m, s.o, val[s], cnt[s], cap,
-                                             rules.jumping, rules.take_none, jobs))
+        plies, undecided[s] = _kernels.retro_init(s.m, s.o, val[s], cap,
+                                                  rules.jumping, rules.take_none, jobs)
+        maxd = max(maxd, plies)
+        del cap
+    cnt = {s: _kernels.retro_counts(s.slots) for s in subs}
+    recount = {s: False for s in subs}
+    chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
     while d <= maxd:
-        decided = 0
+        decided, pulled = 0, []
         for s in subs:
             child = s.quiet_child
-            for frontier in _frontier(val[s], d):
-                decided += _kernels.retro_round(s.m, s.o, frontier, val[child], cnt[child], d,
-                                                rules.jumping, rules.take_none, jobs)
+            size = _kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
+            if not size:
+                continue
+            args = (val[s], val[child], cnt[child], due[child], d, rules.jumping, rules.take_none)
+            jumps = rules.jumping and child.m == 3
+            ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
+            pulling = (size > ratio * undecided[child] if pull is None
+                       else pull(d) if callable(pull) else pull)
+            if pulling:
+                n = _kernels.retro_pull(s.m, s.o, *args, jobs)
+                pulled.append(str(child))
+                recount[child] |= d % 2 == 1        # it may have left counts unknown
+            else:
+                n, block = 0, 0
+                while block < len(holds[s]):
+                    found, block = _kernels.retro_scan(val[s], holds[s], d, block, chunk)
+                    n += _kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs)
+            undecided[child] -= n       # (less overwritten tentative wins: an estimate)
+            decided += n
         if decided:
             maxd = max(maxd, d + 1)
         if progress:
-            progress(f"round {d}: {decided} decided")
+            progress(f"round {d}: {decided} decided" + (f", pulled into {' '.join(pulled)}" if pulled else ""))
         d += 1
     for s in subs:
         _kernels.retro_finish(val[s])

@@ -165,3 +165,62 @@ def test_rule_variants_solve_and_check(tmp_path, rules):
     assert not check_pair(tmp_path, rules, (3, 3))
     stats = storage.pair_stats(storage.pair_path(tmp_path, rules, (3, 3)), rules)["3-3"]
     assert stats["wins"] + stats["losses"] + stats["draws"] == 169_626
+
+
+def _same_values_whichever_rounds_pull(name: str, plans: dict) -> None:
+    from solver.retro import solve_pair
+
+    rules = Rules.from_name(name)
+    solved: dict = {}
+    for pair, schedules in plans.items():
+        results = []
+        for pull in schedules:
+            lookup = lambda m, o: solved[min(m, o), max(m, o)][m, o]
+            results.append(solve_pair(pair, rules, lookup, jobs=2, pull=pull).values)
+        for other in results[1:]:
+            for sub, codes in results[0].items():
+                assert np.array_equal(codes, other[sub]), (pair, sub)
+        solved[pair] = results[0]
+
+
+def test_push_pull_and_mixed_rounds_give_the_same_values():
+    """Pulling rounds (the states to decide look at their successors) decide exactly what
+    pushing rounds do and leave the counts as they do, whichever rounds pull (3-4: its
+    captures lead into 3-3; pulling every round of it is slow, so a few rounds pull)."""
+    _same_values_whichever_rounds_pull("standard", {
+        (3, 3): [False, True, lambda d: d % 3 == 1],
+        (3, 4): [False, lambda d: d in (1, 2, 5)]})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["standard", "no-jumping", "take-none", "no-jumping-take-none"])
+def test_push_pull_and_mixed_rounds_give_the_same_values_all_rules(name):
+    _same_values_whichever_rounds_pull(name, {
+        (3, 3): [False, True, None, lambda d: d % 3 == 1, lambda d: d % 2 == 1],
+        (3, 4): [False, True, None, lambda d: d in (1, 2, 5), lambda d: d in (0, 3, 4)]})
+
+
+def test_frontier_scan_finds_exactly_the_codes_of_the_round():
+    """retro_frontier_size and retro_scan (blocks skipped by their due codes) find the
+    slots holding code d + 1, round after round, as a plain comparison does, also when
+    codes are written between rounds (the writers lower the due codes, see retro.pxi)."""
+    rng = np.random.default_rng(15)
+    slots = 5 * 4096 + 123
+    codes = rng.integers(0, 40, slots).astype(np.uint16)
+    codes[rng.random(slots) < 0.3] = 0              # undecided
+    codes[rng.random(slots) < 0.1] |= 0x8000        # pending
+    codes[-50:] = 0xFFFF                           # slack
+    due, holds = _kernels.retro_due(slots)
+    out = np.empty(2 * 4096, dtype=np.int64)
+    for d in range(40):
+        expected = np.flatnonzero(codes == d + 1)
+        assert _kernels.retro_frontier_size(codes, due, holds, d) == len(expected)
+        found, block = [], 0
+        while block < len(holds):
+            n, block = _kernels.retro_scan(codes, holds, d, block, out)
+            found.append(out[:n].copy())
+        assert np.array_equal(np.concatenate(found), expected), d
+        # a round writes codes of at least d + 2 and marks their blocks as retro_round does
+        for slot in rng.choice(np.flatnonzero(codes == 0), 20, replace=False):
+            codes[slot] = d + 2 + rng.integers(0, 3)
+            due[slot // 4096] = min(due[slot // 4096], d + 2)

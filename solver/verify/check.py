@@ -63,6 +63,7 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
                 progress(stop - start)
             if len(bad) >= max_bad:
                 return bad[:max_bad]
+        del cap         # one capture target at a time (with a lookup that does not keep it)
     return bad
 
 
