@@ -32,6 +32,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import _kernels
+from .board import NUM_POINTS
 from .index import Subspace
 from .position import Position, parse_position
 from .rules import Rules
@@ -108,7 +109,7 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
     quiet, cap = _child_codes(sub, lookup)
     # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
     reps = _kernels.orbit_count(sub.o)
-    step = max(1, BLOCK // math.comb(24 - sub.o, sub.m))
+    step = max(1, BLOCK // math.comb(NUM_POINTS - sub.o, sub.m))   # positions a rep set holds
     done = 0
     for start in range(0, reps, step):
         stop = min(reps, start + step)
