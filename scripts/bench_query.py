@@ -158,7 +158,8 @@ def bench_play(db: Path, rules: Rules, games: int, seed: int) -> None:
     worst = max(every, key=lambda t: t[0])
     print(f"play --level perfect: {games} games, {len(every)} computer moves "
           f"({len(placing)} placing); first move in a fresh Database: "
-          f"{', '.join(ms(w) for w, _ in firsts)} wall; placing: median "
+          f"{', '.join(ms(w) for w, _ in firsts)} wall ({', '.join(ms(c) for _, c in firsts)} CPU); "
+          f"placing: median "
           f"{ms(statistics.median(w for w, _ in placing))}, max {ms(max(w for w, _ in placing))} "
           f"wall; every move: max {ms(worst[0])} wall ({ms(worst[1])} CPU)")
 
