@@ -1,9 +1,11 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
-# Provides: CHECK_BATCH, CAPTURE_FLAG; retro_check.
-# Uses:     c_moves_packed, move_take (movegen.pxi); c_index_position, c_index_frame,
-#           c_index_in_frame, c_position_at,
-#           c_is_real_slot, c_subspace_slots (index.pxi); Best, best_reset, best_add,
+# Provides: CHECK_BATCH, CAPTURE_FLAG; retro_check (slot order: `muehle check`),
+#           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
+# Uses:     c_moves_packed, move_take, takeable (movegen.pxi); c_index_position,
+#           c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
+#           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
+#           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
 #           best_code, moved, without, atomic_inc_i64, prefetch (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
@@ -116,3 +118,126 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
         free(b)
         free(frame)
     return bad_arr[:min(nbad, max_bad)], nbad
+
+
+# --- the build's check: positions grouped by the opponent's stones ----------------------
+#
+# The same recomputation as retro_check, visiting the positions grouped by the
+# opponent's stones (as the placement pass does, docs/design.md §8): for one
+# representative X of the o-stone sets, every position (own, X) has its quiet
+# successors (X, own') in one block of C(24 - o, m) slots of o-m (X is their side to
+# move) and its captures in one of o blocks of (o-1)-m, so the successors' codes come
+# from cache; the state's own code is the one read far away.  retro_check reads every
+# successor far away (about 10 reads a position when sliding, 45 when jumping).
+
+cdef enum:
+    GROUP_BATCH = 16        # states whose own codes the grouped check prefetches together
+
+
+def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
+                        const uint16_t[::1] cap, bint jumping, bint take_none,
+                        int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2):
+    """Forward consistency check of the positions of subspace m-o whose opponent stones
+    are the representatives [rep_start, rep_stop) of the o-stone sets.
+
+    Arguments as for retro_check.  Returns the slots that disagree (at most max_bad, in
+    no particular order), how many disagree, and how many slots were checked.  Over all
+    representatives every real slot is checked exactly once (an own set is taken once
+    per orbit under the stabiliser of X), so the checked slots number the real ones;
+    that the others hold the slack code the caller proves by counting
+    (retro_count_except).
+    """
+    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t per_rep = <int64_t>BINOM[24 - o][m]
+    cdef int64_t r, i, k0, visited = 0
+    cdef uint32_t opp, own, x, free_r, victims, v, mv
+    cdef uint16_t stab
+    cdef uint32_t* moves
+    cdef uint32_t* owns
+    cdef int64_t* slots
+    cdef IndexFrame* frames     # [24]: quiet successors' side; [t]: after taking t
+    cdef IndexFrame* f
+    cdef Best* b
+    cdef int n, j, nb, k, take, expect
+    cdef long long nbad = 0, at
+    cdef bint cap_wins = o - 1 < 3
+    cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
+    bad_arr = np.full(max_bad, -1, dtype=np.int64)
+    cdef int64_t[::1] bad = bad_arr
+    if rep_stop < 0 or rep_stop > ORBITS[o]:
+        rep_stop = ORBITS[o]
+    if rep_start < 0 or rep_start > rep_stop:
+        raise ValueError("bad representative range")
+    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m):
+        raise ValueError("value or quiet-successor array of the wrong size")
+    if not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m):
+        raise ValueError("capture-target array of the wrong size")
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
+        slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        frames = <IndexFrame*>malloc(25 * sizeof(IndexFrame))
+        f = <IndexFrame*>malloc(sizeof(IndexFrame))
+        b = <Best*>malloc(sizeof(Best))
+        for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
+            opp = REP_MASK[o][r]
+            stab = REP_STAB[o][r]
+            free_r = FULL & ~opp
+            c_index_frame(o, m, opp, &frames[24])
+            if not cap_wins:
+                victims = takeable(opp, take_none)
+                v = victims
+                while v:
+                    c_index_frame(o - 1, m, without(opp, ctz(v)), &frames[ctz(v)])
+                    v = v & (v - 1)
+            x = ((<uint32_t>1) << m) - 1        # own, compacted into free_r, in colex order
+            k0 = 0
+            while k0 < per_rep:
+                # a batch: the states' slots, their codes prefetched
+                nb = 0
+                while k0 < per_rep and nb < GROUP_BATCH:
+                    own = deposit(x, free_r)
+                    k0 = k0 + 1
+                    if m > 0 and k0 < per_rep:
+                        x = next_same_popcount(x)
+                    if stab == 0 or opp_is_canonical(stab, own):
+                        owns[nb] = own
+                        c_index_frame(m, o, own, f)
+                        slots[nb] = c_index_in_frame(f, opp)
+                        prefetch(&val[slots[nb]])
+                        nb = nb + 1
+                visited += nb
+                # each state's code from its successors' (near) codes
+                for j in range(nb):
+                    own = owns[j]
+                    n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                    best_reset(b)
+                    for k in range(n):
+                        mv = moves[k]
+                        take = move_take(mv)
+                        if take == NO_POINT:
+                            best_add(b, quiet[c_index_in_frame(&frames[24], moved(own, mv))])
+                        elif cap_wins:
+                            best_add(b, 1)          # the opponent is left with two stones
+                        else:
+                            best_add(b, capp[c_index_in_frame(&frames[take], moved(own, mv))])
+                    expect = best_code(b)
+                    if expect != val[slots[j]]:
+                        at = atomic_inc_i64(&nbad)
+                        if at < max_bad:
+                            bad[at] = slots[j]
+        free(moves)
+        free(owns)
+        free(slots)
+        free(frames)
+        free(f)
+        free(b)
+    return bad_arr[:min(nbad, max_bad)], nbad, visited
+
+
+def retro_count_except(const uint16_t[::1] val, uint16_t code, int jobs=2):
+    """How many slots of val hold a code other than ``code``."""
+    cdef int64_t i, n = 0
+    for i in prange(val.shape[0], nogil=True, num_threads=jobs, schedule="static"):
+        n += val[i] != code
+    return n

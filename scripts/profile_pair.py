@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Profile of one moving-phase pair by phase: initialisation, rounds, check, write.
 
-Usage: python scripts/profile_pair.py DB PAIR [PAIR ...] [--jobs 2] [--rules standard]
+Usage: python scripts/profile_pair.py DB PAIR [PAIR ...] [--jobs 2] [--rules standard] [--slot-order]
 
 DB must hold the pairs that PAIR's captures read (e.g. a folder built by
 scripts/bench_build.py).  Each phase is timed in wall seconds and in CPU seconds of
 the process (all threads), so that the figures mean something on a loaded machine;
 the rounds are split into push and pull rounds (solver.retro) and the slowest rounds
-are listed.  The pair is written into a temporary folder, not into DB.
+are listed.  The check is the build's (grouped by opponent sets); ``--slot-order`` also
+times the slot-order check that ``muehle check`` runs.  The pair is written into a temporary folder, not into DB.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class Clock:
         return out
 
 
-def profile(db: Path, rules: Rules, pair: Pair, jobs: int) -> None:
+def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = False) -> None:
     cache = SubspaceCache(db, rules)
     for t in pair.capture_targets:          # read before timing: not part of the solve
         cache.get(*t)
@@ -66,9 +67,13 @@ def profile(db: Path, rules: Rules, pair: Pair, jobs: int) -> None:
     # the first round's lap holds the last init: split it off by the solver's own figure
     finish_wall, finish_cpu = clock.lap()
     check_wall0, check_cpu0 = time.perf_counter(), time.process_time()
-    bad = check_values(pair, rules, result.values, cache.get, jobs)
+    bad = check_values(pair, rules, result.values, cache.get, jobs, grouped=True)
     check = (time.perf_counter() - check_wall0, time.process_time() - check_cpu0)
     assert not bad, bad[0].describe()
+    if slot_order:
+        w0, c0 = time.perf_counter(), time.process_time()
+        assert not check_values(pair, rules, result.values, cache.get, jobs)
+        slot_check = (time.perf_counter() - w0, time.process_time() - c0)
     with tempfile.TemporaryDirectory() as tmp:
         w0, c0 = time.perf_counter(), time.process_time()
         storage.write_pair(storage.pair_path(tmp, rules, pair), rules, result.values)
@@ -83,6 +88,8 @@ def profile(db: Path, rules: Rules, pair: Pair, jobs: int) -> None:
     print(f"  {'rounds 1..':<22} {rest[0]:>8.2f} {rest[1]:>8.2f}")
     print(f"  {'finish':<22} {finish_wall:>8.2f} {finish_cpu:>8.2f}")
     print(f"  {'check':<22} {check[0]:>8.2f} {check[1]:>8.2f}")
+    if slot_order:
+        print(f"  {'(slot-order check)':<22} {slot_check[0]:>8.2f} {slot_check[1]:>8.2f}")
     print(f"  {'write':<22} {write[0]:>8.2f} {write[1]:>8.2f}")
     total_cpu = sum(r[2] for r in rounds) + phases["init"][1] + finish_cpu + check[1] + write[1]
     print(f"  {'total':<22} {'':>8} {total_cpu:>8.2f}  ({slots / total_cpu / 1e6:.2f} M slots per CPU s)")
@@ -97,12 +104,14 @@ def main() -> int:
     ap.add_argument("pairs", nargs="+", help="pairs like 3-7")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rules", default="standard")
+    ap.add_argument("--slot-order", action="store_true",
+                    help="also time the slot-order check (muehle check's), outside the total")
     args = ap.parse_args()
     rules = Rules.from_name(args.rules)
     print(f"load average {os.getloadavg()[0]:.2f}; jobs={args.jobs}")
     for name in args.pairs:
         m, o = map(int, name.split("-"))
-        profile(Path(args.db), rules, Pair(m, o), args.jobs)
+        profile(Path(args.db), rules, Pair(m, o), args.jobs, args.slot_order)
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -69,6 +69,13 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many."""
+def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
+                        take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
+                        jobs: int = 2) -> tuple[I64, int, int]:
+    """The same check over the positions whose opponent stones are the representatives
+    [rep_start, rep_stop): slots that disagree, how many, and how many were checked."""
+def retro_count_except(val: U16, code: int, jobs: int = 2) -> int:
+    """How many slots hold a code other than ``code``."""
 
 # --- placement.pxi: the placement phase by one backward pass -----------------------------
 

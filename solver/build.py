@@ -449,20 +449,27 @@ def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
 
 def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
           pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
-          progress: bool = True) -> list:
+          progress: bool = True, memory: int | None = None) -> list:
     """Build (or resume) the planned files of ``phase``; returns one report per file.
 
     ``max_total``: only subspaces with at most that many stones (board and hand, both
     sides).  ``pair``: that moving pair and the pairs it needs; the placement phase needs
     the whole moving phase, so with ``pair`` the placement phase is not built.
+    ``memory``: bytes the build may hold (None: what the machine has available): a
+    plan with a file whose peak is above it is refused before anything is built
+    (:func:`check_memory_limit`), and a pair's write overlaps the next pair's solve only
+    where both fit in it (:func:`build_moving`).
     """
     check_phase(phase, pair)
     root = Path(root)
     reports: list = []
+    if memory is not None:
+        check_memory_limit([u for u in plan_units(rules, max_total, pair, phase)
+                            if not unit_path(root, rules, u).exists()], memory)
     with BuildLock(prepare_folder(root, rules)):
         if phase in ("moving", "all"):
             reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
-                                    verify=verify, progress=progress)
+                                    verify=verify, progress=progress, memory=memory)
         if phase in ("placement", "all"):
             if pair is not None:
                 log.info("placement phase not built: it needs every moving pair, not only %d-%d",
@@ -475,38 +482,128 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
 
 def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None,
                  pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
-                 progress: bool = True) -> list[PairReport]:
+                 progress: bool = True, memory: int | None = None,
+                 background: bool = True) -> list[PairReport]:
     """Build (or resume) the planned pairs in this process; returns one report per pair.
-    The caller holds the folder's :class:`BuildLock` (see :func:`build`)."""
+    The caller holds the folder's :class:`BuildLock` (see :func:`build`).
+
+    ``background``: a pair's file is compressed and written in a thread while the next
+    pair is solved (docs/design.md §5), when the next pair does not read it and both fit
+    in ``memory`` (bytes; None: no limit) and in the memory available; else the build
+    waits for the write first."""
     from tqdm import tqdm
 
     root = Path(root)
     units = plan_units(rules, max_total, pair, "moving")
+    paths = [unit_path(root, rules, u) for u in units]
     cache = SubspaceCache(root, rules)
-    reports = []
+    reports: list[PairReport | None] = [None] * len(units)
+    writer = BackgroundWriter(memory) if background else None
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
-    later = built_later([storage.pair_path(root, rules, u.key) for u in units],
-                        any(storage.rules_dir(root, rules).glob("place-*.h5")))
+    later = built_later(paths, any(storage.rules_dir(root, rules).glob("place-*.h5")))
     try:
-        for unit, had_file in zip(units, later):
-            reports.append(build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                      progress=progress, had_file=had_file))
+        for i, (unit, had_file) in enumerate(zip(units, later)):
+            if writer is not None and writer.key in unit.needs:
+                writer.wait()           # the next pair reads the file being written
+            reports[i] = build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
+                                    progress=progress, had_file=had_file, writer=writer,
+                                    done=lambda report, i=i: reports.__setitem__(i, report))
             overall.update(unit.slots)
     finally:
+        if writer is not None:
+            writer.wait()
         overall.close()
-    return reports
+    return [r for r in reports if r is not None]
+
+
+def unit_path(root: Path, rules: Rules, unit: Unit) -> Path:
+    """The file a unit writes."""
+    if isinstance(unit.key, Pair):
+        return storage.pair_path(root, rules, unit.key)
+    return storage.placement_path(root, rules, unit.key)
+
+
+def check_memory_limit(units: list[Unit], memory: int | None) -> None:
+    """Refuse, before anything is built, a plan with a unit whose peak is above
+    ``memory`` bytes (None: no limit): one line naming the file, the need and the limit."""
+    if memory is None:
+        return
+    def size(n: int) -> str:
+        return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+    for unit in units:
+        if unit.memory > memory:
+            what = f"pair {unit.key.name}" if isinstance(unit.key, Pair) else f"placement {unit.key.name}"
+            raise InsufficientMemoryError(
+                f"{what} needs about {size(unit.memory)} of memory, more than the limit of "
+                f"{size(memory)} (--memory); nothing was built", unit.memory, memory)
+
+
+def write_memory(unit: Unit) -> int:
+    """Bytes a pair's file holds while it is written after its solve: its codes (2 a
+    slot) and the compressed image, twice (at most as large as the codes)."""
+    return 4 * unit.slots
+
+
+class BackgroundWriter:
+    """One file at a time written in a thread while the build goes on; ``wait`` joins it
+    and raises what the write raised.  The write itself is :func:`storage.write_pair`:
+    atomic (temporary file, re-read, rename), so a build killed during it leaves no file
+    that looks finished, and its rerun builds that pair again."""
+
+    def __init__(self, memory: int | None = None):
+        import threading
+
+        self._threading = threading
+        self.memory = memory
+        self.key: Pair | Subspace | None = None        # the unit being written
+        self.bytes = 0                                   # what its write holds
+        self._thread = None
+        self._error: BaseException | None = None
+
+    def submit(self, key, nbytes: int, work: Callable[[], None]) -> None:
+        self.wait()
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as exc:    # noqa: BLE001 - raised again by wait()
+                self._error = exc
+
+        self.key, self.bytes = key, nbytes
+        self._thread = self._threading.Thread(target=run, name=f"write {key.name}")
+        self._thread.start()
+
+    def fits(self, need: int) -> bool:
+        """Whether a unit needing ``need`` bytes may run beside the write in progress."""
+        if self._thread is None:
+            return True
+        have = memory_available()
+        return ((self.memory is None or need + self.bytes <= self.memory)
+                and (have is None or need <= have))
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread, self.key, self.bytes = None, None, 0
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
 
 
 def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
                jobs: int = 2, verify: bool = True, progress: bool = False,
-               had_file: bool = False) -> "PairReport | PlacementReport":
+               had_file: bool = False, writer: BackgroundWriter | None = None,
+               done: Callable[[PairReport], None] | None = None) -> "PairReport | PlacementReport | None":
     """Build one unit (solve, check, write its file) unless its file is built and intact;
     returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
     one); ``progress`` shows a bar of the solve's rounds; ``had_file``: the folder had
     its file (see :func:`built_later`), the log says so if it is absent.  A placement
     unit is built by :func:`build_subspace` (its pass needs no separate check:
-    ``verify`` is not used)."""
+    ``verify`` is not used).  With ``writer`` a pair's file is written in its thread:
+    the call returns None once the write has started, and ``done(report)`` is called
+    when it is finished."""
     from tqdm import tqdm
 
     root = Path(root)
@@ -534,7 +631,10 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(())         # capture targets are read when needed, one at a time
-    need, have = unit.memory, memory_available()
+    need = unit.memory
+    if writer is not None and not writer.fits(need):
+        writer.wait()           # not beside the write in progress: after it
+    have = memory_available()
     if have is not None and need > have + cache_bytes(cache):
         raise InsufficientMemoryError(
             f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
@@ -547,19 +647,28 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     bar.close()
     checked_at = time.perf_counter()
     if verify:
-        bad = check_values(p, rules, result.values, cache.read, jobs)
+        bad = check_values(p, rules, result.values, cache.read, jobs, grouped=True)
         if bad:
             raise ConsistencyError(f"pair {name} fails the consistency check at "
                                    f"{bad[0].describe()} ({len(bad)} bad states seen)", bad)
-    storage.write_pair(storage.pair_path(root, rules, p), rules, result.values,
-                       extra={"seconds": time.perf_counter() - start,
-                              "rounds": result.rounds, "checked": bool(verify)})
-    seconds = time.perf_counter() - start
-    report = PairReport(p, slots, seconds, peak_rss_mib(), skipped=False, rounds=result.rounds,
-                        solve_seconds=result.seconds,
-                        check_seconds=time.perf_counter() - checked_at if verify else 0.0)
-    log.info("%s", report.summary())
-    return report
+    check_seconds = time.perf_counter() - checked_at if verify else 0.0
+
+    def write() -> PairReport:
+        storage.write_pair(path, rules, result.values,
+                           extra={"seconds": time.perf_counter() - start,
+                                  "rounds": result.rounds, "checked": bool(verify)})
+        report = PairReport(p, slots, time.perf_counter() - start, peak_rss_mib(), skipped=False,
+                            rounds=result.rounds, solve_seconds=result.seconds,
+                            check_seconds=check_seconds)
+        log.info("%s", report.summary())
+        if done is not None:
+            done(report)
+        return report
+
+    if writer is None:
+        return write()
+    writer.submit(p, write_memory(unit), write)
+    return None
 
 
 # --- the placement phase -------------------------------------------------------------

@@ -51,3 +51,28 @@ def test_a_kill_while_writing_a_pair(tmp_path, point):
     assert ("0 pair(s) built, 2 already there" if point == "after-rename"
             else "1 pair(s) built, 1 already there") in again.stdout
     assert is_built(tmp_path, FOUR, (3, 4)) and not list(folder.glob(".pair-*"))
+
+
+@pytest.mark.slow
+def test_a_kill_while_a_write_overlaps_the_next_pair(tmp_path):
+    """Pair 4-4 (5 stones) does not read 3-5, so its solve runs while 3-5 is written in
+    the background: a kill there leaves neither published, and the rerun builds both,
+    equal to an uninterrupted build."""
+    args = ["--stones", "5", "--max-total", "8", "--phase", "moving", "--quiet", "--jobs", "2"]
+    env = dict(os.environ, MUEHLE_CRASH_AT="temporary-complete:pair-3-5.h5")
+    killed = subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(tmp_path / "a"), *args],
+                            env=env, capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    five = Rules(stones=5)
+    assert is_built(tmp_path / "a", five, (3, 4))
+    assert not storage.pair_path(tmp_path / "a", five, (3, 5)).exists()
+    assert not storage.pair_path(tmp_path / "a", five, (4, 4)).exists()
+    env.pop("MUEHLE_CRASH_AT")
+    done = {root: subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(tmp_path / root),
+                                  *args], env=env, capture_output=True, text=True)
+            for root in "ab"}
+    assert all(d.returncode == 0 for d in done.values()), done["a"].stderr + done["b"].stderr
+    assert "2 pair(s) built, 2 already there" in done["a"].stdout
+    for pair in [(3, 3), (3, 4), (3, 5), (4, 4)]:
+        a, b = (storage.pair_stats(storage.pair_path(tmp_path / r, five, pair), five) for r in "ab")
+        assert {k: v["sha256"] for k, v in a.items()} == {k: v["sha256"] for k, v in b.items()}

@@ -114,6 +114,13 @@ def test_build_without_enough_memory_is_one_line(tmp_path, monkeypatch):
     assert "GiB of memory" in output
 
 
+def test_a_plan_above_the_memory_limit_is_refused_before_any_work(tmp_path):
+    output = one_line_error("build", "--db", tmp_path, "--stones", 4, "--quiet", "--memory", "1M")
+    assert "pair 3-3 needs about" in output and "limit of 1 MiB" in output
+    assert not list(tmp_path.rglob("*.h5"))
+    assert "no size" in one_line_error("build", "--db", tmp_path, "--stones", 4, "--memory", "lots")
+
+
 def test_a_failed_consistency_check_is_an_error_not_a_crash(tmp_path, monkeypatch):
     from solver import build as building
     from solver.verify.check import BadState

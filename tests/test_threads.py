@@ -54,6 +54,32 @@ def test_forward_check(solved):
     assert [b.slot for b in found[1]] == sorted(b.slot for b in found[1])
 
 
+def test_grouped_check(solved):
+    """The build's check (positions grouped by the opponent's stones) checks every real
+    slot once, passes the solved values and names the same bad states as the slot-order
+    check, including a slack slot given a code, with one thread and two."""
+    from solver import _kernels
+    p33, p34 = solved[1]
+    lookup = lambda m, o: p33.values[m, o]
+    assert check_values((3, 4), FOUR, p34.values, lookup, grouped=True) == []
+    for m, o in p34.values:
+        cap = p33.values[o - 1, m] if (o - 1, m) in p33.values else np.zeros(0, np.uint16)
+        _, faults, checked = _kernels.retro_check_grouped(
+            m, o, p34.values[m, o], p34.values[o, m], cap, True, False)
+        assert faults == 0 and checked == _kernels.count_real_slots(m, o)
+    bad = {k: v.copy() for k, v in p34.values.items()}
+    for v in bad.values():
+        v[::997] ^= 2
+    slack = np.flatnonzero(bad[4, 3] == 0xFFFF)
+    bad[4, 3][slack[0]] = 0
+    for jobs in JOBS:
+        assert (check_values((3, 4), FOUR, bad, lookup, jobs=jobs, max_bad=400, grouped=True)
+                == check_values((3, 4), FOUR, bad, lookup, jobs=1, max_bad=400))
+    only_slack = {k: v.copy() for k, v in p34.values.items()}
+    only_slack[4, 3][slack[0]] = 0
+    assert [b.slot for b in check_values((3, 4), FOUR, only_slack, lookup, grouped=True)] == [slack[0]]
+
+
 def test_placement_pass(db4):
     with open_database(db4, FOUR, in_memory=True) as db:
         results = [solve_placement(FOUR, db.subspace, jobs) for jobs in JOBS]

@@ -22,6 +22,20 @@ from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
 
 
+def parse_size(text: str) -> int:
+    """Bytes of a size like 4G, 4GiB, 3500M, 512MiB or 1000000 (K, M, G, T: powers of 1024).
+
+    >>> parse_size("4G"), parse_size("3500MiB"), parse_size("1000")
+    (4294967296, 3670016000, 1000)
+    """
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if not match or float(match[1]) <= 0:
+        raise ValueError(f"--memory {text!r} is no size (examples: 4G, 3500M)")
+    return int(float(match[1]) * 1024 ** " KMGT".index(match[2].upper() or " "))
+
+
 @main.command()
 @db_option
 @rules_options
@@ -45,9 +59,13 @@ from .common import db_option, fail, jobs_option, main, needs_kernels, rules_opt
                                                "(for every rule set, also those the kernels "
                                                "cannot build yet).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--memory", "memory_text", metavar="LIMIT", default=None,
+              help="Memory the build may hold, e.g. 4G or 3500M: a plan with a file that "
+                   "needs more is refused before anything is built, and a pair's file is "
+                   "written beside the next pair's solve only where both fit.")
 def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
           jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
-          dry_run: bool, quiet: bool) -> None:
+          dry_run: bool, quiet: bool, memory_text: Optional[str]) -> None:
     """Build the databases of the whole game: the moving phase, then the placement phase
     (resumable).
 
@@ -64,6 +82,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --stones 5
       muehle build --max-total 8
       muehle build --pair 8-7 --jobs 2
+      muehle build --phase moving --memory 4G
       muehle build --phase placement --dry-run
       muehle build --rules morabaraba --dry-run
       muehle build --workers 2
@@ -78,6 +97,14 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
         pair = Pair.parse(pair_text, rules.stones) if gap is None else parse_pair(pair_text, rules.stones)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
+    memory = None
+    if memory_text is not None:
+        try:
+            memory = parse_size(memory_text)
+        except ValueError as exc:
+            fail(str(exc))
+        if workers is not None or scheduler is not None:
+            fail("--memory limits a build in this process; a cluster's workers have their own limits")
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
@@ -85,7 +112,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
     if workers is None and scheduler is None:
-        reports = building.build(db, rules, phase=phase, jobs=jobs, **options)
+        reports = building.build(db, rules, phase=phase, jobs=jobs, memory=memory, **options)
     else:
         from .. import cluster
 

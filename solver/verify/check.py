@@ -18,6 +18,7 @@ from .. import _kernels, placement, storage
 from ..index import Pair, Subspace
 from ..position import Position
 from ..rules import Rules
+from ..values import SLACK_CODE
 
 EMPTY = np.zeros(0, dtype=np.uint16)
 BLOCK = 1 << 22
@@ -40,31 +41,75 @@ class BadState:
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
-                 progress: Callable[[int], None] | None = None, max_bad: int = 16) -> list[BadState]:
+                 progress: Callable[[int], None] | None = None, max_bad: int = 16,
+                 grouped: bool = False) -> list[BadState]:
     """Check the solved values of ``pair``; ``lookup(m, o)`` gives capture targets.
 
-    Returns the first ``max_bad`` states that disagree, in slot order, whatever ``jobs``."""
+    Returns the first ``max_bad`` states that disagree, in slot order, whatever ``jobs``.
+    ``grouped``: visit the positions grouped by the opponent's stones
+    (``retro_check_grouped``, the build's check: the successors' codes are read from
+    cache, several times faster), and only where it finds a fault, walk the subspace in
+    slot order to name the bad states.  Without it the check walks the slots in order
+    (``retro_check``, what ``muehle check`` runs: a second implementation)."""
     bad: list[BadState] = []
     for m, o in Pair(*pair).subspaces:
         target = Subspace(m, o).capture_child
         cap = lookup(*target) if target else EMPTY
-        n = len(values[m, o])
-        for start in range(0, n, BLOCK):
-            stop = min(n, start + BLOCK)
-            args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
-                    start, stop, max_bad)
-            slots, count = _kernels.retro_check(*args, jobs)
-            if count > len(slots) and jobs > 1:
-                # threads kept whichever bad states they met first; one thread meets
-                # them in slot order (a failing check is rare: its speed does not matter)
-                slots, count = _kernels.retro_check(*args, 1)
-            bad += [BadState(m, o, int(s)) for s in sorted(slots)]
-            if progress:
-                progress(stop - start)
-            if len(bad) >= max_bad:
-                return bad[:max_bad]
+        faults = _grouped_faults if grouped else _slot_order_faults
+        bad += faults(m, o, rules, values, cap, jobs, progress, max_bad - len(bad))
         del cap         # one capture target at a time (with a lookup that does not keep it)
+        if len(bad) >= max_bad:
+            break
+    return bad[:max_bad]
+
+
+def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray, jobs: int,
+                       progress: Callable[[int], None] | None, max_bad: int) -> list[BadState]:
+    """The check of subspace m-o in slot order: its first ``max_bad`` bad states."""
+    bad: list[BadState] = []
+    n = len(values[m, o])
+    for start in range(0, n, BLOCK):
+        stop = min(n, start + BLOCK)
+        args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
+                start, stop, max_bad)
+        slots, count = _kernels.retro_check(*args, jobs)
+        if count > len(slots) and jobs > 1:
+            # threads kept whichever bad states they met first; one thread meets
+            # them in slot order (a failing check is rare: its speed does not matter)
+            slots, count = _kernels.retro_check(*args, 1)
+        bad += [BadState(m, o, int(s)) for s in sorted(slots)]
+        if progress:
+            progress(stop - start)
+        if len(bad) >= max_bad:
+            break
     return bad
+
+
+def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray, jobs: int,
+                    progress: Callable[[int], None] | None, max_bad: int) -> list[BadState]:
+    """The grouped check of subspace m-o: [] if every real slot agrees with its
+    successors and every other slot holds the slack code, else its first ``max_bad``
+    bad states, named by the slot-order check (or, should that find none, by the
+    grouped one)."""
+    val = values[m, o]
+    orbits = _kernels.orbit_count(o)
+    step = max(1, orbits * BLOCK // max(1, len(val)))       # about BLOCK slots a call
+    flagged, faults, checked = [], 0, 0
+    for start in range(0, orbits, step):
+        stop = min(orbits, start + step)
+        slots, count, seen = _kernels.retro_check_grouped(
+            m, o, val, values[o, m], cap, rules.jumping, rules.take_none, start, stop, 16, jobs)
+        flagged += [int(s) for s in slots]
+        faults += count
+        checked += seen
+        if progress:
+            progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
+    # every real slot was checked once, so the others are slack if no more slots than
+    # the checked ones hold another code
+    if not faults and _kernels.retro_count_except(val, SLACK_CODE, jobs) == checked:
+        return []
+    found = _slot_order_faults(m, o, rules, values, cap, 1, None, max_bad)
+    return found or [BadState(m, o, s) for s in sorted(flagged)[:max_bad]]
 
 
 def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int = 2,
