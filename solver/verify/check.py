@@ -14,8 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from .. import _kernels, placement, storage
+from .. import placement, storage
+from ..board import STANDARD_BOARD, Board
 from ..index import Pair, Subspace
+from ..kernels import kernels_for
 from ..position import Position
 from ..rules import Rules
 
@@ -32,11 +34,13 @@ class BadState:
     slot: int
     own_hand: int = 0
     opp_hand: int = 0
+    board: Board = STANDARD_BOARD
 
     def describe(self) -> str:
-        sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand)
+        sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand, board=self.board)
         own, opp = sub.position(self.slot)
-        return f"subspace {sub} slot {self.slot}: {Position.from_view(own, opp, sub.own_hand, sub.opp_hand)}"
+        position = Position.from_view(own, opp, sub.own_hand, sub.opp_hand, board=self.board)
+        return f"subspace {sub} slot {self.slot}: {position}"
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
@@ -45,20 +49,21 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
 
     Returns the first ``max_bad`` states that disagree, in slot order, whatever ``jobs``."""
     bad: list[BadState] = []
-    for m, o in Pair(*pair).subspaces:
-        target = Subspace(m, o).capture_child
+    kernels = kernels_for(rules.board)
+    for m, o in Pair(*pair, board=rules.board).subspaces:
+        target = Subspace(m, o, board=rules.board).capture_child
         cap = lookup(*target) if target else EMPTY
         n = len(values[m, o])
         for start in range(0, n, BLOCK):
             stop = min(n, start + BLOCK)
             args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
                     start, stop, max_bad)
-            slots, count = _kernels.retro_check(*args, jobs)
+            slots, count = kernels.retro_check(*args, jobs)
             if count > len(slots) and jobs > 1:
                 # threads kept whichever bad states they met first; one thread meets
                 # them in slot order (a failing check is rare: its speed does not matter)
-                slots, count = _kernels.retro_check(*args, 1)
-            bad += [BadState(m, o, int(s)) for s in sorted(slots)]
+                slots, count = kernels.retro_check(*args, 1)
+            bad += [BadState(m, o, int(s), board=rules.board) for s in sorted(slots)]
             if progress:
                 progress(stop - start)
             if len(bad) >= max_bad:
@@ -73,7 +78,7 @@ def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int 
     def read(m: int, o: int) -> np.ndarray:
         return storage.read_subspace(storage.pair_path(root, rules, (m, o)), rules, m, o, verify=True)
 
-    values = {s: read(*s) for s in Pair(*pair).subspaces}
+    values = {s: read(*s) for s in Pair(*pair, board=rules.board).subspaces}
     return check_values(pair, rules, values, read, jobs, progress)
 
 
@@ -88,4 +93,4 @@ def check_placement(root: Path | str, rules: Rules, sub: Subspace, jobs: int = 2
 
     values = read(sub)
     slots = placement.check(sub, rules, values, lookup or read, jobs, progress)
-    return [BadState(sub.m, sub.o, s, sub.own_hand, sub.opp_hand) for s in slots]
+    return [BadState(sub.m, sub.o, s, sub.own_hand, sub.opp_hand, sub.board) for s in slots]
