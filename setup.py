@@ -54,7 +54,7 @@ def constants(board) -> str:
     mills_at = max(len(ms) for ms in board.mills_through)
     return (f"cdef enum:\n    NPTS = {board.num_points}\n    NMILLS = {len(board.mills)}\n"
             f"    MILLS_AT = {mills_at}\n    NSYM = {len(board.symmetries)}\n"
-            f"    MAX_STONES = {max_stones}\n\nBOARD_NAME = {board.name!r}\n")
+            f"    MAX_STONES = {max_stones}\n\ncdef str BOARD_NAME = {board.name!r}\n")
 
 
 def module_source(board, what: str) -> Path:
