@@ -30,7 +30,7 @@ Over the 49 moving-phase subspaces there are 1.0325 slots per orbit.
 >>> s.index(*s.position(slot)) == slot and s.is_real(slot)
 True
 >>> Subspace(3, 3, board=BOARDS["six-mens"]).slots
-3276
+12012
 """
 
 from __future__ import annotations
