@@ -1,6 +1,7 @@
 # Indexing: the map between positions of a subspace m-o (m stones of the side to move,
 # o of the opponent, 0 <= m, o <= MAX_STONES) and slots of a flat array, reduced by the
-# board's NSYM symmetries (on the standard board: 24 points, 16 symmetries, 9 stones).  Stones in hand are not part of the index (a placement subspace uses the
+# board's NSYM symmetries (on the standard board: 24 points, 16 symmetries, 9 stones).
+# Stones in hand are not part of the index (a placement subspace uses the
 # same board index as the moving subspace with the same stones on the board).
 #
 # Scheme (see docs/design.md §2):
@@ -244,10 +245,20 @@ _init_byte_tables()
 
 
 cdef inline uint32_t next_same_popcount(uint32_t s) noexcept nogil:
-    """Gosper's hack: the next larger mask with as many bits as s (s != 0)."""
-    cdef uint32_t c = s & (~s + 1)
-    cdef uint32_t r = s + c
-    return (((r ^ s) >> 2) // c) | r
+    """Gosper's hack: the next larger mask with as many bits as s (s != 0); the division
+    by the lowest bit is a shift by its position."""
+    cdef uint32_t r = s + (s & (~s + 1))
+    return ((r ^ s) >> (ctz(s) + 2)) | r
+
+
+cdef enum:
+    UNSEEN = 0xFFFFFFFF       # a canonical entry not yet written (no orbit has that many reps)
+
+cdef extern from *:
+    """
+    static inline void mu_prefetch_write(const void* p) { __builtin_prefetch(p, 1, 1); }
+    """
+    void prefetch_write "mu_prefetch_write"(const void* p) nogil
 
 
 cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stabs,
@@ -255,32 +266,40 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
     """Fill the canonical table of the m-stone sets and the table of all m-sets in colex
     order; returns the number of orbits.
 
-    Sets are visited in increasing mask order, which is colex (rank) order, so the
-    representative (the orbit's smallest mask) of every set is met before the set."""
+    Sets are visited in increasing mask order, which is colex (rank) order, so the first
+    set of an orbit met is its representative (the orbit's smallest mask).  Its images
+    are written then, their entries fetched together: the table is larger than the
+    caches, and one miss at a time (a set's look-up of its representative) made this
+    most of the package's import time.  The image t = h(rep) gets the smallest g with
+    g(t) = rep, which is the smallest inverse of an h taking rep to t."""
     cdef int64_t n = <int64_t>BINOM[NPTS][m], r, nreps = 0
-    cdef uint32_t s = ((<uint32_t>1) << m) - 1, best, t, e
-    cdef int g, bg
+    cdef uint32_t s = ((<uint32_t>1) << m) - 1, base, c
+    cdef uint32_t img[16]
+    cdef uint32_t at[16]
+    cdef int g
     cdef uint16_t stab
     for r in range(n):
+        canon[r] = UNSEEN
+    for r in range(n):
         sets[r] = s
-        best = s
-        bg = 0
-        stab = 0
-        for g in range(1, NSYM):
-            t = c_apply_sym_fast(g, s)
-            if t < best:
-                best = t
-                bg = g
-            elif t == s:
-                stab |= <uint16_t>(1 << g)
-        if bg == 0:
+        if canon[r] == UNSEEN:
+            stab = 0
+            for g in range(1, NSYM):
+                img[g] = c_apply_sym_fast(g, s)
+                at[g] = rank_fast(img[g])
+                prefetch_write(&canon[at[g]])
+                if img[g] == s:
+                    stab |= <uint16_t>(1 << g)
+            base = <uint32_t>(nreps << 5) | (16 if stab else 0)
             reps[nreps] = s
             stabs[nreps] = stab
-            canon[r] = <uint32_t>(nreps << 5) | (16 if stab else 0)
+            canon[r] = base
+            for g in range(1, NSYM):
+                if img[g] != s:
+                    c = canon[at[g]]
+                    if c == UNSEEN or (c & 15) > SYM_INV[g]:
+                        canon[at[g]] = base | SYM_INV[g]
             nreps += 1
-        else:
-            e = canon[rank_fast(best)]
-            canon[r] = (e & ~(<uint32_t>15)) | <uint32_t>bg
         if m > 0 and r + 1 < n:
             s = next_same_popcount(s)
     return nreps

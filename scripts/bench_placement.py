@@ -4,15 +4,12 @@
 Usage:
   python scripts/bench_placement.py build --stones 6 [--db DIR] [--jobs 2]
   python scripts/bench_placement.py sample --stones 9 [--blocks 4] [--block 4096]
-  python scripts/bench_placement.py probe --stones 6 --db DIR [--count 2000]
 
 ``build`` builds the moving phase (if not there) and then the placement phase of the
 game into --db (default a temporary folder) and prints, per hand level, slots, wall and
 CPU seconds, and the peak memory, then the totals and the disk use.
 
-``probe`` times, on built files: the first query of the start position (probe and every
-move) in a fresh Database, the same warm, and warm probes of placement positions from
-random games.
+Probing the built files (query, probe, perfect play): ``scripts/bench_query.py``.
 
 ``sample`` builds nothing: for every placement subspace of the game it runs the compiled
 pass (one thread) over ``--blocks`` ranges of about ``--block`` positions (at least one
@@ -32,6 +29,7 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -112,54 +110,22 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
           f"cores (not counting reading and writing the files)")
 
 
-def run_probe(rules: Rules, root: Path, count: int, seed: int) -> None:
-    from solver.position import parse_position
-    from solver.probe import open_database
-
-    start = time.perf_counter()
-    db = open_database(root, rules)
-    pos = parse_position("startpos", rules)
-    value, moves = db.probe(pos), db.probe_moves(pos)
-    first = time.perf_counter() - start
-    warm = min(_timed(lambda: (db.probe(pos), db.probe_moves(pos))) for _ in range(5))
-    positions = placement.random_positions(rules, count, seed, plies=(1, 2 * rules.stones - 1))
-    for p in positions:
-        db.probe(p)
-    each = _timed(lambda: [db.probe(p) for p in positions]) / len(positions)
-    print(f"start position {value} ({len(moves)} moves): first query {first * 1e3:.1f} ms, "
-          f"warm {warm * 1e3:.2f} ms; warm probe of {len(positions)} placement positions "
-          f"{each * 1e6:.1f} us each")
-
-
-def _timed(work) -> float:
-    t = time.perf_counter()
-    work()
-    return time.perf_counter() - t
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("build", "sample", "probe"))
-    ap.add_argument("--stones", type=int, default=6)
-    ap.add_argument("--rules", default="standard")
+    ap.add_argument("mode", choices=("build", "sample"))
+    ap.add_argument("--rules", default="standard", help="a rule set's name (muehle variants)")
+    ap.add_argument("--stones", type=int, default=6, help="stones a side")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--db", default=None, help="build here (default: a temporary folder)")
     ap.add_argument("--blocks", type=int, default=4, help="sample: ranges per subspace")
     ap.add_argument("--block", type=int, default=4096, help="sample: positions per range (at least one opponent set)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--count", type=int, default=2000, help="probe: placement positions")
     args = ap.parse_args()
-    base = Rules.from_name(args.rules)
-    rules = Rules(stones=args.stones, jumping=base.jumping, mill_rule=base.mill_rule)
+    rules = replace(Rules.from_name(args.rules), stones=args.stones)   # every option carries over
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}; jobs={args.jobs}; rules={rules.name}; mode={args.mode}")
     if args.mode == "sample":
         run_sample(rules, args.blocks, args.block, args.seed)
-        return 0
-    if args.mode == "probe":
-        if not args.db:
-            ap.error("probe needs --db")
-        run_probe(rules, Path(args.db), args.count, args.seed)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         run_build(rules, Path(args.db or tmp), args.jobs)

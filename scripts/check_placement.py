@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the placement files against the opening search (an independent solver).
 
-Usage: python scripts/check_placement.py --db DIR [--stones 9] [--rules standard]
+Usage: python scripts/check_placement.py --db DIR [--rules standard] [--stones N]
                                          [--count 10000] [--plies 4 17] [--seed 1]
 
 Compares the win/draw/loss read from the placement files with the opening search's for
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 from solver.opening import OpeningSearch, book_key
 from solver.placement import random_positions
@@ -40,14 +41,15 @@ def positions(rules: Rules, count: int, plies: tuple[int, int], seed: int):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True)
-    ap.add_argument("--stones", type=int, default=9)
-    ap.add_argument("--rules", default="standard")
+    ap.add_argument("--rules", default="standard", help="a rule set's name (muehle variants)")
+    ap.add_argument("--stones", type=int, default=None, help="stones a side (default: the rules')")
     ap.add_argument("--count", type=int, default=10000)
     ap.add_argument("--plies", type=int, nargs=2, default=(4, 17))
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    base = Rules.from_name(args.rules)
-    rules = Rules(stones=args.stones, jumping=base.jumping, mill_rule=base.mill_rule)
+    rules = Rules.from_name(args.rules)      # every option of the rule set carries over
+    if args.stones is not None:
+        rules = replace(rules, stones=args.stones)
     begin = time.perf_counter()
     checked = bad = 0
     with open_database(args.db, rules) as db:

@@ -32,7 +32,7 @@ the index read; its numbering never changes (database files depend on it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
@@ -133,7 +133,9 @@ class Board:
     ``points``: names (``'a7'``), numbered in this order; ``mill_lines``: the mills as
     lines of three point numbers, each in order along the line (``mills`` are their
     masks); ``edges``: pairs of adjacent points.  The
-    rest is derived: coordinates from the names, masks, and the symmetry group.
+    rest is derived: coordinates from the names, masks, and the symmetry group (found
+    by a search on first use and kept: a program that never plays on a board never
+    pays for its group).
 
     >>> board = BOARDS["three-mens"]
     >>> board.points, len(board.edges), board.point_index("b2")
@@ -154,7 +156,6 @@ class Board:
     adjacent: tuple[int, ...] = field(init=False, compare=False, repr=False)
     mills: tuple[int, ...] = field(init=False, compare=False, repr=False)
     mills_through: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
-    symmetries: tuple[tuple[int, ...], ...] = field(init=False, compare=False, repr=False)
     _index: dict = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -169,8 +170,6 @@ class Board:
         mills = tuple(mask_of(line) for line in self.mill_lines)
         if any(len(line) != 3 for line in self.mill_lines) or len(set(mills)) != len(mills):
             raise ValueError(f"board {self.name}: mills are distinct lines of three points")
-        syms = _automorphisms(n, frozenset(frozenset(e) for e in self.edges),
-                              frozenset(frozenset(line) for line in self.mill_lines))
         put = object.__setattr__
         put(self, "num_points", n)
         put(self, "full_mask", (1 << n) - 1)
@@ -179,7 +178,6 @@ class Board:
         put(self, "adjacent", tuple(adjacent))
         put(self, "mills", mills)
         put(self, "mills_through", tuple(tuple(m for m in mills if m >> p & 1) for p in range(n)))
-        put(self, "symmetries", tuple(syms))
         put(self, "_index", {name: i for i, name in enumerate(self.points)})
 
     def __repr__(self) -> str:
@@ -217,6 +215,13 @@ class Board:
         return "abcdefghijklmnopqrstuvwxyz"[:self.size]
 
     # --- symmetries -----------------------------------------------------------------
+    @cached_property
+    def symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """Every permutation of the points that keeps the edges and the mills, in
+        increasing order, the identity first (computed on first use, then kept)."""
+        return tuple(_automorphisms(self.num_points, frozenset(frozenset(e) for e in self.edges),
+                                    frozenset(frozenset(line) for line in self.mill_lines)))
+
     def apply_symmetry(self, sym: int, mask: int) -> int:
         """Image of the point set ``mask`` under symmetry number ``sym``."""
         perm = self.symmetries[sym]

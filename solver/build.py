@@ -96,25 +96,19 @@ def _pair_shapes(pair: tuple[int, int]) -> list[tuple[int, int, int, int]]:
 
 
 def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's build holds at its peak (:func:`moving_memory`)."""
-    return moving_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
+    """Bytes a pair's build holds at its peak (:func:`rounds_memory`)."""
+    return rounds_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
 
 
-def moving_memory(own: list[int], reads: list[int]) -> int:
-    """Bytes the build of a moving-phase pair (:func:`solver.retro.solve_pair`, the check,
-    the write) holds at its peak, for subspaces of ``own`` slots whose captures read
-    subspaces of ``reads`` slots (docs/design.md §4): 2 per slot of its own codes
-    throughout, with either 1 per slot of counts (the rounds) or 2 per slot of one
-    subspace it reads (a subspace's initialisation or check: they are read one at a
-    time), and 16 MiB for the frontier and the write's blocks."""
+def rounds_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes a unit solved in rounds (a moving pair, :func:`solver.retro.solve_pair`,
+    the check and the write; planned alike, a cycle of mixed placement) holds at its
+    peak, for subspaces of ``own`` slots that read subspaces of ``reads`` slots
+    (docs/design.md §4): 2 per slot of its own codes throughout, with either 1 per slot
+    of counts (the rounds) or 2 per slot of one subspace it reads (a subspace's
+    initialisation or check: they are read one at a time), and 16 MiB for the frontier
+    and the write's blocks."""
     return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
-
-
-def retrograde_memory(own: list[int], reads: list[int]) -> int:
-    """Bytes a solve in rounds holds for subspaces of ``own`` slots that read subspaces
-    of ``reads`` slots: 3 per slot of its own (value and count) and 2 per slot it reads,
-    plus room for the write's re-read of its largest subspace (docs/design.md §4)."""
-    return 3 * sum(own) + 2 * sum(reads) + 2 * max(own)
 
 
 def memory_available() -> int | None:
@@ -392,12 +386,12 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
             own = _pair_shapes(p)
             reads = [c for s in own if (c := successors(*s)[1]) is not None]
             files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
-                                     moving_memory(slots(own), slots(reads))))
+                                     rounds_memory(slots(own), slots(reads))))
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
                 files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
-                                         retrograde_memory(slots(own), slots(reads))))
+                                         rounds_memory(slots(own), slots(reads))))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]

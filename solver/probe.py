@@ -27,7 +27,7 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import placement, storage, wdl
-from .errors import CorruptDatabaseError, DatabaseError, MissingSubspaceError
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .position import Move, Position, popcount
@@ -179,9 +179,10 @@ class Database:
             else:
                 try:
                     code = self._chunk_code(sub, slot)
-                except CorruptDatabaseError as exc:
+                except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                    # a damaged or foreign file: the build replaces it (it checks each file)
                     phase = "moving" if sub.is_moving else "placement"
-                    raise CorruptDatabaseError(
+                    raise type(exc)(
                         f"{exc}; rebuild it with: "
                         f"{storage.build_command(self.root, self.rules, phase)}") from None
         if code == SLACK_CODE:

@@ -1,10 +1,13 @@
 """The board as data: points, edges, mills and symmetries."""
 
+import subprocess
+import sys
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
 
-from solver.board import (ADJACENT, COORDS, MILLS, NUM_POINTS, POINT_NAMES, SYMMETRIES,
+from solver.board import (ADJACENT, BOARDS, COORDS, MILLS, NUM_POINTS, POINT_NAMES, SYMMETRIES,
                           apply_symmetry, inverse_symmetry, mask_of, neighbours,
                           point_index, point_name, points_of)
 
@@ -80,3 +83,19 @@ def test_masks_and_point_lists():
     assert points_of(0) == []
     assert points_of(mask_of([3, 0, 23])) == [0, 3, 23]
     assert points_of((1 << 24) - 1) == list(range(24))
+
+
+def test_symmetry_group_is_searched_on_first_use_and_kept():
+    # Importing the package builds no group but the standard board's (the kernels need
+    # it); another board finds its group when first asked, with the same value.
+    for name in ("morabaraba", "seven-mens", "three-mens"):
+        fresh = replace(BOARDS[name])
+        assert "symmetries" not in vars(fresh)
+        assert fresh.symmetries == BOARDS[name].symmetries
+        assert vars(fresh)["symmetries"] is fresh.symmetries     # kept, not searched again
+    assert len(BOARDS["seven-mens"].symmetries) == 8
+    searched = subprocess.run(
+        [sys.executable, "-c", "import solver.cli; from solver.board import BOARDS; "
+         "print(sorted(n for n, b in BOARDS.items() if 'symmetries' in vars(b)))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert searched == "['standard']"

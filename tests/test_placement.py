@@ -306,6 +306,58 @@ def test_placement_files_of_other_rules_are_refused(db4_all, tmp_path):
     assert not is_stored(tmp_path, other, sub)
 
 
+def _one_line_naming(result, path, rules_flags="--stones 4"):
+    """A refusal as the issue asks: exit 2, one line, the file and the command that builds it."""
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert str(path) in result.output, result.output
+    assert f"muehle build --db" in result.output and f"{rules_flags} --phase placement" in result.output
+
+
+@pytest.mark.parametrize("name", ["0-0+4-4", "0-1+4-3"])
+def test_a_damaged_placement_file_gives_one_line_or_the_right_answer(db4_all, tmp_path, name):
+    # The two files `query startpos` reads (the start and every first move), damaged
+    # one bit at a time over the whole file, then truncated: the command prints the
+    # intact answer or one line naming the file and how to rebuild it.
+    shutil.copytree(db4_all, tmp_path, dirs_exist_ok=True)
+    path = storage.placement_path(tmp_path, FOUR, Subspace.parse(name))
+    data = path.read_bytes()
+    query = ("query", "--db", tmp_path, "--stones", 4, "--json", "startpos")
+    intact = run(*query)
+    assert intact.exit_code == 0 and '"plies"' in intact.output
+    rng, seen = random.Random(12), {"same": 0, "refused": 0}
+    damaged = [bytes(data[:o]) + bytes([data[o] ^ 1 << rng.randrange(8)]) + data[o + 1:]
+               for o in range(0, len(data), max(1, len(data) // 60))]
+    for length in (0, 8, 100, 2048, len(data) // 2, len(data) - 1):
+        damaged.append(data[:length])
+    for content in damaged:
+        path.write_bytes(content)
+        result = run(*query)
+        if result.exit_code == 0:
+            assert result.output == intact.output
+            seen["same"] += 1
+        else:
+            _one_line_naming(result, path)
+            seen["refused"] += 1
+    assert seen["refused"] > len(damaged) // 3, seen
+
+
+def test_foreign_placement_files_give_one_line_naming_them_and_the_command(db4_all, tmp_path):
+    shutil.copytree(db4_all, tmp_path, dirs_exist_ok=True)
+    # another subspace's file under this one's name
+    path = storage.placement_path(tmp_path, FOUR, Subspace(0, 0, 4, 4))
+    shutil.copy(storage.placement_path(tmp_path, FOUR, Subspace(0, 1, 4, 3)), path)
+    result = run("query", "--db", tmp_path, "--stones", 4, "startpos")
+    _one_line_naming(result, path)
+    assert "does not hold subspace 0-0+4-4" in result.output
+    # the files of the standard rules in the folder of others
+    other = Rules(stones=4, jumping=False)
+    shutil.copytree(storage.rules_dir(db4_all, FOUR), storage.rules_dir(tmp_path, other))
+    result = run("query", "--db", tmp_path, "--rules", "no-jumping", "--stones", 4, "startpos")
+    _one_line_naming(result, storage.placement_path(tmp_path, other, Subspace(0, 0, 4, 4)),
+                     "--rules no-jumping --stones 4")
+    assert "built for rules 'standard-s4'" in result.output
+
+
 def test_kill_9_during_placement_build_then_rerun_gives_the_same_files(db4, db4_all, tmp_path):
     import signal
     import subprocess

@@ -40,9 +40,12 @@ class CliError(click.ClickException):
     def __init__(self, message: str):
         # One line, whatever the message: tools that read our stderr rely on it.
         message = " ".join(str(message).split()) or "error"
-        # A message that echoes input (a 1 MB argument) stays one readable line.
+        # A message that echoes input (a 1 MB argument) stays one readable line.  The
+        # middle goes: the start says what is wrong and with which file, the end what
+        # to do (the command that rebuilds it).
         if len(message) > MESSAGE_LIMIT:
-            message = message[:MESSAGE_LIMIT - 1] + "…"
+            half = (MESSAGE_LIMIT - 1) // 2
+            message = message[:half] + "…" + message[len(message) - half:]
         super().__init__(message)
 
     def show(self, file=None) -> None:
