@@ -1,6 +1,7 @@
 # Indexing: the map between positions of a subspace m-o (m stones of the side to move,
-# o of the opponent, 0 <= m, o <= 9) and slots of a flat array, reduced by the 16 board
-# symmetries.  Stones in hand are not part of the index (a placement subspace uses the
+# o of the opponent, 0 <= m, o <= MAX_STONES) and slots of a flat array, reduced by the
+# board's NSYM symmetries (on the standard board: 24 points, 16 symmetries, 9 stones).
+# Stones in hand are not part of the index (a placement subspace uses the
 # same board index as the moving subspace with the same stones on the board).
 #
 # Scheme (see docs/design.md §2):
@@ -27,7 +28,7 @@
 #                                                two steps, the first shared by all opp
 #   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
 #   c_is_real_slot(m, o, slot) -> bint           whether a canonical position uses the slot
-#   MAX_STONES, ORBITS, c_apply_sym_fast
+#   MAX_STONES, ORBITS, c_apply_sym_fast; max_stones() for Python
 # No argument checks on the hot path: own must have m stones, opp o stones, disjoint,
 # and slots must lie in [0, c_subspace_slots).  The Python wrappers (subspace_slots,
 # index_position, position_at, is_real_slot, the *_batch functions, ...; solver.index
@@ -61,13 +62,11 @@ cdef extern from *:
     uint32_t hw_pext "mu_hw_pext"(uint32_t x, uint32_t m) nogil
     uint32_t hw_pdep "mu_hw_pdep"(uint32_t x, uint32_t m) nogil
 
-cdef enum:
-    MAX_STONES = 9
-
+# MAX_STONES (the stones a side the tables cover) is the board module's constant.
 cdef uint64_t BINOM[25][25]
-cdef uint32_t BINOM_T[10][32]     # BINOM_T[k][q] = C(q, k) for q < 24, else 2^32 - 1
+cdef uint32_t BINOM_T[MAX_STONES + 1][32]   # BINOM_T[k][q] = C(q, k) for q < NPTS, else 2^32 - 1
 cdef uint32_t RANK8[3][25][256]   # colex rank share of byte b of a set, c stones below it
-cdef uint32_t SYM8[16][3][256]    # image under symmetry g of the points in byte b
+cdef uint32_t SYM8[NSYM][3][256]  # image under symmetry g of the points in byte b
 cdef uint8_t PEXT8[256][256]      # [mask byte][x byte]: software PEXT of one byte
 cdef uint8_t PDEP8[256][256]      # [mask byte][x byte]: software PDEP of one byte
 cdef uint8_t POP8[256]            # popcount of a byte, where there is no POPCNT instruction
@@ -95,9 +94,9 @@ _init_binomials()
 
 cdef void _init_binom_t():
     cdef int k, q
-    for k in range(10):
+    for k in range(MAX_STONES + 1):
         for q in range(32):
-            BINOM_T[k][q] = <uint32_t>BINOM[q][k] if q < 24 else 0xFFFFFFFFu
+            BINOM_T[k][q] = <uint32_t>BINOM[q][k] if q < NPTS else 0xFFFFFFFFu
 
 _init_binom_t()
 
@@ -118,7 +117,7 @@ cdef inline uint32_t c_apply_sym_fast(int g, uint32_t s) noexcept nogil:
 
 
 cdef inline uint32_t rank_fast(uint32_t s) noexcept nogil:
-    """Colex rank of the set s among all sets of popcount(s) points of 0..23."""
+    """Colex rank of the set s among all sets of popcount(s) points (of at most 24)."""
     cdef uint32_t b0 = s & 0xFF, b1 = (s >> 8) & 0xFF
     cdef int c1 = popcount8(b0)
     cdef int c2 = c1 + popcount8(b1)
@@ -151,13 +150,13 @@ cdef inline uint32_t unrank_set(uint64_t r, int k, int n) noexcept nogil:
 
 
 cdef inline uint32_t unrank_fast(uint32_t r, int k) noexcept nogil:
-    """The k-set (k <= 9) with colex rank r among the k-sets of 0..23, branch-free: the
-    largest element is the number of q with C(q, k) <= r, minus one."""
+    """The k-set (k <= MAX_STONES) with colex rank r among the k-sets of the NPTS points,
+    branch-free: the largest element is the number of q with C(q, k) <= r, minus one."""
     cdef uint32_t s = 0
     cdef int q, p
     while k > 0:
         p = -1
-        for q in range(24):
+        for q in range(NPTS):
             p += BINOM_T[k][q] <= r
         s |= (<uint32_t>1) << p
         r -= BINOM_T[k][p]
@@ -203,12 +202,12 @@ cdef inline uint32_t deposit(uint32_t x, uint32_t mask) noexcept nogil:
 cdef void _init_byte_tables():
     cdef int g, b, v, c, j, k, i
     cdef uint32_t img, r, mbyte, x, out
-    for g in range(16):
+    for g in range(NSYM):
         for b in range(3):
             for v in range(256):
                 img = 0
                 for j in range(8):
-                    if v >> j & 1:
+                    if v >> j & 1 and 8 * b + j < NPTS:
                         img |= (<uint32_t>1) << SYM[g][8 * b + j]
                 SYM8[g][b][v] = img
     for b in range(3):
@@ -273,7 +272,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
     caches, and one miss at a time (a set's look-up of its representative) made this
     most of the package's import time.  The image t = h(rep) gets the smallest g with
     g(t) = rep, which is the smallest inverse of an h taking rep to t."""
-    cdef int64_t n = <int64_t>BINOM[24][m], r, nreps = 0
+    cdef int64_t n = <int64_t>BINOM[NPTS][m], r, nreps = 0
     cdef uint32_t s = ((<uint32_t>1) << m) - 1, base, c
     cdef uint32_t img[16]
     cdef uint32_t at[16]
@@ -285,7 +284,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
         sets[r] = s
         if canon[r] == UNSEEN:
             stab = 0
-            for g in range(1, 16):
+            for g in range(1, NSYM):
                 img[g] = c_apply_sym_fast(g, s)
                 at[g] = rank_fast(img[g])
                 prefetch_write(&canon[at[g]])
@@ -295,7 +294,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
             reps[nreps] = s
             stabs[nreps] = stab
             canon[r] = base
-            for g in range(1, 16):
+            for g in range(1, NSYM):
                 if img[g] != s:
                     c = canon[at[g]]
                     if c == UNSEEN or (c & 15) > SYM_INV[g]:
@@ -312,7 +311,7 @@ def _init_index_tables():
     cdef uint32_t[::1] canon, reps, sets
     cdef uint16_t[::1] stabs
     for m in range(MAX_STONES + 1):
-        n = <int64_t>BINOM[24][m]
+        n = <int64_t>BINOM[NPTS][m]
         canon_arr = np.empty(n, dtype=np.uint32)
         reps_arr = np.empty(n, dtype=np.uint32)
         stabs_arr = np.empty(n, dtype=np.uint16)
@@ -343,7 +342,7 @@ _init_index_tables()
 # The index
 
 cdef inline int64_t c_subspace_slots(int m, int o) noexcept nogil:
-    return ORBITS[m] * <int64_t>BINOM[24 - m][o]
+    return ORBITS[m] * <int64_t>BINOM[NPTS - m][o]
 
 
 cdef inline uint32_t min_over_stabiliser(uint16_t stab, uint32_t opp) noexcept nogil:
@@ -374,7 +373,7 @@ cdef inline void c_index_frame(int m, int o, uint32_t own, IndexFrame* f) noexce
     f.g = e & 15
     f.free = FULL & ~c_apply_sym_fast(f.g, own)
     f.stab = REP_STAB[m][rep] if e & 16 else 0
-    f.base = <int64_t>rep * <int64_t>BINOM[24 - m][o]
+    f.base = <int64_t>rep * <int64_t>BINOM[NPTS - m][o]
 
 
 cdef inline int64_t c_index_in_frame(const IndexFrame* f, uint32_t opp) noexcept nogil:
@@ -392,7 +391,7 @@ cdef inline int64_t c_index_position(int m, int o, uint32_t own, uint32_t opp) n
 
 
 cdef inline void c_position_at(int m, int o, int64_t slot, uint32_t* own, uint32_t* opp) noexcept nogil:
-    cdef int64_t per = <int64_t>BINOM[24 - m][o]
+    cdef int64_t per = <int64_t>BINOM[NPTS - m][o]
     cdef uint32_t rep_own = REP_MASK[m][slot // per]
     own[0] = rep_own
     opp[0] = deposit(SETS[o][slot % per], FULL & ~rep_own)
@@ -410,7 +409,7 @@ cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
 
 
 cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:
-    cdef int64_t per = <int64_t>BINOM[24 - m][o]
+    cdef int64_t per = <int64_t>BINOM[NPTS - m][o]
     cdef int64_t rep = slot // per
     cdef uint16_t stab = REP_STAB[m][rep]
     if stab == 0:
@@ -422,7 +421,7 @@ cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:
 cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
     """Real slots of one representative: all C(24-m, o) if its stabiliser is trivial,
     else the slots (walked in slot order) whose opp set passes opp_is_canonical."""
-    cdef int64_t per = <int64_t>BINOM[24 - m][o], r, count = 0
+    cdef int64_t per = <int64_t>BINOM[NPTS - m][o], r, count = 0
     cdef uint16_t stab = REP_STAB[m][rep]
     cdef uint32_t free, x
     if stab == 0:
@@ -440,13 +439,18 @@ cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
 # ---------------------------------------------------------------------------------------
 # Python access (checked; the module solver.index wraps these)
 
+def max_stones():
+    """Most stones a side the index covers (the board module's MAX_STONES)."""
+    return MAX_STONES
+
+
 def have_bmi2():
     """Whether the build uses the BMI2 PEXT/PDEP instructions (else byte tables)."""
     return bool(MU_HAVE_BMI2)
 
 
 cdef inline int _check_mo(int m, int o) except -1:
-    if not (0 <= m <= MAX_STONES and 0 <= o <= MAX_STONES and m + o <= 24):
+    if not (0 <= m <= MAX_STONES and 0 <= o <= MAX_STONES and m + o <= NPTS):
         raise ValueError(f"no index for {m} and {o} stones (0..{MAX_STONES} each)")
     return 0
 
@@ -493,7 +497,7 @@ def is_real_slot(int m, int o, int64_t slot):
 
 
 def orbit_count(int m):
-    """Number of orbits of m-stone sets under the 16 symmetries (from the table)."""
+    """Number of orbits of m-stone sets under the board's symmetries (from the table)."""
     _check_mo(m, 0)
     return ORBITS[m]
 
@@ -509,7 +513,7 @@ def canonical_set(uint32_t own):
     """(representative mask, orbit number, symmetry g with g(own) = representative)."""
     cdef int m = popcount(own)
     if own & ~FULL:
-        raise ValueError("not a set of points 0..23")
+        raise ValueError(f"not a set of points 0..{NPTS - 1}")
     _check_mo(m, 0)
     cdef uint32_t e = CANON[m][rank_fast(own)]
     return REP_MASK[m][e >> 5], e >> 5, e & 15
@@ -517,21 +521,21 @@ def canonical_set(uint32_t own):
 
 def apply_sym_fast(int g, uint32_t mask):
     """Image of mask under symmetry g via the byte tables (tests compare with board)."""
-    if not 0 <= g < 16:
+    if not 0 <= g < NSYM:
         raise ValueError("symmetry number out of range")
     return c_apply_sym_fast(g, mask & FULL)
 
 
 def bit_ops_check(uint32_t x, uint32_t mask):
     """(fast rank, loop rank, compact, soft pext, deposit, soft pdep, fast unrank, loop
-    unrank) for tests (the unranks of x's rank, if x has at most 9 points)."""
+    unrank) for tests (the unranks of x's rank, if x has at most MAX_STONES points)."""
     x &= FULL
     mask &= FULL
     cdef int k = popcount(x)
     cdef uint32_t r = rank_fast(x)
     return (rank_fast(x), rank_set(x), compact(x, mask), soft_pext(x, mask),
             deposit(x, mask), soft_pdep(x, mask),
-            unrank_fast(r, k) if k <= 9 else x, unrank_set(r, k, 24))
+            unrank_fast(r, k) if k <= MAX_STONES else x, unrank_set(r, k, NPTS))
 
 
 def index_batch(int m, int o, const uint32_t[::1] own, const uint32_t[::1] opp,

@@ -1,4 +1,4 @@
-# Move generation on 24-bit masks: forward moves with captures, and quiet un-moves.
+# Move generation on point masks (NPTS bits): forward moves with captures, and quiet un-moves.
 # Must agree exactly with solver.position (the reference); tests/test_movegen.py proves it.
 #
 # A move is packed into 15 bits: target | origin << 5 | take << 10, with NO_POINT (31)
@@ -11,7 +11,7 @@
 
 cdef enum:
     NO_POINT = 31
-    MAX_MOVES = 1024      # placement 24 targets x 9 takes, jumping 3 x 21 x 9: well below
+    MAX_MOVES = 1024      # placement 24 targets x 12 takes, jumping 3 x 21 x 12: well below
     UNPLACE = 1           # un-move kinds: the last mover placed a stone ...
     UNSLIDE = 2           # ... or slid / jumped one
 
@@ -40,7 +40,7 @@ cdef inline uint32_t mill_points(uint32_t s) noexcept nogil:
     """Stones of s that stand in a closed mill."""
     cdef uint32_t out = 0
     cdef int k
-    for k in range(16):
+    for k in range(NMILLS):
         if (MILL[k] & s) == MILL[k]:
             out |= MILL[k]
     return out
@@ -48,7 +48,11 @@ cdef inline uint32_t mill_points(uint32_t s) noexcept nogil:
 
 cdef inline bint closes_mill(uint32_t after, int t) noexcept nogil:
     """Whether the stone on t stands in a closed mill of after."""
-    return (MILL_AT[t][0] & after) == MILL_AT[t][0] or (MILL_AT[t][1] & after) == MILL_AT[t][1]
+    cdef int k
+    for k in range(MILLS_AT):         # a constant bound: unrolled (two on the standard board)
+        if (MILL_AT[t][k] & after) == MILL_AT[t][k]:
+            return True
+    return False
 
 
 cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:

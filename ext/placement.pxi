@@ -94,7 +94,7 @@ ctypedef struct ChildSide:
     uint32_t free           # points not taken by g(side)
     uint16_t stab           # stabiliser of the representative (0: trivial)
     int g
-    int64_t base            # representative * C(24 - k, other)
+    int64_t base            # representative * C(NPTS - k, other)
 
 
 cdef inline void child_side_init(ChildSide* f, int k, int other, uint32_t side) noexcept nogil:
@@ -102,7 +102,7 @@ cdef inline void child_side_init(ChildSide* f, int k, int other, uint32_t side) 
     f.g = e & 15
     f.stab = REP_STAB[k][e >> 5] if e & 16 else 0
     f.free = FULL & ~c_apply_sym_fast(f.g, side)
-    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[24 - k][other]
+    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[NPTS - k][other]
 
 
 cdef inline int64_t child_side_slot(const ChildSide* f, uint32_t image) noexcept nogil:
@@ -157,7 +157,7 @@ cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bin
                 best_add(&b, cp[child_side_index(&sides[ctz(v)], own2)])
                 v &= v - 1
         else:
-            best_add(&b, qp[child_side_index(&sides[24], own2)])
+            best_add(&b, qp[child_side_index(&sides[NPTS], own2)])
     return best_code(&b)
 
 
@@ -170,7 +170,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     children's stored codes, written to their slots in ``val``; returns how many.
 
     The positions are visited grouped by the opponent's stones (docs/design.md §8):
-    every quiet child of such a group lies in one block of C(24 - o, m + 1) slots of
+    every quiet child of such a group lies in one block of C(NPTS - o, m + 1) slots of
     ``quiet`` (the opponent is the child's side to move), every capture child in one
     of o blocks of ``cap``, so the children are read from cache, and the write of each
     code is the one access far away (a store, which does not wait).  Slack slots are
@@ -179,11 +179,11 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     the moves are c_moves_packed's, with the takeable stones found once per opponent set.
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef int64_t per_rep = <int64_t>BINOM[24 - o][m]    # own sets beside one opponent set
+    cdef int64_t per_rep = <int64_t>BINOM[NPTS - o][m]    # own sets beside one opponent set
     cdef int64_t r, i, count = 0
     cdef uint32_t opp, own, x, free_r, victims, v
     cdef uint16_t stab
-    cdef ChildSide* sides    # [24]: the quiet child's side to move; [p]: after taking p
+    cdef ChildSide* sides    # [NPTS]: the quiet child's side to move; [p]: after taking p
     cdef bint cap_wins = o - 1 + ho < 3
     cdef const uint16_t* qp = &quiet[0]
     cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
@@ -204,7 +204,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
             stab = REP_STAB[o][r]
             free_r = FULL & ~opp
             victims = takeable(opp, take_none)
-            child_side_init(&sides[24], o, m + 1, opp)
+            child_side_init(&sides[NPTS], o, m + 1, opp)
             if not cap_wins:
                 v = victims
                 while v:

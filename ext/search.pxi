@@ -44,7 +44,7 @@ cdef enum:
     S_ABORT = 99          # returned up the tree: a view is missing (or a slack leaf)
     KEY_SHIFT = 14
     BUCKET = 4
-    MAX_PLACE_MOVES = 256  # placement: at most 24 targets x 9 takes
+    MAX_PLACE_MOVES = 512  # placement: at most 24 targets x 12 takes
     # A side with none in hand slides (or jumps) while the other still places: hands no
     # game from the standard start reaches, but positions the rules allow (docs/design.md).
     ORDER_TT = 1 << 30
@@ -58,10 +58,11 @@ WDL_VALUE[2] = -1
 WDL_VALUE[3] = S_ABORT
 
 # the key holds a slot in 30 bits
-assert max(c_subspace_slots(m, o) for m in range(10) for o in range(10 - max(0, m - 15))) < (1 << 30)
+assert max(c_subspace_slots(m, o) for m in range(MAX_STONES + 1)
+           for o in range(min(MAX_STONES, NPTS - m) + 1)) < (1 << 30)
 
-cdef int DEGREE[24]
-for _p in range(24):
+cdef int DEGREE[NPTS]
+for _p in range(NPTS):
     DEGREE[_p] = popcount(ADJ[_p])
 
 
@@ -107,7 +108,7 @@ def wdl_at(const uint8_t[::1] view, int64_t slot):
 ctypedef struct SearchCtx:
     uint64_t* table
     int table_bits
-    const uint8_t* views[10][10]
+    const uint8_t* views[MAX_STONES + 1][MAX_STONES + 1]
     int64_t nodes
     int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot)
     bint jumping, take_none
@@ -348,7 +349,7 @@ cdef class SearchEngine:
     def set_view(self, int m, int o, view):
         """Use a packed view (uint8, (slots + 3) // 4 bytes) for the leaves in m-o."""
         cdef const uint8_t[::1] v = view
-        if not (3 <= m <= 9 and 3 <= o <= 9):
+        if not (3 <= m <= MAX_STONES and 3 <= o <= MAX_STONES):
             raise ValueError(f"no moving-phase subspace {m}-{o}")
         if v.shape[0] != (c_subspace_slots(m, o) + 3) // 4:
             raise ValueError(f"view of {m}-{o} has {v.shape[0]} bytes, expected "
@@ -395,9 +396,9 @@ cdef class SearchEngine:
         cdef int value
         if (own | opp) & ~FULL or own & opp:
             raise ValueError("not a position")
-        if not (0 <= own_hand <= 9 and 0 <= opp_hand <= 9):
+        if not (0 <= own_hand <= MAX_STONES and 0 <= opp_hand <= MAX_STONES):
             raise ValueError("stones in hand out of range")
-        if popcount(own) + own_hand > 9 or popcount(opp) + opp_hand > 9:
+        if popcount(own) + own_hand > MAX_STONES or popcount(opp) + opp_hand > MAX_STONES:
             raise ValueError("more than nine stones a side")
         self.c.need_m = self.c.need_o = 0
         with nogil:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Solve smaller games (3..6 stones a side) completely, both ways, and compare.
+"""Solve smaller games (3..6 stones a side, or the small boards) completely, both ways, and compare.
 
-Usage: python scripts/solve_small_games.py [--stones 4 5 6] [--db data] [--jobs 2] [--samples 300]
+Usage: python scripts/solve_small_games.py [--rules six-mens] [--stones 4 5 6] [--db data]
+       [--jobs 2] [--samples 300]
 
 For each game: build its moving-phase databases (`muehle build --stones N`), solve
 every placement position by one backward pass, solve the start position (and sampled
@@ -17,11 +18,13 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 
-from solver import _kernels, placement
+from solver import placement
 from solver.build import build, peak_rss_mib
+from solver.index import Subspace
 from solver.notation import format_position
 from solver.opening import OpeningSearch, placement_value, solve_placement
 from solver.position import Position, parse_position
@@ -31,16 +34,18 @@ from solver.rules import Rules
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--stones", type=int, nargs="+", default=[4, 5])
+    ap.add_argument("--stones", type=int, nargs="+", default=None,
+                    help="stone counts (default: 4 5 for standard, else the variant's)")
     ap.add_argument("--db", default="data")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--samples", type=int, default=300)
     ap.add_argument("--rules", default="standard")
     args = ap.parse_args()
     failures = 0
-    for n in args.stones:
-        base = Rules.from_name(args.rules)
-        rules = Rules(stones=n, jumping=base.jumping, mill_rule=base.mill_rule)
+    base = Rules.from_name(args.rules)
+    stones = args.stones or ([4, 5] if base.name == "standard" else [base.stones])
+    for n in stones:
+        rules = replace(base, stones=n)
         t0 = time.perf_counter()
         build(args.db, rules, phase="moving", jobs=args.jobs, progress=False)
         t1 = time.perf_counter()
@@ -67,7 +72,8 @@ def main() -> int:
             slot = int(rng.integers(len(codes)))
             if codes[slot] == 0xFFFF:
                 continue
-            pos = Position.from_view(*_kernels.position_at(m, o, slot), hm, ho)
+            pos = Position.from_view(*Subspace(m, o, board=rules.board).position(slot), hm, ho,
+                                     board=rules.board)
             if pos.outcome(rules) is not None:
                 continue
             checked += 1

@@ -1,6 +1,8 @@
-"""Type stub of the compiled kernels (``ext/kernels.pyx`` and the ``.pxi`` files it
-includes).  These are the checked Python entry points; each ``nogil`` function that
-does the work has the same name with the prefix ``c_`` (see ext/kernels.pyx).
+"""Type stub of the compiled kernels (``ext/kernels.pxi`` and the ``.pxi`` files it
+includes), the same for every board's module (``solver._kernels``,
+``solver._kernels_six_mens``, ...: :func:`solver.kernels.kernels_for`).  These are the
+checked Python entry points; each ``nogil`` function that does the work has the same
+name with the prefix ``c_`` (see ext/kernels.pxi).
 Subspaces are given as their stone counts ``m, o`` (``*subspace`` for a
 :class:`solver.index.Subspace`); moves are packed ints (:meth:`solver.position.Move.pack`);
 value arrays hold uint16 codes (:mod:`solver.values`)."""
@@ -15,7 +17,13 @@ U8 = NDArray[np.uint8]
 U32 = NDArray[np.uint32]
 I64 = NDArray[np.int64]
 
-# --- movegen.pxi: moves on 24-bit masks ------------------------------------------------
+from solver.board import Board
+
+# --- board.pxi: the board compiled in -----------------------------------------------------
+
+BOARD: Board
+
+# --- movegen.pxi: moves on point masks ------------------------------------------------
 
 def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int,
                  jumping: bool = True, take_none: bool = False) -> list[int]:
@@ -29,6 +37,7 @@ def count_moves_batch(own: U32, opp: U32, own_hand: NDArray[np.int8], opp_hand: 
 # --- index.pxi: the symmetry-reduced index ------------------------------------------------
 
 INDEX_SCHEME: str
+def max_stones() -> int: ...
 def have_bmi2() -> bool: ...
 def subspace_slots(m: int, o: int) -> int: ...
 def index_position(m: int, o: int, own: int, opp: int) -> int: ...

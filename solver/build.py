@@ -69,7 +69,7 @@ class PairReport(_Report):
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
     """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
-    return [Pair(*p) for p in pair_plan(rules.stones, max_total, pair)]
+    return [Pair(*p, board=rules.board) for p in pair_plan(rules.stones, max_total, pair)]
 
 
 def pair_plan(stones: int, max_total: int | None = None,
@@ -128,7 +128,7 @@ def peak_rss_mib() -> float:
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
     """Whether the pair's file is complete, for these rules and scheme, and (with verify) intact."""
-    return why_not_built(root, rules, Pair(*pair), verify) is None
+    return why_not_built(root, rules, Pair(*pair, board=rules.board), verify) is None
 
 
 def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> bool:
@@ -139,7 +139,7 @@ def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> b
 def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool = True) -> str | None:
     """None if the file of ``held`` (a pair, or a subspace: its pair's file or its own
     placement file) is built and (with verify) intact, else what is wrong with it."""
-    subs = held.subspaces if isinstance(held, Pair) else [Subspace(*held)]
+    subs = held.subspaces if isinstance(held, Pair) else [Subspace(*held, board=rules.board)]
     try:
         for sub in subs:
             storage.read_subspace(storage.subspace_path(root, rules, sub), rules, sub.m, sub.o,
@@ -241,12 +241,12 @@ class SubspaceCache:
         return self.arrays[sub]
 
     def get(self, m: int, o: int) -> np.ndarray:
-        return self.load(Subspace(m, o))
+        return self.load(Subspace(m, o, board=self.rules.board))
 
     def read(self, m: int, o: int) -> np.ndarray:
         """A moving subspace's values, held or read from disk, without keeping them: the
         look-up of a pair's solve and check, which need one capture target at a time."""
-        sub = Subspace(m, o)
+        sub = Subspace(m, o, board=self.rules.board)
         if sub in self.arrays:
             return self.arrays[sub]
         return storage.read_subspace(storage.subspace_path(self.root, self.rules, sub),
@@ -299,7 +299,7 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     units = []
     if phase in ("moving", "all"):
         units += [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
-                  for p in (Pair(*q) for q in plan(rules, max_total, pair))]
+                  for p in (Pair(*q, board=rules.board) for q in plan(rules, max_total, pair))]
     if phase in ("placement", "all") and pair is None:
         for sub in placement.plan(rules, max_total):
             needs = tuple(storage.holding(c) for c in placement.children(sub) if c is not None)
@@ -360,7 +360,7 @@ def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
     the kernels' index (orbits plus slack) where the kernels handle the rules, else the
     positions up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
     if kernel_gap(rules) is None:
-        return lambda m, o: Subspace(m, o).slots
+        return lambda m, o: Subspace(m, o, board=rules.board).slots
     return rules.board.orbits
 
 

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from . import _kernels
+from .kernels import kernels_for
 from . import build as building
 from . import storage
 from .errors import ClusterError, InsufficientMemoryError, MissingSubspaceError
@@ -220,10 +220,10 @@ def check_workers(client: Client, folder: Path) -> None:
         raise ClusterError(f"{len(blind)} of {len(seen)} worker(s) cannot see the database folder "
                            f"{folder} (first: {blind[0]}); run the workers where it is mounted "
                            f"at the same path")
-    foreign = [address for address, (_, scheme) in seen.items() if scheme != _kernels.INDEX_SCHEME]
+    foreign = [address for address, (_, scheme) in seen.items() if scheme != kernels_for().INDEX_SCHEME]
     if foreign:
         raise ClusterError(f"worker {foreign[0]} runs index scheme {seen[foreign[0]][1]!r}, "
-                           f"this client {_kernels.INDEX_SCHEME!r}: install the same solver there")
+                           f"this client {kernels_for().INDEX_SCHEME!r}: install the same solver there")
 
 
 def _read_token(path: str) -> tuple[str | None, str]:
@@ -232,7 +232,7 @@ def _read_token(path: str) -> tuple[str | None, str]:
         text = Path(path).read_text()
     except OSError:
         text = None
-    return text, _kernels.INDEX_SCHEME
+    return text, kernels_for().INDEX_SCHEME
 
 
 def check_memory(client: Client, units: list[building.Unit]) -> None:

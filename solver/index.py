@@ -1,10 +1,13 @@
 """Symmetry-reduced index of positions: a subspace's positions as slots of a flat array.
 
-A position is (own, opp): 24-bit masks of the stones of the side to move and of the
-opponent.  A :class:`Subspace` groups the positions with ``m`` stones of the side to move
-and ``o`` of the opponent on the board (and, in the placement phase, stones in hand).
-Its index maps a position and its 16 symmetric images to one slot, and a slot back to
-the canonical position (the representative of the orbit).  A few slots hold no
+A position is (own, opp): masks of the stones of the side to move and of the opponent
+(24 bits on the standard board).  A :class:`Subspace` groups the positions with ``m``
+stones of the side to move and ``o`` of the opponent on the board (and, in the
+placement phase, stones in hand) of one :class:`~solver.board.Board` (``board``,
+the standard one unless given).  Its index maps a position and its symmetric images
+(16 on the standard board) to one slot, and a slot back to the canonical position
+(the representative of the orbit); the compiled kernels of the subspace's board do
+the work (:func:`solver.kernels.kernels_for`).  A few slots hold no
 canonical position (*slack*); :meth:`Subspace.is_real` tells them apart.
 
 The index depends only on the stones on the board: the placement subspace ``3-2+6-7``
@@ -12,7 +15,7 @@ The index depends only on the stones on the board: the placement subspace ``3-2+
 ``3-2``.  Names are ``"m-o"`` with nothing in hand and ``"m-o+h-k"`` otherwise
 (h = stones in hand of the side to move, k = of the opponent).
 
-Scheme (docs/design.md §2): a table over all C(24, m) stone sets gives the dense number
+Scheme (docs/design.md §2): a table over all C(24, m) stone sets (C(n, m) on a board of n points) gives the dense number
 of the set's orbit representative and a symmetry mapping it there; that symmetry maps
 opp, which is then ranked among the 24 - m free points (combinatorial number system).
 ``slot = representative * C(24 - m, o) + rank``.  For representatives fixed by some
@@ -26,16 +29,21 @@ Over the 49 moving-phase subspaces there are 1.0325 slots per orbit.
 >>> slot = s.index(own, opp)
 >>> s.index(*s.position(slot)) == slot and s.is_real(slot)
 True
+>>> Subspace(3, 3, board=BOARDS["six-mens"]).slots
+12012
 """
 
 from __future__ import annotations
 
 import re
+from types import ModuleType
 
 import numpy as np
 
-from solver import _kernels
+from .board import BOARDS, STANDARD_BOARD, Board
+from .kernels import kernels_for
 
+#: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
 MAX_STONES = 9
 #: Stone counts of the moving phase.
 MOVING_COUNTS = range(3, MAX_STONES + 1)
@@ -43,35 +51,44 @@ MOVING_COUNTS = range(3, MAX_STONES + 1)
 _NAME = re.compile(r"^(\d)-(\d)(?:\+(\d)-(\d))?$")
 
 
-def count_orbits(m: int) -> int:
-    """Orbits of m-stone sets on the board under the 16 symmetries (from the index table).
+def max_stones(board: Board = STANDARD_BOARD) -> int:
+    """Most stones a side the index of ``board`` covers (9 on the standard board).
+
+    >>> max_stones(), max_stones(BOARDS["six-mens"])
+    (9, 8)
+    """
+    return int(kernels_for(board).max_stones())
+
+
+def count_orbits(m: int, board: Board = STANDARD_BOARD) -> int:
+    """Orbits of m-stone sets on the board under its symmetries (from the index table).
 
     >>> [count_orbits(m) for m in range(5)]
     [1, 4, 30, 158, 757]
     """
-    return int(_kernels.orbit_count(m))
+    return int(kernels_for(board).orbit_count(m))
 
 
-def canonical_set(own: int) -> tuple[int, int]:
+def canonical_set(own: int, board: Board = STANDARD_BOARD) -> tuple[int, int]:
     """(representative, g): the representative of own's orbit and a symmetry number g
     with ``board.apply_symmetry(g, own) == representative``."""
-    rep, _, g = _kernels.canonical_set(own)
+    rep, _, g = kernels_for(board).canonical_set(own)
     return int(rep), int(g)
 
 
-def _masks(values) -> np.ndarray:
-    """values as a contiguous uint32 array; ValueError for values outside 24 bits."""
+def _masks(values, board: Board) -> np.ndarray:
+    """values as a contiguous uint32 array; ValueError for values outside the board."""
     arr = np.asarray(values)
-    if arr.dtype != np.uint32:
+    if arr.dtype != np.uint32:            # uint32: the kernels check the bits
         if arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0
-                         or arr.max() > 0xFFFFFF):
-            raise ValueError("masks must be integers in 0 .. 2**24 - 1")
+                         or arr.max() > board.full_mask):
+            raise ValueError(f"masks must be integers in 0 .. 2**{board.num_points} - 1")
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
 def uses_bmi2() -> bool:
     """Whether the compiled index uses the BMI2 instructions PEXT/PDEP."""
-    return bool(_kernels.have_bmi2())
+    return bool(kernels_for().have_bmi2())
 
 
 Shape = tuple[int, int, int, int]
@@ -105,8 +122,11 @@ class Subspace(tuple):
 
     A tuple: ``(m, o)`` with nothing in hand, ``(m, o, own_hand, opp_hand)`` otherwise,
     so a subspace is its own key and ``m, o = sub`` unpacks a moving one.  Immutable and
-    hashable.  All methods take and return plain ints or numpy arrays; the batch
-    methods run one compiled loop, no Python per position.
+    hashable.  ``board`` (keyword, default the standard board) is the board whose
+    compiled index it uses; it is not part of the tuple (subspaces of one rule set are
+    compared and used as keys), and every subspace derived from this one has it too.
+    All methods take and return plain ints or numpy arrays; the batch methods run one
+    compiled loop, no Python per position.
 
     >>> Subspace(8, 7), Subspace(8, 7) == (8, 7), Subspace(3, 2, 6, 7).name
     (Subspace(8, 7), True, '3-2+6-7')
@@ -114,22 +134,36 @@ class Subspace(tuple):
     (Pair(4, 5), Subspace(3, 5), None)
     """
 
-    __slots__ = ()
+    board: Board
+    kernels: ModuleType    # the board's compiled kernels (solver.kernels.kernels_for)
 
-    def __new__(cls, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> "Subspace":
+    def __new__(cls, m: int, o: int, own_hand: int = 0, opp_hand: int = 0, *,
+                board: Board = STANDARD_BOARD) -> "Subspace":
+        kernels = kernels_for(board)
+        most = kernels.max_stones()
         fields = {"m": m, "o": o, "own_hand": own_hand, "opp_hand": opp_hand}
         for name, value in fields.items():
             if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
-                    or not 0 <= value <= MAX_STONES):
-                raise ValueError(f"{name} must be an int in 0..{MAX_STONES}, not {value!r}")
+                    or not 0 <= value <= most):
+                raise ValueError(f"{name} must be an int in 0..{most}, not {value!r}")
         values = tuple(int(v) for v in fields.values())
-        return tuple.__new__(cls, values if own_hand or opp_hand else values[:2])
+        self = tuple.__new__(cls, values if own_hand or opp_hand else values[:2])
+        self.__dict__.update(board=board, kernels=kernels)
+        return self
 
-    def __getnewargs__(self) -> tuple:
-        return tuple(self)
+    def __setattr__(self, name, value):
+        raise AttributeError("a Subspace is immutable")
+
+    def __reduce__(self):
+        return _subspace, (tuple(self), self.board.name)
 
     def __repr__(self) -> str:
-        return f"Subspace({', '.join(map(str, self))})"
+        board = "" if self.board == STANDARD_BOARD else f", board={self.board.name!r}"
+        return f"Subspace({', '.join(map(str, self))}{board})"
+
+    def _derived(self, *shape: int) -> "Subspace":
+        """A subspace of the same board."""
+        return Subspace(*shape, board=self.board)
 
     @property
     def m(self) -> int:
@@ -157,19 +191,20 @@ class Subspace(tuple):
         return shape_name(self.m, self.o, self.own_hand, self.opp_hand)
 
     @classmethod
-    def parse(cls, name: str) -> Subspace:
+    def parse(cls, name: str, board: Board = STANDARD_BOARD) -> Subspace:
         """Inverse of :attr:`name`: ``Subspace.parse("3-2+6-7")``."""
         match = _NAME.match(name.strip())
         if not match:
             raise ValueError(f"not a subspace name: {name!r} (expected 'm-o' or 'm-o+h-k')")
         m, o, h, k = match.groups()
-        return cls(int(m), int(o), int(h or 0), int(k or 0))
+        return cls(int(m), int(o), int(h or 0), int(k or 0), board=board)
 
     @classmethod
     def of(cls, position) -> Subspace:
-        """The subspace of a :class:`~solver.position.Position` (stones of the side to move first)."""
+        """The subspace of a :class:`~solver.position.Position` (stones of the side to move
+        first), on its board."""
         return cls(position.own.bit_count(), position.opp.bit_count(), position.own_hand,
-                   position.opp_hand)
+                   position.opp_hand, board=position.board)
 
     def __str__(self) -> str:
         return self.name
@@ -180,14 +215,14 @@ class Subspace(tuple):
         return len(self) == 2
 
     @property
-    def board(self) -> Subspace:
+    def moving(self) -> Subspace:
         """The moving subspace with the same stones on the board (it has the same index)."""
-        return Subspace(self.m, self.o)
+        return self._derived(self.m, self.o)
 
     @property
     def pair(self) -> Pair:
         """The pair {m-o, o-m} whose file holds this (moving) subspace."""
-        return Pair(self.m, self.o)
+        return Pair(self.m, self.o, board=self.board)
 
     # --- where moves lead -----------------------------------------------------------
     # A move hands the turn over: the successor's side to move is this opponent.  A
@@ -196,7 +231,7 @@ class Subspace(tuple):
     @property
     def quiet_child(self) -> Subspace:
         """Where moves that take nothing lead."""
-        return Subspace(*successors(self.m, self.o, self.own_hand, self.opp_hand)[0])
+        return self._derived(*successors(self.m, self.o, self.own_hand, self.opp_hand)[0])
 
     @property
     def capture_child(self) -> Subspace | None:
@@ -204,38 +239,38 @@ class Subspace(tuple):
         opponent is left with fewer than three stones, board plus hand) or there is
         nothing to take."""
         capture = successors(self.m, self.o, self.own_hand, self.opp_hand)[1]
-        return None if capture is None else Subspace(*capture)
+        return None if capture is None else self._derived(*capture)
 
     # --- single positions -----------------------------------------------------------
 
     @property
     def slots(self) -> int:
         """Number of slots (orbits plus slack)."""
-        return int(_kernels.subspace_slots(self.m, self.o))
+        return int(self.kernels.subspace_slots(self.m, self.o))
 
     def index(self, own: int, opp: int) -> int:
-        """Slot of the position (own, opp); the same for all 16 symmetric images."""
-        return int(_kernels.index_position(self.m, self.o, own, opp))
+        """Slot of the position (own, opp); the same for all its symmetric images."""
+        return int(self.kernels.index_position(self.m, self.o, own, opp))
 
     def position(self, slot: int) -> tuple[int, int]:
         """Canonical (own, opp) of a slot (of a slack slot: a position indexed elsewhere)."""
-        own, opp = _kernels.position_at(self.m, self.o, slot)
+        own, opp = self.kernels.position_at(self.m, self.o, slot)
         return int(own), int(opp)
 
     def is_real(self, slot: int) -> bool:
         """Whether a canonical position uses the slot (False: slack)."""
-        return bool(_kernels.is_real_slot(self.m, self.o, slot))
+        return bool(self.kernels.is_real_slot(self.m, self.o, slot))
 
     # --- batches --------------------------------------------------------------------
 
     def index_many(self, own, opp) -> np.ndarray:
         """Slots (int64) of the positions own[i], opp[i] (array-likes of masks)."""
-        own_a = _masks(own)
-        opp_a = _masks(opp)
+        own_a = _masks(own, self.board)
+        opp_a = _masks(opp, self.board)
         if own_a.shape != opp_a.shape or own_a.ndim != 1:
             raise ValueError("own and opp must be 1-d arrays of the same length")
         out = np.empty(own_a.shape[0], dtype=np.int64)
-        _kernels.index_batch(self.m, self.o, own_a, opp_a, out)
+        self.kernels.index_batch(self.m, self.o, own_a, opp_a, out)
         return out
 
     def positions_many(self, slots) -> tuple[np.ndarray, np.ndarray]:
@@ -245,7 +280,7 @@ class Subspace(tuple):
             raise ValueError("slots must be a 1-d array")
         own = np.empty(slots_a.shape[0], dtype=np.uint32)
         opp = np.empty(slots_a.shape[0], dtype=np.uint32)
-        _kernels.position_batch(self.m, self.o, slots_a, own, opp)
+        self.kernels.position_batch(self.m, self.o, slots_a, own, opp)
         return own, opp
 
     def real_mask(self, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -255,7 +290,7 @@ class Subspace(tuple):
         if not 0 <= start <= stop <= self.slots:
             raise IndexError(f"slot range {start}..{stop} outside 0..{self.slots}")
         out = np.empty(stop - start, dtype=np.uint8)
-        _kernels.real_batch(self.m, self.o, start, out)
+        self.kernels.real_batch(self.m, self.o, start, out)
         return out.view(np.bool_)
 
     def is_real_many(self, slots) -> np.ndarray:
@@ -264,20 +299,21 @@ class Subspace(tuple):
         if slots_a.ndim != 1:
             raise ValueError("slots must be a 1-d array")
         out = np.empty(slots_a.shape[0], dtype=np.uint8)
-        _kernels.real_at_batch(self.m, self.o, slots_a, out)
+        self.kernels.real_at_batch(self.m, self.o, slots_a, out)
         return out.view(np.bool_)
 
     def count_real(self, threads: int = 2) -> int:
         """Real slots, i.e. orbits of positions, counted from the index (compiled,
         `threads` threads): every slot of a representative with a trivial stabiliser is
         real, the slots of the others are tested one by one."""
-        return int(_kernels.count_real_slots(self.m, self.o, threads))
+        return int(self.kernels.count_real_slots(self.m, self.o, threads))
 
 
 class Pair(tuple):
     """A moving-phase pair {m-o, o-m} (m <= o), solved together and stored in one file.
 
-    A tuple ``(m, o)`` with m <= o, whichever order it is given in.
+    A tuple ``(m, o)`` with m <= o, whichever order it is given in; ``board`` (keyword)
+    as for :class:`Subspace`, which its subspaces have.
 
     >>> Pair(8, 7), Pair(7, 8).name, Pair.parse("4-3").subspaces
     (Pair(7, 8), '7-8', [Subspace(3, 4), Subspace(4, 3)])
@@ -285,21 +321,28 @@ class Pair(tuple):
     ([Pair(4, 4), Pair(3, 5)], [])
     """
 
-    __slots__ = ()
+    board: Board
 
-    def __new__(cls, m: int, o: int) -> "Pair":
+    def __new__(cls, m: int, o: int, *, board: Board = STANDARD_BOARD) -> "Pair":
+        most = max_stones(board)
         for value in (m, o):
             if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
-                    or not 3 <= value <= MAX_STONES):
-                raise ValueError(f"stone counts of a pair must be ints in 3..{MAX_STONES}, "
+                    or not 3 <= value <= most):
+                raise ValueError(f"stone counts of a pair must be ints in 3..{most}, "
                                  f"not {value!r}")
-        return tuple.__new__(cls, (min(int(m), int(o)), max(int(m), int(o))))
+        self = tuple.__new__(cls, (min(int(m), int(o)), max(int(m), int(o))))
+        self.__dict__["board"] = board
+        return self
 
-    def __getnewargs__(self) -> tuple:
-        return tuple(self)
+    def __setattr__(self, name, value):
+        raise AttributeError("a Pair is immutable")
+
+    def __reduce__(self):
+        return _pair, (tuple(self), self.board.name)
 
     def __repr__(self) -> str:
-        return f"Pair({self[0]}, {self[1]})"
+        board = "" if self.board == STANDARD_BOARD else f", board={self.board.name!r}"
+        return f"Pair({self[0]}, {self[1]}{board})"
 
     @property
     def name(self) -> str:
@@ -310,16 +353,17 @@ class Pair(tuple):
         return self.name
 
     @classmethod
-    def parse(cls, text: str, stones: int = MAX_STONES) -> Pair:
+    def parse(cls, text: str, stones: int = MAX_STONES, board: Board = STANDARD_BOARD) -> Pair:
         """``'8-7'`` -> Pair(7, 8); ValueError naming what is wrong (counts must lie in
         3..stones, the stones per side of the rules)."""
-        return cls(*parse_pair(text, stones))
+        return cls(*parse_pair(text, stones), board=board)
 
     @property
     def subspaces(self) -> list[Subspace]:
         """m-o and o-m (one if m == o)."""
         m, o = self
-        return [Subspace(m, o)] if m == o else [Subspace(m, o), Subspace(o, m)]
+        shapes = [(m, o)] if m == o else [(m, o), (o, m)]
+        return [Subspace(*shape, board=self.board) for shape in shapes]
 
     @property
     def capture_targets(self) -> list[Subspace]:
@@ -350,6 +394,16 @@ def parse_pair(text: str, stones: int) -> tuple[int, int]:
     if not (3 <= a <= stones and 3 <= b <= stones):
         raise ValueError(f"pair {text}: stone counts must be 3..{stones}")
     return min(a, b), max(a, b)
+
+
+def _subspace(shape: tuple, board: str) -> Subspace:
+    """Unpickles a Subspace (its board by name)."""
+    return Subspace(*shape, board=BOARDS[board])
+
+
+def _pair(shape: tuple, board: str) -> Pair:
+    """Unpickles a Pair (its board by name)."""
+    return Pair(*shape, board=BOARDS[board])
 
 
 def moving_subspaces() -> list[Subspace]:
@@ -384,10 +438,11 @@ def format_index_stats(stats: dict) -> str:
     return "\n".join(lines)
 
 
-def random_positions(rng: np.random.Generator, m: int, o: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` uniformly random positions of subspace m-o as (own, opp) uint32 mask arrays
-    (numpy only: independent of the compiled index, for tests and benchmarks)."""
-    keys = rng.random((n, 24)).argsort(axis=1).astype(np.uint32)
+def random_positions(rng: np.random.Generator, m: int, o: int, n: int,
+                     board: Board = STANDARD_BOARD) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` uniformly random positions of subspace m-o of ``board`` as (own, opp) uint32
+    mask arrays (numpy only: independent of the compiled index, for tests and benchmarks)."""
+    keys = rng.random((n, board.num_points)).argsort(axis=1).astype(np.uint32)
     one = np.uint32(1)
     own = (one << keys[:, :m]).sum(axis=1, dtype=np.uint32)
     opp = (one << keys[:, m:m + o]).sum(axis=1, dtype=np.uint32)

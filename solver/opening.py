@@ -22,10 +22,10 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import _kernels
 from . import wdl as _wdl
 from .errors import CorruptDatabaseError, ForeignDatabaseError
 from .index import Subspace
+from .kernels import kernels_for
 from .position import Position
 from .retro import Lookup
 from .rules import Rules, require_kernels
@@ -45,7 +45,7 @@ def placement_subspaces(rules: Rules) -> list[Subspace]:
             for m in range(0, n - hm + 1):
                 for o in range(0, n - ho + 1):
                     if o + ho >= 3:           # else the game already ended
-                        subs.append(Subspace(m, o, hm, ho))
+                        subs.append(Subspace(m, o, hm, ho, board=rules.board))
     return sorted(subs, key=lambda s: (s.own_hand + s.opp_hand, s))
 
 
@@ -70,8 +70,8 @@ def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
         if progress:
             progress(sub)
         out = np.empty(sub.slots, dtype=np.uint16)
-        _kernels.placement_values(*sub, out, codes(sub.quiet_child), codes(sub.capture_child),
-                                  rules.jumping, rules.take_none, jobs)
+        sub.kernels.placement_values(*sub, out, codes(sub.quiet_child), codes(sub.capture_child),
+                                     rules.jumping, rules.take_none, jobs)
         values[sub] = out
     return values
 
@@ -113,7 +113,7 @@ class OpeningSearch:
         require_kernels(rules)
         self.rules = rules
         self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
-        self.engine = _kernels.SearchEngine(table_bits, rules.jumping, rules.take_none)
+        self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.jumping, rules.take_none)
         self._lock = threading.Lock()
 
     @property
@@ -188,7 +188,7 @@ class OpeningBook:
         try:
             np.savez_compressed(tmp, keys=self.keys, values=self.values,
                                 rules=np.array(self.rules.name), plies=np.array(self.plies),
-                                index_scheme=np.array(_kernels.INDEX_SCHEME))
+                                index_scheme=np.array(kernels_for(self.rules.board).INDEX_SCHEME))
             os.replace(tmp, path)
         finally:
             if tmp.exists():
@@ -198,10 +198,11 @@ class OpeningBook:
     def read(cls, path, rules: Rules) -> "OpeningBook":
         try:
             with np.load(path) as f:
-                if str(f["rules"]) != rules.name or str(f["index_scheme"]) != _kernels.INDEX_SCHEME:
+                scheme = kernels_for(rules.board).INDEX_SCHEME
+                if str(f["rules"]) != rules.name or str(f["index_scheme"]) != scheme:
                     raise ForeignDatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
                                         f"{str(f['index_scheme'])!r}; wanted {rules.name!r}, "
-                                        f"{_kernels.INDEX_SCHEME!r}")
+                                        f"{scheme!r}")
                 return cls(rules, f["keys"], f["values"], int(f["plies"]))
         except (OSError, KeyError, ValueError) as exc:
             raise CorruptDatabaseError(f"cannot read opening book {path}: {exc}") from None

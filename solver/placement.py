@@ -31,8 +31,6 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import _kernels
-from .board import NUM_POINTS
 from .index import Subspace
 from .position import Position, parse_position
 from .rules import Rules
@@ -64,7 +62,7 @@ def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
     only subspaces with at most that many stones on the board and in hand together
     (their children have no more, so the moving pairs up to that total suffice).
     """
-    return [Subspace(*shape) for shape in shapes(rules.stones, max_total)]
+    return [Subspace(*shape, board=rules.board) for shape in shapes(rules.stones, max_total)]
 
 
 def shapes(stones: int, max_total: Optional[int] = None) -> list[tuple[int, int, int, int]]:
@@ -108,12 +106,12 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
     values = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)   # the pass skips slack slots
     quiet, cap = _child_codes(sub, lookup)
     # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
-    reps = _kernels.orbit_count(sub.o)
-    step = max(1, BLOCK // math.comb(NUM_POINTS - sub.o, sub.m))   # positions a rep set holds
+    reps = sub.kernels.orbit_count(sub.o)
+    step = max(1, BLOCK // math.comb(sub.board.num_points - sub.o, sub.m))   # positions a rep set holds
     done = 0
     for start in range(0, reps, step):
         stop = min(reps, start + step)
-        _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
+        sub.kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
                                  rules.jumping, rules.take_none, start, stop, jobs)
         if progress:
             now = sub.slots * stop // reps
@@ -133,7 +131,7 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     bad: list[int] = []
     for start in range(0, sub.slots, BLOCK):
         stop = min(sub.slots, start + BLOCK)
-        slots, _ = _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values,
+        slots, _ = sub.kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values,
                                            quiet, cap, rules.jumping, rules.take_none,
                                            start, stop, True, max_bad, jobs)
         bad += [int(s) for s in slots]
@@ -217,7 +215,7 @@ def reachable(rules: Rules, jobs: int = 2,
                 if child not in marks:
                     marks[child] = np.zeros(child.slots, dtype=np.uint8)
                 kids.append(marks[child])
-        counts[sub] = int(_kernels.placement_reach(sub.m, sub.o, sub.own_hand, sub.opp_hand, own,
+        counts[sub] = int(sub.kernels.placement_reach(sub.m, sub.o, sub.own_hand, sub.opp_hand, own,
                                                    kids[0], kids[1], rules.jumping, rules.take_none,
                                                    jobs))
     return counts

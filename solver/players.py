@@ -30,9 +30,9 @@ import random
 import time
 from typing import Callable, Optional
 
-from . import _kernels
-from .board import ADJACENT, MILLS
+from .board import STANDARD_BOARD, Board
 from .game import Game
+from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError
 from .rules import Rules, require_kernels
@@ -62,33 +62,34 @@ def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int,
     return opp, own, ho, hm
 
 
-def _open_mills(own: int, opp: int) -> int:
+def _open_mills(own: int, opp: int, board: Board) -> int:
     """Mills with two own stones and the third point free."""
     n = 0
-    for mill in MILLS:
+    for mill in board.mills:
         if not mill & opp and (mill & own).bit_count() == 2:
             n += 1
     return n
 
 
-def _mobility(stones: int, free: int) -> int:
+def _mobility(stones: int, free: int, board: Board) -> int:
     n = 0
     s = stones
     while s:
         low = s & -s
-        n += (ADJACENT[low.bit_length() - 1] & free).bit_count()
+        n += (board.adjacent[low.bit_length() - 1] & free).bit_count()
         s ^= low
     return n
 
 
-def evaluate(own: int, opp: int, hm: int, ho: int) -> int:
+def evaluate(own: int, opp: int, hm: int, ho: int, board: Board = STANDARD_BOARD) -> int:
     """Heuristic score for the side to move: material, then mobility and open mills."""
     m, o = own.bit_count(), opp.bit_count()
-    score = 100 * ((m + hm) - (o + ho)) + 20 * (_open_mills(own, opp) - _open_mills(opp, own))
-    free = 0xFFFFFF & ~(own | opp)
+    score = 100 * ((m + hm) - (o + ho)) + 20 * (_open_mills(own, opp, board)
+                                                - _open_mills(opp, own, board))
+    free = board.full_mask & ~(own | opp)
     # Mobility matters for a side that slides (a jumping side goes anywhere).
-    own_mob = 0 if hm == 0 and m == 3 else _mobility(own, free)
-    opp_mob = 0 if ho == 0 and o == 3 else _mobility(opp, free)
+    own_mob = 0 if hm == 0 and m == 3 else _mobility(own, free, board)
+    opp_mob = 0 if ho == 0 and o == 3 else _mobility(opp, free, board)
     return score + 4 * (own_mob - opp_mob)
 
 
@@ -201,6 +202,7 @@ class SearchPlayer(Player):
                  say: Optional[Say] = None, depth: int = 3, seconds: Optional[float] = None,
                  database=None, table: bool = False):
         require_kernels(rules)               # it searches with the kernels' move generator
+        self._kernels = kernels_for(rules.board)
         super().__init__(rules, rng, say)
         self.depth, self.seconds, self.database = depth, seconds, database
         self.use_table = table
@@ -211,7 +213,7 @@ class SearchPlayer(Player):
 
     # --- the search ------------------------------------------------------------
     def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
-        return _kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none)
+        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none)
 
     def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
         """Exact score of a moving-phase position from the database, or None."""
@@ -250,7 +252,7 @@ class SearchPlayer(Player):
             return -(WIN_SCORE - ply)                    # blocked
         if depth <= 0:
             self._heuristic = True
-            return evaluate(own, opp, hm, ho)
+            return evaluate(own, opp, hm, ho, self.rules.board)
         alpha0 = alpha
         best_move = None
         if self.use_table:
@@ -350,7 +352,7 @@ class SearchPlayer(Player):
         if result is None:          # not even depth 1 in time: any move
             result = 0, moves[:1]
         score, ties = result
-        return score, [Move.unpack(mv) for mv in ties]
+        return score, [Move.unpack(mv, self.rules.board) for mv in ties]
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)

@@ -26,9 +26,10 @@ import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
-from . import _kernels, placement, storage, wdl
+from . import placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
+from .kernels import kernels_for
 from .position import Move, Position, popcount
 from .rules import STANDARD, Rules, require_kernels
 from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
@@ -145,7 +146,7 @@ class Database:
     def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
         """All value codes of subspace m-o (with hands: a placement subspace), loaded into
         memory (kept for later probes)."""
-        sub = Subspace(m, o, own_hand, opp_hand)
+        sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
         with self._lock:
             arr = self._arrays.get(sub)
             if arr is None:
@@ -157,7 +158,7 @@ class Database:
     def wdl(self, m: int, o: int) -> np.ndarray:
         """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
         use; packed from the codes in memory if loaded, else read from the file in blocks."""
-        sub = Subspace(m, o)
+        sub = Subspace(m, o, board=self.rules.board)
         with self._lock:
             view = self._wdl.get(sub)
             if view is None:
@@ -170,7 +171,7 @@ class Database:
 
     def code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
         """Stored code of the position (own to move, opp; stones in hand: a placement position)."""
-        sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand)
+        sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand, board=self.rules.board)
         slot = sub.index(own, opp)
         with self._lock:
             if self.in_memory or sub in self._arrays:
@@ -209,8 +210,8 @@ class Database:
             # lost before its last move, but one whose outcome the rules fix).
             return Value(WIN, 0)
         # The kernel (proven equal to the reference rules) tells a lost position fast.
-        if not _kernels.moves_packed(own, opp, position.own_hand, position.opp_hand,
-                                     self.rules.jumping, self.rules.take_none):
+        if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
+                                                          self.rules.jumping, self.rules.take_none):
             return Value(LOSS, 0)
         if position.in_placement:
             sub = Subspace.of(position)

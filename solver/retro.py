@@ -17,8 +17,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import _kernels
 from .index import Pair, Subspace
+from .kernels import kernels_for
 from .rules import Rules, require_kernels
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
@@ -27,7 +27,7 @@ Lookup = Callable[[int, int], np.ndarray]
 
 def pairs_in_order(rules: Rules) -> list[Pair]:
     """Every moving-phase pair in an order where captures lead to earlier pairs."""
-    return [Pair(m, o) for m, o in pair_order(rules.stones)]
+    return [Pair(m, o, board=rules.board) for m, o in pair_order(rules.stones)]
 
 
 def pair_order(stones: int) -> list[tuple[int, int]]:
@@ -73,15 +73,16 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
     by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
     require_kernels(rules)
+    kernels = kernels_for(rules.board)
     start = time.perf_counter()
-    subs = Pair(*pair).subspaces
+    subs = Pair(*pair, board=rules.board).subspaces
     # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
     # capture targets one at a time during the initialisation (the caller's lookup should
     # not keep them); the counts, 1 byte a slot, only from the rounds on.
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
     due, holds = {}, {}
     for s in subs:
-        due[s], holds[s] = _kernels.retro_due(s.slots)
+        due[s], holds[s] = kernels.retro_due(s.slots)
     undecided = {}
     maxd = 0
     for s in subs:
@@ -90,11 +91,11 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
                else np.zeros(0, dtype=np.uint16))
         if progress:
             progress(f"init {s}")
-        plies, undecided[s] = _kernels.retro_init(s.m, s.o, val[s], cap,
+        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], cap,
                                                   rules.jumping, rules.take_none, jobs)
         maxd = max(maxd, plies)
         del cap
-    cnt = {s: _kernels.retro_counts(s.slots) for s in subs}
+    cnt = {s: kernels.retro_counts(s.slots) for s in subs}
     recount = {s: False for s in subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
@@ -102,7 +103,7 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
         decided, pulled = 0, []
         for s in subs:
             child = s.quiet_child
-            size = _kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
+            size = kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
             if not size:
                 continue
             args = (val[s], val[child], cnt[child], due[child], d, rules.jumping, rules.take_none)
@@ -111,14 +112,14 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
             pulling = (size > ratio * undecided[child] if pull is None
                        else pull(d) if callable(pull) else pull)
             if pulling:
-                n = _kernels.retro_pull(s.m, s.o, *args, jobs)
+                n = kernels.retro_pull(s.m, s.o, *args, jobs)
                 pulled.append(str(child))
                 recount[child] |= d % 2 == 1        # it may have left counts unknown
             else:
                 n, block = 0, 0
                 while block < len(holds[s]):
-                    found, block = _kernels.retro_scan(val[s], holds[s], d, block, chunk)
-                    n += _kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs)
+                    found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk)
+                    n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs)
             undecided[child] -= n       # (less overwritten tentative wins: an estimate)
             decided += n
         if decided:
@@ -127,5 +128,5 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
             progress(f"round {d}: {decided} decided" + (f", pulled into {' '.join(pulled)}" if pulled else ""))
         d += 1
     for s in subs:
-        _kernels.retro_finish(val[s])
+        kernels.retro_finish(val[s])
     return PairResult(values=val, rounds=d, seconds=time.perf_counter() - start)

@@ -258,23 +258,28 @@ VARIANTS: dict[str, Rules] = {
     "three-mens": Rules(board="three-mens", stones=3, jumping=False, line_wins=True),
 }
 
-#: Most stones a side the compiled kernels' index has tables for (ext/index.pxi).
-KERNEL_MAX_STONES = 9
+#: The boards whose compiled kernels (one module per board: solver.kernels) are proven
+#: on their games here, with the most stones a side their index covers (setup.py: the
+#: standard board's nine as always, the others as many as fit, at most twelve).
+KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8}
 
 
 def kernel_gap(rules: Rules) -> Optional[str]:
     """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
-    one line: today they know the standard board with at most nine stones a side and
-    the first options (jumping, mill rule) only (docs/design.md §9).
+    one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
+    limit, with the first options (jumping, mill rule) only (docs/design.md §9).
 
-    >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["six-mens"])
-    (True, "rules 'six-mens': the board is not supported by the compiled kernels yet")
+    >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["six-mens"]) is None
+    (True, True)
+    >>> kernel_gap(VARIANTS["three-mens"])
+    "rules 'three-mens': the board is not supported by the compiled kernels yet"
     """
     what = None
-    if rules.board != STANDARD_BOARD:
+    most = KERNEL_BOARDS.get(rules.board.name)
+    if most is None:
         what = "the board is"
-    elif rules.stones > KERNEL_MAX_STONES:
-        what = f"more than {KERNEL_MAX_STONES} stones a side are"
+    elif rules.stones > most:
+        what = f"more than {most} stones a side are"
     elif rules.mixed:
         what = "mixed placement (place or move) is"
     elif rules.two_mill_takes != 1:

@@ -38,9 +38,10 @@ import h5py
 import hdf5plugin
 import numpy as np
 
-from . import _kernels
+from .board import STANDARD_BOARD, Board
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
-from .index import Pair, Subspace
+from .index import Pair, Subspace, shape_name
+from .kernels import kernels_for
 from .rules import Rules
 from .values import summarize
 
@@ -71,7 +72,7 @@ def rules_dir(root: Path | str, rules: Rules) -> Path:
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
     moving :class:`Subspace` gives the file that holds it)."""
-    return rules_dir(root, rules) / f"pair-{Pair(*pair).name}.h5"
+    return rules_dir(root, rules) / f"pair-{Pair(*pair, board=rules.board).name}.h5"
 
 
 def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
@@ -85,12 +86,12 @@ def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
 
 
-def holding(key) -> Pair | Subspace:
-    """What one file holds, given one of its subspaces (or a pair): a moving-phase
-    subspace's pair, or the placement subspace itself."""
+def holding(key, board: Board = STANDARD_BOARD) -> Pair | Subspace:
+    """What one file holds, given one of its subspaces (or a pair) of ``board``: a
+    moving-phase subspace's pair, or the placement subspace itself."""
     if isinstance(key, Pair):
         return key
-    sub = Subspace(*key)
+    sub = Subspace(*key, board=board)
     return sub.pair if sub.is_moving else sub
 
 
@@ -243,7 +244,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary_path(path)
     stats = {}
-    held = holding(next(iter(values)))
+    held = holding(next(iter(values)), rules.board)
     try:
         # HDF5 builds the file in memory and Python writes it: a failing disk (full,
         # ulimit -f) is then an ordinary OSError, where a failed write inside HDF5 leaves
@@ -269,7 +270,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # and its SHA-256 (taken from the values in memory) proves it equal to them.  The
         # re-read goes block by block: a whole copy would add 2 bytes a slot to the peak.
         for key in values:
-            sub = Subspace(*key)
+            sub = Subspace(*key, board=rules.board)
             with _open(tmp, rules, sub, sub) as f:
                 SubspaceReader(f, tmp, sub).verify()
         _crash_point("before-rename", path)
@@ -289,7 +290,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
-    if {Subspace(*key).name for key in values} != names:
+    if {shape_name(*key) for key in values} != names:
         raise ValueError(f"a file of {name} holds {sorted(names)}, not {sorted(map(str, values))}")
     _set_attr(f, "format", FORMAT)
     _set_attr(f, "format_version", FORMAT_VERSION)
@@ -301,13 +302,13 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
     for key, value in rules.as_attrs().items():
         if key != "name":
             _set_attr(f, key, value)
-    _set_attr(f, "index_scheme", _kernels.INDEX_SCHEME)
+    _set_attr(f, "index_scheme", kernels_for(rules.board).INDEX_SCHEME)
     _set_attr(f, "solver_version", solver_version())
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)
     for key, codes in values.items():
-        sub = Subspace(*key)
+        sub = Subspace(*key, board=rules.board)
         name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
         ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
@@ -350,10 +351,11 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
             if attrs.get("rules") != rules.name:
                 raise ForeignDatabaseError(f"{path} was built for rules "
                                            f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
-            if attrs.get("index_scheme") != _kernels.INDEX_SCHEME:
+            scheme = kernels_for(rules.board).INDEX_SCHEME
+            if attrs.get("index_scheme") != scheme:
                 raise ForeignDatabaseError(
                     f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
-                    f"this solver reads {_kernels.INDEX_SCHEME!r}: rebuild it")
+                    f"this solver reads {scheme!r}: rebuild it")
             if not attrs.get("complete", False):
                 raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
             version = _plain(attrs.get("format_version"))
@@ -363,7 +365,7 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
             if held is not None:
-                attribute, name, expected = _contents(holding(held))
+                attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())
                 if names != expected or (version >= 2 and attrs.get(attribute) != name):
                     raise ForeignDatabaseError(f"{path} does not hold {attribute} {name} (it holds "
@@ -381,7 +383,7 @@ class SubspaceReader:
     Format 1: the first read checks the SHA-256 of all the subspace's values."""
 
     def __init__(self, f: h5py.File, path: Path, sub: Subspace):
-        sub = Subspace(*sub)
+        sub = sub if isinstance(sub, Subspace) else Subspace(*sub)
         self.path, self.name, self.slots = Path(path), sub.name, sub.slots
         with hdf5_errors(self.path):
             if self.name not in f:
@@ -456,7 +458,7 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
                   own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
     """All value codes of subspace m-o (with hands: a placement subspace) from its file,
     verified (see the module's docstring); ``verify`` also checks the SHA-256 of the whole."""
-    sub = Subspace(m, o, own_hand, opp_hand)
+    sub = Subspace(m, o, own_hand, opp_hand, board=rules.board)
     with _open(path, rules, sub, sub) as f:
         return SubspaceReader(f, path, sub).all(sha256=verify)
 
@@ -466,11 +468,12 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     block, so that the uint16 codes never sit in memory whole."""
     from . import wdl
 
-    slots = Subspace(m, o).slots
+    sub = Subspace(m, o, board=rules.board)
+    slots = sub.slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, Subspace(m, o), Subspace(m, o)) as f:
-        reader = SubspaceReader(f, path, Subspace(m, o))
+    with _open(path, rules, sub, sub) as f:
+        reader = SubspaceReader(f, path, sub)
         for start in range(0, slots, block):
             stop = min(slots, start + block)
             wdl.pack(reader.read(start, stop), out[start // 4:wdl.packed_size(stop)])
@@ -481,7 +484,7 @@ def pair_stats(path: Path, rules: Rules, held=None) -> dict[str, dict]:
     """The statistics recorded for each subspace of a file (a pair's or a placement
     subspace's), by subspace name (format 2: covered by the attributes' checksum)."""
     with _open(path, rules, held) as f:
-        return {name: SubspaceReader(f, path, Subspace.parse(name)).attrs
+        return {name: SubspaceReader(f, path, Subspace.parse(name, rules.board)).attrs
                 for name in sorted(f.keys())}
 
 

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _kernels
+from .kernels import kernels_for
 from .values import DRAW, LOSS, WDL, WIN
 
 DRAW_BITS, WIN_BITS, LOSS_BITS, SLACK_BITS = 0, 1, 2, 3
@@ -36,10 +36,10 @@ def pack(codes: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
     codes = np.ascontiguousarray(codes, dtype=np.uint16)
     if out is None:
         out = np.empty(packed_size(len(codes)), dtype=np.uint8)
-    _kernels.pack_wdl(codes, out)
+    kernels_for().pack_wdl(codes, out)       # the same code in every board's kernels
     return out
 
 
 def value_at(view: np.ndarray, slot: int) -> Optional[WDL]:
     """Win, draw or loss at a slot of a view (None for a slack slot)."""
-    return _NAMES[_kernels.wdl_at(view, slot)]
+    return _NAMES[kernels_for().wdl_at(view, slot)]

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.board", "solver.rules", "solver.notation", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.diagram", "solver.svg"),
-    ("solver.index", "solver.moves", "solver._kernels"),
+    ("solver.index", "solver.moves", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores
     ("solver.storage", "solver.wdl", "solver.verify", "solver.build", "solver.cluster"),

@@ -22,7 +22,7 @@ def test_a_subspace_is_its_own_key_and_name():
     m, o = s
     assert (m, o, s.own_hand, s.opp_hand) == (8, 7, 0, 0) and s.is_moving
     p = Subspace(3, 2, 6, 7)
-    assert p == (3, 2, 6, 7) and p.board == (3, 2) and not p.is_moving
+    assert p == (3, 2, 6, 7) and p.moving == (3, 2) and not p.is_moving
     assert Subspace(3, 2, 0, 0) == (3, 2) and len(Subspace(3, 2, 0, 0)) == 2
     for sub in (s, p):
         assert Subspace.parse(sub.name) == sub and pickle.loads(pickle.dumps(sub)) == sub

@@ -94,7 +94,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
         fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
     pair = None
     if pair_text:     # a plan may name pairs beyond the kernels' index (Pair)
-        pair = Pair.parse(pair_text, rules.stones) if gap is None else parse_pair(pair_text, rules.stones)
+        pair = Pair.parse(pair_text, rules.stones, rules.board) if gap is None else parse_pair(pair_text, rules.stones)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     memory = None
@@ -144,7 +144,7 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
         done = gap is None and building.is_stored(
-            Path(db), rules, Subspace.parse(f.name.removeprefix("pair-")), verify=False)
+            Path(db), rules, Subspace.parse(f.name.removeprefix("pair-"), rules.board), verify=False)
         built += done
         left += 0.0 if done else f.seconds
         state = "built" if done else "to build" if gap is None else "plan only"
@@ -176,7 +176,7 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
 def _built_files(db: str, rules: Rules) -> list[tuple[Path, Pair | Subspace]]:
     """(path, what it must hold) of every file of the plan that exists: pairs, then
     placement subspaces."""
-    files = [(storage.pair_path(db, rules, p), Pair(*p)) for p in pairs_in_order(rules)]
+    files = [(storage.pair_path(db, rules, p), Pair(*p, board=rules.board)) for p in pairs_in_order(rules)]
     files += [(storage.placement_path(db, rules, s), s) for s in placement.plan(rules)]
     return [(path, held) for path, held in files if path.exists()]
 
@@ -295,11 +295,11 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
     """
     pairs, subs = [], []
     if pair_text and phase == "placement":
-        subs = [Subspace.parse(pair_text)]
+        subs = [Subspace.parse(pair_text, rules.board)]
         if not placement.is_placement(subs[0], rules):
             fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
     elif pair_text:
-        pairs = [Pair.parse(pair_text, rules.stones)]
+        pairs = [Pair.parse(pair_text, rules.stones, rules.board)]
     else:
         if phase in ("moving", "all"):
             pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
@@ -311,10 +311,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
     for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
         if not path.exists():
             fail(f"missing database file {path}")
-    total = sum(Pair(*p).slots for p in pairs) + sum(s.slots for s in subs)
+    total = sum(Pair(*p, board=rules.board).slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
-        for what, run in ([(f"pair {Pair(*p)}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
+        for what, run in ([(f"pair {Pair(*p, board=rules.board)}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
                            for p in pairs]
                           + [(f"placement subspace {s.name}",
                               lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))

@@ -14,8 +14,10 @@ from typing import Callable
 
 import numpy as np
 
-from .. import _kernels, placement, storage
+from .. import placement, storage
+from ..board import STANDARD_BOARD, Board
 from ..index import Pair, Subspace
+from ..kernels import kernels_for
 from ..position import Position
 from ..rules import Rules
 from ..values import SLACK_CODE
@@ -33,11 +35,13 @@ class BadState:
     slot: int
     own_hand: int = 0
     opp_hand: int = 0
+    board: Board = STANDARD_BOARD
 
     def describe(self) -> str:
-        sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand)
+        sub = Subspace(self.m, self.o, self.own_hand, self.opp_hand, board=self.board)
         own, opp = sub.position(self.slot)
-        return f"subspace {sub} slot {self.slot}: {Position.from_view(own, opp, sub.own_hand, sub.opp_hand)}"
+        position = Position.from_view(own, opp, sub.own_hand, sub.opp_hand, board=self.board)
+        return f"subspace {sub} slot {self.slot}: {position}"
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
@@ -52,8 +56,8 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
     slot order to name the bad states.  Without it the check walks the slots in order
     (``retro_check``, what ``muehle check`` runs: a second implementation)."""
     bad: list[BadState] = []
-    for m, o in Pair(*pair).subspaces:
-        target = Subspace(m, o).capture_child
+    for m, o in Pair(*pair, board=rules.board).subspaces:
+        target = Subspace(m, o, board=rules.board).capture_child
         cap = lookup(*target) if target else EMPTY
         faults = _grouped_faults if grouped else _slot_order_faults
         bad += faults(m, o, rules, values, cap, jobs, progress, max_bad - len(bad))
@@ -67,17 +71,18 @@ def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarr
                        progress: Callable[[int], None] | None, max_bad: int) -> list[BadState]:
     """The check of subspace m-o in slot order: its first ``max_bad`` bad states."""
     bad: list[BadState] = []
+    kernels = kernels_for(rules.board)
     n = len(values[m, o])
     for start in range(0, n, BLOCK):
         stop = min(n, start + BLOCK)
         args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
                 start, stop, max_bad)
-        slots, count = _kernels.retro_check(*args, jobs)
+        slots, count = kernels.retro_check(*args, jobs)
         if count > len(slots) and jobs > 1:
             # threads kept whichever bad states they met first; one thread meets
             # them in slot order (a failing check is rare: its speed does not matter)
-            slots, count = _kernels.retro_check(*args, 1)
-        bad += [BadState(m, o, int(s)) for s in sorted(slots)]
+            slots, count = kernels.retro_check(*args, 1)
+        bad += [BadState(m, o, int(s), board=rules.board) for s in sorted(slots)]
         if progress:
             progress(stop - start)
         if len(bad) >= max_bad:
@@ -91,13 +96,14 @@ def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray,
     successors and every other slot holds the slack code, else its first ``max_bad``
     bad states, named by the slot-order check (or, should that find none, by the
     grouped one)."""
+    kernels = kernels_for(rules.board)
     val = values[m, o]
-    orbits = _kernels.orbit_count(o)
+    orbits = kernels.orbit_count(o)
     step = max(1, orbits * BLOCK // max(1, len(val)))       # about BLOCK slots a call
     flagged, faults, checked = [], 0, 0
     for start in range(0, orbits, step):
         stop = min(orbits, start + step)
-        slots, count, seen = _kernels.retro_check_grouped(
+        slots, count, seen = kernels.retro_check_grouped(
             m, o, val, values[o, m], cap, rules.jumping, rules.take_none, start, stop, 16, jobs)
         flagged += [int(s) for s in slots]
         faults += count
@@ -106,10 +112,10 @@ def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray,
             progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
     # every real slot was checked once, so the others are slack if no more slots than
     # the checked ones hold another code
-    if not faults and _kernels.retro_count_except(val, SLACK_CODE, jobs) == checked:
+    if not faults and kernels.retro_count_except(val, SLACK_CODE, jobs) == checked:
         return []
     found = _slot_order_faults(m, o, rules, values, cap, 1, None, max_bad)
-    return found or [BadState(m, o, s) for s in sorted(flagged)[:max_bad]]
+    return found or [BadState(m, o, s, board=rules.board) for s in sorted(flagged)[:max_bad]]
 
 
 def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int = 2,
@@ -118,7 +124,7 @@ def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int 
     def read(m: int, o: int) -> np.ndarray:
         return storage.read_subspace(storage.pair_path(root, rules, (m, o)), rules, m, o, verify=True)
 
-    values = {s: read(*s) for s in Pair(*pair).subspaces}
+    values = {s: read(*s) for s in Pair(*pair, board=rules.board).subspaces}
     return check_values(pair, rules, values, read, jobs, progress)
 
 
@@ -133,4 +139,4 @@ def check_placement(root: Path | str, rules: Rules, sub: Subspace, jobs: int = 2
 
     values = read(sub)
     slots = placement.check(sub, rules, values, lookup or read, jobs, progress)
-    return [BadState(sub.m, sub.o, s, sub.own_hand, sub.opp_hand) for s in slots]
+    return [BadState(sub.m, sub.o, s, sub.own_hand, sub.opp_hand, sub.board) for s in slots]

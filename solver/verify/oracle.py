@@ -1,7 +1,9 @@
 """The independent oracle: naive value iteration over raw positions of small
-moving-phase subspaces (kernel ``ext/oracle.pyx``, compiled as :mod:`solver.verify._oracle`),
+moving-phase subspaces (kernel ``ext/oracle.pxi``, compiled as :mod:`solver.verify._oracle`),
 and the comparison of its values with the fast solver's.
 
+Like the kernels, the oracle is compiled once per board (``solver.verify._oracle`` for
+the standard board, ``_oracle_<board>`` for the others: :func:`oracle_kernels`).
 The oracle shares nothing with the fast solver but the rules kernel ``c_moves_packed``: its
 own raw indexing, its own sweeps, its own notion of pairs and capture targets (below,
 deliberately not imported from :mod:`solver.retro`).  The comparison reads the fast
@@ -11,15 +13,23 @@ test together with the values (docs/design.md §6).
 
 from __future__ import annotations
 
+import importlib
 import time
+from types import ModuleType
 
 import numpy as np
 
-from .. import _kernels, board
+from ..board import STANDARD_BOARD, Board, points_of
+from ..kernels import kernels_for, module_suffix
 from ..rules import Rules, require_kernels
-from . import _oracle
 
 NONE = 0xFFFF
+
+
+def oracle_kernels(board: Board) -> ModuleType:
+    """The compiled oracle of ``board`` (setup.py builds one per board, as the kernels)."""
+    kernels_for(board)          # its error, if this installation lacks the board
+    return importlib.import_module(f"solver.verify._oracle{module_suffix(board)}")
 
 
 class Oracle:
@@ -28,6 +38,7 @@ class Oracle:
     def __init__(self, rules: Rules, jobs: int = 2):
         require_kernels(rules)
         self.rules, self.jobs = rules, jobs
+        self.kernels = oracle_kernels(rules.board)
         self.values: dict[tuple[int, int], np.ndarray] = {}
         self.sweeps: dict[tuple[int, int], int] = {}
         self.seconds: dict[tuple[int, int], float] = {}
@@ -50,15 +61,15 @@ class Oracle:
             decided = arr[(arr != NONE) & (arr != 0)]
             if decided.size:
                 longest_cap = max(longest_cap, int(decided.max()) - 1)
-        val = {s: _oracle.oracle_new(*s) for s in subs}
+        val = {s: self.kernels.oracle_new(*s) for s in subs}
         cap_win = {s: np.full(len(val[s]), NONE, np.uint16) for s in subs}
-        loss_rows = {(m, o): np.full(len(_oracle.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
+        loss_rows = {(m, o): np.full(len(self.kernels.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
         blocker = {s: np.full(len(val[s]), 0xFFFFFFFF, np.uint32) for s in subs}
         k = 0
         while True:
             n = 0
             for m, o in subs:
-                n += _oracle.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
+                n += self.kernels.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
                                           self.rules.jumping, self.rules.take_none,
                                           cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
                                           blocker[m, o], self.jobs)
@@ -68,7 +79,7 @@ class Oracle:
                 break
             k += 1
         for s in subs:
-            _oracle.oracle_finish(val[s])
+            self.kernels.oracle_finish(val[s])
             self.values[s] = val[s]
             self.sweeps[s] = k + 1
             self.seconds[s] = time.perf_counter() - start
@@ -77,14 +88,17 @@ class Oracle:
 COMPARE_BLOCK = 1 << 22
 
 
-def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, max_bad: int = 16):
-    """Every raw position of m-o: oracle code against the fast solver's code at its slot.
+def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, max_bad: int = 16,
+            board: Board = STANDARD_BOARD):
+    """Every raw position of m-o (on ``board``): oracle code against the fast solver's
+    code at its slot.
 
     Returns (mismatches, count, unhit): readable descriptions of up to ``max_bad``
     positions that disagree, how many disagree, and how many real fast slots no
     position maps to (each should be reached by some position).
     """
-    own_sets, opp_sets = _oracle.oracle_sets(m), _oracle.oracle_sets(o)
+    oracle, kernels = oracle_kernels(board), kernels_for(board)
+    own_sets, opp_sets = oracle.oracle_sets(m), oracle.oracle_sets(o)
     per = len(opp_sets)
     fast = np.ascontiguousarray(fast_values, np.uint16)
     hit = np.zeros(len(fast), dtype=bool)
@@ -95,25 +109,25 @@ def compare(m: int, o: int, oracle_values: np.ndarray, fast_values: np.ndarray, 
         raw = raw[oracle_values[raw] != NONE]
         own, opp = own_sets[raw // per], opp_sets[raw % per]
         slots = np.empty(len(raw), dtype=np.int64)
-        _kernels.index_batch(m, o, own, opp, slots)
+        kernels.index_batch(m, o, own, opp, slots)
         hit[slots] = True
         wrong = raw[oracle_values[raw] != fast[slots]]
         count += len(wrong)
         bad += wrong[:max_bad - len(bad)].tolist()
     real = np.empty(len(fast), dtype=np.uint8)
-    _kernels.real_batch(m, o, 0, real)
+    kernels.real_batch(m, o, 0, real)
     unhit = int(np.count_nonzero(real.astype(bool) & ~hit))
     out = []
     for i in bad:
-        own, opp = _oracle.oracle_position(m, o, int(i))
-        slot = _kernels.index_position(m, o, own, opp)
-        out.append(f"{m}-{o} own {describe(own)} opp {describe(opp)} (to move: own): "
+        own, opp = oracle.oracle_position(m, o, int(i))
+        slot = kernels.index_position(m, o, own, opp)
+        out.append(f"{m}-{o} own {describe(own, board)} opp {describe(opp, board)} (to move: own): "
                    f"oracle {show(int(oracle_values[i]))}, fast {show(int(fast[slot]))} at slot {slot}")
     return out, count, unhit
 
 
-def describe(mask: int) -> str:
-    return ",".join(board.point_name(p) for p in board.points_of(mask))
+def describe(mask: int, board: Board = STANDARD_BOARD) -> str:
+    return ",".join(board.point_name(p) for p in points_of(mask))
 
 
 def show(code: int) -> str:
@@ -127,27 +141,28 @@ def show(code: int) -> str:
 
 # --- orbit statistics, to compare the oracle itself with published numbers -------------
 
-def _sym_tables() -> np.ndarray:
+def _sym_tables(board: Board) -> np.ndarray:
     """tab[g, byte, b]: image under symmetry g of byte b of a mask at byte position `byte`."""
-    tab = np.zeros((16, 3, 256), dtype=np.uint32)
-    for g in range(16):
+    tab = np.zeros((len(board.symmetries), 3, 256), dtype=np.uint32)
+    for g in range(len(board.symmetries)):
         for byte in range(3):
             for b in range(256):
-                tab[g, byte, b] = board.apply_symmetry(g, b << (8 * byte))
+                tab[g, byte, b] = board.apply_symmetry(g, (b << (8 * byte)) & board.full_mask)
     return tab
 
 
-def orbit_summary(m: int, o: int, values: np.ndarray) -> dict:
+def orbit_summary(m: int, o: int, values: np.ndarray, board: Board = STANDARD_BOARD) -> dict:
     """Wins, losses, draws and longest win and loss counted over orbits (canonical positions)."""
-    own_sets, opp_sets = _oracle.oracle_sets(m), _oracle.oracle_sets(o)
+    oracle = oracle_kernels(board)
+    own_sets, opp_sets = oracle.oracle_sets(m), oracle.oracle_sets(o)
     idx = np.flatnonzero(values != NONE)
     per = len(opp_sets)
     own = own_sets[idx // per].astype(np.uint64)
     opp = opp_sets[idx % per].astype(np.uint64)
     key = (own << np.uint64(24)) | opp
     canonical = np.ones(len(idx), dtype=bool)
-    tab = _sym_tables()
-    for g in range(1, 16):
+    tab = _sym_tables(board)
+    for g in range(1, len(tab)):
         img = lambda s: (tab[g, 0][s & 0xFF] | tab[g, 1][(s >> 8) & 0xFF]
                          | tab[g, 2][(s >> 16) & 0xFF]).astype(np.uint64)
         canonical &= key <= ((img(own) << np.uint64(24)) | img(opp))

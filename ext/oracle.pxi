@@ -1,8 +1,8 @@
-# cython: language_level=3
 # The independent oracle: a deliberately naive solver over RAW positions, for small
-# subspaces, used to check the fast solver (docs/design.md §6).  Its own
-# extension module, solver.verify._oracle, so that nothing of it ships in solver._kernels;
-# the driver is solver/verify/oracle.py.
+# subspaces, used to check the fast solver (docs/design.md §6).  Its own extension
+# module per board (solver.verify._oracle, solver.verify._oracle_<board>: setup.py
+# generates them as for the kernels, ext/kernels.pxi), so that nothing of it ships in
+# the kernels; the driver is solver/verify/oracle.py.
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
@@ -13,8 +13,8 @@
 # - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
 #   reference rules in solver.position by a separate cross-check test).
 # - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
-#   of subspace m-o is orc_rank(own) * C(24, o) + orc_rank(opp), both ranked among ALL
-#   24 points (colex rank = place among the sets of that size in increasing numeric
+#   of subspace m-o is orc_rank(own) * C(NPTS, o) + orc_rank(opp), both ranked among ALL
+#   NPTS points (colex rank = place among the sets of that size in increasing numeric
 #   order), so overlapping (own & opp != 0) pairs are unused entries.  The rank comes
 #   from its own split 12-bit tables and its own binomial table; unranking is a lookup
 #   in a sorted table of all sets of a size.  Nothing of index.pxi is compiled in: the
@@ -83,7 +83,7 @@ cdef uint32_t ORC_NEVER = 0xFFFFFFFE    # a capture child is not won: never a lo
 cdef int64_t ORC_C[25][25]               # binomial coefficients, its own table
 cdef uint32_t ORC_LOW_RANK[4096]         # colex rank of the low 12 bits
 cdef uint32_t ORC_HIGH_RANK[4096][13]    # rank share of the high 12 bits, given j low stones
-cdef uint32_t* ORC_SETS[25]              # all k-sets of the 24 points, increasing (lazy)
+cdef uint32_t* ORC_SETS[25]              # all k-sets of the NPTS points, increasing (lazy)
 
 
 cdef void _orc_init_tables():
@@ -125,27 +125,27 @@ cdef inline int64_t orc_rank(uint32_t s) noexcept nogil:
 
 
 cdef void _orc_make_sets(int k):
-    """Fill ORC_SETS[k] once: every k-set of the 24 points, in increasing order."""
+    """Fill ORC_SETS[k] once: every k-set of the NPTS points, in increasing order."""
     cdef uint32_t s
     cdef int64_t fill = 0
     cdef uint32_t* sets
     if ORC_SETS[k] != NULL:
         return
-    sets = <uint32_t*>malloc(ORC_C[24][k] * sizeof(uint32_t))
-    for s in range(1 << 24):
+    sets = <uint32_t*>malloc(ORC_C[NPTS][k] * sizeof(uint32_t))
+    for s in range(1 << NPTS):
         if popcount(s) == k:
             sets[fill] = s
             fill += 1
-    assert fill == ORC_C[24][k]
+    assert fill == ORC_C[NPTS][k]
     ORC_SETS[k] = sets
 
 
 cdef inline int64_t orc_entries(int m, int o) noexcept nogil:
-    return ORC_C[24][m] * ORC_C[24][o]
+    return ORC_C[NPTS][m] * ORC_C[NPTS][o]
 
 
 cdef inline int64_t orc_index(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
-    return orc_rank(own) * ORC_C[24][o] + orc_rank(opp)
+    return orc_rank(own) * ORC_C[NPTS][o] + orc_rank(opp)
 
 
 def oracle_entries(int m, int o):
@@ -158,12 +158,12 @@ def oracle_rank(uint32_t s):
 
 
 def oracle_sets(int k):
-    """All k-sets of the 24 points in rank order, as a numpy array (a copy)."""
+    """All k-sets of the NPTS points in rank order, as a numpy array (a copy)."""
     _orc_make_sets(k)
-    out = np.empty(ORC_C[24][k], dtype=np.uint32)
+    out = np.empty(ORC_C[NPTS][k], dtype=np.uint32)
     cdef uint32_t[::1] o = out
     cdef int64_t i
-    for i in range(ORC_C[24][k]):
+    for i in range(ORC_C[NPTS][k]):
         o[i] = ORC_SETS[k][i]
     return out
 
@@ -172,7 +172,7 @@ def oracle_new(int m, int o):
     """A fresh oracle array of m-o: ORC_UNDECIDED for positions, ORC_NONE for overlaps."""
     _orc_make_sets(m)
     _orc_make_sets(o)
-    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
+    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[NPTS][o]
     out = np.empty(n, dtype=np.uint16)
     cdef uint16_t[::1] val = out
     cdef uint32_t* owns = ORC_SETS[m]
@@ -187,7 +187,7 @@ def oracle_position(int m, int o, int64_t i):
     """(own, opp) masks of raw entry i of m-o."""
     _orc_make_sets(m)
     _orc_make_sets(o)
-    cdef int64_t per = ORC_C[24][o]
+    cdef int64_t per = ORC_C[NPTS][o]
     return ORC_SETS[m][i // per], ORC_SETS[o][i % per]
 
 
@@ -209,8 +209,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     ORC_NONE (``blocker`` at ORC_SCAN).
     Returns how many states this sweep decided.
     """
-    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[24][o]
-    cdef int64_t per_child = ORC_C[24][m], opp_part
+    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[NPTS][o]
+    cdef int64_t per_child = ORC_C[NPTS][m], opp_part
     cdef int64_t decided = 0
     cdef uint32_t own, opp, mv, own2, opp2
     cdef uint32_t* moves
@@ -226,8 +226,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
-    assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[24][m]
-    assert quiet_loss_rows.shape[0] == ORC_C[24][o]
+    assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[NPTS][m]
+    assert quiet_loss_rows.shape[0] == ORC_C[NPTS][o]
     if o > 3:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):

@@ -1,0 +1,247 @@
+"""The compiled kernels of every board (docs/design.md §9): the same source compiled once
+per board with its sizes as constants, picked by :func:`solver.kernels.kernels_for`.
+
+Each board's module is checked against what is independent of it: its move generator
+against the readable reference rules (solver.position) on random positions biased
+towards closed mills, its index against Burnside's count of the board's orbits
+(:meth:`Board.orbits`) and against the board's symmetries, and its backward pass
+against the independent oracle (compiled per board too) on the small boards' pairs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+
+import numpy as np
+import pytest
+
+from solver.board import BOARDS, STANDARD_BOARD, points_of
+from solver.index import Pair, Subspace, max_stones, random_positions
+from solver.kernels import kernels_for
+from solver.position import Move, Position, mill_points
+from solver.retro import solve_pair
+from solver.rules import KERNEL_BOARDS, VARIANTS, Rules, kernel_gap
+from solver.verify.oracle import Oracle, compare
+
+SEED = 20261130
+#: Random positions per rule set for the move generators (the reference is slow Python).
+POSITIONS = int(os.environ.get("MUEHLE_BOARD_POSITIONS", "600"))
+
+#: Rule sets whose move generation the kernels must share with the reference: the
+#: small boards' variants with every option the kernels know, and the boards whose
+#: games need more (Morabaraba: three mills through a point; Three Men's Morris: four
+#: lines through the centre) under rules without those options.
+MOVEGEN_RULES = [
+    VARIANTS["six-mens"], dataclasses.replace(VARIANTS["six-mens"], jumping=True),
+    dataclasses.replace(VARIANTS["five-mens"], mill_rule="take-none"),
+    VARIANTS["seven-mens"], dataclasses.replace(VARIANTS["seven-mens"], jumping=True,
+                                                mill_rule="take-none"),
+    Rules(board="morabaraba", stones=12), Rules(board="morabaraba", stones=9, jumping=False),
+    Rules(board="three-mens", stones=4), Rules(board="three-mens", stones=3, jumping=False),
+]
+
+
+def biased_position(rng: random.Random, rules: Rules) -> Position:
+    """A random position of the rules' board: stones often made of whole mills (closed,
+    protected, or one stone off so that a move closes one), counts favouring three."""
+    board, n = rules.board, rules.stones
+    taken, sides = 0, []
+    for _ in range(2):
+        count = rng.choice([0, 2, 3, 3, 3, 4] + list(range(3, n + 1)))
+        count = min(count, board.num_points - taken.bit_count())
+        stones = 0
+        for mill in rng.sample(board.mills, len(board.mills)):
+            if rng.random() < 0.5 and not mill & taken and (stones | mill).bit_count() <= count:
+                stones |= mill
+        while stones.bit_count() < count:
+            stones |= 1 << rng.choice(points_of(board.full_mask & ~(stones | taken)))
+        if stones and rng.random() < 0.4:          # one stone off its mill
+            p = rng.choice(points_of(stones))
+            free = board.adjacent[p] & ~(stones | taken)
+            if free:
+                stones = stones & ~(1 << p) | 1 << rng.choice(points_of(free))
+        taken |= stones
+        sides.append(stones)
+    hands = [rng.randint(1, n - s.bit_count()) if rng.random() < 0.4 and s.bit_count() < n
+             else 0 for s in sides]
+    return Position(sides[0], sides[1], hands[0], hands[1], rng.choice("wb"), board)
+
+
+@pytest.mark.parametrize("name", list(BOARDS))
+def test_kernels_for_gives_each_board_its_module(name):
+    board = BOARDS[name]
+    kernels = kernels_for(board)
+    assert kernels.BOARD == board and kernels_for(board) is kernels
+    assert (kernels is kernels_for(STANDARD_BOARD)) == (name == "standard")
+    # the boards the kernels are proven on are refused beyond their index's stones
+    if name in KERNEL_BOARDS:
+        assert KERNEL_BOARDS[name] == max_stones(board)
+
+
+@pytest.mark.parametrize("rules", MOVEGEN_RULES, ids=lambda r: r.name)
+def test_kernel_moves_equal_reference(rules):
+    kernels = kernels_for(rules.board)
+    rng = random.Random(f"{SEED} {rules.name}")
+    seen = {"takes": 0, "blocked": 0, "jumps": 0, "unmoves": 0, "placement": 0}
+    for _ in range(POSITIONS):
+        pos = biased_position(rng, rules)
+        reference = sorted(m.pack() for m in pos.legal_moves(rules))
+        got = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
+                                   rules.jumping, rules.take_none)
+        assert sorted(got) == reference, (
+            f"{pos} under {rules.name}: kernel {sorted(str(Move.unpack(c, rules.board)) for c in got)}")
+        back = sorted(m.pack() for m, _ in pos.quiet_predecessors(rules))
+        got_back = kernels.unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
+                                          rules.jumping, rules.take_none)
+        assert sorted(got_back) == back, f"{pos} under {rules.name}: un-moves differ"
+        seen["takes"] += any(Move.unpack(c).take is not None for c in got)
+        seen["blocked"] += not got and pos.own.bit_count() + pos.own_hand >= 3
+        seen["jumps"] += bool(pos.can_jump(rules) and got)
+        seen["unmoves"] += bool(back)
+        seen["placement"] += pos.own_hand > 0
+    for case in ("takes", "unmoves", "placement"):
+        assert seen[case] >= POSITIONS // 25, (case, seen)
+    assert seen["jumps"] >= (POSITIONS // 25 if rules.jumping else 0), seen
+
+
+@pytest.mark.parametrize("name", ["six-mens", "seven-mens", "three-mens"])
+def test_index_counts_the_orbits_of_every_subspace(name):
+    """Real slots equal Burnside's count of positions up to the board's symmetries, for
+    every stone count the board's index covers (the standard board: test_index.py)."""
+    board = BOARDS[name]
+    most = max_stones(board)
+    for m in range(most + 1):
+        for o in range(min(most, board.num_points - m) + 1):
+            sub = Subspace(m, o, board=board)
+            assert sub.count_real(1) == board.orbits(m, o), sub
+
+
+@pytest.mark.parametrize("name", ["six-mens", "seven-mens", "three-mens", "morabaraba"])
+def test_index_maps_every_image_to_one_slot(name):
+    board = BOARDS[name]
+    rng = np.random.default_rng(SEED)
+    for m, o in [(3, 3), (4, 2), (min(6, max_stones(board)), 3)]:
+        sub = Subspace(m, o, board=board)
+        own, opp = random_positions(rng, m, o, 300, board)
+        slots = sub.index_many(own, opp)
+        assert sub.is_real_many(slots).all()
+        for g in range(len(board.symmetries)):
+            img_own = [board.apply_symmetry(g, int(x)) for x in own]
+            img_opp = [board.apply_symmetry(g, int(x)) for x in opp]
+            assert (sub.index_many(img_own, img_opp) == slots).all()
+        back_own, back_opp = sub.positions_many(slots)
+        assert (sub.index_many(back_own, back_opp) == slots).all()
+    with pytest.raises(ValueError):
+        Subspace(3, 3, board=board).index(1 << board.num_points | 3, 0b111000)
+
+
+def test_subspaces_keep_their_board():
+    six = BOARDS["six-mens"]
+    sub = Subspace(4, 3, 1, 0, board=six)
+    assert sub.quiet_child.board is six and sub.moving.board is six
+    assert Pair(3, 4, board=six).subspaces[0].board is six
+    assert repr(Pair(3, 4, board=six)) == "Pair(3, 4, board='six-mens')"
+    import pickle
+    again = pickle.loads(pickle.dumps(sub))
+    assert again == sub and again.board is six and again.slots == sub.slots
+    with pytest.raises(ValueError, match="0..8"):
+        Subspace(9, 3, board=six)
+
+
+def assert_backward_pass_equals_the_oracle(rules: Rules, pairs: list[tuple[int, int]]) -> None:
+    """Every raw position of the pairs: the oracle's value and plies equal the fast
+    solver's code at its slot, and every real slot is reached."""
+    assert kernel_gap(rules) is None
+    oracle = Oracle(rules)
+    solved: dict = {}
+    for pair in pairs:
+        result = solve_pair(pair, rules, lambda m, o: solved[m, o])
+        solved.update(result.values)
+        for (m, o), fast in result.values.items():
+            mismatches, count, unhit = compare(m, o, oracle.get(m, o), fast, board=rules.board)
+            assert count == 0 and unhit == 0, "\n".join(mismatches)
+
+
+@pytest.mark.parametrize("name, jumping, pairs", [
+    ("six-mens", False, [(3, 3), (3, 4)]),      # captures into 3-3 and to two stones
+    ("seven-mens", True, [(3, 3)]),
+])
+def test_backward_pass_equals_the_oracle(name, jumping, pairs):
+    assert_backward_pass_equals_the_oracle(dataclasses.replace(VARIANTS[name], jumping=jumping), pairs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, pairs", [
+    ("six-mens", [(3, 3), (3, 4), (4, 4), (3, 5)]),
+    ("seven-mens", [(3, 3), (3, 4), (4, 4)]),
+])
+@pytest.mark.parametrize("jumping", [False, True])
+@pytest.mark.parametrize("mill_rule", ["take-any", "take-none"])
+def test_backward_pass_equals_the_oracle_on_more_pairs(name, pairs, jumping, mill_rule):
+    rules = dataclasses.replace(VARIANTS[name], jumping=jumping, mill_rule=mill_rule)
+    assert_backward_pass_equals_the_oracle(rules, pairs)
+
+
+# --- the commands on a small board --------------------------------------------------
+
+def run(*args, input=None):
+    from click.testing import CliRunner
+
+    from solver.cli import main
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+#: White to move closes a1-c1-e1 by e3-e1 and leaves Black two stones: won in 1.
+WON_IN_ONE = "W:a1,c1,e3 B:a5,c5,b4 w"
+
+
+def test_commands_work_on_the_six_mens_board(tmp_path):
+    """build (both phases), check, stats, query, best-move, play at every level and
+    analyze on the pairs and placement subspaces of at most 7 stones of Six Men's."""
+    db = tmp_path
+    built = run("build", "--db", db, "--rules", "six-mens", "--max-total", 7, "--jobs", 1)
+    assert built.exit_code == 0, built.output
+    assert (db / "six-mens" / "pair-3-4.h5").exists() and list((db / "six-mens").glob("place-*.h5"))
+    checked = run("check", "--db", db, "--rules", "six-mens", "--quiet")
+    assert checked.exit_code == 0 and "consistent" in checked.output, checked.output
+    stats = run("stats", "--db", db, "--rules", "six-mens", "--json")
+    assert stats.exit_code == 0, stats.output
+    query = run("query", "--db", db, "--rules", "six-mens", WON_IN_ONE)
+    assert query.exit_code == 0 and "win" in query.stdout.splitlines()[0], query.output
+    best = run("best-move", "--db", db, "--rules", "six-mens", WON_IN_ONE)
+    assert best.exit_code == 0 and "e3-e1x" in best.stdout, best.output
+    for level in ("easy", "medium", "hard", "perfect"):
+        game = run("play", "--db", db, "--rules", "six-mens", "--level", level, "--seed", 1,
+                   "--colour", "black", "--position", WON_IN_ONE, "--think", 0.5,
+                   input="quit\n")
+        assert game.exit_code == 0 and "Traceback" not in game.output, game.output
+        if level in ("hard", "perfect"):
+            assert "e3-e1x" in game.stdout, game.output           # it takes the win
+    record = tmp_path / "game.txt"
+    record.write_text(f"rules: six-mens\nstart: {WON_IN_ONE}\ne3-e1xb4\n")
+    analysis = run("analyze", "--db", db, "--json", record)
+    assert analysis.exit_code == 0, analysis.output
+    # a point of another board is an error naming the board, not a crash
+    bad = run("query", "--db", db, "--rules", "six-mens", "W:d7 B:a1 w")
+    assert bad.exit_code == 2 and "six-mens board" in bad.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["five-mens", "six-mens"])
+def test_whole_game_of_a_small_board(name, tmp_path):
+    """The whole game built and checked, and the start position's value from the
+    placement files equal to the opening search's over the moving-phase files."""
+    from solver.opening import OpeningSearch
+    from solver.position import parse_position
+    from solver.probe import open_database
+
+    rules = VARIANTS[name]
+    built = run("build", "--db", tmp_path, "--rules", name)
+    assert built.exit_code == 0, built.output
+    assert run("check", "--db", tmp_path, "--rules", name, "--quiet").exit_code == 0
+    start = parse_position("startpos", rules)
+    with open_database(tmp_path, rules, in_memory=True) as db:
+        stored = db.probe(start).value
+        assert OpeningSearch(rules, db.subspace).solve(start).value == stored
