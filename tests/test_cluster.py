@@ -131,7 +131,7 @@ def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work
 def test_workers_that_cannot_see_the_folder_are_named(client, tmp_path):
     def blind():
         import solver.cluster as c
-        c._read_token_before, c._read_token = c._read_token, lambda path: (None, c._kernels.INDEX_SCHEME)
+        c._read_token_before, c._read_token = c._read_token, lambda path: (None, c.kernels_for(c.Rules().board).INDEX_SCHEME)
 
     def restore():
         import solver.cluster as c

@@ -16,6 +16,7 @@ from solver.errors import (AmbiguousMoveError, ConsistencyError, CorruptDatabase
                            InsufficientMemoryError, InvalidNotationError, MissingSubspaceError,
                            MuehleError, NotationError)
 from solver.game import Game
+from solver.kernels import kernels_for
 from solver.position import Move, Position, parse_legal_move, parse_move, parse_position
 from solver.probe import open_database
 from solver.rules import Rules
@@ -95,7 +96,7 @@ def test_database_files_foreign_or_damaged(db4, tmp_path):
         storage.read_subspace(path, FOUR, 3, 3)
     one_line_error("query", "--db", tmp_path, "--stones", 4, "W:a1,d1,g1 B:a7,d7,f6 b")
     with h5py.File(path, "r+") as f:
-        f.attrs["index_scheme"] = storage._kernels.INDEX_SCHEME
+        f.attrs["index_scheme"] = kernels_for(FOUR.board).INDEX_SCHEME
         f.attrs["complete"] = False
     with pytest.raises(CorruptDatabaseError, match="not a complete"):
         storage.read_subspace(path, FOUR, 3, 3)
