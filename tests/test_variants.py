@@ -246,8 +246,10 @@ def test_bad_rule_set_names(bad, message):
 def test_kernel_gap_names_what_is_missing():
     assert kernel_gap(STANDARD) is None and kernel_gap(Rules(stones=4, jumping=False)) is None
     assert kernel_gap(rules("six-mens")) is None and kernel_gap(rules("seven-mens")) is None
-    assert kernel_gap(rules("morabaraba")) == \
-        "rules 'morabaraba': the board is not supported by the compiled kernels yet"
+    assert kernel_gap(rules("morabaraba")) is None          # two mills take one stone
+    assert kernel_gap(rules("twelve-mens")) == \
+        "rules 'twelve-mens': a full board drawn is not supported by the compiled kernels yet"
+    assert "a move taking two stones" in kernel_gap(replace(rules("morabaraba"), two_mill_takes=2))
     assert "mixed placement" in kernel_gap(rules("mixed"))
     assert "more than 9 stones" in kernel_gap(Rules(stones=10))
     with pytest.raises(UnsupportedRulesError, match="three-mens"):
