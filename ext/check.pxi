@@ -125,7 +125,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 # The same recomputation as retro_check, visiting the positions grouped by the
 # opponent's stones (as the placement pass does, docs/design.md §8): for one
 # representative X of the o-stone sets, every position (own, X) has its quiet
-# successors (X, own') in one block of C(24 - o, m) slots of o-m (X is their side to
+# successors (X, own') in one block of C(NPTS - o, m) slots of o-m (X is their side to
 # move) and its captures in one of o blocks of (o-1)-m, so the successors' codes come
 # from cache; the state's own code is the one read far away.  retro_check reads every
 # successor far away (about 10 reads a position when sliding, 45 when jumping).
@@ -148,14 +148,14 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     (retro_count_except).
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef int64_t per_rep = <int64_t>BINOM[24 - o][m]
+    cdef int64_t per_rep = <int64_t>BINOM[NPTS - o][m]
     cdef int64_t r, i, k0, visited = 0
     cdef uint32_t opp, own, x, free_r, victims, v, mv
     cdef uint16_t stab
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
-    cdef IndexFrame* frames     # [24]: quiet successors' side; [t]: after taking t
+    cdef IndexFrame* frames     # [NPTS]: quiet successors' side; [t]: after taking t
     cdef IndexFrame* f
     cdef Best* b
     cdef int n, j, nb, k, take, expect
@@ -176,14 +176,14 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
-        frames = <IndexFrame*>malloc(25 * sizeof(IndexFrame))
+        frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
         f = <IndexFrame*>malloc(sizeof(IndexFrame))
         b = <Best*>malloc(sizeof(Best))
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             opp = REP_MASK[o][r]
             stab = REP_STAB[o][r]
             free_r = FULL & ~opp
-            c_index_frame(o, m, opp, &frames[24])
+            c_index_frame(o, m, opp, &frames[NPTS])
             if not cap_wins:
                 victims = takeable(opp, take_none)
                 v = victims
@@ -216,7 +216,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                         mv = moves[k]
                         take = move_take(mv)
                         if take == NO_POINT:
-                            best_add(b, quiet[c_index_in_frame(&frames[24], moved(own, mv))])
+                            best_add(b, quiet[c_index_in_frame(&frames[NPTS], moved(own, mv))])
                         elif cap_wins:
                             best_add(b, 1)          # the opponent is left with two stones
                         else:
