@@ -48,7 +48,7 @@ MAX_STONES = 9
 #: Stone counts of the moving phase.
 MOVING_COUNTS = range(3, MAX_STONES + 1)
 
-_NAME = re.compile(r"^(\d)-(\d)(?:\+(\d)-(\d))?$")
+_NAME = re.compile(r"^(\d{1,2})-(\d{1,2})(?:\+(\d{1,2})-(\d{1,2}))?$")
 
 
 def max_stones(board: Board = STANDARD_BOARD) -> int:

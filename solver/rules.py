@@ -261,7 +261,7 @@ VARIANTS: dict[str, Rules] = {
 #: The boards whose compiled kernels (one module per board: solver.kernels) are proven
 #: on their games here, with the most stones a side their index covers (setup.py: the
 #: standard board's nine as always, the others as many as fit, at most twelve).
-KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8}
+KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12}
 
 
 def kernel_gap(rules: Rules) -> Optional[str]:

@@ -167,6 +167,8 @@ def assert_backward_pass_equals_the_oracle(rules: Rules, pairs: list[tuple[int, 
 @pytest.mark.parametrize("name, jumping, pairs", [
     ("six-mens", False, [(3, 3), (3, 4)]),      # captures into 3-3 and to two stones
     ("seven-mens", True, [(3, 3)]),
+    # diagonal mills, three through a point; 3-4 (a minute of oracle) is slow, below
+    ("morabaraba", True, [(3, 3)]),
 ])
 def test_backward_pass_equals_the_oracle(name, jumping, pairs):
     assert_backward_pass_equals_the_oracle(dataclasses.replace(VARIANTS[name], jumping=jumping), pairs)
@@ -181,6 +183,16 @@ def test_backward_pass_equals_the_oracle(name, jumping, pairs):
 @pytest.mark.parametrize("mill_rule", ["take-any", "take-none"])
 def test_backward_pass_equals_the_oracle_on_more_pairs(name, pairs, jumping, mill_rule):
     rules = dataclasses.replace(VARIANTS[name], jumping=jumping, mill_rule=mill_rule)
+    assert_backward_pass_equals_the_oracle(rules, pairs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jumping, mill_rule, pairs", [
+    (False, "take-none", [(3, 3), (3, 4)]),       # 41 s at load 2-4
+    (True, "take-any", [(3, 3), (3, 4), (4, 4)]),  # 149 s (most of it the oracle of 4-4)
+])
+def test_backward_pass_equals_the_oracle_on_morabaraba(jumping, mill_rule, pairs):
+    rules = dataclasses.replace(VARIANTS["morabaraba"], jumping=jumping, mill_rule=mill_rule)
     assert_backward_pass_equals_the_oracle(rules, pairs)
 
 

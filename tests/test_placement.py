@@ -129,7 +129,8 @@ def test_four_stone_build_equals_backward_pass(db4_all):
 
 
 @pytest.mark.parametrize("rules", [Rules(stones=3), Rules(stones=4, jumping=False),
-                                   Rules(stones=4, mill_rule="take-none")])
+                                   Rules(stones=4, mill_rule="take-none"),
+                                   Rules(board="morabaraba", stones=3)], ids=lambda r: r.name)
 def test_rule_sets_build_equals_backward_pass(tmp_path, rules):
     build(tmp_path, rules, progress=False)
     assert_equals_backward_pass(tmp_path, rules)
