@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import resource
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -553,9 +554,6 @@ class BackgroundWriter:
     that looks finished, and its rerun builds that pair again."""
 
     def __init__(self, memory: int | None = None):
-        import threading
-
-        self._threading = threading
         self.memory = memory
         self.key: Pair | Subspace | None = None        # the unit being written
         self.bytes = 0                                   # what its write holds
@@ -572,7 +570,7 @@ class BackgroundWriter:
                 self._error = exc
 
         self.key, self.bytes = key, nbytes
-        self._thread = self._threading.Thread(target=run, name=f"write {key.name}")
+        self._thread = threading.Thread(target=run, name=f"write {key.name}")
         self._thread.start()
 
     def fits(self, need: int) -> bool:
