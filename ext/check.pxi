@@ -6,7 +6,7 @@
 #           c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
 #           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
-#           best_code, moved, without, atomic_inc_i64, prefetch (retro.pxi).
+#           best_code, blocked_code, moved, without, atomic_inc_i64, prefetch (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
 # same rule of best_code that the solve uses, so what it proves is that the stored
@@ -20,11 +20,13 @@ cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, bint jumping, bint take_none,
-                int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2):
+                int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
+                bint full_draw=False):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o.
 
     Recomputes each state's value and plies from its successors' stored values
-    (``quiet``: subspace o-m, ``cap``: (o-1)-m) and returns the slots that disagree
+    (``quiet``: subspace o-m, ``cap``: (o-1)-m; a blocked state's from the rules,
+    blocked_code with ``full_draw``) and returns the slots that disagree
     (at most max_bad, as a numpy array) and how many disagree.
 
     The successors' values are random reads: the loop gathers the successors of
@@ -105,7 +107,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                             best_add(b, capp[e & ~CAPTURE_FLAG])
                         else:
                             best_add(b, quiet[e])
-                    expect = best_code(b)
+                    expect = best_code(b) if count[j] else blocked_code(m, o, full_draw)
                 if expect != val[slot]:
                     at = atomic_inc_i64(&nbad)
                     if at < max_bad:
@@ -136,7 +138,8 @@ cdef enum:
 
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
-                        int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2):
+                        int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
+                        bint full_draw=False):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
@@ -221,7 +224,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                             best_add(b, 1)          # the opponent is left with two stones
                         else:
                             best_add(b, capp[c_index_in_frame(&frames[take], moved(own, mv))])
-                    expect = best_code(b)
+                    expect = best_code(b) if n else blocked_code(m, o, full_draw)
                     if expect != val[slots[j]]:
                         at = atomic_inc_i64(&nbad)
                         if at < max_bad:

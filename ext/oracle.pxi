@@ -27,7 +27,9 @@
 #                 two stones counts as a child lost in 0; a capture into a smaller
 #                 subspace reads that subspace's solved oracle values);
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
-#                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
+#                 i.e. blocked, is the case k = 0: the longest of nothing is -1),
+#                 except on a full board (no point free) where the rules draw it
+#                 (``full_draw``, Twelve Men's Morris): no sweep decides that one.
 #   The driver (solver/verify/oracle.py) repeats sweeps until one decides nothing and no
 #   capture target holds a longer value; what is left is a draw.
 #
@@ -198,11 +200,13 @@ def oracle_index(int m, int o, uint32_t own, uint32_t opp):
 def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                  const uint16_t[::1] cap, int k, bint jumping, bint take_none,
                  uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
-                 const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2):
+                 const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2,
+                 bint full_draw=False):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
-    ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
+    ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3, and on a full
+    board, which has no move).  ``full_draw``: a full board is drawn, not lost.
     ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o),
     ``quiet_loss_rows`` (the ``loss_rows`` of o-m) and ``blocker`` (one per raw entry)
     are the shortcuts of the header, filled by the sweeps themselves: start them at
@@ -228,7 +232,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
     assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[NPTS][m]
     assert quiet_loss_rows.shape[0] == ORC_C[NPTS][o]
-    if o > 3:
+    if o > 3 and m + o < NPTS:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
@@ -237,6 +241,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
+            if full_draw and (own | opp) == FULL:
+                continue        # blocked on a full board: drawn, left to oracle_finish
             found = False
             if k % 2 == 1 and k > 1:
                 # win in k: a capture child lost in k-1 (remembered from sweep 1), or a

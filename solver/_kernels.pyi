@@ -59,9 +59,9 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 # --- retro.pxi: retrograde analysis; check.pxi: the forward check --------------------------
 
 def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
-               jobs: int = 2) -> tuple[int, int]:
+               jobs: int = 2, full_draw: bool = False) -> tuple[int, int]:
     """Initialise subspace m-o; returns the largest plies decided or pending so far and
-    the number of undecided states."""
+    the number of undecided states.  ``full_draw``: a full board is drawn, not lost."""
 def retro_counts(slots: int) -> U8: ...
 def retro_due(slots: int) -> tuple[U16, U8]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...
@@ -76,11 +76,11 @@ def retro_pull(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U1
 def retro_finish(val: U16) -> None: ...
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
-                jobs: int = 2) -> tuple[I64, int]:
+                jobs: int = 2, full_draw: bool = False) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
-                        jobs: int = 2) -> tuple[I64, int, int]:
+                        jobs: int = 2, full_draw: bool = False) -> tuple[I64, int, int]:
     """The same check over the positions whose opponent stones are the representatives
     [rep_start, rep_stop): slots that disagree, how many, and how many were checked."""
 def retro_count_except(val: U16, code: int, jobs: int = 2) -> int:

@@ -91,8 +91,8 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
                else np.zeros(0, dtype=np.uint16))
         if progress:
             progress(f"init {s}")
-        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], cap,
-                                                  rules.jumping, rules.take_none, jobs)
+        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], cap, rules.jumping,
+                                                  rules.take_none, jobs, full_draw=rules.full_draw)
         maxd = max(maxd, plies)
         del cap
     cnt = {s: kernels.retro_counts(s.slots) for s in subs}

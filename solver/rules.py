@@ -102,6 +102,12 @@ class Rules:
         return self.mill_rule == TAKE_NONE
 
     @property
+    def full_draw(self) -> bool:
+        """Whether a side to move blocked on a full board draws (Twelve Men's) rather
+        than loses; only a board of twice the stones a side can fill."""
+        return self.full_board == FULL_DRAW
+
+    @property
     def mixed(self) -> bool:
         """Whether a player with stones in hand may also move (Lasker)."""
         return self.placement == MIXED
@@ -267,7 +273,8 @@ KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12
 def kernel_gap(rules: Rules) -> Optional[str]:
     """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
     one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
-    limit, with the first options (jumping, mill rule) only (docs/design.md §9).
+    limit, with the first options (jumping, mill rule) and the full-board rule only
+    (docs/design.md §9).
 
     >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["six-mens"]) is None
     (True, True)
@@ -286,8 +293,6 @@ def kernel_gap(rules: Rules) -> Optional[str]:
         what = "a move taking two stones is"
     elif rules.line_wins:
         what = "a line of three winning outright is"
-    elif rules.full_board != FULL_LOSS:
-        what = "a full board drawn is"
     return None if what is None else f"rules {rules.name!r}: {what} not supported by the compiled kernels yet"
 
 

@@ -53,9 +53,11 @@ class Oracle:
         start = time.perf_counter()
         subs = [(a, b)] if a == b else [(a, b), (b, a)]
         # Captures from m-o leave the opponent o-1 stones: subspace (o-1)-m, or the end.
+        # A full board (m + o stones on as many points) has no move, so no capture.
         caps = {}
         for m, o in subs:
-            caps[m, o] = self.get(o - 1, m) if o - 1 >= 3 else np.zeros(0, np.uint16)
+            full = m + o == self.rules.board.num_points
+            caps[m, o] = self.get(o - 1, m) if o - 1 >= 3 and not full else np.zeros(0, np.uint16)
         longest_cap = 0
         for arr in caps.values():
             decided = arr[(arr != NONE) & (arr != 0)]
@@ -72,7 +74,7 @@ class Oracle:
                 n += self.kernels.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
                                           self.rules.jumping, self.rules.take_none,
                                           cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
-                                          blocker[m, o], self.jobs)
+                                          blocker[m, o], self.jobs, full_draw=self.rules.full_draw)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and k > longest_cap + 1:
