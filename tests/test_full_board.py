@@ -25,7 +25,7 @@ from solver.position import Position, parse_position
 from solver.probe import open_database
 from solver.retro import solve_pair
 from solver.rules import FULL_DRAW, FULL_LOSS, VARIANTS, kernel_gap
-from solver.values import DRAW, LOSS, SLACK_CODE, WIN, decode
+from solver.values import DRAW, LOSS, SLACK_CODE, WIN
 from solver.verify.check import check_values
 from solver.verify.oracle import Oracle, compare
 
@@ -179,24 +179,31 @@ def placement_codes(root, rules, sub):
 
 @pytest.mark.slow
 def test_whole_game_under_both_rules(tmp_path):
-    """Both games built and checked (moving and placement); the stored placement codes
-    equal the in-memory backward pass, the start value the search's; the two games
-    differ only where a full board can still come: the pair 8-8 (every position) and
-    placement positions with all 16 stones still on the board or in hand."""
+    """Both games built and checked (moving and placement; about 90 CPU s)."""
+    for rules in RULES.values():
+        build(tmp_path, rules, progress=False)
+    print(assert_the_games_differ_only_by_the_full_board(tmp_path))
+
+
+def assert_the_games_differ_only_by_the_full_board(root) -> dict:
+    """Of both games built under ``root``: the stored placement codes equal the
+    in-memory backward pass, the start value the search's; the two games differ only
+    where a full board can still come: the pair 8-8 (every position) and placement
+    positions with all 16 stones still on the board or in hand.  Returns the start
+    values and how many placement positions differ."""
     from test_placement import assert_equals_backward_pass
 
     start = {}
     for rules in RULES.values():
-        build(tmp_path, rules, progress=False)
-        assert_equals_backward_pass(tmp_path, rules)
+        assert_equals_backward_pass(root, rules)
         position = parse_position("startpos", rules)
-        with open_database(tmp_path, rules, in_memory=True) as db:
+        with open_database(root, rules, in_memory=True) as db:
             start[rules.full_board] = db.probe(position)
             assert OpeningSearch(rules, db.subspace).solve(position).value == start[rules.full_board].value
     loss, draw = RULES[FULL_LOSS], RULES[FULL_DRAW]
     for pair in (Pair(m, o, board=BOARD) for m in range(3, 9) for o in range(m, 9)):
         for m, o in pair.subspaces:
-            a, b = moving_codes(tmp_path, loss, m, o), moving_codes(tmp_path, draw, m, o)
+            a, b = moving_codes(root, loss, m, o), moving_codes(root, draw, m, o)
             if (m, o) == (8, 8):
                 real = a != SLACK_CODE
                 assert (a[real] == 1).all() and (b[real] == 0).all()
@@ -204,10 +211,10 @@ def test_whole_game_under_both_rules(tmp_path):
                 assert a.tobytes() == b.tobytes(), (m, o)
     differ = 0
     for sub in placement.plan(loss):
-        a, b = placement_codes(tmp_path, loss, sub), placement_codes(tmp_path, draw, sub)
+        a, b = placement_codes(root, loss, sub), placement_codes(root, draw, sub)
         if sum(sub) < 16:
             assert a.tobytes() == b.tobytes(), sub.name
         else:
             differ += int(np.count_nonzero(a != b))
     assert differ > 0
-    print({rule: str(value) for rule, value in start.items()})
+    return {"start": {rule: str(value) for rule, value in start.items()}, "differ": differ}
