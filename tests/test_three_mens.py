@@ -25,7 +25,7 @@ from solver.cli import main
 from solver.index import Subspace
 from solver.kernels import kernels_for
 from solver.opening import OpeningSearch
-from solver.position import Position, mill_points, parse_position
+from solver.position import Position, mill_points
 from solver.probe import open_database
 from solver.retro import pairs_in_order
 from solver.rules import LINE_BOARDS, VARIANTS, Rules
