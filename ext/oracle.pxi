@@ -6,8 +6,8 @@
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
-# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_packed and the
-#           move_* accessors); nothing of index.pxi, retro.pxi or check.pxi.
+# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_packed, the
+#           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
 # - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
@@ -30,6 +30,10 @@
 #                 i.e. blocked, is the case k = 0: the longest of nothing is -1),
 #                 except on a full board (no point free) where the rules draw it
 #                 (``full_draw``, Twelve Men's Morris): no sweep decides that one.
+#   Where a line wins (LINE_WINS), a position where a line stands has no moves
+#   (c_moves_packed): lost in 0 as a blocked one, unless only the side to move has a
+#   line (movegen.pxi won_by_line): the rules count that as won, and its code is that
+#   of a win in 1 (docs/design.md §9), decided by sweep 1.
 #   The driver (solver/verify/oracle.py) repeats sweeps until one decides nothing and no
 #   capture target holds a longer value; what is left is a draw.
 #
@@ -241,6 +245,11 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
+            if LINE_WINS and won_by_line(own, opp):
+                if k == 1:
+                    val[i] = 2
+                    decided += 1
+                continue
             if full_draw and (own | opp) == FULL:
                 continue        # blocked on a full board: drawn, left to oracle_finish
             found = False

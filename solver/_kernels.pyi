@@ -28,6 +28,8 @@ BOARD: Board
 def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int,
                  jumping: bool = True, take_none: bool = False) -> list[int]:
     """Legal moves of the side to move (own), packed; [] when the game is over."""
+def line_wins() -> bool:
+    """Whether these kernels play a line of three as winning outright (LINE_WINS)."""
 def unmoves_packed(own: int, opp: int, own_hand: int, opp_hand: int, jumping: bool = True,
                    take_none: bool = False, kinds: int = 3) -> list[int]:
     """Quiet un-moves of the last mover (opp), packed like its forward moves."""
