@@ -24,18 +24,18 @@ from solver.probe import open_database
 from solver.rules import Rules
 
 
-def positions(rules: Rules, count: int, plies: tuple[int, int], seed: int):
+def opening_positions(rules: Rules) -> list:
+    """The start position and every position after the first two placements, up to symmetry."""
     start = parse_position("startpos", rules)
-    yield start
-    seen = set()
+    out, seen = [start], set()
     for first in start.legal_moves(rules):
         after1 = start.play_unchecked(first)
         for second in after1.legal_moves(rules):
             pos = after1.play_unchecked(second)
             if book_key(pos) not in seen:
                 seen.add(book_key(pos))
-                yield pos
-    yield from random_positions(rules, count, seed, plies)
+                out.append(pos)
+    return out
 
 
 def main() -> int:
@@ -57,15 +57,18 @@ def main() -> int:
             print(f"no placement files for {rules.name} in {args.db}")
             return 1
         search = OpeningSearch(rules, wdl=db.wdl)
-        for pos in positions(rules, args.count, tuple(args.plies), args.seed):
+        opening = opening_positions(rules)
+        for pos in opening + list(random_positions(rules, args.count, args.seed, tuple(args.plies))):
             files = db.probe(pos).value
             searched = search.solve(pos).value
             checked += 1
             if files != searched:
                 bad += 1
                 print(f"DISAGREE {pos}: files {files}, search {searched}")
-            if checked % 1000 == 0:
-                print(f"{checked} positions checked, {bad} disagreements, "
+            # progress often enough that a run stopped early still says what it covered
+            if checked <= len(opening) or checked % 100 == 0:
+                print(f"{checked} positions checked ({min(checked, len(opening))} of the "
+                      f"{len(opening)} opening ones), {bad} disagreements, "
                       f"{time.perf_counter() - begin:.0f} s", flush=True)
     print(f"{rules.name}: {checked} placement positions, {bad} disagreements "
           f"({time.perf_counter() - begin:.0f} s)")
