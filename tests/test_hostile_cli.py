@@ -131,11 +131,12 @@ def test_a_finished_game_gets_one_verdict_from_show_and_query(db4):
 
 def test_analyze_refuses_a_record_of_rules_the_kernels_lack_before_looking_for_the_folder(tmp_path):
     record = tmp_path / "game.txt"
-    record.write_text("rules: three-mens\nb2\n")
+    record.write_text("rules: three-mens-no-line-wins\nb2\n")
     result = run("analyze", "--db", tmp_path / "no-such-db", record)
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "muehle: error: rules 'three-mens': the board is not supported by the compiled kernels yet"]
+        "muehle: error: rules 'three-mens-no-line-wins': a line of three taking a stone on the "
+        "three-mens board is not supported by the compiled kernels yet"]
     assert not (tmp_path / "no-such-db").exists()
 
 
