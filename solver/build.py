@@ -725,6 +725,19 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     return reports
 
 
+def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -> None:
+    """MissingSubspaceError, ``who`` (what needs them) naming the subspaces of ``needed``
+    that are not built, and the command that builds them."""
+    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+    if missing:
+        phase = "moving" if missing[0].is_moving else "placement"
+        raise MissingSubspaceError(
+            missing[0], storage.subspace_path(root, rules, missing[0]),
+            f"{who} {', '.join(c.name for c in missing)}, not built in "
+            f"{storage.rules_dir(root, rules)} (build it with: "
+            f"{storage.build_command(root, rules, phase)})")
+
+
 def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
                 jobs: int = 2, had_file: bool = False) -> list[PlacementReport]:
     """Build the unit of ``sub`` under mixed placement (:func:`solver.retro.unit_of`: a
@@ -748,14 +761,7 @@ def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | 
         elif had_file and problem:
             log.warning("placement %s: missing, building it", s.name)
     needed = list(dict.fromkeys(c for s in own for c in placement.reads(s, rules) if c not in own))
-    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
-    if missing:
-        phase = "moving" if missing[0].is_moving else "placement"
-        raise MissingSubspaceError(
-            missing[0], storage.subspace_path(root, rules, missing[0]),
-            f"placement subspaces {' '.join(s.name for s in own)} need "
-            f"{', '.join(c.name for c in missing)}, not built in {folder} "
-            f"(build it with: {storage.build_command(root, rules, phase)})")
+    require_stored(root, rules, f"placement subspaces {' '.join(s.name for s in own)} need", needed)
     for p in paths:
         remove_stale_temporaries(folder, p.name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
@@ -806,13 +812,7 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
     elif had_file:
         log.warning("placement %s: missing, building it", sub.name)
     needed = [c for c in placement.children(sub) if c is not None]
-    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
-    if missing:
-        phase = "moving" if missing[0].is_moving else "placement"
-        raise MissingSubspaceError(
-            missing[0], storage.subspace_path(root, rules, missing[0]),
-            f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
-            f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
+    require_stored(root, rules, f"placement subspace {sub.name} needs", needed)
     remove_stale_temporaries(folder, path.name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(needed)

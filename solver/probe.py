@@ -211,7 +211,8 @@ class Database:
             return Value(WIN, 0)
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
-                                                          self.rules.jumping, self.rules.take_none):
+                                                          self.rules.jumping, self.rules.take_none,
+                                                          mixed=self.rules.mixed):
             return Value(LOSS, 0)
         if position.in_placement:
             sub = Subspace.of(position)

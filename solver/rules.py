@@ -299,6 +299,20 @@ def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
     return f"rules {rules.name!r}: {what} not supported by the compiled kernels yet{limit}"
 
 
+def kernel_max_total(rules: Rules) -> Optional[int]:
+    """The most stones, board and hand, of the subspaces the kernels solve for rules they
+    do not solve whole because of the stones a side alone (see :func:`kernel_gap`), else
+    None.
+
+    >>> kernel_max_total(VARIANTS["lasker"]), kernel_max_total(STANDARD)
+    (12, None)
+    """
+    most = KERNEL_BOARDS.get(rules.board.name)
+    if most is None or kernel_gap(rules) is None or kernel_gap(rules, most + 3) is not None:
+        return None
+    return most + 3
+
+
 def require_kernels(rules: Rules, max_total: Optional[int] = None) -> None:
     """UnsupportedRulesError (see :func:`kernel_gap`) unless the kernels handle ``rules``
     (its subspaces of at most ``max_total`` stones); every entry point that solves,
