@@ -774,14 +774,16 @@ def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | 
         if bad:
             raise ConsistencyError(f"placement {s.name} fails the consistency check at slot {bad[0]} "
                                    f"({len(bad)} bad states seen)", bad)
-    reports = []
     for s, p in zip(own, paths):
         storage.write_pair(p, rules, {s: result.values[s]},
                            extra={"seconds": time.perf_counter() - start, "phase": "placement",
                                   "rounds": result.rounds, "checked": True})
-        reports.append(PlacementReport(s, s.slots, time.perf_counter() - start, peak_rss_mib(),
-                                       skipped=False, cpu_seconds=_cpu_seconds() - cpu0))
-        log.info("%s", reports[-1].summary())
+    # the cycle's time, shared out by slots (the reports add up to it)
+    seconds, cpu, slots = time.perf_counter() - start, _cpu_seconds() - cpu0, sum(s.slots for s in own)
+    reports = [PlacementReport(s, s.slots, seconds * s.slots / slots, peak_rss_mib(), skipped=False,
+                               cpu_seconds=cpu * s.slots / slots) for s in own]
+    for report in reports:
+        log.info("%s", report.summary())
     return reports
 
 
