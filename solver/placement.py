@@ -83,7 +83,7 @@ def units(rules: Rules, max_total: Optional[int] = None) -> list[list[Subspace]]
 
     >>> from solver.rules import MIXED
     >>> [[s.name for s in u] for u in units(Rules(stones=3, placement=MIXED), 7)][:3]
-    [['0-3+3-0', '3-0+0-3'], ['1-3+2-0', '3-1+0-2'], ['2-3+1-0', '3-2+0-1']]
+    [['2-3+1-0', '3-2+0-1'], ['1-3+2-0', '3-1+0-2'], ['2-2+1-1']]
     """
     board = rules.board
     if not rules.mixed:
