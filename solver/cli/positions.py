@@ -115,6 +115,6 @@ def variants(as_json: bool) -> None:
     width = max(len(o["name"]) for o in objs)
     for o in objs:
         kernels = ("" if o["kernels"] else
-                   f"  (solved up to --max-total {o['kernels_max_total']} stones)"
+                   f"  (kernels up to --max-total {o['kernels_max_total']})"
                    if o["kernels_max_total"] else "  (reference rules only, not solved yet)")
         click.echo(f"{o['name']:<{width}}  {o['description']}{kernels}")
