@@ -6,7 +6,9 @@
 # compile-time constants, so that every loop over points, mills or symmetries has a
 # fixed bound and the standard board's machine code is what it always was:
 #   NPTS points, NMILLS mills, MILLS_AT mills at most through a point, NSYM symmetries,
-#   MAX_STONES stones a side in the index; BOARD_NAME, the board's name in solver.board.
+#   MAX_STONES stones a side in the index; LINE_WINS, 1 where a line of three wins the
+#   game (the board's rule, setup.py LINE_BOARDS: movegen.pxi); BOARD_NAME, the board's
+#   name in solver.board.
 #
 # Provides: FULL, ADJ, MILL, MILL_AT, NO_MILL, SYM, SYM_INV; popcount, ctz, popcount64,
 #           apply_sym_slow; the C integer types and numpy for the other files.

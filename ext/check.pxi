@@ -1,12 +1,12 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
-# Provides: CHECK_BATCH, CAPTURE_FLAG; retro_check (slot order: `muehle check`),
+# Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
-# Uses:     c_moves_packed, c_moves_rules, move_take, takeable (movegen.pxi); c_index_position,
-#           c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
+# Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
+#           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
 #           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
-#           best_code, moved, without, atomic_inc_i64, prefetch, Outside, inside,
+#           best_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch, Outside, inside,
 #           outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
@@ -15,6 +15,7 @@
 
 cdef enum:
     CHECK_BATCH = 16        # states whose successors the check prefetches together
+    LINE_WON_MARK = -2      # a batch's count of a state won by a line (V_LINE_WON)
 
 cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 
@@ -77,6 +78,9 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
+                if LINE_WINS and won_by_line(own, opp):
+                    count[j] = LINE_WON_MARK
+                    continue
                 n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
                 c_index_frame(o, m, opp, frame)     # quiet moves keep opp's stones
                 for i in range(n):
@@ -95,7 +99,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
             for slot in range(s0, s1):
                 j = slot - s0
                 if count[j] < 0:
-                    expect = V_SLACK
+                    expect = V_LINE_WON if LINE_WINS and count[j] == LINE_WON_MARK else V_SLACK
                 else:
                     best_reset(b)
                     for i in range(first[j], first[j] + count[j]):
@@ -221,6 +225,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                         else:
                             best_add(b, capp[c_index_in_frame(&frames[take], moved(own, mv))])
                     expect = best_code(b)
+                    if LINE_WINS and won_by_line(own, opp):
+                        expect = V_LINE_WON
                     if expect != val[slots[j]]:
                         at = atomic_inc_i64(&nbad)
                         if at < max_bad:

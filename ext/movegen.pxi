@@ -1,15 +1,21 @@
 # Move generation on point masks (NPTS bits): forward moves with captures, and quiet un-moves.
 # Must agree exactly with solver.position (the reference); tests/test_movegen.py proves it.
 #
+# Where a line of three wins (LINE_WINS, a compile-time constant of the board's module:
+# Three Men's Morris, docs/design.md §9) a move closing a mill takes nothing, and a
+# position where either side has a line is over: it has no moves and no un-moves lead
+# out of it.  The position after a winning move is an ordinary one of the quiet child
+# (the mover's line stands), lost in 0 for the side to move there, as a blocked one.
+#
 # A move is packed into 15 bits: target | origin << 5 | take << 10, with NO_POINT (31)
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
 #
 # Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, takeable; c_moves_rules and
+#           move_take; mill_points, closes_mill, takeable, won_by_line; c_moves_rules and
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
 #           count_moves_batch.
-# Uses:     board.pxi (ADJ, MILL, MILL_AT, FULL, popcount, ctz).
+# Uses:     board.pxi (ADJ, MILL, MILL_AT, FULL, popcount, ctz), LINE_WINS (the module's).
 
 cdef enum:
     NO_POINT = 31
@@ -65,6 +71,13 @@ cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:
     return 0 if take_none else enemy
 
 
+cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
+    """Under LINE_WINS: whether only the side to move has a line.  Play cannot reach such
+    a position (the side that closes a line is then not to move); the rules count it as
+    won, although it has no moves (docs/design.md §9)."""
+    return mill_points(own) != 0 and mill_points(opp) == 0
+
+
 cdef inline int add_steps(uint32_t own, int origin, uint32_t targets, uint32_t victims,
                           uint32_t* out, int n) noexcept nogil:
     """Append the moves of one origin (NO_POINT: a placement) to its targets: each step,
@@ -98,11 +111,13 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
     (solver.position.Position._steps)."""
     cdef int n = 0, origin
     cdef uint32_t free = FULL & ~(own | opp)
-    cdef uint32_t victims = takeable(opp, take_none)
+    cdef uint32_t victims = 0 if LINE_WINS else takeable(opp, take_none)   # a line takes nothing
     cdef uint32_t origins
     cdef bint jump
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
         return 0
+    if LINE_WINS and (mill_points(own) or mill_points(opp)):
+        return 0            # a line stands: the game is over
     if own_hand > 0:
         n = add_steps(own, NO_POINT, free, victims, out, n)
         if not mixed:
@@ -135,19 +150,24 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
     """
     cdef int n = 0, target, origin
     cdef uint32_t free = FULL & ~(own | opp)
-    cdef uint32_t movers = opp, origins
-    # A mill the last move closed took nothing only if nothing was takeable from own.
-    cdef bint mills_quiet = takeable(own, take_none) == 0
+    cdef uint32_t movers = opp, origins, before
+    # A mill the last move closed took nothing only if nothing was takeable from own
+    # (where a line wins, a closed line never takes).
+    cdef bint mills_quiet = LINE_WINS or takeable(own, take_none) == 0
     cdef bint jump = jumping and popcount(opp) + opp_hand == 3
     cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or mixed)
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
         return 0
+    if LINE_WINS and mill_points(own):
+        return 0            # own's line stood before the last move: the game was over
     while movers:
         target = ctz(movers)
         movers &= movers - 1
         if not mills_quiet and closes_mill(opp, target):
             continue
-        if kinds & UNPLACE:
+        before = opp & ~((<uint32_t>1) << target)
+        # Where a line wins, the last mover had none before its move (the game was on).
+        if (kinds & UNPLACE) and not (LINE_WINS and mill_points(before)):
             out[n] = pack_move(target, NO_POINT, NO_POINT)
             n += 1
         if slid:
@@ -155,6 +175,8 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
             while origins:
                 origin = ctz(origins)
                 origins &= origins - 1
+                if LINE_WINS and mill_points(before | ((<uint32_t>1) << origin)):
+                    continue
                 out[n] = pack_move(target, origin, NO_POINT)
                 n += 1
     return n
@@ -167,6 +189,12 @@ cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int o
 
 
 # --- Python access, for tests and tools (not for hot loops) --------------------------
+
+def line_wins():
+    """Whether these kernels play a line of three as winning outright (the module's
+    LINE_WINS; solver.rules.LINE_BOARDS names the boards compiled so)."""
+    return bool(LINE_WINS)
+
 
 def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                  bint jumping=True, bint take_none=False, bint mixed=False):

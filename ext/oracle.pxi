@@ -6,8 +6,8 @@
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
-# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_rules and the
-#           move_* accessors); nothing of index.pxi, retro.pxi or check.pxi.
+# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
+#           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
 # - It shares only the rules kernel c_moves_rules (forward moves, itself proven equal to the
@@ -28,6 +28,10 @@
 #                 subspace reads that subspace's solved oracle values);
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
 #                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
+#   Where a line wins (LINE_WINS), a position where a line stands has no moves
+#   (c_moves_packed): lost in 0 as a blocked one, unless only the side to move has a
+#   line (movegen.pxi won_by_line): the rules count that as won, and its code is that
+#   of a win in 1 (docs/design.md §9), decided by sweep 1.
 #   The driver (solver/verify/oracle.py) repeats sweeps until one decides nothing and no
 #   capture target holds a longer value; what is left is a draw.
 #
@@ -255,6 +259,11 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                 continue
             own = owns[i // per]
             opp = opps[i % per]
+            if LINE_WINS and won_by_line(own, opp):
+                if k == 1:
+                    val[i] = 2
+                    decided += 1
+                continue
             found = False
             if k % 2 == 1 and k > 1:
                 # win in k: a capture child lost in k-1 (remembered from sweep 1), or a

@@ -10,11 +10,12 @@
 # Provides: placement_values (driven by solver.opening.solve_placement), placement_solve
 #           (the build's pass, solver.placement.solve), placement_pass (its forward check,
 #           solver.placement.check), placement_reach.
-# Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill),
+# Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill,
+#           mill_points, won_by_line),
 #           index.pxi (c_index_position, c_position_at, c_is_real_slot, c_subspace_slots,
 #           the tables CANON, REP_MASK, REP_STAB, ORBITS, BINOM and their bit helpers),
-#           retro.pxi (Best, best_*, without, V_SLACK, prefetch, prange), check.pxi
-#           (CAPTURE_FLAG).
+#           retro.pxi (Best, best_*, without, V_SLACK, V_LINE_WON, prefetch, prange),
+#           check.pxi (CAPTURE_FLAG, LINE_WON_MARK).
 
 
 cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after, int opp_count,
@@ -57,6 +58,9 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
             c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
+            if LINE_WINS and won_by_line(own, opp):
+                out[slot] = V_LINE_WON
+                continue
             n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
             best_reset(b)
             for i in range(n):
@@ -143,6 +147,11 @@ cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bin
     cdef Best b           # a local of this function: private to the calling thread
     cdef uint32_t targets = free_r & ~own, own2, v
     cdef int t
+    if LINE_WINS:
+        if mill_points(FULL & ~free_r):
+            return 1                    # the opponent's line stands: lost in 0
+        if mill_points(own):
+            return V_LINE_WON
     best_reset(&b)
     while targets:
         t = ctz(targets)
@@ -203,7 +212,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
             opp = REP_MASK[o][r]
             stab = REP_STAB[o][r]
             free_r = FULL & ~opp
-            victims = takeable(opp, take_none)
+            victims = 0 if LINE_WINS else takeable(opp, take_none)    # a line takes nothing
             child_side_init(&sides[NPTS], o, m + 1, opp)
             if not cap_wins:
                 v = victims
@@ -287,6 +296,9 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                 c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
+                if LINE_WINS and won_by_line(own, opp):
+                    count[j] = LINE_WON_MARK
+                    continue
                 n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
                 fixed_own_init(fo, o, m + 1, opp, own)
                 for i in range(n):
@@ -309,7 +321,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
             for slot in range(s0, s1):
                 j = slot - s0
                 if count[j] < 0:
-                    code = V_SLACK
+                    code = V_LINE_WON if LINE_WINS and count[j] == LINE_WON_MARK else V_SLACK
                 else:
                     best_reset(b)
                     for i in range(first[j], first[j] + count[j]):

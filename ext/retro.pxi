@@ -6,11 +6,12 @@
 #           driven by solver.retro); Outside, inside, outside_entry, outside_at,
 #           outside_read, outside_code, outside_of (where a unit's moves lead out of
 #           it, also for check.pxi);
-#           to other kernels (check.pxi, placement.pxi) the value codes V_*, Best with
+#           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
+#           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), moved, without, atomic_inc_i64, prefetch, prange.
 # Uses:     movegen.pxi (c_moves_rules, c_unmoves_rules, move_* accessors, NO_POINT,
-#           MAX_MOVES), index.pxi (c_index_position, IndexFrame, c_index_frame,
+#           MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
 #           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots).
 #
 # Values, one uint16 per slot, for the side to move:
@@ -20,6 +21,10 @@
 #                     captures allow (all into wins), f = 0x4000 if a capture leads
 #                     to a draw (then the state can never become a loss)
 #   0xFFFF            slack slot: no position uses it
+# Where a line wins (LINE_WINS), a position where a line stands has no moves: lost in 0
+# (code 1) when the side not to move has it, as a blocked one; won when only the side
+# to move has one (movegen.pxi won_by_line: play cannot reach it), coded V_LINE_WON,
+# a win in 1, the shortest win a code says (docs/design.md §9).
 # A capture into a loss makes a *tentative* win at initialisation, which a shorter
 # quiet win found in an earlier round overwrites; round d picks exactly the states
 # whose value is d + 1, so each state propagates once, at its final value.
@@ -60,6 +65,7 @@ cdef enum:
     V_DRAW_CAPTURE = 0x4000
     V_PLIES_MASK = 0x3FFF
     V_SLACK = 0xFFFF
+    V_LINE_WON = 2
     CNT_UNKNOWN = 255
     DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
     DEDUPE_MAX = 128
@@ -326,6 +332,9 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
             c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
+            if LINE_WINS and won_by_line(own, opp):
+                val[slot] = V_LINE_WON
+                continue
             n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
             best_reset(b)
             quiet = 0

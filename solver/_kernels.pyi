@@ -29,6 +29,8 @@ def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int,
                  jumping: bool = True, take_none: bool = False, mixed: bool = False) -> list[int]:
     """Legal moves of the side to move (own), packed; [] when the game is over
     (``mixed``: a side with stones in hand may also move)."""
+def line_wins() -> bool:
+    """Whether these kernels play a line of three as winning outright (LINE_WINS)."""
 def unmoves_packed(own: int, opp: int, own_hand: int, opp_hand: int, jumping: bool = True,
                    take_none: bool = False, kinds: int = 3, mixed: bool = False) -> list[int]:
     """Quiet un-moves of the last mover (opp), packed like its forward moves."""

@@ -387,7 +387,8 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
 
     >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
     [('pair-3-3', 210140), ('2-3+1-0', 46200), ('2-2+1-1', 6930), ('1-2+2-1', 1012), ('1-1+2-2', 92), ('0-1+3-2', 24), ('0-0+3-3', 1)]
-    >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens"), phase="placement")][:2]
+    >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens-no-line-wins"),
+    ...                                        phase="placement")][:2]
     [('2-3+1-0', 174), ('2-2+1-1', 108)]
     """
     check_phase(phase, pair)

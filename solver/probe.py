@@ -30,7 +30,7 @@ from . import placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .kernels import kernels_for
-from .position import Move, Position, popcount
+from .position import Move, Position, mill_points, popcount
 from .rules import STANDARD, Rules, require_kernels
 from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
@@ -209,6 +209,12 @@ class Database:
             # side below 3 it has won (a position no game reaches, as that side would have
             # lost before its last move, but one whose outcome the rules fix).
             return Value(WIN, 0)
+        board = position.board
+        if self.rules.line_wins and (mill_points(own, board) or mill_points(opp, board)):
+            # A line stands: the game is over (Position.outcome), lost for the side to
+            # move where the other side has the line, won where only it has one (a
+            # position no game reaches: the files code it as won in 1, docs/design.md §9).
+            return Value(LOSS if mill_points(opp, board) else WIN, 0)
         # The kernel (proven equal to the reference rules) tells a lost position fast.
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
                                                           self.rules.jumping, self.rules.take_none,

@@ -261,23 +261,29 @@ VARIANTS: dict[str, Rules] = {
 #: The boards whose compiled kernels (one module per board: solver.kernels) are proven
 #: on their games here, with the most stones a side their index covers (setup.py: the
 #: standard board's nine as always, the others as many as fit, at most twelve).
-KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12}
+KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12, "three-mens": 4}
+
+#: The boards whose kernels play a line of three as winning outright and taking nothing
+#: (a compile-time rule of their modules, setup.py: Three Men's Morris); on the others a
+#: closed mill takes a stone (docs/design.md §9).
+LINE_BOARDS = frozenset({"three-mens"})
 
 
 def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
     """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
     one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
-    limit, with the options jumping, mill rule and mixed placement (docs/design.md §9).
+    limit, with the options jumping, mill rule and mixed placement and, on the boards of
+    :data:`LINE_BOARDS` and only there, a line of three winning (docs/design.md §9).
     ``max_total``: only the subspaces of at most that many stones, board and hand, are
     meant: rules of more stones than the index holds on the board a side (Lasker's 10 on
     the standard board) are solved there as long as none of them has more on the board
     (a side has at most ``max_total - 3``: the other keeps three, board plus hand; the
     hands are plain counts to the kernels).
 
-    >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["six-mens"]) is None
+    >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["three-mens"]) is None
     (True, True)
-    >>> kernel_gap(VARIANTS["three-mens"])
-    "rules 'three-mens': the board is not supported by the compiled kernels yet"
+    >>> kernel_gap(Rules.from_name("three-mens-no-line-wins"))
+    "rules 'three-mens-no-line-wins': a line of three taking a stone on the three-mens board is not supported by the compiled kernels yet"
     >>> kernel_gap(VARIANTS["lasker"], max_total=12) is None, kernel_gap(VARIANTS["lasker"], 13)
     (True, "rules 'lasker': more than 9 stones a side on the board are not supported by the compiled kernels yet (up to --max-total 12 they are)")
     """
@@ -289,8 +295,10 @@ def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
         what = f"more than {most} stones a side on the board are"
     elif rules.two_mill_takes != 1:
         what = "a move taking two stones is"
-    elif rules.line_wins:
+    elif rules.line_wins and rules.board.name not in LINE_BOARDS:
         what = "a line of three winning outright is"
+    elif not rules.line_wins and rules.board.name in LINE_BOARDS:
+        what = f"a line of three taking a stone on the {rules.board.name} board is"
     elif rules.full_board != FULL_LOSS:
         what = "a full board drawn is"
     if what is None:

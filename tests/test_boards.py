@@ -20,7 +20,7 @@ import pytest
 from solver.board import BOARDS, STANDARD_BOARD, points_of
 from solver.index import Pair, Subspace, max_stones, random_positions
 from solver.kernels import kernels_for
-from solver.position import Move, Position, mill_points
+from solver.position import Move, Position, in_mill, mill_points
 from solver.retro import solve_pair
 from solver.rules import KERNEL_BOARDS, VARIANTS, Rules, kernel_gap
 from solver.verify.oracle import Oracle, compare
@@ -30,16 +30,16 @@ SEED = 20261130
 POSITIONS = int(os.environ.get("MUEHLE_BOARD_POSITIONS", "600"))
 
 #: Rule sets whose move generation the kernels must share with the reference: the
-#: small boards' variants with every option the kernels know, and the boards whose
-#: games need more (Morabaraba: three mills through a point; Three Men's Morris: four
-#: lines through the centre) under rules without those options.
+#: small boards' variants with every option the kernels know, Morabaraba (three mills
+#: through a point) and Three Men's Morris (four lines through the centre, a line wins:
+#: every position in tests/test_three_mens.py).
 MOVEGEN_RULES = [
     VARIANTS["six-mens"], dataclasses.replace(VARIANTS["six-mens"], jumping=True),
     dataclasses.replace(VARIANTS["five-mens"], mill_rule="take-none"),
     VARIANTS["seven-mens"], dataclasses.replace(VARIANTS["seven-mens"], jumping=True,
                                                 mill_rule="take-none"),
     Rules(board="morabaraba", stones=12), Rules(board="morabaraba", stones=9, jumping=False),
-    Rules(board="three-mens", stones=4), Rules(board="three-mens", stones=3, jumping=False),
+    dataclasses.replace(VARIANTS["three-mens"], stones=4, jumping=True), VARIANTS["three-mens"],
 ]
 
 
@@ -69,6 +69,14 @@ def biased_position(rng: random.Random, rules: Rules) -> Position:
     return Position(sides[0], sides[1], hands[0], hands[1], rng.choice("wb"), board)
 
 
+def takes_or_wins(pos: Position, move: Move, rules: Rules) -> bool:
+    """Whether ``move`` takes a stone or, where a line wins, closes one (taking nothing)."""
+    if move.take is not None:
+        return True
+    after = pos.own & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
+    return rules.line_wins and in_mill(after, move.target, rules.board)
+
+
 @pytest.mark.parametrize("name", list(BOARDS))
 def test_kernels_for_gives_each_board_its_module(name):
     board = BOARDS[name]
@@ -96,7 +104,7 @@ def test_kernel_moves_equal_reference(rules):
         got_back = kernels.unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
                                           rules.jumping, rules.take_none)
         assert sorted(got_back) == back, f"{pos} under {rules.name}: un-moves differ"
-        seen["takes"] += any(Move.unpack(c).take is not None for c in got)
+        seen["takes"] += any(takes_or_wins(pos, Move.unpack(c, rules.board), rules) for c in got)
         seen["blocked"] += not got and pos.own.bit_count() + pos.own_hand >= 3
         seen["jumps"] += bool(pos.can_jump(rules) and got)
         seen["unmoves"] += bool(back)

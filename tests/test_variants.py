@@ -255,8 +255,11 @@ def test_kernel_gap_names_what_is_missing():
     # Lasker's 10 stones: the index holds 9 a side on the board, enough up to 12 stones
     assert kernel_gap(rules("lasker"), max_total=12) is None
     assert "up to --max-total 12" in kernel_gap(rules("lasker"), max_total=13)
-    with pytest.raises(UnsupportedRulesError, match="three-mens"):
-        require_kernels(rules("three-mens"))
+    # a line of three wins on the Three Men's board's kernels, and only there
+    assert kernel_gap(rules("three-mens")) is None and kernel_gap(rules("three-mens-s4")) is None
+    assert "winning outright" in kernel_gap(replace(STANDARD, line_wins=True))
+    with pytest.raises(UnsupportedRulesError, match="a line of three taking a stone on the three-mens"):
+        require_kernels(rules("three-mens-no-line-wins"))
 
 
 # --- the reference rules, hand-made positions ---------------------------------------
@@ -482,7 +485,7 @@ def test_variants_json_lists_every_variant_with_its_board():
     assert data["morabaraba"]["board"]["mills"] == 20 and data["morabaraba"]["stones"] == 12
     assert data["seven-mens"]["board"]["symmetries"] == 8 and data["three-mens"]["line_wins"]
     assert data["standard"]["kernels"] and data["six-mens"]["kernels"]
-    assert not data["three-mens"]["kernels"] and data["morabaraba"]["kernels"]
+    assert data["three-mens"]["kernels"] and data["morabaraba"]["kernels"]
     assert "full board drawn" in data["twelve-mens"]["kernel_gap"]
     assert data["lasker"]["placement"] == "mixed" and data["twelve-mens"]["full_board"] == "draw"
     text = run("variants")
@@ -494,7 +497,8 @@ def test_variants_json_lists_every_variant_with_its_board():
     ["solve-opening", "startpos"], ["serve"],
 ])
 def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tmp_path):
-    for variant, what in (("three-mens", "the board is"), ("twelve-mens", "a full board drawn is")):
+    for variant, what in (("three-mens-no-line-wins", "a line of three taking a stone on the three-mens board is"),
+                          ("twelve-mens", "a full board drawn is")):
         result = run(args[0], "--db", tmp_path, "--rules", variant, *args[1:])
         assert result.exit_code == 2, result.output
         assert result.stdout == ""
@@ -506,7 +510,7 @@ def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tm
 
 
 def test_build_of_a_variant_refuses_in_one_line_and_points_to_the_plan(tmp_path):
-    for variant, total in (("three-mens", 8), ("lasker", 13), ("twelve-mens", 8)):
+    for variant, total in (("three-mens-no-line-wins", 8), ("lasker", 13), ("twelve-mens", 8)):
         result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", total)
         assert result.exit_code == 2 and result.stdout == "", result.output
         [line] = result.stderr.splitlines()
@@ -534,9 +538,9 @@ def _figure(text: str, pattern: str) -> int:
     return int(re.search(pattern, text).group(1).replace(",", ""))
 
 
-@pytest.mark.parametrize("variant", ["twelve-mens", "lasker", "three-mens"])
+@pytest.mark.parametrize("variant", ["twelve-mens", "lasker", "three-mens-no-line-wins"])
 def test_dry_run_plans_the_whole_game_of_a_variant_in_symmetry_classes(variant, tmp_path):
-    rules = VARIANTS[variant]
+    rules = Rules.from_name(variant)
     result = run("build", "--db", tmp_path, "--rules", variant, "--dry-run")
     assert result.exit_code == 0, result.output
     out = result.stdout
@@ -567,10 +571,10 @@ def test_dry_run_of_a_variant_takes_the_limits(tmp_path):
     whole = run("build", "--db", tmp_path, "--rules", "morabaraba", "--dry-run")
     assert whole.exit_code == 0 and "to build" in whole.stdout and "0-0+12-12" in whole.stdout
     assert 1.1e11 < _figure(whole.stdout, r"\(0 built\), ([\d,]+) slots") < 1.2e11
-    small = run("build", "--db", tmp_path, "--rules", "three-mens", "--stones", 4, "--dry-run",
-                "--phase", "placement")
+    small = run("build", "--db", tmp_path, "--rules", "three-mens-no-line-wins", "--stones", 4,
+                "--dry-run", "--phase", "placement")
     assert _figure(small.stdout, r"\(0 built\), ([\d,]+) slots") == _orbit_sums(
-        replace(VARIANTS["three-mens"], stones=4))[1]
+        replace(VARIANTS["three-mens"], stones=4, line_wins=False))[1]
 
 
 def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
@@ -588,9 +592,9 @@ def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
 
 def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):
     record = tmp_path / "game.txt"
-    record.write_text("rules: three-mens\nb2\n")
+    record.write_text("rules: three-mens-no-line-wins\nb2\n")
     result = run("analyze", "--db", tmp_path, record)
-    assert result.exit_code == 2 and "rules 'three-mens'" in result.stderr
+    assert result.exit_code == 2 and "rules 'three-mens-no-line-wins'" in result.stderr
     result = run("play", "--db", tmp_path, "--rules", "lasker", "--level", "medium", input="")
     assert result.exit_code == 2 and "rules 'lasker'" in result.stderr
 
