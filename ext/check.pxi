@@ -6,8 +6,8 @@
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
 #           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
-#           best_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch, Outside, inside,
-#           outside_entry, outside_at, outside_read, outside_of (retro.pxi).
+#           best_code, blocked_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch,
+#           Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
 # same rule of best_code that the solve uses, so what it proves is that the stored
@@ -23,11 +23,13 @@ cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, bint jumping, bint take_none,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
-                int h=0, int k=0, bint mixed=False, place=None, place_cap=None):
+                int h=0, int k=0, bint mixed=False, place=None, place_cap=None,
+                bint full_draw=False):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o.
 
     Recomputes each state's value and plies from its successors' stored values
-    (``quiet``: subspace o-m, ``cap``: (o-1)-m) and returns the slots that disagree
+    (``quiet``: subspace o-m, ``cap``: (o-1)-m; a blocked state's from the rules,
+    blocked_code with ``full_draw``) and returns the slots that disagree
     (at most max_bad, as a numpy array) and how many disagree.  Under mixed placement
     the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
     ``place``, ``place_cap`` where its other moves lead (Outside).
@@ -108,7 +110,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                             best_add(b, outside_read(e, &x))
                         else:
                             best_add(b, quiet[e])
-                    expect = best_code(b)
+                    expect = best_code(b) if count[j] else blocked_code(m, o, full_draw)
                 if expect != val[slot]:
                     at = atomic_inc_i64(&nbad)
                     if at < max_bad:
@@ -139,7 +141,8 @@ cdef enum:
 
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
-                        int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2):
+                        int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
+                        bint full_draw=False):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
@@ -224,7 +227,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                             best_add(b, 1)          # the opponent is left with two stones
                         else:
                             best_add(b, capp[c_index_in_frame(&frames[take], moved(own, mv))])
-                    expect = best_code(b)
+                    expect = best_code(b) if n else blocked_code(m, o, full_draw)
                     if LINE_WINS and won_by_line(own, opp):
                         expect = V_LINE_WON
                     if expect != val[slots[j]]:

@@ -27,7 +27,9 @@
 #                 two stones counts as a child lost in 0; a capture into a smaller
 #                 subspace reads that subspace's solved oracle values);
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
-#                 i.e. blocked, is the case k = 0: the longest of nothing is -1).
+#                 i.e. blocked, is the case k = 0: the longest of nothing is -1),
+#                 except on a full board (no point free) where the rules draw it
+#                 (``full_draw``, Twelve Men's Morris): no sweep decides that one.
 #   Where a line wins (LINE_WINS), a position where a line stands has no moves
 #   (c_moves_packed): lost in 0 as a blocked one, unless only the side to move has a
 #   line (movegen.pxi won_by_line): the rules count that as won, and its code is that
@@ -203,11 +205,13 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                  const uint16_t[::1] cap, int k, bint jumping, bint take_none,
                  uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
                  const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2,
-                 int hm=0, int ho=0, bint mixed=False, place=None, place_cap=None):
+                 int hm=0, int ho=0, bint mixed=False, place=None, place_cap=None,
+                 bint full_draw=False):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
-    ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3).
+    ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3, and on a full
+    board, which has no move).  ``full_draw``: a full board is drawn, not lost.
     With stones in hand (mixed placement) the subspace is m-o+hm-ho: ``quiet`` is
     o-m+ho-hm (a move keeps the hands), ``cap`` (o-1)-m+ho-hm, and ``place`` and
     ``place_cap`` the solved oracle arrays of o-(m+1)+ho-(hm-1) and (o-1)-(m+1)+ho-(hm-1)
@@ -250,7 +254,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
     assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[NPTS][m]
     assert quiet_loss_rows.shape[0] == ORC_C[NPTS][o]
-    if not cap_wins and o >= 1 and m >= 1:
+    if not cap_wins and o >= 1 and m >= 1 and m + o < NPTS:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
@@ -264,6 +268,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     val[i] = 2
                     decided += 1
                 continue
+            if full_draw and (own | opp) == FULL:
+                continue        # blocked on a full board: drawn, left to oracle_finish
             found = False
             if k % 2 == 1 and k > 1:
                 # win in k: a capture child lost in k-1 (remembered from sweep 1), or a

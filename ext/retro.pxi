@@ -9,7 +9,7 @@
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
 #           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
-#           codes), moved, without, atomic_inc_i64, prefetch, prange.
+#           codes), blocked_code, moved, without, atomic_inc_i64, prefetch, prange.
 # Uses:     movegen.pxi (c_moves_rules, c_unmoves_rules, move_* accessors, NO_POINT,
 #           MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
 #           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots).
@@ -105,12 +105,25 @@ cdef inline void best_add(Best* b, int code) noexcept nogil:
 
 
 cdef inline int best_code(Best* b) noexcept nogil:
-    """Code of the position: shortest win, else draw, else longest loss (no move: loss in 0)."""
+    """Code of the position: shortest win, else draw, else longest loss (no move: loss in
+    0; blocked_code says where a blocked side draws instead)."""
     if b.win != NO_WIN:
         return b.win + 1
     if b.draw:
         return V_DRAW
     return b.loss + 1
+
+
+cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
+    """Code of a position of m-o whose side to move has no legal move: lost in 0, but
+    drawn where the rules draw a full board (Twelve Men's Morris) and m + o stones fill
+    it (docs/design.md §9).  The full board is a moving-phase position: stones in hand
+    would need free points (rules.Rules allows at most NPTS / 2 stones a side), so
+    only the moving phase's kernels ask (mixed placement's too, where m + o == NPTS
+    leaves both hands empty); the placement phase reads its values."""
+    if full_draw and m + o == NPTS:
+        return V_DRAW
+    return 1
 
 
 cdef inline uint32_t moved(uint32_t stones, uint32_t mv) noexcept nogil:
@@ -300,10 +313,13 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
 
 def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                bint jumping, bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False,
-               place=None, place_cap=None):
+               place=None, place_cap=None, bint full_draw=False):
     """Initialise subspace m-o: blocked states and capture outcomes.
 
-    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  Counts are not
+    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  ``full_draw``:
+    a side blocked on a full board draws (blocked_code; the draw is the undecided
+    code 0, which no round changes: a full board has neither moves nor un-moves, and
+    retro_finish leaves it a draw).  Counts are not
     needed yet (they start unknown, CNT_UNKNOWN, and are computed when first needed),
     so the caller allocates them after it has let the capture targets go.  Returns the
     largest plies any state may be decided at so far and the number of undecided states.
@@ -345,7 +361,8 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                 else:
                     best_add(b, outside_code(m, o, own, opp, mv, &x))
             if b.win != NO_WIN or quiet == 0:
-                val[slot] = <uint16_t>best_code(b)      # (tentative) win, blocked, or all captures
+                # (tentative) win, all captures, or blocked
+                val[slot] = <uint16_t>(best_code(b) if n else blocked_code(m, o, full_draw))
             elif b.draw:
                 val[slot] = <uint16_t>(V_PENDING | V_DRAW_CAPTURE | b.loss)
             elif b.loss:

@@ -63,10 +63,12 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 
 def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
-               place: U16 | None = None, place_cap: U16 | None = None) -> tuple[int, int]:
+               place: U16 | None = None, place_cap: U16 | None = None,
+               full_draw: bool = False) -> tuple[int, int]:
     """Initialise subspace m-o (m-o+h-k of a cycle of mixed placement, whose placements
     lead to ``place`` and ``place_cap``); returns the largest plies decided or pending so
-    far and the number of undecided states."""
+    far and the number of undecided states.  ``full_draw``: a full board is drawn, not
+    lost."""
 def retro_counts(slots: int) -> U8: ...
 def retro_due(slots: int) -> tuple[U16, U8]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...
@@ -83,11 +85,12 @@ def retro_finish(val: U16) -> None: ...
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
-                place: U16 | None = None, place_cap: U16 | None = None) -> tuple[I64, int]:
+                place: U16 | None = None, place_cap: U16 | None = None,
+                full_draw: bool = False) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
-                        jobs: int = 2) -> tuple[I64, int, int]:
+                        jobs: int = 2, full_draw: bool = False) -> tuple[I64, int, int]:
     """The same check over the positions whose opponent stones are the representatives
     [rep_start, rep_stop): slots that disagree, how many, and how many were checked."""
 def retro_count_except(val: U16, code: int, jobs: int = 2) -> int:

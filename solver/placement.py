@@ -214,7 +214,8 @@ def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup
         stop = min(sub.slots, start + BLOCK)
         slots, _ = sub.kernels.retro_check(sub.m, sub.o, values, mirror, out[0], rules.jumping,
                                            rules.take_none, start, stop, max_bad, jobs,
-                                           *hands(sub, rules), *out[1:])
+                                           *hands(sub, rules), *out[1:],
+                                           full_draw=rules.full_draw)
         bad += sorted(int(s) for s in slots)
         if progress:
             progress(stop - start)

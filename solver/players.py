@@ -249,8 +249,9 @@ class SearchPlayer(Player):
             if exact is not None:
                 return exact
         moves = self._moves(own, opp, hm, ho)
-        if not moves:
-            return -(WIN_SCORE - ply)                    # blocked
+        if not moves:                                    # blocked: lost, or drawn on a full board
+            full = not self.rules.board.full_mask & ~(own | opp)
+            return 0 if full and self.rules.full_draw else -(WIN_SCORE - ply)
         if depth <= 0:
             self._heuristic = True
             return evaluate(own, opp, hm, ho, self.rules.board)

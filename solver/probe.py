@@ -32,7 +32,7 @@ from .index import Pair, Subspace
 from .kernels import kernels_for
 from .position import Move, Position, mill_points, popcount
 from .rules import STANDARD, Rules, require_kernels
-from .values import LOSS, SLACK_CODE, WDL, WIN, Value, decode
+from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
@@ -215,11 +215,12 @@ class Database:
             # move where the other side has the line, won where only it has one (a
             # position no game reaches: the files code it as won in 1, docs/design.md §9).
             return Value(LOSS if mill_points(opp, board) else WIN, 0)
-        # The kernel (proven equal to the reference rules) tells a lost position fast.
+        # The kernel (proven equal to the reference rules) tells a blocked position fast:
+        # lost, or drawn where the rules draw a full board (Position.outcome).
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
                                                           self.rules.jumping, self.rules.take_none,
                                                           mixed=self.rules.mixed):
-            return Value(LOSS, 0)
+            return Value(DRAW) if self.rules.full_draw and not position.free else Value(LOSS, 0)
         if position.in_placement:
             sub = Subspace.of(position)
             if placement.is_placement(sub, self.rules) and self.has_placement():

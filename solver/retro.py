@@ -123,7 +123,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
             progress(f"init {s}")
         plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.jumping,
                                                   rules.take_none, jobs, *hands(s, rules),
-                                                  *targets[1:])
+                                                  *targets[1:], full_draw=rules.full_draw)
         maxd = max(maxd, plies)
         del targets
     cnt = {s: kernels.retro_counts(s.slots) for s in subs}

@@ -102,6 +102,12 @@ class Rules:
         return self.mill_rule == TAKE_NONE
 
     @property
+    def full_draw(self) -> bool:
+        """Whether a side to move blocked on a full board draws (Twelve Men's) rather
+        than loses; only a board of twice the stones a side can fill."""
+        return self.full_board == FULL_DRAW
+
+    @property
     def mixed(self) -> bool:
         """Whether a player with stones in hand may also move (Lasker)."""
         return self.placement == MIXED
@@ -272,8 +278,9 @@ LINE_BOARDS = frozenset({"three-mens"})
 def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
     """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
     one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
-    limit, with the options jumping, mill rule and mixed placement and, on the boards of
-    :data:`LINE_BOARDS` and only there, a line of three winning (docs/design.md §9).
+    limit, with the options jumping, mill rule, mixed placement, the full-board rule and,
+    on the boards of :data:`LINE_BOARDS` and only there, a line of three winning
+    (docs/design.md §9).
     ``max_total``: only the subspaces of at most that many stones, board and hand, are
     meant: rules of more stones than the index holds on the board a side (Lasker's 10 on
     the standard board) are solved there as long as none of them has more on the board
@@ -299,8 +306,6 @@ def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
         what = "a line of three winning outright is"
     elif not rules.line_wins and rules.board.name in LINE_BOARDS:
         what = f"a line of three taking a stone on the {rules.board.name} board is"
-    elif rules.full_board != FULL_LOSS:
-        what = "a full board drawn is"
     if what is None:
         return None
     limit = f" (up to --max-total {most + 3} they are)" if "stones a side" in what else ""

@@ -77,11 +77,11 @@ def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarr
         stop = min(n, start + BLOCK)
         args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
                 start, stop, max_bad)
-        slots, count = kernels.retro_check(*args, jobs)
+        slots, count = kernels.retro_check(*args, jobs, full_draw=rules.full_draw)
         if count > len(slots) and jobs > 1:
             # threads kept whichever bad states they met first; one thread meets
             # them in slot order (a failing check is rare: its speed does not matter)
-            slots, count = kernels.retro_check(*args, 1)
+            slots, count = kernels.retro_check(*args, 1, full_draw=rules.full_draw)
         bad += [BadState(m, o, int(s), board=rules.board) for s in sorted(slots)]
         if progress:
             progress(stop - start)
@@ -104,7 +104,8 @@ def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray,
     for start in range(0, orbits, step):
         stop = min(orbits, start + step)
         slots, count, seen = kernels.retro_check_grouped(
-            m, o, val, values[o, m], cap, rules.jumping, rules.take_none, start, stop, 16, jobs)
+            m, o, val, values[o, m], cap, rules.jumping, rules.take_none, start, stop, 16, jobs,
+            full_draw=rules.full_draw)
         flagged += [int(s) for s in slots]
         faults += count
         checked += seen

@@ -54,9 +54,10 @@ class Oracle:
     def targets(self, m: int, o: int, h: int = 0, k: int = 0) -> list[tuple | None]:
         """Where the moves of m-o+h-k lead out of its pair or cycle, as (m, o, h, k):
         [capture by a move, placement, placement that takes]; None where there is none
-        or a capture leaves the opponent fewer than three stones (board plus hand)."""
+        or a capture leaves the opponent fewer than three stones (board plus hand).
+        A full board (m + o stones on as many points, both hands empty) has no move."""
         capture_ends = o < 1 or o - 1 + k < 3
-        moves = m > 0 and (h == 0 or self.rules.mixed)
+        moves = m > 0 and (h == 0 or self.rules.mixed) and m + o < self.rules.board.num_points
         return [None if capture_ends or not moves else (o - 1, m, k, h),
                 (o, m + 1, k, h - 1) if h else None,
                 None if capture_ends or not h else (o - 1, m + 1, k, h - 1)]
@@ -90,7 +91,8 @@ class Oracle:
                                                self.rules.jumping, self.rules.take_none,
                                                cap_win[s], loss_rows[s], loss_rows[mirror],
                                                blocker[s], self.jobs, hm, ho, self.rules.mixed,
-                                               outs[s][1], outs[s][2])
+                                               outs[s][1], outs[s][2],
+                                               full_draw=self.rules.full_draw)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and sweep > longest_cap + 1:
