@@ -2,12 +2,12 @@
 #
 # Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
-# Uses:     c_moves_packed, move_take, takeable, won_by_line (movegen.pxi); c_index_position,
-#           c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
+# Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
+#           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
 #           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
-#           best_code, blocked_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch
-#           (retro.pxi).
+#           best_code, blocked_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch,
+#           Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
 # same rule of best_code that the solve uses, so what it proves is that the stored
@@ -23,13 +23,16 @@ cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, bint jumping, bint take_none,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
+                int h=0, int k=0, bint mixed=False, place=None, place_cap=None,
                 bint full_draw=False):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o.
 
     Recomputes each state's value and plies from its successors' stored values
     (``quiet``: subspace o-m, ``cap``: (o-1)-m; a blocked state's from the rules,
     blocked_code with ``full_draw``) and returns the slots that disagree
-    (at most max_bad, as a numpy array) and how many disagree.
+    (at most max_bad, as a numpy array) and how many disagree.  Under mixed placement
+    the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
+    ``place``, ``place_cap`` where its other moves lead (Outside).
 
     The successors' values are random reads: the loop gathers the successors of
     CHECK_BATCH states and prefetches them all before reading any, so that many
@@ -40,14 +43,14 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int n, i, j, take, expect, total
+    cdef int n, i, j, expect, total
     cdef int64_t* succ
     cdef int* first
     cdef int* count
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef IndexFrame* frame
     cdef long long nbad = 0, at
-    cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
+    cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
     cdef int64_t[::1] bad = bad_arr
     if stop < 0 or stop > n_slots:
@@ -65,8 +68,8 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
         for blk in prange(nblocks, schedule="dynamic", chunksize=64):
             s0 = start + blk * CHECK_BATCH
             s1 = s0 + CHECK_BATCH if s0 + CHECK_BATCH < stop else stop
-            # pass 1: where every successor's value lies (quiet: index; capture:
-            # index | CAPTURE_FLAG; a capture to two stones: -1), prefetched
+            # pass 1: where every successor's value lies (quiet: index; out of the
+            # unit, a capture or a placement: outside_entry; -1: a win), prefetched
             total = 0
             for slot in range(s0, s1):
                 j = slot - s0
@@ -80,20 +83,17 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 if LINE_WINS and won_by_line(own, opp):
                     count[j] = LINE_WON_MARK
                     continue
-                n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
                 c_index_frame(o, m, opp, frame)     # quiet moves keep opp's stones
                 for i in range(n):
                     mv = moves[i]
-                    take = move_take(mv)
-                    if take == NO_POINT:
+                    if inside(mv):
                         e = c_index_in_frame(frame, moved(own, mv))
                         prefetch(&quiet[e])
-                    elif o - 1 < 3:
-                        e = -1
                     else:
-                        e = c_index_position(o - 1, m, without(opp, take), moved(own, mv))
-                        prefetch(&capp[e])
-                        e = e | CAPTURE_FLAG
+                        e = outside_entry(m, o, own, opp, mv, &x)
+                        if e >= 0:
+                            prefetch(outside_at(e, &x))
                     succ[total + i] = e
                 total = total + n
                 count[j] = n
@@ -106,10 +106,8 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                     best_reset(b)
                     for i in range(first[j], first[j] + count[j]):
                         e = succ[i]
-                        if e < 0:
-                            best_add(b, 1)          # the opponent is left with two stones
-                        elif e & CAPTURE_FLAG:
-                            best_add(b, capp[e & ~CAPTURE_FLAG])
+                        if e < 0 or e & (OUT_CAP | OUT_PLACE):
+                            best_add(b, outside_read(e, &x))
                         else:
                             best_add(b, quiet[e])
                     expect = best_code(b) if count[j] else blocked_code(m, o, full_draw)

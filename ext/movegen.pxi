@@ -11,8 +11,10 @@
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
 #
 # Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, takeable, won_by_line; c_moves_packed,
-#           c_unmoves_packed (nogil); moves_packed, unmoves_packed, count_moves_batch.
+#           move_take; mill_points, closes_mill, takeable, won_by_line; c_moves_rules and
+#           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
+#           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
+#           count_moves_batch.
 # Uses:     board.pxi (ADJ, MILL, MILL_AT, FULL, popcount, ctz), LINE_WINS (the module's).
 
 cdef enum:
@@ -76,53 +78,75 @@ cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
     return mill_points(own) != 0 and mill_points(opp) == 0
 
 
-cdef inline int c_moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                          bint jumping, bint take_none, uint32_t* out) noexcept nogil:
-    """Legal moves of the side to move (own) into out; returns how many (0 if game over)."""
-    cdef int n = 0, origin, target
+cdef inline int add_steps(uint32_t own, int origin, uint32_t targets, uint32_t victims,
+                          uint32_t* out, int n) noexcept nogil:
+    """Append the moves of one origin (NO_POINT: a placement) to its targets: each step,
+    or one move per victim where it closes a mill; returns the new count."""
+    cdef int target
+    cdef uint32_t after, v
+    while targets:
+        target = ctz(targets)
+        targets &= targets - 1
+        after = own | (<uint32_t>1 << target)
+        if origin != NO_POINT:
+            after &= ~(<uint32_t>1 << origin)
+        if victims and closes_mill(after, target):
+            v = victims
+            while v:
+                out[n] = pack_move(target, origin, ctz(v))
+                n += 1
+                v &= v - 1
+        else:
+            out[n] = pack_move(target, origin, NO_POINT)
+            n += 1
+    return n
+
+
+cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                              bint jumping, bint take_none, bint mixed, uint32_t* out) noexcept nogil:
+    """Legal moves of the side to move (own) into out; returns how many (0 if game over).
+
+    A side with stones in hand places; under mixed placement (``mixed``: Lasker) it may
+    also move a stone, and it jumps when its stones on the board and in hand are three
+    (solver.position.Position._steps)."""
+    cdef int n = 0, origin
     cdef uint32_t free = FULL & ~(own | opp)
     cdef uint32_t victims = 0 if LINE_WINS else takeable(opp, take_none)   # a line takes nothing
-    cdef uint32_t origins, targets, after, v
+    cdef uint32_t origins
+    cdef bint jump
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
         return 0
     if LINE_WINS and (mill_points(own) or mill_points(opp)):
         return 0            # a line stands: the game is over
     if own_hand > 0:
-        origins = 1          # one pass with no origin
-    else:
-        origins = own
+        n = add_steps(own, NO_POINT, free, victims, out, n)
+        if not mixed:
+            return n
+    jump = jumping and popcount(own) + own_hand == 3
+    origins = own
     while origins:
-        if own_hand > 0:
-            origin = NO_POINT
-            targets = free
-        else:
-            origin = ctz(origins)
-            targets = free if (jumping and popcount(own) == 3) else (ADJ[origin] & free)
+        origin = ctz(origins)
         origins &= origins - 1
-        while targets:
-            target = ctz(targets)
-            targets &= targets - 1
-            after = own | (<uint32_t>1 << target)
-            if origin != NO_POINT:
-                after &= ~(<uint32_t>1 << origin)
-            if victims and closes_mill(after, target):
-                v = victims
-                while v:
-                    out[n] = pack_move(target, origin, ctz(v))
-                    n += 1
-                    v &= v - 1
-            else:
-                out[n] = pack_move(target, origin, NO_POINT)
-                n += 1
+        n = add_steps(own, origin, free if jump else (ADJ[origin] & free), victims, out, n)
     return n
 
 
-cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                            bint jumping, bint take_none, int kinds, uint32_t* out) noexcept nogil:
+cdef inline int c_moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                          bint jumping, bint take_none, uint32_t* out) noexcept nogil:
+    """Legal moves of the side to move (own) into out under separate placement (every
+    stone placed before any moves): c_moves_rules without mixed placement."""
+    return c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, False, out)
+
+
+cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                                bint jumping, bint take_none, bint mixed, int kinds,
+                                uint32_t* out) noexcept nogil:
     """Quiet un-moves: moves of the last mover (opp) that took nothing and led here.
 
     Each is packed like a forward move of the predecessor (take = NO_POINT); kinds
-    selects un-placements (UNPLACE) and un-slides/jumps (UNSLIDE).
+    selects un-placements (UNPLACE) and un-slides/jumps (UNSLIDE).  The last mover
+    slid or jumped with none in hand, or with some under mixed placement (``mixed``),
+    and jumped when its stones, board plus hand, were three.
     """
     cdef int n = 0, target, origin
     cdef uint32_t free = FULL & ~(own | opp)
@@ -130,7 +154,8 @@ cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int o
     # A mill the last move closed took nothing only if nothing was takeable from own
     # (where a line wins, a closed line never takes).
     cdef bint mills_quiet = LINE_WINS or takeable(own, take_none) == 0
-    cdef bint jump = jumping and popcount(opp) == 3
+    cdef bint jump = jumping and popcount(opp) + opp_hand == 3
+    cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or mixed)
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
         return 0
     if LINE_WINS and mill_points(own):
@@ -145,7 +170,7 @@ cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int o
         if (kinds & UNPLACE) and not (LINE_WINS and mill_points(before)):
             out[n] = pack_move(target, NO_POINT, NO_POINT)
             n += 1
-        if (kinds & UNSLIDE) and opp_hand == 0:
+        if slid:
             origins = free if jump else (ADJ[target] & free)
             while origins:
                 origin = ctz(origins)
@@ -157,6 +182,12 @@ cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int o
     return n
 
 
+cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
+                            bint jumping, bint take_none, int kinds, uint32_t* out) noexcept nogil:
+    """c_unmoves_rules under separate placement."""
+    return c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, False, kinds, out)
+
+
 # --- Python access, for tests and tools (not for hot loops) --------------------------
 
 def line_wins():
@@ -166,18 +197,20 @@ def line_wins():
 
 
 def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                 bint jumping=True, bint take_none=False):
-    """Forward moves of the kernel as packed ints (see the header of movegen.pxi)."""
+                 bint jumping=True, bint take_none=False, bint mixed=False):
+    """Forward moves of the kernel as packed ints (see the header of movegen.pxi);
+    ``mixed``: mixed placement (a side with stones in hand may also move)."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = c_moves_packed(own, opp, own_hand, opp_hand, jumping, take_none, buf)
+    cdef int n = c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, buf)
     return [buf[i] for i in range(n)]
 
 
 def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                   bint jumping=True, bint take_none=False, int kinds=UNPLACE | UNSLIDE):
-    """Quiet un-moves of the kernel as packed ints."""
+                   bint jumping=True, bint take_none=False, int kinds=UNPLACE | UNSLIDE,
+                   bint mixed=False):
+    """Quiet un-moves of the kernel as packed ints (``mixed`` as for moves_packed)."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = c_unmoves_packed(own, opp, own_hand, opp_hand, jumping, take_none, kinds, buf)
+    cdef int n = c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, kinds, buf)
     return [buf[i] for i in range(n)]
 
 

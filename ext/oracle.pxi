@@ -6,11 +6,11 @@
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
-# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_packed, the
+# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
 #           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
-# - It shares only the rules kernel c_moves_packed (forward moves, itself proven equal to the
+# - It shares only the rules kernel c_moves_rules (forward moves, itself proven equal to the
 #   reference rules in solver.position by a separate cross-check test).
 # - Its own indexing, with no symmetry and no canonical forms: the raw index of a position
 #   of subspace m-o is orc_rank(own) * C(NPTS, o) + orc_rank(opp), both ranked among ALL
@@ -70,7 +70,7 @@
 # ORC_NONE (0xFFFF) marks an unused raw entry and ORC_UNDECIDED (0xFFFE) a state not
 # yet decided during the solve.
 
-# Compiled in: the board tables and the rules kernel c_moves_packed, the one thing shared.
+# Compiled in: the board tables and the rules kernel c_moves_rules, the one thing shared.
 include "board.pxi"
 include "movegen.pxi"
 
@@ -205,12 +205,18 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                  const uint16_t[::1] cap, int k, bint jumping, bint take_none,
                  uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
                  const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2,
+                 int hm=0, int ho=0, bint mixed=False, place=None, place_cap=None,
                  bint full_draw=False):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
     ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3, and on a full
     board, which has no move).  ``full_draw``: a full board is drawn, not lost.
+    With stones in hand (mixed placement) the subspace is m-o+hm-ho: ``quiet`` is
+    o-m+ho-hm (a move keeps the hands), ``cap`` (o-1)-m+ho-hm, and ``place`` and
+    ``place_cap`` the solved oracle arrays of o-(m+1)+ho-(hm-1) and (o-1)-(m+1)+ho-(hm-1)
+    (placements, taking or not).  Every move but a quiet slide or jump leads into a
+    solved array, whose value never changes: it counts as a capture does below.
     ``cap_win`` (one per raw entry of m-o), ``loss_rows`` (one per own set of m-o),
     ``quiet_loss_rows`` (the ``loss_rows`` of o-m) and ``blocker`` (one per raw entry)
     are the shortcuts of the header, filled by the sweeps themselves: start them at
@@ -218,7 +224,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     Returns how many states this sweep decided.
     """
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[NPTS][o]
-    cdef int64_t per_child = ORC_C[NPTS][m], opp_part
+    cdef int64_t per_child = ORC_C[NPTS][m], opp_part, per_placed = ORC_C[NPTS][m + 1]
     cdef int64_t decided = 0
     cdef uint32_t own, opp, mv, own2, opp2
     cdef uint32_t* moves
@@ -229,6 +235,18 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef uint16_t c
     cdef uint32_t b
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
+    cdef const uint16_t[::1] arr
+    cdef const uint16_t* placep = NULL
+    cdef const uint16_t* place_capp = NULL
+    cdef bint cap_wins = o - 1 + ho < 3
+    if hm > 0:
+        arr = place
+        assert arr.shape[0] == orc_entries(o, m + 1)
+        placep = &arr[0]
+        if not cap_wins and o >= 1:
+            arr = place_cap
+            assert arr.shape[0] == orc_entries(o - 1, m + 1)
+            place_capp = &arr[0]
     _orc_make_sets(m)
     _orc_make_sets(o)
     owns = ORC_SETS[m]
@@ -236,7 +254,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
     assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[NPTS][m]
     assert quiet_loss_rows.shape[0] == ORC_C[NPTS][o]
-    if o > 3 and m + o < NPTS:
+    if not cap_wins and o >= 1 and m >= 1 and m + o < NPTS:
         assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
@@ -270,7 +288,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
                         continue
             if not found:
-                nm = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                nm = c_moves_rules(own, opp, hm, ho, jumping, take_none, mixed, moves)
                 opp_part = orc_rank(opp) * per_child     # children have opp to move
                 longest = -1
                 best_cap = ORC_NONE
@@ -279,8 +297,9 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     target = move_target(mv)
                     origin = move_origin(mv)
                     take = move_take(mv)
+                    # (a placement's origin, NO_POINT, is bit 31: no point's)
                     own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
-                    if take == NO_POINT:
+                    if take == NO_POINT and origin != NO_POINT:
                         b = <uint32_t>(opp_part + orc_rank(own2))
                         c = quiet[b]                 # the child: o-m
                     else:
@@ -288,10 +307,14 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                         if k > 1 and k % 2 == 1:
                             continue             # captures were read in sweep 1
                         opp2 = opp & ~((<uint32_t>1) << take)
-                        if o - 1 < 3:
+                        if take != NO_POINT and cap_wins:
                             c = 1                # the opponent keeps two stones: lost in 0
-                        else:
+                        elif origin != NO_POINT:
                             c = capp[orc_rank(opp2) * per_child + orc_rank(own2)]
+                        elif take == NO_POINT:
+                            c = placep[orc_rank(opp) * per_placed + orc_rank(own2)]
+                        else:
+                            c = place_capp[orc_rank(opp2) * per_placed + orc_rank(own2)]
                         if k == 1 and c != 0 and (c - 1) % 2 == 0 and c < best_cap:
                             best_cap = c         # the sweep that wins by this capture
                     if k % 2 == 1:

@@ -1,12 +1,16 @@
-# Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4).
+# Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4), and
+# alike of a unit {m-o+h-k, o-m+k-h} of mixed placement, where a move keeps the hands.
 #
 # Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
-#           retro_pull, retro_finish (the solve, driven by solver.retro);
+#           retro_pull, retro_finish (the solve of a pair, or of a unit of mixed placement,
+#           driven by solver.retro); Outside, inside, outside_entry, outside_at,
+#           outside_read, outside_code, outside_of (where a unit's moves lead out of
+#           it, also for check.pxi);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
 #           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), blocked_code, moved, without, atomic_inc_i64, prefetch, prange.
-# Uses:     movegen.pxi (c_moves_packed, c_unmoves_packed, move_* accessors, NO_POINT,
+# Uses:     movegen.pxi (c_moves_rules, c_unmoves_rules, move_* accessors, NO_POINT,
 #           MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
 #           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots).
 #
@@ -115,7 +119,8 @@ cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
     drawn where the rules draw a full board (Twelve Men's Morris) and m + o stones fill
     it (docs/design.md §9).  The full board is a moving-phase position: stones in hand
     would need free points (rules.Rules allows at most NPTS / 2 stones a side), so
-    only the moving phase's kernels ask; the placement phase reads its values."""
+    only the moving phase's kernels ask (mixed placement's too, where m + o == NPTS
+    leaves both hands empty); the placement phase reads its values."""
     if full_draw and m + o == NPTS:
         return V_DRAW
     return 1
@@ -130,12 +135,96 @@ cdef inline uint32_t without(uint32_t stones, int point) noexcept nogil:
     return stones & ~((<uint32_t>1) << point)
 
 
-cdef inline int capture_child_value(int m, int o, uint32_t own_after, uint32_t opp_after,
-                                    const uint16_t* cap) noexcept nogil:
-    """Stored value of the position after a capture (opponent to move, o-1 stones)."""
-    if o - 1 < 3:
+ctypedef struct Outside:
+    # Where the moves of subspace m-o+h-k that leave its unit lead (docs/design.md §4):
+    # the solved subspaces read by a unit's solve and check.  A moving pair's only way
+    # out is a capture (``cap``: (o-1)-m); under mixed placement a placement leads to
+    # o-(m+1)+k-(h-1) (``place``) or, taking, to (o-1)-(m+1)+k-(h-1) (``place_cap``), and
+    # a capture by a move to (o-1)-m+k-h.  ``cap_wins``: a capture leaves the opponent
+    # fewer than three stones, board plus hand (o - 1 + k < 3): a win, nothing read.
+    const uint16_t* cap
+    const uint16_t* place
+    const uint16_t* place_cap
+    bint cap_wins
+
+
+cdef inline bint inside(uint32_t mv) noexcept nogil:
+    """Whether move mv stays in its unit: a slide or jump that takes nothing (it keeps
+    the hands and the stone counts: m-o+h-k leads to o-m+k-h)."""
+    return move_take(mv) == NO_POINT and move_origin(mv) != NO_POINT
+
+
+cdef int64_t OUT_CAP = (<int64_t>1) << 62      # outside_entry: a slot of Outside.cap
+cdef int64_t OUT_PLACE = (<int64_t>1) << 61    # ... of Outside.place (both: place_cap)
+
+
+cdef inline int64_t outside_entry(int m, int o, uint32_t own, uint32_t opp, uint32_t mv,
+                                  const Outside* x) noexcept nogil:
+    """Where the code of the successor of (own, opp) in m-o by a move mv that leaves the
+    unit lies: its slot with the flag of its array (OUT_CAP, OUT_PLACE, both for
+    place_cap), or -1 when the capture wins at once; outside_read reads it."""
+    cdef int take = move_take(mv)
+    cdef uint32_t own2 = own | ((<uint32_t>1) << move_target(mv))
+    if move_origin(mv) == NO_POINT:
+        if take == NO_POINT:
+            return c_index_position(o, m + 1, opp, own2) | OUT_PLACE
+        if x.cap_wins:
+            return -1
+        return c_index_position(o - 1, m + 1, without(opp, take), own2) | OUT_PLACE | OUT_CAP
+    if x.cap_wins:
+        return -1
+    return c_index_position(o - 1, m, without(opp, take), moved(own, mv)) | OUT_CAP
+
+
+cdef inline const uint16_t* outside_at(int64_t e, const Outside* x) noexcept nogil:
+    """The address of the code at entry e (not -1) of outside_entry."""
+    cdef int64_t slot = e & ~(OUT_CAP | OUT_PLACE)
+    if not (e & OUT_PLACE):
+        return &x.cap[slot]
+    return &x.place_cap[slot] if e & OUT_CAP else &x.place[slot]
+
+
+cdef inline int outside_read(int64_t e, const Outside* x) noexcept nogil:
+    """The code at entry e of outside_entry (the opponent to move there)."""
+    if e < 0:
         return 1      # the opponent is left with two stones: loss in 0
-    return cap[c_index_position(o - 1, m, opp_after, own_after)]
+    return outside_at(e, x)[0]
+
+
+cdef inline int outside_code(int m, int o, uint32_t own, uint32_t opp, uint32_t mv,
+                             const Outside* x) noexcept nogil:
+    """Stored code of the successor of (own, opp) in m-o by a move mv that leaves the
+    unit (the opponent to move there)."""
+    return outside_read(outside_entry(m, o, own, opp, mv, x), x)
+
+
+cdef Outside outside_of(int m, int o, int h, int k, const uint16_t[::1] cap,
+                        object place, object place_cap) except *:
+    """The Outside of m-o+h-k from the solved arrays, their sizes checked (``place`` and
+    ``place_cap``: None where the side to move has nothing in hand)."""
+    cdef Outside x
+    cdef const uint16_t[::1] arr
+    x.cap_wins = o - 1 + k < 3
+    x.cap = NULL
+    x.place = NULL
+    x.place_cap = NULL
+    if not x.cap_wins and o >= 1 and m >= 1:        # (no stone on the board: no move)
+        if cap.shape[0] != c_subspace_slots(o - 1, m):
+            raise ValueError("capture-target array of the wrong size")
+        x.cap = &cap[0]
+    if h > 0:
+        if place is None or (place_cap is None and not x.cap_wins and o >= 1):
+            raise ValueError("a subspace with stones in hand needs its placement targets")
+        arr = place
+        if arr.shape[0] != c_subspace_slots(o, m + 1):
+            raise ValueError("placement-target array of the wrong size")
+        x.place = &arr[0]
+        if not x.cap_wins and o >= 1:
+            arr = place_cap
+            if arr.shape[0] != c_subspace_slots(o - 1, m + 1):
+                raise ValueError("placement-capture-target array of the wrong size")
+            x.place_cap = &arr[0]
+    return x
 
 
 # --- distinct slots ------------------------------------------------------------------
@@ -197,23 +286,24 @@ cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
     return c != 0 and (c & 1) == 0 and c <= d + 1
 
 
-cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, bint jumping,
-                                      bint take_none, uint32_t* moves, int64_t* succ,
-                                      int64_t* table, const uint16_t* codes, int d) noexcept nogil:
-    """Distinct slots of o-m reached from (own, opp) of m-o by moves that take nothing;
-    given ``codes`` (of o-m), only those not won in fewer than d plies."""
-    cdef int n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-    cdef int i, k = 0, left = 0
+cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, uint32_t opp,
+                                      bint jumping, bint take_none, bint mixed, uint32_t* moves,
+                                      int64_t* succ, int64_t* table, const uint16_t* codes,
+                                      int d) noexcept nogil:
+    """Distinct slots of o-m+k-h reached from (own, opp) of m-o+h-k by moves that stay in
+    the unit (inside); given ``codes`` (of o-m), only those not won in fewer than d plies."""
+    cdef int n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
+    cdef int i, j = 0, left = 0
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
     for i in range(n):
-        if move_take(moves[i]) == NO_POINT:
-            succ[k] = c_index_in_frame(&f, moved(own, moves[i]))
-            k += 1
-    k = dedupe(succ, k, table)
+        if inside(moves[i]):
+            succ[j] = c_index_in_frame(&f, moved(own, moves[i]))
+            j += 1
+    j = dedupe(succ, j, table)
     if codes == NULL:
-        return k
-    for i in range(k):
+        return j
+    for i in range(j):
         if not won_by(codes[succ[i]], d - 1):
             left += 1
     return left
@@ -222,7 +312,8 @@ cdef inline int quiet_successor_count(int m, int o, uint32_t own, uint32_t opp, 
 # --- the solve -----------------------------------------------------------------------
 
 def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
-               bint jumping, bint take_none, int jobs=2, bint full_draw=False):
+               bint jumping, bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False,
+               place=None, place_cap=None, bint full_draw=False):
     """Initialise subspace m-o: blocked states and capture outcomes.
 
     ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  ``full_draw``:
@@ -232,17 +323,20 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     needed yet (they start unknown, CNT_UNKNOWN, and are computed when first needed),
     so the caller allocates them after it has let the capture targets go.  Returns the
     largest plies any state may be decided at so far and the number of undecided states.
+
+    Under mixed placement the subspace is m-o+h-k, one of a unit solved in rounds like
+    a moving pair (a move keeps the hands): ``cap`` is (o-1)-m+k-h, and ``place``,
+    ``place_cap`` the solved subspaces its placements lead to (see Outside); every move
+    out of the unit counts as a capture does.
     """
     cdef int64_t slot, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int n, i, quiet, take
+    cdef int n, i, quiet
     cdef Best* b      # per thread: a variable only used through & would be shared
-    cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
+    cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
     assert val.shape[0] == n_slots
-    if o > 3:
-        assert cap.shape[0] == c_subspace_slots(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
@@ -257,16 +351,15 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
             if LINE_WINS and won_by_line(own, opp):
                 val[slot] = V_LINE_WON
                 continue
-            n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+            n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
             best_reset(b)
             quiet = 0
             for i in range(n):
                 mv = moves[i]
-                take = move_take(mv)
-                if take == NO_POINT:
+                if inside(mv):
                     quiet = quiet + 1      # (not +=: that would be a prange reduction)
                 else:
-                    best_add(b, capture_child_value(m, o, moved(own, mv), without(opp, take), capp))
+                    best_add(b, outside_code(m, o, own, opp, mv, &x))
             if b.win != NO_WIN or quiet == 0:
                 # (tentative) win, all captures, or blocked
                 val[slot] = <uint16_t>(best_code(b) if n else blocked_code(m, o, full_draw))
@@ -415,7 +508,8 @@ def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block
 
 def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
                 uint16_t[::1] pred, uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d,
-                bint jumping, bint take_none, bint recount=False, int jobs=2):
+                bint jumping, bint take_none, bint recount=False, int jobs=2, int h=0, int k=0,
+                bint mixed=False):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
@@ -427,6 +521,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     ``child``: the codes of m-o.  ``recount``: a pull round may have left counts unknown
     that won successors had reached (see retro_pull), so a count computed now leaves
     out the successors won in fewer than d plies (else it needs no look at them).
+    Under mixed placement m-o is m-o+h-k and o-m is o-m+k-h (see retro_init).
     """
     cdef int64_t j, slot, p, decided = 0
     cdef uint32_t own, opp, mv, before
@@ -435,7 +530,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef int64_t* preds
     cdef int64_t* succ
     cdef int64_t* table
-    cdef int n, k, i, c, cmax
+    cdef int n, nd, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
@@ -453,15 +548,15 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
             c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = c_unmoves_packed(own, opp, 0, 0, jumping, take_none, UNSLIDE, moves)
+            n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
             for i in range(n):
                 mv = moves[i]
                 # the predecessor's stones: back from the target to the origin
                 before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
                 preds[i] = c_index_position(o, m, before, own)
                 prefetch(&pred[preds[i]])
-            k = dedupe(preds, n, table)
-            for i in range(k):
+            nd = dedupe(preds, n, table)
+            for i in range(nd):
                 p = preds[i]
                 v = pred[p]
                 if child_lost:
@@ -475,8 +570,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
-                        c = quiet_successor_count(o, m, scratch[0], scratch[1], jumping,
-                                                  take_none, moves + n, succ, table, codes, d)
+                        c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
+                                                  take_none, mixed, moves + n, succ, table, codes, d)
                         atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
                         cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
@@ -492,7 +587,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
 
 
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
-               uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2):
+               uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2, int h=0,
+               int k=0, bint mixed=False):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
     plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
@@ -506,14 +602,14 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     else it stops at the first successor not won, and its count, if known, becomes
     unknown again: the push round that next needs it computes it afresh, leaving out
     the successors already won (retro_round with recount).  Returns the number of
-    states decided that were undecided.
+    states decided that were undecided.  Hands and ``mixed`` as for retro_round.
     """
     cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* succ
-    cdef int n, k, i, j, cmax
+    cdef int n, nb, i, j, cmax
     cdef uint16_t v, c
     cdef bint hit, done
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
@@ -537,7 +633,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
             c_position_at(o, m, p, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+            n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
             c_index_frame(m, o, opp, frame)
             # successors in batches of PULL_BATCH, prefetched, so that the first
             # one that settles the state stops the work
@@ -545,16 +641,16 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
             done = False
             i = 0
             while i < n and not done:
-                k = 0
-                while i < n and k < PULL_BATCH:
+                nb = 0
+                while i < n and nb < PULL_BATCH:
                     mv = moves[i]
                     i = i + 1
-                    if move_take(mv) == NO_POINT:
+                    if inside(mv):
                         s = c_index_in_frame(frame, moved(own, mv))
-                        succ[k] = s
-                        k = k + 1
+                        succ[nb] = s
+                        nb = nb + 1
                         prefetch(&child[s])
-                for j in range(k):
+                for j in range(nb):
                     c = child[succ[j]]
                     if child_lost:
                         if c == at_d:

@@ -26,12 +26,13 @@ BOARD: Board
 # --- movegen.pxi: moves on point masks ------------------------------------------------
 
 def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int,
-                 jumping: bool = True, take_none: bool = False) -> list[int]:
-    """Legal moves of the side to move (own), packed; [] when the game is over."""
+                 jumping: bool = True, take_none: bool = False, mixed: bool = False) -> list[int]:
+    """Legal moves of the side to move (own), packed; [] when the game is over
+    (``mixed``: a side with stones in hand may also move)."""
 def line_wins() -> bool:
     """Whether these kernels play a line of three as winning outright (LINE_WINS)."""
 def unmoves_packed(own: int, opp: int, own_hand: int, opp_hand: int, jumping: bool = True,
-                   take_none: bool = False, kinds: int = 3) -> list[int]:
+                   take_none: bool = False, kinds: int = 3, mixed: bool = False) -> list[int]:
     """Quiet un-moves of the last mover (opp), packed like its forward moves."""
 def count_moves_batch(own: U32, opp: U32, own_hand: NDArray[np.int8], opp_hand: NDArray[np.int8],
                       jumping: bool = True, take_none: bool = False) -> NDArray[np.int32]: ...
@@ -61,24 +62,31 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 # --- retro.pxi: retrograde analysis; check.pxi: the forward check --------------------------
 
 def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
-               jobs: int = 2, full_draw: bool = False) -> tuple[int, int]:
-    """Initialise subspace m-o; returns the largest plies decided or pending so far and
-    the number of undecided states.  ``full_draw``: a full board is drawn, not lost."""
+               jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
+               place: U16 | None = None, place_cap: U16 | None = None,
+               full_draw: bool = False) -> tuple[int, int]:
+    """Initialise subspace m-o (m-o+h-k of a cycle of mixed placement, whose placements
+    lead to ``place`` and ``place_cap``); returns the largest plies decided or pending so
+    far and the number of undecided states.  ``full_draw``: a full board is drawn, not
+    lost."""
 def retro_counts(slots: int) -> U8: ...
 def retro_due(slots: int) -> tuple[U16, U8]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...
 def retro_scan(val: U16, holds: U8, d: int, block: int, out: I64) -> tuple[int, int]: ...
 def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_cnt: U8,
                 pred_due: U16, d: int, jumping: bool, take_none: bool, recount: bool = False,
-                jobs: int = 2) -> int:
+                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False) -> int:
     """One round at plies d, pushed from the frontier; returns how many it decided."""
 def retro_pull(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16, d: int,
-               jumping: bool, take_none: bool, jobs: int = 2) -> int:
+               jumping: bool, take_none: bool, jobs: int = 2, h: int = 0, k: int = 0,
+               mixed: bool = False) -> int:
     """One round at plies d, pulled by the states it can decide; returns how many."""
 def retro_finish(val: U16) -> None: ...
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
-                jobs: int = 2, full_draw: bool = False) -> tuple[I64, int]:
+                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
+                place: U16 | None = None, place_cap: U16 | None = None,
+                full_draw: bool = False) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,

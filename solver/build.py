@@ -24,7 +24,7 @@ import numpy as np
 
 from . import placement, storage
 from .index import Pair, Subspace, shape_name, successors
-from .retro import pair_order, solve_pair
+from .retro import pair_order, solve_pair, solve_unit, unit_of
 from .verify.check import check_values
 from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
 from .rules import Rules, kernel_gap, require_kernels
@@ -295,17 +295,28 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
     [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
     """
-    require_kernels(rules)
+    require_kernels(rules, max_total)
     check_phase(phase, pair)
     units = []
     if phase in ("moving", "all"):
         units += [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
                   for p in (Pair(*q, board=rules.board) for q in plan(rules, max_total, pair))]
     if phase in ("placement", "all") and pair is None:
-        for sub in placement.plan(rules, max_total):
-            needs = tuple(storage.holding(c) for c in placement.children(sub) if c is not None)
-            units.append(Unit(sub, needs, sub.slots, placement.memory_needed(sub)))
+        for own in placement.units(rules, max_total):
+            reads = [c for s in own for c in placement.reads(s, rules) if c not in own]
+            needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
+            memory = (rounds_memory([s.slots for s in own], [c.slots for c in reads]) if rules.mixed
+                      else placement.memory_needed(own[0]))
+            units.append(Unit(own[0], needs, sum(s.slots for s in own), memory))
     return units
+
+
+def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:
+    """The key of the unit that solves ``sub``: its pair (moving phase), itself (a
+    placement subspace), or under mixed placement the first subspace of its cycle."""
+    if sub.is_moving:
+        return sub.pair
+    return unit_of(sub)[0] if rules.mixed else sub
 
 
 def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
@@ -356,11 +367,12 @@ class PlannedFile:
         return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE)
 
 
-def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
-    """Slots of a subspace with m and o stones on the board, for a plan of ``rules``:
-    the kernels' index (orbits plus slack) where the kernels handle the rules, else the
-    positions up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
-    if kernel_gap(rules) is None:
+def plan_sizes(rules: Rules, max_total: int | None = None) -> Callable[[int, int], int]:
+    """Slots of a subspace with m and o stones on the board, for a plan of ``rules`` (of
+    at most ``max_total`` stones): the kernels' index (orbits plus slack) where the
+    kernels handle them, else the positions up to the board's symmetries
+    (:meth:`~solver.board.Board.orbits`)."""
+    if kernel_gap(rules, max_total) is None:
         return lambda m, o: Subspace(m, o, board=rules.board).slots
     return rules.board.orbits
 
@@ -380,7 +392,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     [('2-3+1-0', 174), ('2-2+1-1', 108)]
     """
     check_phase(phase, pair)
-    size = plan_sizes(rules)
+    size = plan_sizes(rules, max_total)
     slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
     files = []
     if phase in ("moving", "all"):
@@ -428,18 +440,8 @@ def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
     so the two lead into each other), over every pair of hands but none, with at most
     the placed stones on the board; it reads what placements (one stone fewer in hand)
     and captures by a move (one stone fewer on the board) lead to."""
-    n, units = stones, {}
-    for h in range(n + 1):
-        for k in range(n + 1):
-            for m in range(n - h + 1):
-                for o in range(n - k + 1):
-                    if ((h or k) and m + h >= 3 and o + k >= 3
-                            and (max_total is None or m + o + h + k <= max_total)):
-                        units.setdefault(min((m, o, h, k), (o, m, k, h)), None)
     out = []
-    for key in sorted(units, key=lambda s: (s[2] + s[3], s[0] + s[1], s)):
-        m, o, h, k = key
-        own = [key] if key == (o, m, k, h) else [key, (o, m, k, h)]
+    for own in placement.mixed_shapes(stones, max_total):
         reads = []
         for s in own:
             for place in ([True] if s[2] else []) + ([False] if s[0] else []):
@@ -607,6 +609,8 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
 
     root = Path(root)
     if not isinstance(unit.key, Pair):
+        if rules.mixed:
+            return build_cycle(root, rules, unit.key, cache, jobs=jobs, had_file=had_file)[0]
         return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress,
                               had_file=had_file)
     p, name, slots = unit.key, unit.key.name, unit.slots
@@ -702,6 +706,12 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     subs = placement.plan(rules, max_total)
     cache = SubspaceCache(root, rules)
     reports: list[PlacementReport] = []
+    if rules.mixed:
+        later = built_later([storage.placement_path(root, rules, u[0])
+                             for u in placement.units(rules, max_total)])
+        for unit, had_file in zip(placement.units(rules, max_total), later):
+            reports += build_cycle(root, rules, unit[0], cache, jobs=jobs, had_file=had_file)
+        return reports
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
     later = built_later([storage.placement_path(root, rules, s) for s in subs])
@@ -713,6 +723,68 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                 overall.update(sub.slots)
     finally:
         overall.close()
+    return reports
+
+
+def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -> None:
+    """MissingSubspaceError, ``who`` (what needs them) naming the subspaces of ``needed``
+    that are not built, and the command that builds them."""
+    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+    if missing:
+        phase = "moving" if missing[0].is_moving else "placement"
+        raise MissingSubspaceError(
+            missing[0], storage.subspace_path(root, rules, missing[0]),
+            f"{who} {', '.join(c.name for c in missing)}, not built in "
+            f"{storage.rules_dir(root, rules)} (build it with: "
+            f"{storage.build_command(root, rules, phase)})")
+
+
+def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
+                jobs: int = 2, had_file: bool = False) -> list[PlacementReport]:
+    """Build the unit of ``sub`` under mixed placement (:func:`solver.retro.unit_of`: a
+    cycle m-o+h-k / o-m+k-h, where a move keeps the hands) in rounds, like a moving
+    pair, from the stored subspaces its moves lead to out of it; check each subspace
+    forwards and write one file per subspace (as every placement subspace has), unless
+    both are built and intact.  One report per subspace."""
+    root = Path(root)
+    own = unit_of(sub)
+    folder = storage.rules_dir(root, rules)
+    paths = [storage.placement_path(root, rules, s) for s in own]
+    problems = [why_not_built(root, rules, s) if p.exists() else "not built" for s, p in zip(own, paths)]
+    if not any(problems):
+        reports = [PlacementReport(s, s.slots, 0.0, peak_rss_mib(), skipped=True) for s in own]
+        for report in reports:
+            log.info("%s", report.summary())
+        return reports
+    for s, p, problem in zip(own, paths, problems):
+        if p.exists() and problem:
+            log.warning("placement %s: rebuilding it, the file is unusable: %s", s.name, problem)
+        elif had_file and problem:
+            log.warning("placement %s: missing, building it", s.name)
+    needed = list(dict.fromkeys(c for s in own for c in placement.reads(s, rules) if c not in own))
+    require_stored(root, rules, f"placement subspaces {' '.join(s.name for s in own)} need", needed)
+    for p in paths:
+        remove_stale_temporaries(folder, p.name)
+    cache = cache if cache is not None else SubspaceCache(root, rules)
+    cache.keep_only(needed)
+    start, cpu0 = time.perf_counter(), _cpu_seconds()
+    result = solve_unit(own, rules, lambda *shape: cache.load(Subspace(*shape, board=rules.board)), jobs)
+    lookup = lambda s: result.values[s] if s in result.values else cache.load(s)  # noqa: E731
+    for s in own:
+        bad = placement.check(s, rules, result.values[s], lookup, jobs)
+        if bad:
+            raise ConsistencyError(f"placement {s.name} fails the consistency check at slot {bad[0]} "
+                                   f"({len(bad)} bad states seen)", bad)
+    for s, p in zip(own, paths):
+        storage.write_pair(p, rules, {s: result.values[s]},
+                           extra={"seconds": time.perf_counter() - start, "phase": "placement",
+                                  "rounds": result.rounds, "checked": True})
+    # the cycle's time, shared out by slots (the reports add up to it)
+    seconds, cpu, slots = time.perf_counter() - start, _cpu_seconds() - cpu0, sum(s.slots for s in own)
+    reports = [PlacementReport(s, s.slots, seconds * s.slots / slots, peak_rss_mib(), skipped=False,
+                               cpu_seconds=cpu * s.slots / slots) for s in own]
+    for report in reports:
+        log.info("%s", report.summary())
     return reports
 
 
@@ -743,13 +815,7 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
     elif had_file:
         log.warning("placement %s: missing, building it", sub.name)
     needed = [c for c in placement.children(sub) if c is not None]
-    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
-    if missing:
-        phase = "moving" if missing[0].is_moving else "placement"
-        raise MissingSubspaceError(
-            missing[0], storage.subspace_path(root, rules, missing[0]),
-            f"placement subspace {sub.name} needs {', '.join(c.name for c in missing)}, "
-            f"not built in {folder} (build it with: {storage.build_command(root, rules, phase)})")
+    require_stored(root, rules, f"placement subspace {sub.name} needs", needed)
     remove_stale_temporaries(folder, path.name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(needed)

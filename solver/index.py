@@ -234,6 +234,17 @@ class Subspace(tuple):
         return self._derived(*successors(self.m, self.o, self.own_hand, self.opp_hand)[0])
 
     @property
+    def mirror(self) -> Subspace:
+        """``o-m+k-h``: where slides and jumps that take nothing lead, keeping the hands
+        (the quiet child of the moving phase; under mixed placement the other subspace
+        of a cycle solved in rounds, solver.retro.unit_of).
+
+        >>> Subspace(5, 4).mirror, Subspace(2, 3, 1, 4).mirror
+        (Subspace(4, 5), Subspace(3, 2, 4, 1))
+        """
+        return self._derived(self.o, self.m, self.opp_hand, self.own_hand)
+
+    @property
     def capture_child(self) -> Subspace | None:
         """Where moves that take a stone lead, or None when a capture ends the game (the
         opponent is left with fewer than three stones, board plus hand) or there is

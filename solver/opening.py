@@ -23,7 +23,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import wdl as _wdl
-from .errors import CorruptDatabaseError, ForeignDatabaseError
+from .errors import CorruptDatabaseError, ForeignDatabaseError, UnsupportedRulesError
 from .index import Subspace
 from .kernels import kernels_for
 from .position import Position
@@ -54,8 +54,11 @@ def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
     """Values (codes, as in the databases) of every placement position, by one backward pass.
 
     Feasible for smaller games (stones <= 6 or so); the standard game uses the search.
+    Separate placement only (under mixed placement positions repeat: the build solves
+    them in rounds, solver.build.build_cycle).
     """
     require_kernels(rules)
+    refuse_mixed(rules, "the in-memory backward pass of the placement phase")
     empty = np.zeros(0, dtype=np.uint16)
     values: dict[Subspace, np.ndarray] = {}
 
@@ -74,6 +77,15 @@ def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
                                      rules.jumping, rules.take_none, jobs)
         values[sub] = out
     return values
+
+
+def refuse_mixed(rules: Rules, what: str) -> None:
+    """UnsupportedRulesError for rules of mixed placement, where ``what`` (which assumes
+    that every ply of the placement phase places a stone) would give wrong values."""
+    if rules.mixed:
+        raise UnsupportedRulesError(f"rules {rules.name!r}: {what} knows separate placement "
+                                    f"only (under mixed placement positions repeat); build the "
+                                    f"placement phase and read its files")
 
 
 def placement_value(values: dict[Subspace, np.ndarray], position: Position) -> WDL:
@@ -111,6 +123,7 @@ class OpeningSearch:
         if moving is None and wdl is None:
             raise ValueError("give the moving-phase codes (moving) or their views (wdl)")
         require_kernels(rules)
+        refuse_mixed(rules, "the opening search")
         self.rules = rules
         self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
         self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.jumping, rules.take_none)

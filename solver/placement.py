@@ -31,6 +31,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .errors import UnsupportedRulesError
 from .index import Subspace
 from .position import Position, parse_position
 from .rules import Rules
@@ -46,11 +47,19 @@ EMPTY = np.zeros(0, dtype=np.uint16)
 
 def is_placement(sub: Subspace, rules: Rules) -> bool:
     """Whether ``sub`` is one of the placement subspaces of ``rules`` (in :func:`plan`)."""
-    return _fits(rules.stones, sub.m, sub.o, sub.own_hand, sub.opp_hand)
+    fits = _fits_mixed if rules.mixed else _fits
+    return fits(rules.stones, sub.m, sub.o, sub.own_hand, sub.opp_hand)
 
 
 def _fits(n: int, m: int, o: int, h: int, k: int) -> bool:
     return (1 <= h <= n and k in (h, h - 1) and m <= n - h and o <= n - k
+            and m + h >= 3 and o + k >= 3)
+
+
+def _fits_mixed(n: int, m: int, o: int, h: int, k: int) -> bool:
+    """Under mixed placement a side may move instead of placing, so any hands arise
+    (also none for the side to move while the other still has some)."""
+    return ((h > 0 or k > 0) and 0 <= h <= n and 0 <= k <= n and m <= n - h and o <= n - k
             and m + h >= 3 and o + k >= 3)
 
 
@@ -61,8 +70,52 @@ def plan(rules: Rules, max_total: Optional[int] = None) -> list[Subspace]:
     subspaces share a child, so a build reads each child about once.  ``max_total``:
     only subspaces with at most that many stones on the board and in hand together
     (their children have no more, so the moving pairs up to that total suffice).
+    Under mixed placement the two subspaces of a unit (:func:`units`) come together.
     """
-    return [Subspace(*shape, board=rules.board) for shape in shapes(rules.stones, max_total)]
+    return [sub for unit in units(rules, max_total) for sub in unit]
+
+
+def units(rules: Rules, max_total: Optional[int] = None) -> list[list[Subspace]]:
+    """The placement subspaces of ``rules`` as they are solved, children first: one at a
+    time by one pass, or under mixed placement (a side with stones in hand may move,
+    keeping the hands) a cycle m-o+h-k / o-m+k-h solved in rounds like a moving pair
+    (:func:`solver.retro.solve_unit`).
+
+    >>> from solver.rules import MIXED
+    >>> [[s.name for s in u] for u in units(Rules(stones=3, placement=MIXED), 7)][:3]
+    [['2-3+1-0', '3-2+0-1'], ['1-3+2-0', '3-1+0-2'], ['2-2+1-1']]
+    """
+    board = rules.board
+    if not rules.mixed:
+        return [[Subspace(*shape, board=board)] for shape in shapes(rules.stones, max_total)]
+    return [[Subspace(*shape, board=board) for shape in own]
+            for own in mixed_shapes(rules.stones, max_total)]
+
+
+def mixed_shapes(stones: int, max_total: Optional[int] = None) -> list[list[tuple[int, int, int, int]]]:
+    """The units of :func:`units` under mixed placement as plain ``(m, o, h, k)``
+    tuples (any stone count: plans of rules beyond the index use it), ordered by stones
+    in hand, then on the board: placements lead to fewer in hand, captures by a move to
+    fewer on the board with the same hands, so every unit comes after what it reads."""
+    n, keys = stones, set()
+    for h in range(n + 1):
+        for k in range(n + 1):
+            for m in range(n - h + 1):
+                for o in range(n - k + 1):
+                    if _fits_mixed(n, m, o, h, k) and (max_total is None or m + o + h + k <= max_total):
+                        keys.add(min((m, o, h, k), (o, m, k, h)))
+    return [[key] if key == (key[1], key[0], key[3], key[2]) else [key, (key[1], key[0], key[3], key[2])]
+            for key in sorted(keys, key=lambda s: (s[2] + s[3], s[0] + s[1], s))]
+
+
+def reads(sub: Subspace, rules: Rules) -> list[Subspace]:
+    """The subspaces whose codes the solve and the check of ``sub`` read: its children
+    (one pass), or under mixed placement the other subspace of its unit and the solved
+    subspaces its moves lead to out of the unit (:func:`solver.retro.outside`)."""
+    if not rules.mixed:
+        return [c for c in children(sub) if c is not None]
+    from .retro import outside
+    return [c for c in [sub.mirror, *outside(sub, rules)] if c is not None and c != sub]
 
 
 def shapes(stones: int, max_total: Optional[int] = None) -> list[tuple[int, int, int, int]]:
@@ -127,6 +180,8 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     if len(values) != sub.slots:
         raise ValueError(f"{sub.name}: {len(values)} values for {sub.slots} slots")
     values = np.ascontiguousarray(values, dtype=np.uint16)
+    if rules.mixed:
+        return _check_mixed(sub, rules, values, lookup, jobs, progress, max_bad)
     quiet, cap = _child_codes(sub, lookup)
     bad: list[int] = []
     for start in range(0, sub.slots, BLOCK):
@@ -135,6 +190,33 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
                                            quiet, cap, rules.jumping, rules.take_none,
                                            start, stop, True, max_bad, jobs)
         bad += [int(s) for s in slots]
+        if progress:
+            progress(stop - start)
+        if len(bad) >= max_bad:
+            break
+    return bad[:max_bad]
+
+
+def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int,
+                 progress: Callable[[int], None] | None, max_bad: int) -> list[int]:
+    """The check of a subspace of mixed placement: the moving phase's forward check
+    (``retro_check``) with the hands, reading the other subspace of its unit and where
+    its moves lead out of it."""
+    from .retro import hands, outside
+    codes = lambda s: EMPTY if s is None else np.ascontiguousarray(lookup(s), dtype=np.uint16)  # noqa: E731
+    if sub.mirror == sub:
+        mirror = values
+    else:
+        mirror = codes(sub.mirror)
+    out = [codes(s) for s in outside(sub, rules)]
+    bad: list[int] = []
+    for start in range(0, sub.slots, BLOCK):
+        stop = min(sub.slots, start + BLOCK)
+        slots, _ = sub.kernels.retro_check(sub.m, sub.o, values, mirror, out[0], rules.jumping,
+                                           rules.take_none, start, stop, max_bad, jobs,
+                                           *hands(sub, rules), *out[1:],
+                                           full_draw=rules.full_draw)
+        bad += sorted(int(s) for s in slots)
         if progress:
             progress(stop - start)
         if len(bad) >= max_bad:
@@ -187,7 +269,11 @@ def reachable(rules: Rules, jobs: int = 2,
               progress: Callable[[Subspace], None] | None = None) -> dict[Subspace, int]:
     """Positions (symmetry classes) of each placement subspace that arise from the start
     position by legal play: a forward pass, parents before children, one byte per slot
-    of two hand levels at a time (for the standard game up to about 6 GB)."""
+    of two hand levels at a time (for the standard game up to about 6 GB).  Separate
+    placement only (UnsupportedRulesError otherwise)."""
+    if rules.mixed:
+        raise UnsupportedRulesError(f"rules {rules.name!r}: the count of reachable placement "
+                                    f"positions knows separate placement only")
     subs = plan(rules)
     marks: dict[Subspace, np.ndarray] = {}
     counts: dict[Subspace, int] = {}

@@ -213,7 +213,8 @@ class SearchPlayer(Player):
 
     # --- the search ------------------------------------------------------------
     def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
-        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none)
+        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none,
+                                          mixed=self.rules.mixed)
 
     def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
         """Exact score of a moving-phase position from the database, or None."""

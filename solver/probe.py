@@ -218,7 +218,8 @@ class Database:
         # The kernel (proven equal to the reference rules) tells a blocked position fast:
         # lost, or drawn where the rules draw a full board (Position.outcome).
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
-                                                          self.rules.jumping, self.rules.take_none):
+                                                          self.rules.jumping, self.rules.take_none,
+                                                          mixed=self.rules.mixed):
             return Value(DRAW) if self.rules.full_draw and not position.free else Value(LOSS, 0)
         if position.in_placement:
             sub = Subspace.of(position)

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from .index import Pair, Subspace
+from .index import Pair, Subspace, successors
 from .kernels import kernels_for
 from .rules import Rules, require_kernels
 
@@ -72,10 +72,41 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
     (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
     by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
-    require_kernels(rules)
+    return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull)
+
+
+def unit_of(sub: Subspace) -> list[Subspace]:
+    """The subspaces solved together with ``sub``: it and :attr:`Subspace.mirror`, where
+    its slides and jumps lead (a moving pair, or under mixed placement a cycle
+    m-o+h-k / o-m+k-h: a move keeps the hands), the smaller first.
+
+    >>> unit_of(Subspace(4, 2, 1, 3)), unit_of(Subspace(3, 3, 2, 2))
+    ([Subspace(2, 4, 3, 1), Subspace(4, 2, 1, 3)], [Subspace(3, 3, 2, 2)])
+    """
+    return sorted({sub, sub.mirror})
+
+
+def outside(sub: Subspace, rules: Rules) -> list[Subspace | None]:
+    """The solved subspaces the moves of ``sub`` lead into out of its unit (see
+    :func:`unit_of`): [capture by a move, placement, placement that takes], None where
+    there is no such move or it ends the game (a capture leaving two stones)."""
+    moves = sub.m > 0 and (sub.own_hand == 0 or rules.mixed)
+    capture = successors(*sub, place=False)[1] if moves else None
+    placed = successors(*sub, place=True) if sub.own_hand else (None, None)
+    return [None if s is None else Subspace(*s, board=sub.board) for s in (capture, *placed)]
+
+
+def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndarray],
+               jobs: int = 2, progress: Callable[[str], None] | None = None,
+               pull: bool | Callable[[int], bool] | None = None) -> PairResult:
+    """Solve the subspaces of a unit (:func:`unit_of`) in rounds: a moving pair, or under
+    mixed placement a cycle of placement subspaces, whose placements lead out of it
+    (docs/design.md §4).  ``lookup(*target)`` (a subspace's m, o and, with stones in
+    hand, its hands) supplies the solved subspaces its moves lead into out of the unit;
+    ``pull`` as for :func:`solve_pair`."""
+    require_kernels(rules, max(sum(s) for s in subs))      # (Lasker: 10 a side, at most 9 on the board)
     kernels = kernels_for(rules.board)
     start = time.perf_counter()
-    subs = Pair(*pair, board=rules.board).subspaces
     # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
     # capture targets one at a time during the initialisation (the caller's lookup should
     # not keep them); the counts, 1 byte a slot, only from the rounds on.
@@ -86,15 +117,15 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     undecided = {}
     maxd = 0
     for s in subs:
-        target = s.capture_child
-        cap = (np.ascontiguousarray(lookup(*target), dtype=np.uint16) if target
-               else np.zeros(0, dtype=np.uint16))
+        targets = [np.zeros(0, dtype=np.uint16) if t is None else
+                   np.ascontiguousarray(lookup(*t), dtype=np.uint16) for t in outside(s, rules)]
         if progress:
             progress(f"init {s}")
-        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], cap, rules.jumping,
-                                                  rules.take_none, jobs, full_draw=rules.full_draw)
+        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.jumping,
+                                                  rules.take_none, jobs, *hands(s, rules),
+                                                  *targets[1:], full_draw=rules.full_draw)
         maxd = max(maxd, plies)
-        del cap
+        del targets
     cnt = {s: kernels.retro_counts(s.slots) for s in subs}
     recount = {s: False for s in subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
@@ -102,24 +133,25 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     while d <= maxd:
         decided, pulled = 0, []
         for s in subs:
-            child = s.quiet_child
+            child = s.mirror
             size = kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
             if not size:
                 continue
             args = (val[s], val[child], cnt[child], due[child], d, rules.jumping, rules.take_none)
-            jumps = rules.jumping and child.m == 3
+            jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
             pulling = (size > ratio * undecided[child] if pull is None
                        else pull(d) if callable(pull) else pull)
             if pulling:
-                n = kernels.retro_pull(s.m, s.o, *args, jobs)
+                n = kernels.retro_pull(s.m, s.o, *args, jobs, *hands(s, rules))
                 pulled.append(str(child))
                 recount[child] |= d % 2 == 1        # it may have left counts unknown
             else:
                 n, block = 0, 0
                 while block < len(holds[s]):
                     found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk)
-                    n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs)
+                    n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs,
+                                             *hands(s, rules))
             undecided[child] -= n       # (less overwritten tentative wins: an estimate)
             decided += n
         if decided:
@@ -130,3 +162,9 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 
     for s in subs:
         kernels.retro_finish(val[s])
     return PairResult(values=val, rounds=d, seconds=time.perf_counter() - start)
+
+
+def hands(sub: Subspace, rules: Rules) -> tuple[int, int, bool]:
+    """The kernels' last arguments for ``sub``: its hands and whether a side with
+    stones in hand may move (mixed placement)."""
+    return sub.own_hand, sub.opp_hand, rules.mixed

@@ -249,8 +249,11 @@ def test_kernel_gap_names_what_is_missing():
     assert kernel_gap(rules("morabaraba")) is None          # two mills take one stone
     assert kernel_gap(rules("twelve-mens")) is None         # a full board drawn
     assert "a move taking two stones" in kernel_gap(replace(rules("morabaraba"), two_mill_takes=2))
-    assert "mixed placement" in kernel_gap(rules("mixed"))
+    assert kernel_gap(rules("mixed")) is None                # place or move: cycles in rounds
     assert "more than 9 stones" in kernel_gap(Rules(stones=10))
+    # Lasker's 10 stones: the index holds 9 a side on the board, enough up to 12 stones
+    assert kernel_gap(rules("lasker"), max_total=12) is None
+    assert "up to --max-total 12" in kernel_gap(rules("lasker"), max_total=13)
     # a line of three wins on the Three Men's board's kernels, and only there
     assert kernel_gap(rules("three-mens")) is None and kernel_gap(rules("three-mens-s4")) is None
     assert "winning outright" in kernel_gap(replace(STANDARD, line_wins=True))
@@ -505,8 +508,8 @@ def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tm
 
 
 def test_build_of_a_variant_refuses_in_one_line_and_points_to_the_plan(tmp_path):
-    for variant in ("three-mens-no-line-wins", "lasker"):
-        result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", 8)
+    for variant, total in (("three-mens-no-line-wins", 8), ("lasker", 13)):
+        result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", total)
         assert result.exit_code == 2 and result.stdout == "", result.output
         [line] = result.stderr.splitlines()
         assert line.startswith(f"muehle: error: rules '{variant}': ") and "kernels" in line

@@ -16,7 +16,6 @@ from .. import build as building
 from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
-from ..retro import pairs_in_order
 from ..errors import DatabaseError
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
@@ -89,7 +88,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    gap = kernel_gap(rules)
+    gap = kernel_gap(rules, max_total)
     if gap is not None and not dry_run:
         fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
     pair = None
@@ -173,11 +172,11 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
                f"{gap}: only this plan is available")
 
 
-def _built_files(db: str, rules: Rules) -> list[tuple[Path, Pair | Subspace]]:
-    """(path, what it must hold) of every file of the plan that exists: pairs, then
-    placement subspaces."""
-    files = [(storage.pair_path(db, rules, p), Pair(*p, board=rules.board)) for p in pairs_in_order(rules)]
-    files += [(storage.placement_path(db, rules, s), s) for s in placement.plan(rules)]
+def _built_files(db: str, rules: Rules, max_total: Optional[int] = None) -> list[tuple[Path, Pair | Subspace]]:
+    """(path, what it must hold) of every file of the plan (of at most ``max_total``
+    stones) that exists: pairs, then placement subspaces."""
+    files = [(storage.pair_path(db, rules, p), p) for p in building.plan(rules, max_total)]
+    files += [(storage.placement_path(db, rules, s), s) for s in placement.plan(rules, max_total)]
     return [(path, held) for path, held in files if path.exists()]
 
 
@@ -189,7 +188,7 @@ def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspac
     missing: list[Path] = []
     for _, held in built:
         needs = ([storage.pair_path(db, rules, p) for p in held.dependencies] if isinstance(held, Pair)
-                 else [storage.subspace_path(db, rules, c) for c in placement.children(held) if c is not None])
+                 else [storage.subspace_path(db, rules, c) for c in placement.reads(held, rules)])
         missing += [path for path in needs if path not in have and path not in missing]
     return missing
 
@@ -285,9 +284,14 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
               help="Check only this pair (or, with --phase placement, only this subspace, e.g. 3-2+6-5).")
 @click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
               help="Check the moving phase, the placement phase or both.")
+@click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
+              help="Check only subspaces with at most this many stones in total (a folder "
+                   "built with build --max-total: rules of more stones a side than the "
+                   "kernels' index holds, such as lasker, are checked so).")
 @jobs_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int, quiet: bool) -> None:
+def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total: Optional[int],
+          jobs: int, quiet: bool) -> None:
     """Recompute every stored state from its successors and compare (exit 1 on a mismatch).
 
     Every built file of the chosen phase is checked (placement subspaces from their
@@ -302,12 +306,13 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
         pairs = [Pair.parse(pair_text, rules.stones, rules.board)]
     else:
         if phase in ("moving", "all"):
-            pairs = [p for p in building.plan(rules) if storage.pair_path(db, rules, p).exists()]
+            pairs = [p for p in building.plan(rules, max_total) if storage.pair_path(db, rules, p).exists()]
         if phase in ("placement", "all"):
-            subs = [s for s in placement.plan(rules) if storage.placement_path(db, rules, s).exists()]
+            subs = [s for s in placement.plan(rules, max_total)
+                    if storage.placement_path(db, rules, s).exists()]
         if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
-        _refuse_incomplete(db, rules)
+        _refuse_incomplete(db, rules, max_total)
     for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
         if not path.exists():
             fail(f"missing database file {path}")
@@ -330,10 +335,11 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, jobs: int
                f"{total:,} slots consistent")
 
 
-def _refuse_incomplete(db: str, rules: Rules) -> None:
-    """Before a check of the whole folder: every file missing that built ones need, and
-    every file that does not hold what its name says, one line each; then exit 1."""
-    built = _built_files(db, rules)
+def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None) -> None:
+    """Before a check of the whole folder (its subspaces of at most ``max_total``
+    stones): every file missing that built ones need, and every file that does not hold
+    what its name says, one line each; then exit 1."""
+    built = _built_files(db, rules, max_total)
     problems = []
     missing = _missing_files(db, rules, built)
     if missing:
@@ -351,7 +357,7 @@ def _refuse_incomplete(db: str, rules: Rules) -> None:
 
 def _check_placement(db, rules, sub, jobs, progress, cache):
     """Children read through one cache: consecutive subspaces share them."""
-    cache.keep_only(c for c in placement.children(sub) if c is not None)
+    cache.keep_only(placement.reads(sub, rules))
     return check_placement(db, rules, sub, jobs, progress, lookup=cache.load)
 
 

@@ -39,52 +39,71 @@ class Oracle:
         require_kernels(rules)
         self.rules, self.jobs = rules, jobs
         self.kernels = oracle_kernels(rules.board)
-        self.values: dict[tuple[int, int], np.ndarray] = {}
+        self.values: dict[tuple, np.ndarray] = {}     # (m, o), or (m, o, h, k) with hands
         self.sweeps: dict[tuple[int, int], int] = {}
         self.seconds: dict[tuple[int, int], float] = {}
 
-    def get(self, m: int, o: int) -> np.ndarray:
-        """The solved raw array of subspace m-o (solving its pair if needed)."""
-        if (m, o) not in self.values:
-            self.solve_pair(min(m, o), max(m, o))
-        return self.values[m, o]
+    def get(self, m: int, o: int, h: int = 0, k: int = 0) -> np.ndarray:
+        """The solved raw array of subspace m-o (m-o+h-k: with stones in hand, under
+        mixed placement), solving its pair (its cycle) if needed."""
+        key = (m, o, h, k) if h or k else (m, o)
+        if key not in self.values:
+            self.solve_pair(m, o, h, k)
+        return self.values[key]
 
-    def solve_pair(self, a: int, b: int) -> None:
+    def targets(self, m: int, o: int, h: int = 0, k: int = 0) -> list[tuple | None]:
+        """Where the moves of m-o+h-k lead out of its pair or cycle, as (m, o, h, k):
+        [capture by a move, placement, placement that takes]; None where there is none
+        or a capture leaves the opponent fewer than three stones (board plus hand).
+        A full board (m + o stones on as many points, both hands empty) has no move."""
+        capture_ends = o < 1 or o - 1 + k < 3
+        moves = m > 0 and (h == 0 or self.rules.mixed) and m + o < self.rules.board.num_points
+        return [None if capture_ends or not moves else (o - 1, m, k, h),
+                (o, m + 1, k, h - 1) if h else None,
+                None if capture_ends or not h else (o - 1, m + 1, k, h - 1)]
+
+    def solve_pair(self, a: int, b: int, h: int = 0, k: int = 0) -> None:
+        """Solve the pair {a-b, b-a}, or with stones in hand the cycle
+        {a-b+h-k, b-a+k-h} (mixed placement: a move keeps the hands)."""
         start = time.perf_counter()
-        subs = [(a, b)] if a == b else [(a, b), (b, a)]
-        # Captures from m-o leave the opponent o-1 stones: subspace (o-1)-m, or the end.
-        # A full board (m + o stones on as many points) has no move, so no capture.
-        caps = {}
-        for m, o in subs:
-            full = m + o == self.rules.board.num_points
-            caps[m, o] = self.get(o - 1, m) if o - 1 >= 3 and not full else np.zeros(0, np.uint16)
+        subs = list(dict.fromkeys([(a, b, h, k), (b, a, k, h)]))
+        # Captures from m-o leave the opponent o-1 stones: subspace (o-1)-m, or the end;
+        # placements lead to one stone fewer in hand.
+        empty = np.zeros(0, np.uint16)
+        outs = {s: [empty if t is None else self.get(*t) for t in self.targets(*s)] for s in subs}
         longest_cap = 0
-        for arr in caps.values():
-            decided = arr[(arr != NONE) & (arr != 0)]
-            if decided.size:
-                longest_cap = max(longest_cap, int(decided.max()) - 1)
-        val = {s: self.kernels.oracle_new(*s) for s in subs}
+        for arrays in outs.values():
+            for arr in arrays:
+                decided = arr[(arr != NONE) & (arr != 0)]
+                if decided.size:
+                    longest_cap = max(longest_cap, int(decided.max()) - 1)
+        val = {s: self.kernels.oracle_new(*s[:2]) for s in subs}
         cap_win = {s: np.full(len(val[s]), NONE, np.uint16) for s in subs}
-        loss_rows = {(m, o): np.full(len(self.kernels.oracle_sets(m)), NONE, np.uint16) for m, o in subs}
+        loss_rows = {s: np.full(len(self.kernels.oracle_sets(s[0])), NONE, np.uint16) for s in subs}
         blocker = {s: np.full(len(val[s]), 0xFFFFFFFF, np.uint32) for s in subs}
-        k = 0
+        sweep = 0
         while True:
             n = 0
-            for m, o in subs:
-                n += self.kernels.oracle_sweep(m, o, val[m, o], val[o, m], caps[m, o], k,
-                                          self.rules.jumping, self.rules.take_none,
-                                          cap_win[m, o], loss_rows[m, o], loss_rows[o, m],
-                                          blocker[m, o], self.jobs, full_draw=self.rules.full_draw)
+            for s in subs:
+                m, o, hm, ho = s
+                mirror = (o, m, ho, hm)
+                n += self.kernels.oracle_sweep(m, o, val[s], val[mirror], outs[s][0], sweep,
+                                               self.rules.jumping, self.rules.take_none,
+                                               cap_win[s], loss_rows[s], loss_rows[mirror],
+                                               blocker[s], self.jobs, hm, ho, self.rules.mixed,
+                                               outs[s][1], outs[s][2],
+                                               full_draw=self.rules.full_draw)
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
-            if n == 0 and k > longest_cap + 1:
+            if n == 0 and sweep > longest_cap + 1:
                 break
-            k += 1
+            sweep += 1
         for s in subs:
             self.kernels.oracle_finish(val[s])
-            self.values[s] = val[s]
-            self.sweeps[s] = k + 1
-            self.seconds[s] = time.perf_counter() - start
+            key = s if s[2] or s[3] else s[:2]
+            self.values[key] = val[s]
+            self.sweeps[key] = sweep + 1
+            self.seconds[key] = time.perf_counter() - start
 
 
 COMPARE_BLOCK = 1 << 22
