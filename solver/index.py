@@ -417,17 +417,24 @@ def _pair(shape: tuple, board: str) -> Pair:
     return Pair(*shape, board=BOARDS[board])
 
 
-def moving_subspaces() -> list[Subspace]:
-    """The 49 moving-phase subspaces m-o, 3 <= m, o <= 9, in order of m then o."""
-    return [Subspace(m, o) for m in MOVING_COUNTS for o in MOVING_COUNTS]
+def moving_subspaces(board: Board = STANDARD_BOARD, stones: int = MAX_STONES) -> list[Subspace]:
+    """The moving-phase subspaces m-o of ``board`` with 3 <= m, o <= ``stones`` that fit
+    on it, in order of m then o: for the standard game the 49 of 3-3 to 9-9.
+
+    >>> len(moving_subspaces()), len(moving_subspaces(BOARDS["six-mens"], 8))
+    (49, 36)
+    """
+    counts = range(3, stones + 1)
+    return [Subspace(m, o, board=board) for m in counts for o in counts if m + o <= board.num_points]
 
 
-def index_stats(threads: int = 2) -> dict:
-    """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
+def index_stats(threads: int = 2, board: Board = STANDARD_BOARD, stones: int = MAX_STONES) -> dict:
+    """Orbits, slots and slots per orbit of each moving-phase subspace of ``board`` with
+    at most ``stones`` a side (:func:`moving_subspaces`), plus totals.
 
     Orbits are counted from the index itself (:meth:`Subspace.count_real`)."""
     rows = []
-    for sub in moving_subspaces():
+    for sub in moving_subspaces(board, stones):
         orbits = sub.count_real(threads)
         slots = sub.slots
         rows.append({"subspace": sub.name, "orbits": orbits, "slots": slots,

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from solver import _kernels, board
+from solver.rules import Rules
 from solver.index import (
     Subspace,
     canonical_set,
@@ -293,7 +294,7 @@ def test_index_stats_command(moving_stats, monkeypatch):
     import solver.index
     from solver.cli.databases import index_stats as command
 
-    monkeypatch.setattr(solver.index, "index_stats", lambda threads: moving_stats)
+    monkeypatch.setattr(solver.index, "index_stats", lambda threads, board, stones: moving_stats)
     result = CliRunner().invoke(command, ["--json"])
     assert result.exit_code == 0, result.output
     stats = json.loads(result.output)
@@ -302,3 +303,13 @@ def test_index_stats_command(moving_stats, monkeypatch):
     assert {"subspace", "orbits", "slots"} <= set(stats["subspaces"][0])
     result = CliRunner().invoke(command, [])
     assert result.exit_code == 0 and "8,904,593,601" in result.output
+
+
+@pytest.mark.parametrize("name", ["six-mens", "seven-mens", "three-mens"])
+def test_index_stats_of_other_boards_count_burnside(name):
+    """index-stats on another board: the index's real slots are the board's orbits."""
+    rules = Rules.from_name(name)
+    stats = index_stats(2, rules.board, rules.stones)
+    assert stats["orbits"] == rules.moving_orbits
+    assert [r["subspace"] for r in stats["subspaces"]] == [
+        f"{m}-{o}" for m in range(3, rules.stones + 1) for o in range(3, rules.stones + 1)]

@@ -362,17 +362,20 @@ def _check_placement(db, rules, sub, jobs, progress, cache):
 
 
 @main.command("index-stats")
+@rules_options
+@needs_kernels
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--threads", default=2, show_default=True, type=click.IntRange(1, 256),
               help="Threads for counting the real slots.")
-def index_stats(as_json: bool, threads: int) -> None:
+def index_stats(rules: Rules, as_json: bool, threads: int) -> None:
     """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
 
-    Orbits are counted from the index itself (its real slots), not from a formula.
+    Orbits are counted from the index itself (its real slots), not from a formula;
+    the board and the stones a side are the rules' (``--rules six-mens``).
     """
 
     start = time.perf_counter()
-    stats = index.index_stats(threads)
+    stats = index.index_stats(threads, rules.board, rules.stones)
     elapsed = time.perf_counter() - start
     if as_json:
         click.echo(json.dumps(stats, indent=1))
