@@ -3,11 +3,14 @@
 
 Usage: python scripts/check_placement.py --db DIR [--rules standard] [--stones N]
                                          [--count 10000] [--plies 4 17] [--seed 1]
+                                         [--skip N]
 
 Compares the win/draw/loss read from the placement files with the opening search's for
 the start position, every position after the first two placements (up to symmetry) and
 ``--count`` positions reached by random legal games after a number of plies drawn from
 ``--plies`` (inclusive).  Prints the counts and every disagreement; exit status 1 if any.
+The positions come in a fixed order for a given seed, so ``--skip N`` continues a run that
+was stopped after N positions (its last progress line says N) without repeating them.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def main() -> int:
     ap.add_argument("--count", type=int, default=10000)
     ap.add_argument("--plies", type=int, nargs=2, default=(4, 17))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip", type=int, default=0,
+                    help="leave out the first N positions (opening ones first), checked by an earlier run")
     args = ap.parse_args()
     rules = Rules.from_name(args.rules)      # every option of the rule set carries over
     if args.stones is not None:
@@ -58,7 +63,9 @@ def main() -> int:
             return 1
         search = OpeningSearch(rules, wdl=db.wdl)
         opening = opening_positions(rules)
-        for pos in opening + list(random_positions(rules, args.count, args.seed, tuple(args.plies))):
+        positions = opening + list(random_positions(rules, args.count, args.seed, tuple(args.plies)))
+        checked = min(args.skip, len(positions))
+        for pos in positions[checked:]:
             files = db.probe(pos).value
             searched = search.solve(pos).value
             checked += 1
@@ -70,7 +77,8 @@ def main() -> int:
                 print(f"{checked} positions checked ({min(checked, len(opening))} of the "
                       f"{len(opening)} opening ones), {bad} disagreements, "
                       f"{time.perf_counter() - begin:.0f} s", flush=True)
-    print(f"{rules.name}: {checked} placement positions, {bad} disagreements "
+    skipped = f", the first {args.skip} left out" if args.skip else ""
+    print(f"{rules.name}: {checked} placement positions{skipped}, {bad} disagreements "
           f"({time.perf_counter() - begin:.0f} s)")
     return 1 if bad else 0
 
