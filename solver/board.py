@@ -31,13 +31,19 @@ the index read; its numbering never changes (database files depend on it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Iterable
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
 #: kernels' tables are sized for it.
 MAX_POINTS = 25
+#: Most stones a side the kernels' index of any board covers (a board of 24 or 25
+#: points: every stone count its rules allow, ``2 * stones <= points``).
+MAX_INDEX_STONES = 12
+#: Stones a side of the standard board's first module (``solver._kernels``), kept as it
+#: always was: its machine code, speed and files do not change (docs/design.md §9).
+STANDARD_INDEX_STONES = 9
 
 
 def mask_of(points: Iterable[int]) -> int:
@@ -137,6 +143,13 @@ class Board:
     by a search on first use and kept: a program that never plays on a board never
     pays for its group).
 
+    ``index_stones`` (keyword, not part of the board's identity: boards that differ in
+    it are equal, and files name the board alone) is the most stones a side the index
+    of the compiled kernels this object stands for covers: as many as fit on the board,
+    at most :data:`MAX_INDEX_STONES`, by default.  The standard board has two modules:
+    ``STANDARD_BOARD`` keeps the nine of its first one, and rules of more stones use
+    :meth:`indexing` (docs/design.md §9).
+
     >>> board = BOARDS["three-mens"]
     >>> board.points, len(board.edges), board.point_index("b2")
     (('a3', 'b3', 'c3', 'a2', 'b2', 'c2', 'a1', 'b1', 'c1'), 12, 4)
@@ -148,6 +161,7 @@ class Board:
     points: tuple[str, ...]
     mill_lines: tuple[tuple[int, ...], ...]
     edges: tuple[tuple[int, int], ...]
+    index_stones: int = field(default=0, compare=False, repr=False, kw_only=True)
     # Derived in __post_init__ (not compared: they follow from the fields above).
     num_points: int = field(init=False, compare=False, repr=False)
     full_mask: int = field(init=False, compare=False, repr=False)
@@ -171,6 +185,11 @@ class Board:
         if any(len(line) != 3 for line in self.mill_lines) or len(set(mills)) != len(mills):
             raise ValueError(f"board {self.name}: mills are distinct lines of three points")
         put = object.__setattr__
+        widest = min(MAX_INDEX_STONES, n // 2)
+        if not self.index_stones:
+            put(self, "index_stones", widest)
+        if not 3 <= self.index_stones <= widest:
+            raise ValueError(f"board {self.name}: an index of 3..{widest} stones a side")
         put(self, "num_points", n)
         put(self, "full_mask", (1 << n) - 1)
         put(self, "coords", coords)
@@ -185,6 +204,33 @@ class Board:
 
     def __hash__(self) -> int:
         return hash(self.name)
+
+    # --- the compiled kernels (setup.py builds them, solver.kernels imports them) -----
+    def indexing(self, stones: int) -> "Board":
+        """This board, with the kernels of the fewest stones a side whose index covers
+        ``stones``: the board of :data:`BOARDS` where its module does, else its widest
+        module (equal to it, cached: one object).
+
+        >>> STANDARD_BOARD.indexing(9) is STANDARD_BOARD, STANDARD_BOARD.indexing(10).index_stones
+        (True, 12)
+        >>> STANDARD_BOARD.indexing(10) == STANDARD_BOARD, STANDARD_BOARD.indexing(10).module_suffix
+        (True, '_standard_12')
+        >>> STANDARD_BOARD.indexing(10).indexing(9) is STANDARD_BOARD
+        True
+        """
+        first = BOARDS.get(self.name)
+        if first != self:           # a board of its own (not one of BOARDS): its module
+            first = self
+        return first if stones <= first.index_stones else _widest(first)
+
+    @property
+    def module_suffix(self) -> str:
+        """The name suffix of this board's compiled modules, ``_kernels`` and
+        ``verify._oracle``: ``''`` for the standard board's first module (nine stones),
+        ``'_standard_12'`` for its module of twelve, ``'_six_mens'`` for six-mens."""
+        if self.name == "standard":
+            return "" if self.index_stones == STANDARD_INDEX_STONES else f"_standard_{self.index_stones}"
+        return "_" + self.name.replace("-", "_")
 
     # --- points ---------------------------------------------------------------------
     def point_index(self, name: str) -> int:
@@ -252,8 +298,17 @@ class Board:
         return self.symmetries.index(tuple(inv))
 
 
+@lru_cache(maxsize=None)
+def _widest(board: Board) -> Board:
+    """``board`` with the index of the most stones that fit (:meth:`Board.indexing`),
+    one object per board (its symmetry group found once)."""
+    wide = replace(board, index_stones=min(MAX_INDEX_STONES, board.num_points // 2))
+    wide.__dict__["symmetries"] = board.symmetries
+    return wide
+
+
 def _make(name: str, rows: list[str], mills: list[str], extra_edges: list[str] = (),
-          slide_along_mills: bool = True) -> Board:
+          slide_along_mills: bool = True, index_stones: int = 0) -> Board:
     """A board from text: ``rows`` of point names from the top, ``mills`` as 'a7 d7 g7';
     stones slide between consecutive points of a mill (``slide_along_mills``) and along
     ``extra_edges`` ('b4 c4')."""
@@ -267,7 +322,7 @@ def _make(name: str, rows: list[str], mills: list[str], extra_edges: list[str] =
         for u, v in zip(line, line[1:]):
             if (u, v) not in edges and (v, u) not in edges:
                 edges.append((u, v))
-    return Board(name, points, lines, tuple(edges))
+    return Board(name, points, lines, tuple(edges), index_stones=index_stones)
 
 
 _STANDARD_ROWS = ["a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4 e4 f4 g4", "c3 d3 e3",
@@ -283,7 +338,7 @@ _SMALL_MILLS = ["a1 c1 e1", "b2 c2 d2", "b4 c4 d4", "a5 c5 e5", "a1 a3 a5", "b2 
                 "d2 d3 d4", "e1 e3 e5"]
 _SPOKES = ["a3 b3", "d3 e3", "c1 c2", "c4 c5"]
 
-STANDARD_BOARD = _make("standard", _STANDARD_ROWS, _STANDARD_MILLS)
+STANDARD_BOARD = _make("standard", _STANDARD_ROWS, _STANDARD_MILLS, index_stones=STANDARD_INDEX_STONES)
 #: Every board by name.  Three men's morris slides along rows and columns only: the
 #: diagonals are lines that win, not paths (Murray's "smaller merels").
 BOARDS: dict[str, Board] = {b.name: b for b in (

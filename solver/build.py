@@ -295,7 +295,7 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
     [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
     """
-    require_kernels(rules, max_total)
+    require_kernels(rules)
     check_phase(phase, pair)
     units = []
     if phase in ("moving", "all"):
@@ -367,12 +367,11 @@ class PlannedFile:
         return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE)
 
 
-def plan_sizes(rules: Rules, max_total: int | None = None) -> Callable[[int, int], int]:
-    """Slots of a subspace with m and o stones on the board, for a plan of ``rules`` (of
-    at most ``max_total`` stones): the kernels' index (orbits plus slack) where the
-    kernels handle them, else the positions up to the board's symmetries
-    (:meth:`~solver.board.Board.orbits`)."""
-    if kernel_gap(rules, max_total) is None:
+def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
+    """Slots of a subspace with m and o stones on the board, for a plan of ``rules``: the
+    kernels' index (orbits plus slack) where the kernels handle them, else the positions
+    up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
+    if kernel_gap(rules) is None:
         return lambda m, o: Subspace(m, o, board=rules.board).slots
     return rules.board.orbits
 
@@ -392,7 +391,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     [('2-3+1-0', 174), ('2-2+1-1', 108)]
     """
     check_phase(phase, pair)
-    size = plan_sizes(rules, max_total)
+    size = plan_sizes(rules)
     slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
     files = []
     if phase in ("moving", "all"):

@@ -155,7 +155,7 @@ class Subspace(tuple):
         raise AttributeError("a Subspace is immutable")
 
     def __reduce__(self):
-        return _subspace, (tuple(self), self.board.name)
+        return _subspace, (tuple(self), self.board.name, self.board.index_stones)
 
     def __repr__(self) -> str:
         board = "" if self.board == STANDARD_BOARD else f", board={self.board.name!r}"
@@ -349,7 +349,7 @@ class Pair(tuple):
         raise AttributeError("a Pair is immutable")
 
     def __reduce__(self):
-        return _pair, (tuple(self), self.board.name)
+        return _pair, (tuple(self), self.board.name, self.board.index_stones)
 
     def __repr__(self) -> str:
         board = "" if self.board == STANDARD_BOARD else f", board={self.board.name!r}"
@@ -407,14 +407,14 @@ def parse_pair(text: str, stones: int) -> tuple[int, int]:
     return min(a, b), max(a, b)
 
 
-def _subspace(shape: tuple, board: str) -> Subspace:
-    """Unpickles a Subspace (its board by name)."""
-    return Subspace(*shape, board=BOARDS[board])
+def _subspace(shape: tuple, board: str, index_stones: int = 0) -> Subspace:
+    """Unpickles a Subspace (its board by name, with its kernels: Board.indexing)."""
+    return Subspace(*shape, board=BOARDS[board].indexing(index_stones))
 
 
-def _pair(shape: tuple, board: str) -> Pair:
-    """Unpickles a Pair (its board by name)."""
-    return Pair(*shape, board=BOARDS[board])
+def _pair(shape: tuple, board: str, index_stones: int = 0) -> Pair:
+    """Unpickles a Pair (its board by name, with its kernels: Board.indexing)."""
+    return Pair(*shape, board=BOARDS[board].indexing(index_stones))
 
 
 def moving_subspaces(board: Board = STANDARD_BOARD, stones: int = MAX_STONES) -> list[Subspace]:

@@ -3,13 +3,19 @@
 The kernels (``ext/kernels.pxi``) are compiled once per board of :mod:`solver.board`,
 the board's sizes being compile-time constants, so that the standard board's machine
 code is what it always was: ``solver._kernels`` for the standard board,
-``solver._kernels_<board>`` for the others.  :func:`kernels_for` is the one place that
+``solver._kernels_<board>`` for the others.  The standard board has a second module,
+``solver._kernels_standard_12``, whose index covers twelve stones a side (Lasker's ten)
+where the first one's covers nine; a :class:`~solver.board.Board` names the module it
+uses in ``index_stones`` (:meth:`~solver.board.Board.indexing`), and the rules of more
+than nine stones carry that board.  :func:`kernels_for` is the one place that
 picks the module; every caller that indexes, solves or searches asks it with the board
 it works on, so that no table of one board can answer for another.
 
 >>> from solver.board import BOARDS
 >>> kernels_for(BOARDS["six-mens"]).BOARD.name, kernels_for(BOARDS["standard"]).max_stones()
 ('six-mens', 9)
+>>> kernels_for(BOARDS["standard"].indexing(10)).__name__
+'solver._kernels_standard_12'
 """
 
 from __future__ import annotations
@@ -23,26 +29,24 @@ from .errors import UnsupportedRulesError
 _LOADED: dict[str, ModuleType] = {}
 
 
-def module_suffix(board: Board) -> str:
-    """``''`` for the standard board, ``'_six_mens'`` for six-mens: the compiled modules
-    of a board are ``_kernels`` and ``verify._oracle`` with this suffix (setup.py)."""
-    return "" if board.name == STANDARD_BOARD.name else "_" + board.name.replace("-", "_")
-
-
 def kernels_for(board: Board = STANDARD_BOARD) -> ModuleType:
     """The compiled kernels of ``board`` (imported on first use: its index tables are
-    built then); UnsupportedRulesError if this installation did not compile them."""
+    built then), the module whose index covers ``board.index_stones`` stones a side
+    (:meth:`Board.indexing`: rules of more stones than the standard board's nine get its
+    module of twelve); UnsupportedRulesError if this installation did not compile them."""
+    suffix = board.module_suffix
     try:
-        return _LOADED[board.name]
+        return _LOADED[suffix]
     except KeyError:
         pass
-    name = f"solver._kernels{module_suffix(board)}"
+    name = f"solver._kernels{suffix}"
     try:
         module = importlib.import_module(name)
     except ImportError:
         raise UnsupportedRulesError(
             f"the kernels of the {board.name} board ({name}) are not compiled in this "
             f"installation: rebuild with `python setup.py build_ext --inplace`") from None
-    assert module.BOARD == board, f"{name} was compiled for another {board.name} board"
-    _LOADED[board.name] = module
+    assert module.BOARD == board and module.max_stones() == board.index_stones, (
+        f"{name} was compiled for another {board.name} board")
+    _LOADED[suffix] = module
     return module

@@ -90,7 +90,7 @@ def _parse_point(name: str, board: Board) -> int:
     try:
         return board.point_index(name)
     except ValueError:
-        where = "the board's lines" if board is STANDARD_BOARD else f"the lines of the {board.name} board"
+        where = "the board's lines" if board == STANDARD_BOARD else f"the lines of the {board.name} board"
         raise InvalidNotationError(f"unknown point {name[:20]!r} (points are a1..{board.files[-1]}{board.size} "
                                    f"on {where})") from None
 

@@ -104,7 +104,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     (docs/design.md §4).  ``lookup(*target)`` (a subspace's m, o and, with stones in
     hand, its hands) supplies the solved subspaces its moves lead into out of the unit;
     ``pull`` as for :func:`solve_pair`."""
-    require_kernels(rules, max(sum(s) for s in subs))      # (Lasker: 10 a side, at most 9 on the board)
+    require_kernels(rules)
     kernels = kernels_for(rules.board)
     start = time.perf_counter()
     # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the

@@ -75,6 +75,10 @@ class Rules:
         if 2 * self.stones > self.board.num_points:
             raise ValueError(f"{self.stones} stones per side do not fit on the {self.board.name} "
                              f"board ({self.board.num_points} points)")
+        # The board whose compiled index holds the stones (the standard board's module of
+        # twelve for more than nine: Board.indexing); equal to the board named, so files,
+        # names and comparisons do not see it.
+        object.__setattr__(self, "board", self.board.indexing(self.stones))
         for flag in ("jumping", "line_wins"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} is True or False, not {getattr(self, flag)!r}")
@@ -265,9 +269,10 @@ VARIANTS: dict[str, Rules] = {
 }
 
 #: The boards whose compiled kernels (one module per board: solver.kernels) are proven
-#: on their games here, with the most stones a side their index covers (setup.py: the
-#: standard board's nine as always, the others as many as fit, at most twelve).
-KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12, "three-mens": 4}
+#: on their games here, with the most stones a side their index covers (setup.py: as
+#: many as fit, at most twelve; on the standard board its second module's twelve, its
+#: first keeping the nine it always had for rules of at most nine: Board.indexing).
+KERNEL_BOARDS = {"standard": 12, "six-mens": 8, "seven-mens": 8, "morabaraba": 12, "three-mens": 4}
 
 #: The boards whose kernels play a line of three as winning outright and taking nothing
 #: (a compile-time rule of their modules, setup.py: Three Men's Morris); on the others a
@@ -275,30 +280,26 @@ KERNEL_BOARDS = {"standard": 9, "six-mens": 8, "seven-mens": 8, "morabaraba": 12
 LINE_BOARDS = frozenset({"three-mens"})
 
 
-def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
+def kernel_gap(rules: Rules) -> Optional[str]:
     """None where the compiled kernels (ext/) solve and probe ``rules``, else why not, in
     one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
-    limit, with the options jumping, mill rule, mixed placement, the full-board rule and,
-    on the boards of :data:`LINE_BOARDS` and only there, a line of three winning
-    (docs/design.md §9).
-    ``max_total``: only the subspaces of at most that many stones, board and hand, are
-    meant: rules of more stones than the index holds on the board a side (Lasker's 10 on
-    the standard board) are solved there as long as none of them has more on the board
-    (a side has at most ``max_total - 3``: the other keeps three, board plus hand; the
-    hands are plain counts to the kernels).
+    limit (every stone count the rules allow on them: Lasker's ten on the standard board
+    with its module of twelve), with the options jumping, mill rule, mixed placement, the
+    full-board rule and, on the boards of :data:`LINE_BOARDS` and only there, a line of
+    three winning (docs/design.md §9).
 
     >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["three-mens"]) is None
     (True, True)
+    >>> kernel_gap(VARIANTS["lasker"]) is None
+    True
     >>> kernel_gap(Rules.from_name("three-mens-no-line-wins"))
     "rules 'three-mens-no-line-wins': a line of three taking a stone on the three-mens board is not supported by the compiled kernels yet"
-    >>> kernel_gap(VARIANTS["lasker"], max_total=12) is None, kernel_gap(VARIANTS["lasker"], 13)
-    (True, "rules 'lasker': more than 9 stones a side on the board are not supported by the compiled kernels yet (up to --max-total 12 they are)")
     """
     what = None
     most = KERNEL_BOARDS.get(rules.board.name)
     if most is None:
         what = "the board is"
-    elif rules.stones > most and (max_total is None or max_total - 3 > most):
+    elif rules.stones > most:
         what = f"more than {most} stones a side on the board are"
     elif rules.two_mill_takes != 1:
         what = "a move taking two stones is"
@@ -308,30 +309,14 @@ def kernel_gap(rules: Rules, max_total: Optional[int] = None) -> Optional[str]:
         what = f"a line of three taking a stone on the {rules.board.name} board is"
     if what is None:
         return None
-    limit = f" (up to --max-total {most + 3} they are)" if "stones a side" in what else ""
-    return f"rules {rules.name!r}: {what} not supported by the compiled kernels yet{limit}"
+    return f"rules {rules.name!r}: {what} not supported by the compiled kernels yet"
 
 
-def kernel_max_total(rules: Rules) -> Optional[int]:
-    """The most stones, board and hand, of the subspaces the kernels solve for rules they
-    do not solve whole because of the stones a side alone (see :func:`kernel_gap`), else
-    None.
-
-    >>> kernel_max_total(VARIANTS["lasker"]), kernel_max_total(STANDARD)
-    (12, None)
-    """
-    most = KERNEL_BOARDS.get(rules.board.name)
-    if most is None or kernel_gap(rules) is None or kernel_gap(rules, most + 3) is not None:
-        return None
-    return most + 3
-
-
-def require_kernels(rules: Rules, max_total: Optional[int] = None) -> None:
-    """UnsupportedRulesError (see :func:`kernel_gap`) unless the kernels handle ``rules``
-    (its subspaces of at most ``max_total`` stones); every entry point that solves,
-    checks or probes calls it first, so that no command gives a wrong answer for rules
-    the kernels do not know."""
-    gap = kernel_gap(rules, max_total)
+def require_kernels(rules: Rules) -> None:
+    """UnsupportedRulesError (see :func:`kernel_gap`) unless the kernels handle ``rules``;
+    every entry point that solves, checks or probes calls it first, so that no command
+    gives a wrong answer for rules the kernels do not know."""
+    gap = kernel_gap(rules)
     if gap is not None:
         raise UnsupportedRulesError(gap)
 

@@ -40,6 +40,9 @@ MOVEGEN_RULES = [
                                                 mill_rule="take-none"),
     Rules(board="morabaraba", stones=12), Rules(board="morabaraba", stones=9, jumping=False),
     dataclasses.replace(VARIANTS["three-mens"], stones=4, jumping=True), VARIANTS["three-mens"],
+    # the standard board's module of twelve stones a side (more than nine; Lasker's
+    # mixed placement on it: tests/test_mixed.py)
+    Rules(stones=10), Rules(stones=12, jumping=False),
 ]
 
 
@@ -83,16 +86,100 @@ def test_kernels_for_gives_each_board_its_module(name):
     kernels = kernels_for(board)
     assert kernels.BOARD == board and kernels_for(board) is kernels
     assert (kernels is kernels_for(STANDARD_BOARD)) == (name == "standard")
-    # the boards the kernels are proven on are refused beyond their index's stones
+    # the boards the kernels are proven on are refused beyond their index's stones:
+    # every stone count that fits, at most twelve (the standard board's second module)
     if name in KERNEL_BOARDS:
-        assert KERNEL_BOARDS[name] == max_stones(board)
+        assert KERNEL_BOARDS[name] == max_stones(board.indexing(12)) == min(12, board.num_points // 2)
+
+
+def test_the_standard_board_has_a_module_of_twelve_stones():
+    """Rules of more than nine stones carry the standard board whose module indexes
+    twelve a side; equal to the standard board (files and names do not see it), and
+    the standard game's module stays the one of nine."""
+    import pickle
+
+    wide = VARIANTS["lasker"].board
+    assert wide == STANDARD_BOARD and wide is STANDARD_BOARD.indexing(10) is Rules(stones=12).board
+    assert VARIANTS["standard"].board is STANDARD_BOARD and VARIANTS["mixed"].board is STANDARD_BOARD
+    assert dataclasses.replace(VARIANTS["lasker"], stones=9).board is STANDARD_BOARD
+    assert kernels_for(wide).__name__ == "solver._kernels_standard_12" and max_stones(wide) == 12
+    assert kernels_for(STANDARD_BOARD).__name__ == "solver._kernels" and max_stones() == 9
+    assert kernels_for(wide).BOARD == STANDARD_BOARD and kernels_for(wide) is not kernels_for()
+    sub = Subspace(10, 3, board=wide)
+    again = pickle.loads(pickle.dumps(sub))
+    assert again.board is wide and again.kernels is sub.kernels and again.slots == sub.slots
+    assert pickle.loads(pickle.dumps(Pair(3, 10, board=wide))).board is wide
+    with pytest.raises(ValueError, match="0..9"):
+        Subspace(10, 3)
+
+
+def test_the_two_standard_modules_number_the_slots_alike():
+    """The module of twelve gives every subspace of at most nine a side the slots of the
+    module of nine (docs/design.md §9: one index scheme, each reads the other's files):
+    sizes and orbits of every such subspace, and the slots, positions and real slots of
+    random positions and slots of several."""
+    wide = STANDARD_BOARD.indexing(12)
+    narrow_k, wide_k = kernels_for(STANDARD_BOARD), kernels_for(wide)
+    assert narrow_k.INDEX_SCHEME == wide_k.INDEX_SCHEME
+    for m in range(10):
+        assert narrow_k.orbit_count(m) == wide_k.orbit_count(m)
+        for o in range(10):
+            assert Subspace(m, o).slots == Subspace(m, o, board=wide).slots, (m, o)
+    rng = np.random.default_rng(SEED)
+    for m, o in [(3, 3), (4, 2), (9, 9), (3, 9), (9, 4), (7, 8)]:
+        narrow, broad = Subspace(m, o), Subspace(m, o, board=wide)
+        own, opp = random_positions(rng, m, o, 2000)
+        slots = narrow.index_many(own, opp)
+        assert (broad.index_many(own, opp) == slots).all()
+        picks = rng.integers(0, narrow.slots, 2000)
+        for a, b in zip(narrow.positions_many(picks), broad.positions_many(picks)):
+            assert (a == b).all()
+        assert (narrow.is_real_many(picks) == broad.is_real_many(picks)).all()
+    assert (Subspace(3, 3).real_mask() == Subspace(3, 3, board=wide).real_mask()).all()
+
+
+@pytest.mark.parametrize("m, o", [(10, 3), (3, 10), (10, 10), (12, 12), (11, 1)])
+def test_the_module_of_twelve_indexes_ten_and_more_stones(m, o):
+    """Subspaces with more than nine stones a side on the standard board: every image
+    of a position under the 16 symmetries has its slot, a slot's position is indexed
+    back to it, and the slots are the orbits plus the index's slack."""
+    board = STANDARD_BOARD.indexing(max(m, o))
+    sub = Subspace(m, o, board=board)
+    rng = np.random.default_rng(SEED + m * 32 + o)
+    own, opp = random_positions(rng, m, o, 300, board)
+    slots = sub.index_many(own, opp)
+    assert sub.is_real_many(slots).all()
+    for g in range(len(board.symmetries)):
+        img_own = [board.apply_symmetry(g, int(x)) for x in own]
+        img_opp = [board.apply_symmetry(g, int(x)) for x in opp]
+        assert (sub.index_many(img_own, img_opp) == slots).all()
+    back_own, back_opp = sub.positions_many(slots)
+    assert (sub.index_many(back_own, back_opp) == slots).all()
+    orbits = board.orbits(m, o)
+    assert sub.count_real(2) == orbits <= sub.slots      # the rest: slack
+
+
+def test_the_module_of_twelve_solves_as_the_module_of_nine():
+    """The backward pass on the standard board's module of twelve gives the standard
+    game's values (moving pairs 3-3 and 3-4: the rules of ten stones are the standard
+    game's once the hands are empty)."""
+    narrow_rules, wide_rules = Rules(), Rules(stones=10)
+    assert wide_rules.board.index_stones == 12
+    solved: dict = {}
+    for pair in [(3, 3), (3, 4)]:
+        narrow = solve_pair(pair, narrow_rules, lambda m, o: solved[m, o], jobs=1)
+        wide = solve_pair(pair, wide_rules, lambda m, o: solved[m, o], jobs=1)
+        assert narrow.values.keys() == wide.values.keys()
+        for key, values in narrow.values.items():
+            assert (wide.values[key] == values).all(), key
+        solved.update(narrow.values)
 
 
 @pytest.mark.parametrize("rules", MOVEGEN_RULES, ids=lambda r: r.name)
 def test_kernel_moves_equal_reference(rules):
     kernels = kernels_for(rules.board)
     rng = random.Random(f"{SEED} {rules.name}")
-    seen = {"takes": 0, "blocked": 0, "jumps": 0, "unmoves": 0, "placement": 0}
+    seen = {"takes": 0, "blocked": 0, "jumps": 0, "unmoves": 0, "placement": 0, "ten": 0}
     for _ in range(POSITIONS):
         pos = biased_position(rng, rules)
         reference = sorted(m.pack() for m in pos.legal_moves(rules))
@@ -109,8 +196,10 @@ def test_kernel_moves_equal_reference(rules):
         seen["jumps"] += bool(pos.can_jump(rules) and got)
         seen["unmoves"] += bool(back)
         seen["placement"] += pos.own_hand > 0
+        seen["ten"] += max(pos.own.bit_count(), pos.opp.bit_count()) >= 10
     for case in ("takes", "unmoves", "placement"):
         assert seen[case] >= POSITIONS // 25, (case, seen)
+    assert seen["ten"] >= (POSITIONS // 25 if rules.stones >= 10 else 0), seen
     assert seen["jumps"] >= (POSITIONS // 25 if rules.jumping else 0), seen
 
 

@@ -42,6 +42,7 @@ POSITIONS = int(os.environ.get("MUEHLE_MIXED_POSITIONS", "800"))
 #: Mixed placement under every option the kernels know, on the standard board and on
 #: Six Men's; the default run takes three of them (the reference is slow Python).
 MIXED_RULES = [VARIANTS["mixed"],
+               # Lasker's ten stones: the standard board's module of twelve a side
                Rules(placement=MIXED, mill_rule="take-none", stones=10),
                Rules(board="six-mens", stones=5, placement=MIXED, jumping=False,
                      mill_rule="take-none"),
@@ -52,7 +53,9 @@ MIXED_RULES = [VARIANTS["mixed"],
 def with_hands(rng: random.Random, rules: Rules) -> Position:
     """A random position of the rules' board, most with stones in hand (up to the rules'
     stones, board plus hand), biased towards mills and three stones (board plus hand)."""
-    pos = random_position(rng) if rules.board.name == "standard" else biased_position(rng, rules)
+    # (tests/randpos.py's positions have at most nine stones a side)
+    pos = (random_position(rng) if rules.board.name == "standard" and rules.stones <= 9
+           else biased_position(rng, rules))
     hands = []
     for stones in (pos.white, pos.black):
         room = rules.stones - stones.bit_count()
@@ -91,6 +94,8 @@ def test_mixed_moves_and_unmoves_equal_the_reference(rules):
             seen["takes by a move with stones in hand"] += any(m.take is not None for m in moved)
             seen["jumps with stones in hand"] += pos.can_jump(rules)
         seen["placements"] += any(m.origin is None for m in reference)
+        seen["ten on a side"] += max(pos.own.bit_count(), pos.opp.bit_count()) >= 10
+    assert seen["ten on a side"] >= (POSITIONS // 50 if rules.stones >= 10 else 0), seen
     for case in ("moves with stones in hand", "takes by a move with stones in hand",
                  "placements", "un-move with the mover's stones in hand"):
         assert seen[case] >= POSITIONS // 50, (case, seen)

@@ -250,10 +250,8 @@ def test_kernel_gap_names_what_is_missing():
     assert kernel_gap(rules("twelve-mens")) is None         # a full board drawn
     assert "a move taking two stones" in kernel_gap(replace(rules("morabaraba"), two_mill_takes=2))
     assert kernel_gap(rules("mixed")) is None                # place or move: cycles in rounds
-    assert "more than 9 stones" in kernel_gap(Rules(stones=10))
-    # Lasker's 10 stones: the index holds 9 a side on the board, enough up to 12 stones
-    assert kernel_gap(rules("lasker"), max_total=12) is None
-    assert "up to --max-total 12" in kernel_gap(rules("lasker"), max_total=13)
+    # more than nine stones: the standard board's module of twelve (Board.indexing)
+    assert kernel_gap(rules("lasker")) is None and kernel_gap(Rules(stones=12)) is None
     # a line of three wins on the Three Men's board's kernels, and only there
     assert kernel_gap(rules("three-mens")) is None and kernel_gap(rules("three-mens-s4")) is None
     assert "winning outright" in kernel_gap(replace(STANDARD, line_wins=True))
@@ -502,13 +500,11 @@ def test_commands_that_need_the_kernels_refuse_other_boards_in_one_line(args, tm
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
         f"muehle: error: rules '{variant}': {what} not supported by the compiled kernels yet"]
-    result = run(args[0], "--db", tmp_path, "--rules", "lasker", *args[1:])
-    assert result.exit_code == 2 and "more than 9 stones" in result.stderr
     assert list(tmp_path.iterdir()) == []                    # nothing written
 
 
 def test_build_of_a_variant_refuses_in_one_line_and_points_to_the_plan(tmp_path):
-    for variant, total in (("three-mens-no-line-wins", 8), ("lasker", 13)):
+    for variant, total in (("three-mens-no-line-wins", 8), ("lasker-two-takes-two", 13)):
         result = run("build", "--db", tmp_path, "--rules", variant, "--max-total", total)
         assert result.exit_code == 2 and result.stdout == "", result.output
         [line] = result.stderr.splitlines()
@@ -536,7 +532,7 @@ def _figure(text: str, pattern: str) -> int:
     return int(re.search(pattern, text).group(1).replace(",", ""))
 
 
-@pytest.mark.parametrize("variant", ["lasker", "three-mens-no-line-wins"])
+@pytest.mark.parametrize("variant", ["lasker-two-takes-two", "three-mens-no-line-wins"])
 def test_dry_run_plans_the_whole_game_of_a_variant_in_symmetry_classes(variant, tmp_path):
     rules = Rules.from_name(variant)
     result = run("build", "--db", tmp_path, "--rules", variant, "--dry-run")
@@ -552,6 +548,22 @@ def test_dry_run_plans_the_whole_game_of_a_variant_in_symmetry_classes(variant, 
     rows = [line for line in out.splitlines()[1:] if line.startswith(" ")]
     assert rows and all(line.endswith("  plan only") for line in rows) and "Board.orbits" in out
     assert ("not acyclic" in out) == rules.mixed
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_of_lasker_plans_in_the_slots_of_the_standard_boards_module_of_twelve(tmp_path):
+    """Lasker's whole game is in the kernels (10 stones on the board: the standard
+    board's module of twelve), so its plan is in the index's slots: the positions up to
+    symmetry (as the plan-only count of the same rules) plus the index's slack."""
+    rules = Rules.from_name("lasker")
+    result = run("build", "--db", tmp_path, "--rules", "lasker", "--dry-run")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    rows = [line for line in out.splitlines()[1:] if line.startswith(" ")]
+    assert rows and not any(line.endswith("plan only") for line in rows)
+    assert "pair-10-10" in out and "0-0+10-10" in out and "Board.orbits" not in out
+    slots = _figure(out, r"\(0 built\), ([\d,]+) slots")
+    assert sum(_orbit_sums(rules)) <= slots < 1.01 * sum(_orbit_sums(rules))
     assert list(tmp_path.iterdir()) == []
 
 

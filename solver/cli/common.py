@@ -163,7 +163,7 @@ def needs_kernels(func: Callable) -> Callable:
     before anything else is read or written."""
     @functools.wraps(func)
     def wrapper(*args, rules: Rules, **kwargs):
-        require_kernels(rules, kwargs.get("max_total"))     # (a command's --max-total)
+        require_kernels(rules)
         return func(*args, rules=rules, **kwargs)
     return wrapper
 

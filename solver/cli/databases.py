@@ -88,7 +88,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    gap = kernel_gap(rules, max_total)
+    gap = kernel_gap(rules)
     if gap is not None and not dry_run:
         fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
     pair = None

@@ -14,7 +14,7 @@ from ..diagram import ASCII, UNICODE, diagram
 from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
-from ..rules import VARIANTS, Rules, kernel_gap, kernel_max_total
+from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
 from .common import COLOUR, main, position_argument, rules_options
 
@@ -87,8 +87,7 @@ def variant_object(rules: Rules) -> dict:
             "placement": rules.placement, "two_mill_takes": rules.two_mill_takes,
             "line_wins": rules.line_wins, "full_board": rules.full_board,
             "moving_orbits": rules.moving_orbits,
-            "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap,
-            "kernels_max_total": kernel_max_total(rules)}
+            "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap}
 
 
 @main.command()
@@ -103,10 +102,8 @@ def variants(as_json: bool) -> None:
     With --json: {"variants": [{"name", "board": {"name", "points", "mills", "edges",
     "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
     "two_mill_takes", "line_wins", "full_board", "moving_orbits", "description",
-    "kernels", "kernel_gap", "kernels_max_total"}]}; moving_orbits counts the positions
-    with nothing in hand up to symmetry (Burnside's lemma over the board's group);
-    kernels_max_total: where the kernels solve the subspaces of at most that many stones
-    only (lasker: its index holds 9 stones a side on the board), else null.
+    "kernels", "kernel_gap"}]}; moving_orbits counts the positions
+    with nothing in hand up to symmetry (Burnside's lemma over the board's group).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]
     if as_json:
@@ -114,7 +111,5 @@ def variants(as_json: bool) -> None:
         return
     width = max(len(o["name"]) for o in objs)
     for o in objs:
-        kernels = ("" if o["kernels"] else
-                   f"  (kernels up to --max-total {o['kernels_max_total']})"
-                   if o["kernels_max_total"] else "  (reference rules only, not solved yet)")
+        kernels = "" if o["kernels"] else "  (reference rules only, not solved yet)"
         click.echo(f"{o['name']:<{width}}  {o['description']}{kernels}")

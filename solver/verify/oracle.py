@@ -19,17 +19,19 @@ from types import ModuleType
 
 import numpy as np
 
-from ..board import STANDARD_BOARD, Board, points_of
-from ..kernels import kernels_for, module_suffix
+from ..board import BOARDS, STANDARD_BOARD, Board, points_of
+from ..kernels import kernels_for
 from ..rules import Rules, require_kernels
 
 NONE = 0xFFFF
 
 
 def oracle_kernels(board: Board) -> ModuleType:
-    """The compiled oracle of ``board`` (setup.py builds one per board, as the kernels)."""
+    """The compiled oracle of ``board`` (setup.py builds one per board, as the kernels).
+    It has no index, so a board's one oracle serves all its kernels modules (the
+    standard board's of nine and of twelve stones a side)."""
     kernels_for(board)          # its error, if this installation lacks the board
-    return importlib.import_module(f"solver.verify._oracle{module_suffix(board)}")
+    return importlib.import_module(f"solver.verify._oracle{BOARDS[board.name].module_suffix}")
 
 
 class Oracle:
