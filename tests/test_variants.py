@@ -563,7 +563,7 @@ def test_dry_run_of_lasker_plans_in_the_slots_of_the_standard_boards_module_of_t
     assert rows and not any(line.endswith("plan only") for line in rows)
     assert "pair-10-10" in out and "0-0+10-10" in out and "Board.orbits" not in out
     slots = _figure(out, r"\(0 built\), ([\d,]+) slots")
-    assert sum(_orbit_sums(rules)) <= slots < 1.01 * sum(_orbit_sums(rules))
+    assert sum(_orbit_sums(rules)) <= slots < 1.05 * sum(_orbit_sums(rules))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -602,8 +602,13 @@ def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):
     record.write_text("rules: three-mens-no-line-wins\nb2\n")
     result = run("analyze", "--db", tmp_path, record)
     assert result.exit_code == 2 and "rules 'three-mens-no-line-wins'" in result.stderr
+    result = run("play", "--db", tmp_path, "--rules", "lasker-two-takes-two", "--level", "medium",
+                 input="")
+    assert result.exit_code == 2 and "rules 'lasker-two-takes-two'" in result.stderr
+    # Lasker itself is in the kernels (the standard board's module of twelve): it plays
+    # as the standard game does, its search working without a database
     result = run("play", "--db", tmp_path, "--rules", "lasker", "--level", "medium", input="")
-    assert result.exit_code == 2 and "rules 'lasker'" in result.stderr
+    assert result.exit_code == 0 and "10 in hand" in result.stdout, result.output
 
 
 def test_reference_commands_work_on_every_board():
