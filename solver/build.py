@@ -112,6 +112,14 @@ def rounds_memory(own: list[int], reads: list[int]) -> int:
     return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
 
 
+def cycle_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes a cycle of mixed placement (:func:`build_cycle`) holds at its peak: as
+    :func:`rounds_memory`, but every subspace it reads is held throughout (a subspace of
+    the cycle reads up to three at once in its initialisation, and the check reads them
+    again), so 2 per slot of all of them beside the codes and the counts."""
+    return 3 * sum(own) + 2 * sum(reads) + (16 << 20)
+
+
 def memory_available() -> int | None:
     """MemAvailable from /proc/meminfo, in bytes (None where unknown)."""
     try:
@@ -305,8 +313,8 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
         for own in placement.units(rules, max_total):
             reads = [c for s in own for c in placement.reads(s, rules) if c not in own]
             needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
-            memory = (rounds_memory([s.slots for s in own], [c.slots for c in reads]) if rules.mixed
-                      else placement.memory_needed(own[0]))
+            memory = (cycle_memory([s.slots for s in own], [c.slots for c in dict.fromkeys(reads)])
+                      if rules.mixed else placement.memory_needed(own[0]))
             units.append(Unit(own[0], needs, sum(s.slots for s in own), memory))
     return units
 
@@ -405,7 +413,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
                 files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
-                                         rounds_memory(slots(own), slots(reads))))
+                                         cycle_memory(slots(own), slots(reads))))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]
