@@ -233,6 +233,14 @@ class Board:
         return "_" + self.name.replace("-", "_")
 
     # --- points ---------------------------------------------------------------------
+    def free(self, white: int, black: int) -> int:
+        """Mask of the points neither stone mask holds (a full board: 0).
+
+        >>> bin(STANDARD_BOARD.free(0b1, 0b110) & 0b1111)
+        '0b1000'
+        """
+        return self.full_mask & ~(white | black)
+
     def point_index(self, name: str) -> int:
         """Number of the point called ``name``; ValueError if the board has none."""
         try:

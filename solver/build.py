@@ -112,6 +112,14 @@ def rounds_memory(own: list[int], reads: list[int]) -> int:
     return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
 
 
+def cycle_memory(own: list[int], reads: list[int]) -> int:
+    """Bytes a cycle of mixed placement (:func:`build_cycle`) holds at its peak: as
+    :func:`rounds_memory`, but every subspace it reads is held throughout (a subspace of
+    the cycle reads up to three at once in its initialisation, and the check reads them
+    again), so 2 per slot of all of them beside the codes and the counts."""
+    return 3 * sum(own) + 2 * sum(reads) + (16 << 20)
+
+
 def memory_available() -> int | None:
     """MemAvailable from /proc/meminfo, in bytes (None where unknown)."""
     try:
@@ -305,8 +313,8 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
         for own in placement.units(rules, max_total):
             reads = [c for s in own for c in placement.reads(s, rules) if c not in own]
             needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
-            memory = (rounds_memory([s.slots for s in own], [c.slots for c in reads]) if rules.mixed
-                      else placement.memory_needed(own[0]))
+            memory = (cycle_memory([s.slots for s in own], [c.slots for c in dict.fromkeys(reads)])
+                      if rules.mixed else placement.memory_needed(own[0]))
             units.append(Unit(own[0], needs, sum(s.slots for s in own), memory))
     return units
 
@@ -337,16 +345,17 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
 
 PHASES = ("moving", "placement", "all")
 #: Slots per second of a build with 2 threads on the 2-core development machine
-#: (docs/benchmarks.md), only for the estimate of ``--dry-run``: the whole standard
-#: moving phase as measured (9,193,626,407 slots in 5,416.6 s), for every solve in
-#: rounds; and the placement pass's rate the plans assume (below the 412 ns of CPU a
-#: slot sampled since, so on the safe side).
+#: (docs/benchmarks.md, docs/results.md), only for the estimate of ``--dry-run``: the
+#: whole standard moving phase as measured (9,193,626,407 slots in 5,416.6 s), for every
+#: solve in rounds; the whole standard placement phase as measured (18,667,084,700 slots
+#: in 6,264 s wall, with about one core free of other work: on two idle cores it should
+#: be up to twice as fast, not measured), for every placement pass.
 MOVING_RATE = 1.7e6
-PLACEMENT_RATE = 2.0e6
-#: Bytes a slot on disk: the standard moving phase's files, 3.1 GB for 9.19e9 slots
-#: (docs/benchmarks.md; the 6-stone placement files took about twice the 6-stone moving
-#: phase's bytes a slot).  Only for the disk estimate of a plan.
-DISK_BYTES_PER_SLOT = 0.34
+PLACEMENT_RATE = 3.0e6
+#: Bytes a slot on disk: the whole standard game's files, 10.24 GB for 27,860,711,107
+#: slots (moving phase 0.36, placement phase 0.37; docs/results.md).  Only for the disk
+#: estimate of a plan.
+DISK_BYTES_PER_SLOT = 0.37
 
 
 @dataclass(frozen=True)
@@ -360,6 +369,8 @@ class PlannedFile:
     slots: int
     memory: int
     rounds: bool = True
+    #: The names of the planned files it reads (a build's task graph, scripts/scale_plan.py)
+    needs: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:
@@ -389,28 +400,41 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens-no-line-wins"),
     ...                                        phase="placement")][:2]
     [('2-3+1-0', 174), ('2-2+1-1', 108)]
+    >>> build_plan(Rules(stones=3))[1].needs        # the last placement: a quiet one and a capture
+    ('pair-3-3',)
     """
     check_phase(phase, pair)
     size = plan_sizes(rules)
     slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
+    cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's file
+
+    def file_of(shape: tuple) -> str:
+        if not shape[2] and not shape[3]:
+            return f"pair-{min(shape[:2])}-{max(shape[:2])}"
+        return cycle_of.get(shape, shape_name(*shape))
+
+    def needs(reads: list) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(file_of(c) for c in reads))
+
     files = []
     if phase in ("moving", "all"):
         for p in pair_plan(rules.stones, max_total, pair):
             own = _pair_shapes(p)
             reads = [c for s in own if (c := successors(*s)[1]) is not None]
             files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
-                                     rounds_memory(slots(own), slots(reads))))
+                                     rounds_memory(slots(own), slots(reads)), needs=needs(reads)))
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
+                cycle_of.update((s, shape_name(*own[0])) for s in own)
                 files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
-                                         rounds_memory(slots(own), slots(reads))))
+                                         cycle_memory(slots(own), slots(reads)), needs=needs(reads)))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]
                 files.append(PlannedFile("placement", shape_name(*s), size(s[0], s[1]),
                                          placement.pass_memory(size(s[0], s[1]), slots(kids)),
-                                         rounds=False))
+                                         rounds=False, needs=needs(kids)))
     return files
 
 

@@ -86,7 +86,7 @@ def evaluate(own: int, opp: int, hm: int, ho: int, board: Board = STANDARD_BOARD
     m, o = own.bit_count(), opp.bit_count()
     score = 100 * ((m + hm) - (o + ho)) + 20 * (_open_mills(own, opp, board)
                                                 - _open_mills(opp, own, board))
-    free = board.full_mask & ~(own | opp)
+    free = board.free(own, opp)
     # Mobility matters for a side that slides (a jumping side goes anywhere).
     own_mob = 0 if hm == 0 and m == 3 else _mobility(own, free, board)
     opp_mob = 0 if ho == 0 and o == 3 else _mobility(opp, free, board)
@@ -250,7 +250,7 @@ class SearchPlayer(Player):
                 return exact
         moves = self._moves(own, opp, hm, ho)
         if not moves:                                    # blocked: lost, or drawn on a full board
-            full = not self.rules.board.full_mask & ~(own | opp)
+            full = not self.rules.board.free(own, opp)
             return 0 if full and self.rules.full_draw else -(WIN_SCORE - ply)
         if depth <= 0:
             self._heuristic = True

@@ -214,7 +214,7 @@ class Position:
     @property
     def free(self) -> int:
         """Mask of the empty points."""
-        return self.board.full_mask & ~(self.white | self.black)
+        return self.board.free(self.white, self.black)
 
     def _name(self, point: int) -> str:
         return self.board.points[point]

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from randpos import random_position
-from solver import placement, storage
+from solver import build as building, placement, storage
 from solver.build import build, plan_units
 from solver.cli import main
 from solver.errors import UnsupportedRulesError
@@ -154,11 +154,31 @@ def built_values(root, rules: Rules) -> dict:
     return values
 
 
-def test_whole_mixed_game_equals_the_oracle(tmp_path):
+def test_whole_mixed_game_equals_the_oracle(tmp_path, monkeypatch):
     """Six Men's board, 3 stones, place or move: built whole by the kernels (moving pairs
     and the placement cycles in rounds), equal to the oracle on every position, checked
-    forwards by ``muehle check``, and probed."""
+    forwards by ``muehle check``, and probed.  Each cycle held no more than its plan says:
+    its codes and counts (3 bytes a slot) and every subspace its look-ups returned."""
+    held: dict = {}
+
+    def measured_solve_unit(subs, rules, lookup, *args, **kwargs):
+        arrays: dict = {}
+
+        def recording(*shape):
+            array = lookup(*shape)
+            arrays[id(array)] = array       # the build's cache keeps what it returned
+            return array
+        result = solve_unit(subs, rules, recording, *args, **kwargs)
+        held[subs[0]] = 3 * sum(s.slots for s in subs) + sum(a.nbytes for a in arrays.values())
+        return result
+
+    monkeypatch.setattr(building, "solve_unit", measured_solve_unit)
     build(tmp_path, SMALL, progress=False, jobs=1)
+    planned = {u.key: u.memory for u in plan_units(SMALL, phase="placement")}
+    assert held and set(held) <= set(planned)
+    arrays = {key: memory - (16 << 20) for key, memory in planned.items()}  # less the frontier's and the write's blocks
+    assert all(held[key] <= arrays[key] for key in held), \
+        [(k.name, held[k], arrays[k]) for k in held if held[k] > arrays[k]]
     oracle_equals_kernels(SMALL, built_values(tmp_path, SMALL))
     checked = CliRunner().invoke(main, ["check", "--db", str(tmp_path), "--rules", SMALL.name, "--quiet",
                                          "--jobs", "1"])

@@ -592,9 +592,26 @@ def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
     # 16 MiB for the frontier; the peak is now the placement phase's)
     assert lines[1].split() == ["pair-3-3", "210,140", "0.02Gi", "0s", "to", "build"]
     assert lines[-1] == ("525 file(s) (0 built), 27,860,711,107 slots, peak memory about "
-                         "4.3 GiB, about 4.1 h left to build on 2 cores (rates of "
+                         "4.3 GiB, about 3.2 h left to build on 2 cores (rates of "
                          "docs/benchmarks.md; rules standard)")
     assert len(lines) == 527 and "phase:" not in result.stdout
+
+
+@pytest.mark.parametrize("rules", [Rules(stones=5), Rules(board="six-mens", stones=4, placement="mixed")],
+                         ids=lambda r: r.name)
+def test_the_plan_of_any_rules_has_the_task_graph_of_the_build(rules):
+    """build_plan (plain tuples, any rules: --dry-run, scripts/scale_plan.py) lists the
+    files of plan_units (the kernels' subspaces: the build and the cluster) in the same
+    order, each needing the same files (in any order)."""
+    from solver.build import build_plan, plan_units
+    from solver.index import Pair
+    planned = [(f.name, f.slots, sorted(f.needs)) for f in build_plan(rules)]
+
+    def file_name(key) -> str:              # a unit's file, as the plan names it
+        return f"pair-{key.name}" if isinstance(key, Pair) else key.name
+    units = [(file_name(u.key), u.slots, sorted(file_name(n) for n in u.needs))
+             for u in plan_units(rules, phase="all")]
+    assert planned == units
 
 
 def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):
