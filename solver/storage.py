@@ -91,7 +91,8 @@ def holding(key, board: Board = STANDARD_BOARD) -> Pair | Subspace:
     moving-phase subspace's pair, or the placement subspace itself."""
     if isinstance(key, Pair):
         return key
-    sub = Subspace(*key, board=board)
+    # (a Subspace keeps its own board: the module of its stones, Board.indexing)
+    sub = key if isinstance(key, Subspace) else Subspace(*key, board=board)
     return sub.pair if sub.is_moving else sub
 
 

@@ -109,6 +109,8 @@ def test_the_standard_board_has_a_module_of_twelve_stones():
     again = pickle.loads(pickle.dumps(sub))
     assert again.board is wide and again.kernels is sub.kernels and again.slots == sub.slots
     assert pickle.loads(pickle.dumps(Pair(3, 10, board=wide))).board is wide
+    from solver.storage import holding           # a probe's file of a subspace: its own board
+    assert holding(sub) == Pair(3, 10, board=wide) and holding(sub).board is wide
     with pytest.raises(ValueError, match="0..9"):
         Subspace(10, 3)
 
