@@ -215,8 +215,8 @@ class Board:
         (True, 12)
         >>> STANDARD_BOARD.indexing(10) == STANDARD_BOARD, STANDARD_BOARD.indexing(10).module_suffix
         (True, '_standard_12')
-        >>> STANDARD_BOARD.indexing(10).indexing(9) is STANDARD_BOARD
-        True
+        >>> STANDARD_BOARD.indexing(10).indexing(9) is STANDARD_BOARD, BOARDS["six-mens"].indexing(12) is BOARDS["six-mens"]
+        (True, True)
         """
         first = BOARDS.get(self.name)
         if first != self:           # a board of its own (not one of BOARDS): its module
@@ -309,8 +309,11 @@ class Board:
 @lru_cache(maxsize=None)
 def _widest(board: Board) -> Board:
     """``board`` with the index of the most stones that fit (:meth:`Board.indexing`),
-    one object per board (its symmetry group found once)."""
-    wide = replace(board, index_stones=min(MAX_INDEX_STONES, board.num_points // 2))
+    one object per board (its symmetry group found once): itself where its index does."""
+    most = min(MAX_INDEX_STONES, board.num_points // 2)
+    if board.index_stones == most:
+        return board
+    wide = replace(board, index_stones=most)
     wide.__dict__["symmetries"] = board.symmetries
     return wide
 
