@@ -140,15 +140,11 @@ def test_the_two_standard_modules_number_the_slots_alike():
     assert (Subspace(3, 3).real_mask() == Subspace(3, 3, board=wide).real_mask()).all()
 
 
-@pytest.mark.parametrize("m, o", [(10, 3), (3, 10), (10, 10), (12, 12), (11, 1)])
-def test_the_module_of_twelve_indexes_ten_and_more_stones(m, o):
-    """Subspaces with more than nine stones a side on the standard board: every image
-    of a position under the 16 symmetries has its slot, a slot's position is indexed
-    back to it, and the slots are the orbits plus the index's slack."""
-    board = STANDARD_BOARD.indexing(max(m, o))
-    sub = Subspace(m, o, board=board)
-    rng = np.random.default_rng(SEED + m * 32 + o)
-    own, opp = random_positions(rng, m, o, 300, board)
+def assert_images_share_a_slot(sub: Subspace, rng: np.random.Generator) -> None:
+    """Random positions of ``sub``: real slots, every image under the board's symmetries
+    indexed to its position's slot, and each slot's position indexed back to it."""
+    board = sub.board
+    own, opp = random_positions(rng, sub.m, sub.o, 300, board)
     slots = sub.index_many(own, opp)
     assert sub.is_real_many(slots).all()
     for g in range(len(board.symmetries)):
@@ -157,6 +153,16 @@ def test_the_module_of_twelve_indexes_ten_and_more_stones(m, o):
         assert (sub.index_many(img_own, img_opp) == slots).all()
     back_own, back_opp = sub.positions_many(slots)
     assert (sub.index_many(back_own, back_opp) == slots).all()
+
+
+@pytest.mark.parametrize("m, o", [(10, 3), (3, 10), (10, 10), (12, 12), (11, 1)])
+def test_the_module_of_twelve_indexes_ten_and_more_stones(m, o):
+    """Subspaces with more than nine stones a side on the standard board: every image
+    of a position under the 16 symmetries has its slot, a slot's position is indexed
+    back to it, and the slots are the orbits plus the index's slack."""
+    board = STANDARD_BOARD.indexing(max(m, o))
+    sub = Subspace(m, o, board=board)
+    assert_images_share_a_slot(sub, np.random.default_rng(SEED + m * 32 + o))
     orbits = board.orbits(m, o)
     assert sub.count_real(2) == orbits <= sub.slots      # the rest: slack
 
@@ -222,16 +228,7 @@ def test_index_maps_every_image_to_one_slot(name):
     board = BOARDS[name]
     rng = np.random.default_rng(SEED)
     for m, o in [(3, 3), (4, 2), (min(6, max_stones(board)), 3)]:
-        sub = Subspace(m, o, board=board)
-        own, opp = random_positions(rng, m, o, 300, board)
-        slots = sub.index_many(own, opp)
-        assert sub.is_real_many(slots).all()
-        for g in range(len(board.symmetries)):
-            img_own = [board.apply_symmetry(g, int(x)) for x in own]
-            img_opp = [board.apply_symmetry(g, int(x)) for x in opp]
-            assert (sub.index_many(img_own, img_opp) == slots).all()
-        back_own, back_opp = sub.positions_many(slots)
-        assert (sub.index_many(back_own, back_opp) == slots).all()
+        assert_images_share_a_slot(Subspace(m, o, board=board), rng)
     with pytest.raises(ValueError):
         Subspace(3, 3, board=board).index(1 << board.num_points | 3, 0b111000)
 
