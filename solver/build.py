@@ -409,6 +409,7 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's file
 
     def file_of(shape: tuple) -> str:
+        """The name of the planned file that holds ``shape`` (the one naming rule)."""
         if not shape[2] and not shape[3]:
             return f"pair-{min(shape[:2])}-{max(shape[:2])}"
         return cycle_of.get(shape, shape_name(*shape))
@@ -421,18 +422,18 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
         for p in pair_plan(rules.stones, max_total, pair):
             own = _pair_shapes(p)
             reads = [c for s in own if (c := successors(*s)[1]) is not None]
-            files.append(PlannedFile("moving", f"pair-{p[0]}-{p[1]}", sum(slots(own)),
+            files.append(PlannedFile("moving", file_of(own[0]), sum(slots(own)),
                                      rounds_memory(slots(own), slots(reads)), needs=needs(reads)))
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
                 cycle_of.update((s, shape_name(*own[0])) for s in own)
-                files.append(PlannedFile("placement", shape_name(*own[0]), sum(slots(own)),
+                files.append(PlannedFile("placement", file_of(own[0]), sum(slots(own)),
                                          cycle_memory(slots(own), slots(reads)), needs=needs(reads)))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]
-                files.append(PlannedFile("placement", shape_name(*s), size(s[0], s[1]),
+                files.append(PlannedFile("placement", file_of(s), size(s[0], s[1]),
                                          placement.pass_memory(size(s[0], s[1]), slots(kids)),
                                          rounds=False, needs=needs(kids)))
     return files
