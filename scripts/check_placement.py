@@ -52,6 +52,8 @@ def main() -> int:
     ap.add_argument("--skip", type=int, default=0,
                     help="leave out the first N positions (opening ones first), checked by an earlier run")
     args = ap.parse_args()
+    if args.skip < 0 or args.count < 0:
+        ap.error("--skip and --count take a number of positions, 0 or more")
     rules = Rules.from_name(args.rules)      # every option of the rule set carries over
     if args.stones is not None:
         rules = replace(rules, stones=args.stones)
