@@ -60,14 +60,21 @@ def points_of(mask: int) -> list[int]:
     >>> points_of(0b1000_0101)
     [0, 2, 7]
     """
-    # Peel off the lowest set bit: as many steps as stones, not 24 (the reference
-    # move generator calls this in its inner loops).
-    out = []
+    # A byte at a time from a table: the reference move generator and every brute-force
+    # test call this in their inner loops, and a bit at a time was their largest cost.
+    out: list[int] = []
+    base = 0
     while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+        out += _BYTE_POINTS[base][mask & 0xFF]
+        mask >>= 8
+        base += 1
     return out
+
+
+# _BYTE_POINTS[k][b]: the points of byte b at byte k of a mask, for masks of up to
+# MAX_POINTS points.
+_BYTE_POINTS = [[[8 * k + i for i in range(8) if b >> i & 1] for b in range(256)]
+                for k in range((MAX_POINTS + 7) // 8)]
 
 
 @lru_cache(maxsize=None)

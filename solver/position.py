@@ -252,11 +252,12 @@ class Position:
             steps = [(None, t) for t in points_of(free)]
             if not rules.mixed:
                 return steps
-        jump = self.can_jump(rules)
         adjacent = self.board.adjacent
+        if self.can_jump(rules):
+            anywhere = points_of(free)
+            return steps + [(o, t) for o in points_of(own) for t in anywhere]
         for o in points_of(own):
-            targets = free if jump else adjacent[o] & free
-            steps += [(o, t) for t in points_of(targets)]
+            steps += [(o, t) for t in points_of(adjacent[o] & free)]
         return steps
 
     def _completed(self, origin: Optional[int], target: int, rules: Rules) -> list[Move]:
@@ -388,7 +389,9 @@ class Position:
         """
         self.check_board(rules)
         result = self._decided(rules)
-        if result is None and not self._moves(rules):
+        # Every step completes to at least one move (_completed), so no step is no move;
+        # the steps alone are an order of magnitude cheaper than every take of every mill.
+        if result is None and not self._steps(rules):
             result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
         return result
 

@@ -80,7 +80,7 @@ def test_probe_and_probe_moves_answer_odd_hands(brute):
         assert moves and RANK[moves[0].value] == value(pos)
 
 
-ODD = ["W:a1,a4,a7 B:d7,g7 w 0 2", "W:d7,a4,g4 B:a1,g1 b 0 2", "W:a1 B: w 2 3"]
+ODD = ["W:a1,a4,a7 B:d7,g7 w 0 2", "W:d7,a4,g4 B:a1,g1 b 0 2", "W:a1,d1,a4 B:a7,d7 w 1 2"]
 
 
 def test_every_entry_point_answers_odd_hands(db4, tmp_path, brute):
