@@ -142,7 +142,7 @@ cdef enum:
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
                         int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
-                        bint full_draw=False):
+                        bint full_draw=False, int h=0, int k=0):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
@@ -152,6 +152,10 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     per orbit under the stabiliser of X), so the checked slots number the real ones;
     that the others hold the slack code the caller proves by counting
     (retro_count_except).
+
+    With h >= 1 the subspace is the placement subspace m-o+h-k (separate placement:
+    the side to move places): ``quiet`` is o-(m+1)+k-(h-1) and ``cap`` (o-1)-(m+1), as
+    for placement_pass, whose slot-order check this is the grouped twin of.
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t per_rep = <int64_t>BINOM[NPTS - o][m]
@@ -164,9 +168,10 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     cdef IndexFrame* frames     # [NPTS]: quiet successors' side; [t]: after taking t
     cdef IndexFrame* f
     cdef Best* b
-    cdef int n, j, nb, k, take, expect
+    cdef int n, j, nb, take, expect
     cdef long long nbad = 0, at
-    cdef bint cap_wins = o - 1 < 3
+    cdef int m1 = m + 1 if h > 0 else m       # the mover's stones after its move
+    cdef bint cap_wins = o - 1 + k < 3
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
     cdef int64_t[::1] bad = bad_arr
@@ -174,9 +179,11 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         rep_stop = ORBITS[o]
     if rep_start < 0 or rep_start > rep_stop:
         raise ValueError("bad representative range")
-    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m):
+    if h < 0 or k < 0 or (h > 0 and m + h < 3):
+        raise ValueError(f"no subspace {m}-{o}+{h}-{k}")
+    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m1):
         raise ValueError("value or quiet-successor array of the wrong size")
-    if not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m):
+    if not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m1):
         raise ValueError("capture-target array of the wrong size")
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -189,12 +196,12 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             opp = REP_MASK[o][r]
             stab = REP_STAB[o][r]
             free_r = FULL & ~opp
-            c_index_frame(o, m, opp, &frames[NPTS])
+            c_index_frame(o, m1, opp, &frames[NPTS])
             if not cap_wins:
                 victims = takeable(opp, take_none)
                 v = victims
                 while v:
-                    c_index_frame(o - 1, m, without(opp, ctz(v)), &frames[ctz(v)])
+                    c_index_frame(o - 1, m1, without(opp, ctz(v)), &frames[ctz(v)])
                     v = v & (v - 1)
             x = ((<uint32_t>1) << m) - 1        # own, compacted into free_r, in colex order
             k0 = 0
@@ -216,10 +223,10 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                 # each state's code from its successors' (near) codes
                 for j in range(nb):
                     own = owns[j]
-                    n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                    n = c_moves_packed(own, opp, h, k, jumping, take_none, moves)
                     best_reset(b)
-                    for k in range(n):
-                        mv = moves[k]
+                    for i in range(n):
+                        mv = moves[i]       # (moved: a placement's origin is NO_POINT, off the board)
                         take = move_take(mv)
                         if take == NO_POINT:
                             best_add(b, quiet[c_index_in_frame(&frames[NPTS], moved(own, mv))])

@@ -4,6 +4,7 @@
 Usage:
   python scripts/bench_placement.py build --stones 6 [--db DIR] [--jobs 2]
   python scripts/bench_placement.py sample --stones 9 [--blocks 4] [--block 4096]
+  python scripts/bench_placement.py check --stones 9 --db DIR --subspace 7-6+1-0 [--subspace ...]
 
 ``build`` builds the moving phase (if not there) and then the placement phase of the
 game into --db (default a temporary folder) and prints, per hand level, slots, wall and
@@ -18,6 +19,10 @@ subspace, with children filled with random codes (the work per slot does not dep
 the values, only the memory it touches: children of the real sizes), and extrapolates
 CPU time per slot to the whole subspace.  The sum is an ESTIMATE of the placement
 phase's CPU time; divided by the cores it estimates the wall time of a quiet machine.
+
+``check`` times the two walks of the forward check (``muehle check --phase placement``)
+on stored files of --db: in slot order (``placement_pass`` with ``check``) and by the
+opponent's sets (``retro_check_grouped``, what the check runs), alternately, twice each.
 """
 
 from __future__ import annotations
@@ -110,9 +115,38 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
           f"cores (not counting reading and writing the files)")
 
 
+def run_check(rules: Rules, root: Path, names: list[str], jobs: int) -> None:
+    from solver import storage
+    from solver.retro import check_by_opponent_sets
+
+    def read(s):
+        return storage.read_subspace(storage.subspace_path(root, rules, s), rules, s.m, s.o,
+                                     verify=True, own_hand=s.own_hand, opp_hand=s.opp_hand)
+
+    by_name = {s.name: s for s in placement.plan(rules)}
+    for name in names:
+        sub = by_name[name]
+        quiet, capture = placement.children(sub)
+        values, q = read(sub), read(quiet)
+        cap = read(capture) if capture else placement.EMPTY
+        for walk in ("slot order", "by opponent sets") * 2:
+            cpu, wall = cpu_seconds(), time.perf_counter()
+            if walk == "slot order":
+                ok = all(sub.kernels.placement_pass(
+                    sub.m, sub.o, sub.own_hand, sub.opp_hand, values, q, cap, rules.jumping,
+                    rules.take_none, start, min(sub.slots, start + placement.BLOCK), True, 16,
+                    jobs)[1] == 0 for start in range(0, sub.slots, placement.BLOCK))
+            else:
+                ok = check_by_opponent_sets(sub, values, q, cap, rules, jobs)[1]
+            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+            print(f"{name}: {sub.slots:,} slots, {walk}: {'passed' if ok else 'FAILED'}, "
+                  f"{wall:.1f} s wall, {cpu:.1f} s CPU ({cpu / sub.slots * 1e9:.0f} ns a slot)",
+                  flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=("build", "sample"))
+    ap.add_argument("mode", choices=("build", "sample", "check"))
     ap.add_argument("--rules", default="standard", help="a rule set's name (muehle variants)")
     ap.add_argument("--stones", type=int, default=6, help="stones a side")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -120,10 +154,16 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=4, help="sample: ranges per subspace")
     ap.add_argument("--block", type=int, default=4096, help="sample: positions per range (at least one opponent set)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--subspace", action="append", default=[], help="check: a placement subspace (m-o+h-k) of --db")
     args = ap.parse_args()
     rules = replace(Rules.from_name(args.rules), stones=args.stones)   # every option carries over
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}; jobs={args.jobs}; rules={rules.name}; mode={args.mode}")
+    if args.mode == "check":
+        if not args.db or not args.subspace:
+            ap.error("check needs --db and at least one --subspace")
+        run_check(rules, Path(args.db), args.subspace, args.jobs)
+        return 0
     if args.mode == "sample":
         run_sample(rules, args.blocks, args.block, args.seed)
         return 0

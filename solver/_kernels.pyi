@@ -90,9 +90,11 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
     """Slots of [start, stop) whose code disagrees with their successors', and how many."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
-                        jobs: int = 2, full_draw: bool = False) -> tuple[I64, int, int]:
+                        jobs: int = 2, full_draw: bool = False, h: int = 0,
+                        k: int = 0) -> tuple[I64, int, int]:
     """The same check over the positions whose opponent stones are the representatives
-    [rep_start, rep_stop): slots that disagree, how many, and how many were checked."""
+    [rep_start, rep_stop): slots that disagree, how many, and how many were checked.
+    With h >= 1: placement subspace m-o+h-k, children as for placement_pass."""
 def retro_count_except(val: U16, code: int, jobs: int = 2) -> int:
     """How many slots hold a code other than ``code``."""
 

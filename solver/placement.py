@@ -34,6 +34,7 @@ import numpy as np
 from .errors import UnsupportedRulesError
 from .index import Subspace
 from .position import Position, parse_position
+from .retro import check_by_opponent_sets
 from .rules import Rules
 from .values import SLACK_CODE
 
@@ -183,18 +184,20 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     if rules.mixed:
         return _check_mixed(sub, rules, values, lookup, jobs, progress, max_bad)
     quiet, cap = _child_codes(sub, lookup)
+    # By opponent sets first (children read from cache); where that fails, the slot-order pass names the bad slots in order.
+    flagged, passed = check_by_opponent_sets(sub, values, quiet, cap, rules, jobs, BLOCK, progress)
+    if passed:
+        return []
     bad: list[int] = []
     for start in range(0, sub.slots, BLOCK):
         stop = min(sub.slots, start + BLOCK)
         slots, _ = sub.kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values,
                                            quiet, cap, rules.jumping, rules.take_none,
                                            start, stop, True, max_bad, jobs)
-        bad += [int(s) for s in slots]
-        if progress:
-            progress(stop - start)
+        bad += sorted(int(s) for s in slots)
         if len(bad) >= max_bad:
             break
-    return bad[:max_bad]
+    return (bad or sorted(flagged))[:max_bad]
 
 
 def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int,

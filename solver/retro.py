@@ -20,6 +20,7 @@ import numpy as np
 from .index import Pair, Subspace, successors
 from .kernels import kernels_for
 from .rules import Rules, require_kernels
+from .values import SLACK_CODE
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
 Lookup = Callable[[int, int], np.ndarray]
@@ -162,6 +163,36 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     for s in subs:
         kernels.retro_finish(val[s])
     return PairResult(values=val, rounds=d, seconds=time.perf_counter() - start)
+
+
+def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, cap: np.ndarray,
+                           rules: Rules, jobs: int = 2, block: int = 1 << 22,
+                           progress: Callable[[int], None] | None = None) -> tuple[list[int], bool]:
+    """The forward check of ``sub`` (a moving subspace, or a placement subspace of
+    separate placement) with its positions grouped by the opponent's stones
+    (``retro_check_grouped``, docs/design.md §6): the children of a group lie close
+    together in ``quiet`` and ``cap``, so they are read from cache.  Returns some slots
+    that disagree (at most 16 a call of about ``block`` slots, in no order) and whether
+    everything passed: every real slot agrees with its children and every other slot
+    holds the slack code (counted: the kernel visits each real slot once).
+    The moving check (:mod:`solver.verify.check`) and the placement check
+    (:func:`solver.placement.check`) both run it; their slot-order walks name the bad
+    slots in order when it fails."""
+    kernels = sub.kernels
+    orbits = kernels.orbit_count(sub.o)
+    step = max(1, orbits * block // max(1, len(val)))       # about ``block`` slots a call
+    flagged, faults, checked = [], 0, 0
+    for start in range(0, orbits, step):
+        stop = min(orbits, start + step)
+        slots, count, seen = kernels.retro_check_grouped(
+            sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, 16, jobs,
+            full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand)
+        flagged += [int(s) for s in slots]
+        faults += count
+        checked += seen
+        if progress:
+            progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
+    return flagged, not faults and kernels.retro_count_except(val, SLACK_CODE, jobs) == checked
 
 
 def hands(sub: Subspace, rules: Rules) -> tuple[int, int, bool]:

@@ -95,7 +95,8 @@ def assert_equals_backward_pass(root, rules):
 
 def pass_in_both_orders(rules: Rules, seed: int = 7):
     """For every placement subspace, with random children: the build's pass (positions
-    grouped by the opponent's stones, one and two threads) and the check's (slot order)."""
+    grouped by the opponent's stones, one and two threads), the slot-order pass, and the
+    children (a lookup)."""
     rng = np.random.default_rng(seed)
     for sub in placement.plan(rules):
         quiet, capture = placement.children(sub)
@@ -107,20 +108,45 @@ def pass_in_both_orders(rules: Rules, seed: int = 7):
         _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, in_order, kids[quiet],
                                 kids[capture] if capture else placement.EMPTY, rules.jumping,
                                 rules.take_none)
-        yield sub, by_sets, in_order
+        yield sub, by_sets, in_order, kids.__getitem__
 
 
 @pytest.mark.parametrize("rules", [FOUR, Rules(stones=3, jumping=False, mill_rule="take-none")])
 def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order(rules):
     """Any children (random ones here) give the same codes, so the order is no part of
     the values; slack slots stay slack."""
-    for sub, (one, two), in_order in pass_in_both_orders(rules):
+    for sub, (one, two), in_order, _ in pass_in_both_orders(rules):
         assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
+
+
+@pytest.mark.parametrize("rules", [FOUR, Rules(stones=3, jumping=False, mill_rule="take-none")])
+def test_the_check_by_opponent_sets_finds_what_the_slot_order_check_finds(rules):
+    """The check (``muehle check --phase placement``) runs by opponent sets and names bad
+    slots by the slot-order pass: codes equal to their children's pass it, one thread or
+    two; a changed code, or a slack slot given a code, is found at its slot."""
+    rng = np.random.default_rng(3)
+    from solver.retro import check_by_opponent_sets
+    for sub, _, codes, kids in pass_in_both_orders(rules):
+        quiet, capture = placement.children(sub)
+        cap = kids(capture) if capture else placement.EMPTY
+        for jobs in (1, 2):
+            assert check_by_opponent_sets(sub, codes, kids(quiet), cap, rules, jobs) == ([], True)
+            assert placement.check(sub, rules, codes, kids, jobs) == [], sub.name
+        real = np.flatnonzero(codes != SLACK_CODE)
+        slack = np.flatnonzero(codes == SLACK_CODE)
+        bad = codes.copy()
+        changed = sorted(rng.choice(real, size=min(3, len(real)), replace=False).tolist())
+        bad[changed] += 2
+        if len(slack):
+            bad[slack[0]] = 0
+            changed = sorted(changed + [int(slack[0])])
+        for jobs in (1, 2):
+            assert placement.check(sub, rules, bad, kids, jobs) == changed, sub.name
 
 
 @pytest.mark.slow
 def test_the_pass_by_opponent_sets_equals_the_pass_in_slot_order_for_five_stones():
-    for sub, (one, two), in_order in pass_in_both_orders(Rules(stones=5)):
+    for sub, (one, two), in_order, _ in pass_in_both_orders(Rules(stones=5)):
         assert one.tobytes() == in_order.tobytes() == two.tobytes(), sub.name
 
 

@@ -19,8 +19,8 @@ from ..board import STANDARD_BOARD, Board
 from ..index import Pair, Subspace
 from ..kernels import kernels_for
 from ..position import Position
+from ..retro import check_by_opponent_sets
 from ..rules import Rules
-from ..values import SLACK_CODE
 
 EMPTY = np.zeros(0, dtype=np.uint16)
 BLOCK = 1 << 22
@@ -96,24 +96,10 @@ def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray,
     successors and every other slot holds the slack code, else its first ``max_bad``
     bad states, named by the slot-order check (or, should that find none, by the
     grouped one)."""
-    kernels = kernels_for(rules.board)
-    val = values[m, o]
-    orbits = kernels.orbit_count(o)
-    step = max(1, orbits * BLOCK // max(1, len(val)))       # about BLOCK slots a call
-    flagged, faults, checked = [], 0, 0
-    for start in range(0, orbits, step):
-        stop = min(orbits, start + step)
-        slots, count, seen = kernels.retro_check_grouped(
-            m, o, val, values[o, m], cap, rules.jumping, rules.take_none, start, stop, 16, jobs,
-            full_draw=rules.full_draw)
-        flagged += [int(s) for s in slots]
-        faults += count
-        checked += seen
-        if progress:
-            progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
-    # every real slot was checked once, so the others are slack if no more slots than
-    # the checked ones hold another code
-    if not faults and kernels.retro_count_except(val, SLACK_CODE, jobs) == checked:
+    sub = Subspace(m, o, board=rules.board)
+    flagged, passed = check_by_opponent_sets(sub, values[m, o], values[o, m], cap, rules, jobs,
+                                             BLOCK, progress)
+    if passed:
         return []
     found = _slot_order_faults(m, o, rules, values, cap, 1, None, max_bad)
     return found or [BadState(m, o, s, board=rules.board) for s in sorted(flagged)[:max_bad]]
