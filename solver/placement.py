@@ -184,7 +184,10 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     if rules.mixed:
         return _check_mixed(sub, rules, values, lookup, jobs, progress, max_bad)
     quiet, cap = _child_codes(sub, lookup)
-    # By opponent sets first (children read from cache); where that fails, the slot-order pass names the bad slots in order.
+    # By opponent sets first (children read from cache).  Where that fails, the slot-order
+    # pass names the first bad slots, on one thread: threads keep whichever bad slots they
+    # meet first (a failing check is rare, so its speed does not matter), as in
+    # solver.verify.check.
     flagged, passed = check_by_opponent_sets(sub, values, quiet, cap, rules, jobs, BLOCK, progress)
     if passed:
         return []
@@ -193,7 +196,7 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
         stop = min(sub.slots, start + BLOCK)
         slots, _ = sub.kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values,
                                            quiet, cap, rules.jumping, rules.take_none,
-                                           start, stop, True, max_bad, jobs)
+                                           start, stop, True, max_bad, 1)
         bad += sorted(int(s) for s in slots)
         if len(bad) >= max_bad:
             break
