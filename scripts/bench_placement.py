@@ -42,6 +42,7 @@ import numpy as np
 from machine import cpu_model
 from solver import _kernels, placement
 from solver.build import PlacementReport, build, peak_rss_mib
+from solver.errors import DatabaseError
 from solver.rules import Rules
 from solver.values import SLACK_CODE
 
@@ -124,6 +125,9 @@ def run_check(rules: Rules, root: Path, names: list[str], jobs: int) -> None:
                                      verify=True, own_hand=s.own_hand, opp_hand=s.opp_hand)
 
     by_name = {s.name: s for s in placement.plan(rules)}
+    unknown = [name for name in names if name not in by_name]
+    if unknown:
+        sys.exit(f"bench_placement.py: no placement subspace {', '.join(unknown)} under {rules.name}")
     for name in names:
         sub = by_name[name]
         quiet, capture = placement.children(sub)
@@ -162,7 +166,10 @@ def main() -> int:
     if args.mode == "check":
         if not args.db or not args.subspace:
             ap.error("check needs --db and at least one --subspace")
-        run_check(rules, Path(args.db), args.subspace, args.jobs)
+        try:
+            run_check(rules, Path(args.db), args.subspace, args.jobs)
+        except DatabaseError as exc:
+            sys.exit(f"bench_placement.py: {exc}")
         return 0
     if args.mode == "sample":
         run_sample(rules, args.blocks, args.block, args.seed)
