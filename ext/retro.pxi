@@ -49,6 +49,7 @@ cdef extern from *:
         return __atomic_load_n(p, __ATOMIC_RELAXED);
     }
     static inline void mu_prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
+    static inline void mu_prefetch_w(void* p) { __builtin_prefetch(p, 1, 1); }
     static inline long long mu_atomic_inc_i64(long long* p) {
         return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
     }
@@ -58,6 +59,7 @@ cdef extern from *:
     uint8_t atomic_load_u8 "mu_atomic_load_u8"(uint8_t* p) nogil
     long long atomic_inc_i64 "mu_atomic_inc_i64"(long long* p) nogil
     void prefetch "mu_prefetch"(const void* p) nogil
+    void prefetch_w "mu_prefetch_w"(void* p) nogil      # (for a write)
 
 cdef enum:
     V_DRAW = 0
@@ -73,6 +75,8 @@ cdef enum:
     SCAN_SHIFT = 12        # the frontier scan's blocks: 4096 slots (see retro_scan)
     SCAN_SLOTS = 1 << SCAN_SHIFT
     PULL_BATCH = 8         # successors a pull round prefetches together
+    ROUND_BATCH = 8        # frontier states whose predecessors a push round prefetches together
+    INIT_BATCH = 16        # states whose capture targets the initialisation prefetches together
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -329,48 +333,82 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     ``place_cap`` the solved subspaces its placements lead to (see Outside); every move
     out of the unit counts as a capture does.
     """
-    cdef int64_t slot, n_slots = c_subspace_slots(m, o)
+    cdef int64_t slot, s0, s1, blk, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
-    cdef int n, i, quiet
+    cdef int64_t* ents
+    cdef int* first     # per state of a batch: its first entry in ents, -1: no moves to
+    cdef int* quiet     # look at (slack, won by a line); its quiet moves; all its moves
+    cdef int* nmoves
+    cdef int n, i, j, total, q
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
     assert val.shape[0] == n_slots
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
+        ents = <int64_t*>malloc(INIT_BATCH * MAX_MOVES * sizeof(int64_t))
+        first = <int*>malloc(INIT_BATCH * sizeof(int))
+        quiet = <int*>malloc(INIT_BATCH * sizeof(int))
+        nmoves = <int*>malloc(INIT_BATCH * sizeof(int))
         b = <Best*>malloc(sizeof(Best))
-        for slot in prange(n_slots, schedule="dynamic", chunksize=4096):
-            if not c_is_real_slot(m, o, slot):
-                val[slot] = V_SLACK
-                continue
-            c_position_at(m, o, slot, &scratch[0], &scratch[1])
-            own = scratch[0]
-            opp = scratch[1]
-            if LINE_WINS and won_by_line(own, opp):
-                val[slot] = V_LINE_WON
-                continue
-            n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
-            best_reset(b)
-            quiet = 0
-            for i in range(n):
-                mv = moves[i]
-                if inside(mv):
-                    quiet = quiet + 1      # (not +=: that would be a prange reduction)
+        for blk in prange((n_slots + INIT_BATCH - 1) // INIT_BATCH, schedule="dynamic",
+                          chunksize=256):
+            s0 = blk * INIT_BATCH
+            s1 = s0 + INIT_BATCH if s0 + INIT_BATCH < n_slots else n_slots
+            # pass 1: where the codes of the moves out of the unit (captures) lie,
+            # prefetched for the whole batch (random reads far apart)
+            total = 0
+            for slot in range(s0, s1):
+                j = slot - s0
+                first[j] = -1
+                if not c_is_real_slot(m, o, slot):
+                    val[slot] = V_SLACK
+                    continue
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
+                own = scratch[0]
+                opp = scratch[1]
+                if LINE_WINS and won_by_line(own, opp):
+                    val[slot] = V_LINE_WON
+                    continue
+                n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
+                first[j] = total
+                nmoves[j] = n
+                q = 0
+                for i in range(n):
+                    mv = moves[i]
+                    if inside(mv):
+                        q = q + 1
+                    else:
+                        ents[total] = outside_entry(m, o, own, opp, mv, &x)
+                        if ents[total] >= 0:
+                            prefetch(outside_at(ents[total], &x))
+                        total = total + 1
+                quiet[j] = q
+            # pass 2: the codes
+            for slot in range(s0, s1):
+                j = slot - s0
+                if first[j] < 0:
+                    continue
+                best_reset(b)
+                for i in range(first[j], first[j] + nmoves[j] - quiet[j]):
+                    best_add(b, outside_read(ents[i], &x))
+                if b.win != NO_WIN or quiet[j] == 0:
+                    # (tentative) win, all captures, or blocked
+                    val[slot] = <uint16_t>(best_code(b) if nmoves[j] else blocked_code(m, o, full_draw))
+                elif b.draw:
+                    val[slot] = <uint16_t>(V_PENDING | V_DRAW_CAPTURE | b.loss)
+                elif b.loss:
+                    val[slot] = <uint16_t>(V_PENDING | b.loss)
                 else:
-                    best_add(b, outside_code(m, o, own, opp, mv, &x))
-            if b.win != NO_WIN or quiet == 0:
-                # (tentative) win, all captures, or blocked
-                val[slot] = <uint16_t>(best_code(b) if n else blocked_code(m, o, full_draw))
-            elif b.draw:
-                val[slot] = <uint16_t>(V_PENDING | V_DRAW_CAPTURE | b.loss)
-            elif b.loss:
-                val[slot] = <uint16_t>(V_PENDING | b.loss)
-            else:
-                val[slot] = 0
+                    val[slot] = 0
         free(moves)
         free(scratch)
+        free(ents)
+        free(first)
+        free(quiet)
+        free(nmoves)
         free(b)
     return _max_plies(val)
 
@@ -523,14 +561,15 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     out the successors won in fewer than d plies (else it needs no look at them).
     Under mixed placement m-o is m-o+h-k and o-m is o-m+k-h (see retro_init).
     """
-    cdef int64_t j, slot, p, decided = 0
+    cdef int64_t j, j1, blk, slot, p, decided = 0
+    cdef int64_t n_front = frontier.shape[0]
     cdef uint32_t own, opp, mv, before
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* preds
     cdef int64_t* succ
     cdef int64_t* table
-    cdef int n, nd, i, c, cmax
+    cdef int n, total, i, c, cmax
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
@@ -540,23 +579,37 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
-        preds = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
+        preds = <int64_t*>malloc(ROUND_BATCH * MAX_MOVES * sizeof(int64_t))
         succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         table = new_dedupe_table()
-        for j in prange(frontier.shape[0], schedule="dynamic", chunksize=256):
-            slot = frontier[j]
-            c_position_at(m, o, slot, &scratch[0], &scratch[1])
-            own = scratch[0]
-            opp = scratch[1]
-            n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
-            for i in range(n):
-                mv = moves[i]
-                # the predecessor's stones: back from the target to the origin
-                before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
-                preds[i] = c_index_position(o, m, before, own)
-                prefetch(&pred[preds[i]])
-            nd = dedupe(preds, n, table)
-            for i in range(nd):
+        for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
+                          chunksize=32):
+            # pass 1: the distinct predecessor slots of ROUND_BATCH frontier states (a
+            # predecessor reached from two of them counts twice), their codes and, in a
+            # round into losses, their counts prefetched: the reads of pass 2 are random
+            # and far apart, so many must be in flight at once
+            total = 0
+            j1 = blk * ROUND_BATCH + ROUND_BATCH
+            if j1 > n_front:
+                j1 = n_front
+            for j in range(blk * ROUND_BATCH, j1):
+                slot = frontier[j]
+                c_position_at(m, o, slot, &scratch[0], &scratch[1])
+                own = scratch[0]
+                opp = scratch[1]
+                n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
+                for i in range(n):
+                    mv = moves[i]
+                    # the predecessor's stones: back from the target to the origin
+                    before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
+                    p = c_index_position(o, m, before, own)
+                    preds[total + i] = p
+                    prefetch_w(&pred[p])
+                    if not child_lost:
+                        prefetch_w(&pred_cnt[p])
+                total = total + dedupe(preds + total, n, table)
+            # pass 2: inform them
+            for i in range(total):
                 p = preds[i]
                 v = pred[p]
                 if child_lost:
@@ -571,7 +624,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
                         c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
-                                                  take_none, mixed, moves + n, succ, table, codes, d)
+                                                  take_none, mixed, moves, succ, table, codes, d)
                         atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
                     if atomic_dec_u8(&pred_cnt[p]) == 0:
                         cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
