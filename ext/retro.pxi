@@ -300,11 +300,18 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
     cdef int i, j = 0, left = 0
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
+    if codes == NULL and not f.stab:
+        # no symmetry fixes opp, so distinct moves reach distinct slots: the count is
+        # the number of moves, no slot needed (a jumping side's 40-odd indexes saved)
+        for i in range(n):
+            j += inside(moves[i])
+        return j
     for i in range(n):
         if inside(moves[i]):
             succ[j] = c_index_in_frame(&f, moved(own, moves[i]))
             j += 1
-    j = dedupe(succ, j, table)
+    if f.stab:      # else distinct moves reach distinct slots
+        j = dedupe(succ, j, table)
     if codes == NULL:
         return j
     for i in range(j):
@@ -562,7 +569,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     Under mixed placement m-o is m-o+h-k and o-m is o-m+k-h (see retro_init).
     """
     cdef int64_t j, j1, blk, slot, p, decided = 0
-    cdef int64_t n_front = frontier.shape[0]
+    cdef int64_t n_front = frontier.shape[0], per = <int64_t>BINOM[NPTS - m][o]
     cdef uint32_t own, opp, mv, before
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -607,7 +614,10 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     prefetch_w(&pred[p])
                     if not child_lost:
                         prefetch_w(&pred_cnt[p])
-                total = total + dedupe(preds + total, n, table)
+                if REP_STAB[m][slot // per]:
+                    # a symmetry fixes own: two un-moves may reach one slot
+                    n = dedupe(preds + total, n, table)
+                total = total + n
             # pass 2: inform them
             for i in range(total):
                 p = preds[i]
