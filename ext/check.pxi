@@ -7,6 +7,7 @@
 #           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
 #           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
 #           best_code, blocked_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch,
+#           GROUP_BATCH,
 #           Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
@@ -134,10 +135,6 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 # move) and its captures in one of o blocks of (o-1)-m, so the successors' codes come
 # from cache; the state's own code is the one read far away.  retro_check reads every
 # successor far away (about 10 reads a position when sliding, 45 when jumping).
-
-cdef enum:
-    GROUP_BATCH = 16        # states whose own codes the grouped check prefetches together
-
 
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
