@@ -2,7 +2,7 @@
 # alike of a unit {m-o+h-k, o-m+k-h} of mixed placement, where a move keeps the hands.
 #
 # Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
-#           retro_pull, retro_finish (the solve of a pair, or of a unit of mixed placement,
+#           retro_pull, retro_pull_grouped, retro_finish (the solve of a pair, or of a unit of mixed placement,
 #           driven by solver.retro); Outside, inside, outside_entry, outside_at,
 #           outside_read, outside_code, outside_of (where a unit's moves lead out of
 #           it, also for check.pxi);
@@ -671,13 +671,114 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     the successors already won (retro_round with recount).  Returns the number of
     states decided that were undecided.  Hands and ``mixed`` as for retro_round.
 
+    This walk goes in slot order, reading each state's successors far away; it suits
+    rounds where few states can be decided (it skips the others at the cost of a
+    sequential read).  retro_pull_grouped does the same where many can.
+    """
+    cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
+    cdef uint32_t own, opp, mv
+    cdef uint32_t* moves
+    cdef uint32_t* scratch
+    cdef int64_t* succ
+    cdef int n, nb, i, j, cmax
+    cdef uint16_t v, c
+    cdef bint hit, done
+    cdef IndexFrame* frame     # per thread (see Best in retro_init)
+    cdef bint child_lost = d % 2 == 0
+    cdef uint16_t at_d = <uint16_t>(d + 1)
+    assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
+    assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    assert child.shape[0] == c_subspace_slots(m, o)
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
+        succ = <int64_t*>malloc(PULL_BATCH * sizeof(int64_t))
+        frame = <IndexFrame*>malloc(sizeof(IndexFrame))
+        for p in prange(n_pred, schedule="dynamic", chunksize=4096):
+            v = pred[p]
+            if child_lost:
+                if not (is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)):
+                    continue
+            elif not is_undecided(v) or (v & V_DRAW_CAPTURE):
+                continue
+            c_position_at(o, m, p, &scratch[0], &scratch[1])
+            own = scratch[0]
+            opp = scratch[1]
+            n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
+            c_index_frame(m, o, opp, frame)
+            # successors in batches of PULL_BATCH, prefetched, so that the first
+            # one that settles the state stops the work
+            hit = False
+            done = False
+            i = 0
+            while i < n and not done:
+                nb = 0
+                while i < n and nb < PULL_BATCH:
+                    mv = moves[i]
+                    i = i + 1
+                    if inside(mv):
+                        s = c_index_in_frame(frame, moved(own, mv))
+                        succ[nb] = s
+                        nb = nb + 1
+                        prefetch(&child[s])
+                for j in range(nb):
+                    c = child[succ[j]]
+                    if child_lost:
+                        if c == at_d:
+                            hit = True
+                            done = True
+                            break
+                    elif c == at_d:
+                        hit = True
+                    elif not won_by(c, d):
+                        done = True         # not all won: no loss this round
+                        break
+            if child_lost:
+                if hit:
+                    pred[p] = <uint16_t>(d + 2)
+                    mark_due(&pred_due[0], p, d)
+                    if is_undecided(v):
+                        decided += 1
+            elif not done and hit:
+                cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
+                pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                mark_due(&pred_due[0], p, d)
+                decided += 1
+            elif pred_cnt[p] != CNT_UNKNOWN:
+                pred_cnt[p] = CNT_UNKNOWN
+        free(moves)
+        free(scratch)
+        free(succ)
+        free(frame)
+    return decided
+
+
+def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
+                       uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d, bint jumping,
+                       bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
+    """Round d the other way round (pull): every state of o-m (``pred``) that round d
+    can decide looks at its quiet successors in m-o (``child``) for ones decided with
+    plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
+    and leaves the counts so that push rounds can go on (see below): rounds may switch
+    between the two.  It pays when the frontier is larger than the states it can decide.
+
+    Rounds with d even (successors lost in d): a state that is undecided, or wins only
+    in more than d + 1 (a tentative capture win), wins in d + 1 if a successor is lost
+    in d.  Rounds with d odd (successors won in d): an undecided state that may still
+    lose is lost when every successor is a win in at most d plies and one in exactly d;
+    else it stops at the first successor not won, and its count, if known, becomes
+    unknown again: the push round that next needs it computes it afresh, leaving out
+    the successors already won (retro_round with recount).  Returns the number of
+    states decided that were undecided.  Hands and ``mixed`` as for retro_round.
+
     The states of o-m are visited grouped by the opponent's stones (as
     retro_check_grouped does): for one representative Y of the m-stone sets, the
     successors (Y, own') of every state (own, Y) lie in one block of C(NPTS - m, o)
     slots of m-o, so they come from cache, and a state stops at the first successor
     that settles it without waiting for memory (read in slot order, those reads were
     37 % of a pull round of 3-8).  Only each state's own code is read far away, a batch
-    of GROUP_BATCH prefetched together.
+    of GROUP_BATCH prefetched together.  But every state's slot is computed, so where
+    few states can be decided retro_pull (slot order) costs less.
     """
     cdef int64_t n_pred = c_subspace_slots(o, m)
     cdef int64_t per_rep = <int64_t>BINOM[NPTS - m][o]
