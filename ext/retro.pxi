@@ -653,6 +653,54 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     return decided
 
 
+# --- pull rounds: what both walks share ----------------------------------------------
+
+cdef enum:
+    PULL_HIT = 1        # pull_look: a successor decided with plies d
+    PULL_STOP = 2       # pull_look: the state needs no more successors this round
+
+
+cdef inline bint pull_may_decide(uint16_t v, int d) noexcept nogil:
+    """Whether round d of a pull may decide a state with code v: in a round into wins
+    (d even) one undecided or winning more slowly, in a round into losses one undecided
+    that may still lose."""
+    if d % 2 == 0:
+        return is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)
+    return is_undecided(v) and not (v & V_DRAW_CAPTURE)
+
+
+cdef inline int pull_look(uint16_t c, int d) noexcept nogil:
+    """What a successor's code c tells a state in round d of a pull (PULL_* flags)."""
+    if c == d + 1:
+        return PULL_HIT | PULL_STOP if d % 2 == 0 else PULL_HIT
+    if d % 2 == 1 and not won_by(c, d):
+        return PULL_STOP        # not all won: no loss this round
+    return 0
+
+
+cdef inline int pull_settle(uint16_t* pred, uint8_t* pred_cnt, uint16_t* pred_due, int64_t p,
+                            uint16_t v, int d, bint hit, bint stopped) noexcept nogil:
+    """Write what a pull found for the state at p (code v before the round): a win in
+    d + 1 (d even, a successor lost in d), a loss (d odd, every successor won, one in
+    d), or, where a round into losses did not decide it, its count made unknown (the
+    next push round recomputes it).  Returns 1 where an undecided state was decided."""
+    cdef int cmax
+    if d % 2 == 0:
+        if not hit:
+            return 0
+        pred[p] = <uint16_t>(d + 2)
+        mark_due(pred_due, p, d)
+        return is_undecided(v)
+    if hit and not stopped:
+        cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
+        pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+        mark_due(pred_due, p, d)
+        return 1
+    if pred_cnt[p] != CNT_UNKNOWN:
+        pred_cnt[p] = CNT_UNKNOWN
+    return 0
+
+
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
                uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2, int h=0,
                int k=0, bint mixed=False):
@@ -680,12 +728,10 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* succ
-    cdef int n, nb, i, j, cmax
-    cdef uint16_t v, c
-    cdef bint hit, done
+    cdef int n, nb, i, j, look
+    cdef uint16_t v
+    cdef bint hit, stopped
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
-    cdef bint child_lost = d % 2 == 0
-    cdef uint16_t at_d = <uint16_t>(d + 1)
     assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
@@ -696,10 +742,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
         frame = <IndexFrame*>malloc(sizeof(IndexFrame))
         for p in prange(n_pred, schedule="dynamic", chunksize=4096):
             v = pred[p]
-            if child_lost:
-                if not (is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)):
-                    continue
-            elif not is_undecided(v) or (v & V_DRAW_CAPTURE):
+            if not pull_may_decide(v, d):
                 continue
             c_position_at(o, m, p, &scratch[0], &scratch[1])
             own = scratch[0]
@@ -709,9 +752,9 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
             # successors in batches of PULL_BATCH, prefetched, so that the first
             # one that settles the state stops the work
             hit = False
-            done = False
+            stopped = False
             i = 0
-            while i < n and not done:
+            while i < n and not stopped:
                 nb = 0
                 while i < n and nb < PULL_BATCH:
                     mv = moves[i]
@@ -722,30 +765,13 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
                         nb = nb + 1
                         prefetch(&child[s])
                 for j in range(nb):
-                    c = child[succ[j]]
-                    if child_lost:
-                        if c == at_d:
-                            hit = True
-                            done = True
-                            break
-                    elif c == at_d:
+                    look = pull_look(child[succ[j]], d)
+                    if look & PULL_HIT:
                         hit = True
-                    elif not won_by(c, d):
-                        done = True         # not all won: no loss this round
+                    if look & PULL_STOP:
+                        stopped = True
                         break
-            if child_lost:
-                if hit:
-                    pred[p] = <uint16_t>(d + 2)
-                    mark_due(&pred_due[0], p, d)
-                    if is_undecided(v):
-                        decided += 1
-            elif not done and hit:
-                cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
-                pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
-                mark_due(&pred_due[0], p, d)
-                decided += 1
-            elif pred_cnt[p] != CNT_UNKNOWN:
-                pred_cnt[p] = CNT_UNKNOWN
+            decided += pull_settle(&pred[0], &pred_cnt[0], &pred_due[0], p, v, d, hit, stopped)
         free(moves)
         free(scratch)
         free(succ)
@@ -784,16 +810,14 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef int64_t per_rep = <int64_t>BINOM[NPTS - m][o]
     cdef int64_t r, k0, p, decided = 0
     cdef uint32_t own, opp, x, free_r, mv
-    cdef uint16_t stab, v, c
+    cdef uint16_t stab, v
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
     cdef IndexFrame* fy        # per thread: the successors' frame (their side to move: Y)
     cdef IndexFrame* f
-    cdef int n, nb, i, j, cmax
-    cdef bint hit, done
-    cdef bint child_lost = d % 2 == 0
-    cdef uint16_t at_d = <uint16_t>(d + 1)
+    cdef int n, nb, i, j, look
+    cdef bint hit, stopped
     assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
@@ -828,42 +852,24 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                 for j in range(nb):
                     p = slots[j]
                     v = pred[p]
-                    if child_lost:
-                        if not (is_undecided(v) or ((v & 1) == 0 and v > d + 2 and v != V_SLACK)):
-                            continue
-                    elif not is_undecided(v) or (v & V_DRAW_CAPTURE):
+                    if not pull_may_decide(v, d):
                         continue
                     own = owns[j]
                     n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
                     hit = False
-                    done = False
+                    stopped = False
                     for i in range(n):
                         mv = moves[i]
                         if not inside(mv):
                             continue
-                        c = child[c_index_in_frame(fy, moved(own, mv))]
-                        if child_lost:
-                            if c == at_d:
-                                hit = True
-                                break
-                        elif c == at_d:
+                        look = pull_look(child[c_index_in_frame(fy, moved(own, mv))], d)
+                        if look & PULL_HIT:
                             hit = True
-                        elif not won_by(c, d):
-                            done = True         # not all won: no loss this round
+                        if look & PULL_STOP:
+                            stopped = True
                             break
-                    if child_lost:
-                        if hit:
-                            pred[p] = <uint16_t>(d + 2)
-                            mark_due(&pred_due[0], p, d)
-                            if is_undecided(v):
-                                decided += 1
-                    elif not done and hit:
-                        cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
-                        pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
-                        mark_due(&pred_due[0], p, d)
-                        decided += 1
-                    elif pred_cnt[p] != CNT_UNKNOWN:
-                        pred_cnt[p] = CNT_UNKNOWN
+                    decided += pull_settle(&pred[0], &pred_cnt[0], &pred_due[0], p, v, d, hit,
+                                           stopped)
         free(moves)
         free(owns)
         free(slots)

@@ -80,7 +80,12 @@ def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_cnt: 
 def retro_pull(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16, d: int,
                jumping: bool, take_none: bool, jobs: int = 2, h: int = 0, k: int = 0,
                mixed: bool = False) -> int:
-    """One round at plies d, pulled by the states it can decide; returns how many."""
+    """One round at plies d, pulled by the states it can decide, in slot order; returns
+    how many."""
+def retro_pull_grouped(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16,
+                       d: int, jumping: bool, take_none: bool, jobs: int = 2, h: int = 0,
+                       k: int = 0, mixed: bool = False) -> int:
+    """retro_pull with the states grouped by the opponent's stones (successors from cache)."""
 def retro_finish(val: U16) -> None: ...
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
