@@ -4,7 +4,7 @@
 # Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
 #           retro_pull, retro_pull_grouped, retro_finish (the solve of a pair, or of a unit of mixed placement,
 #           driven by solver.retro); Outside, inside, outside_entry, outside_at,
-#           outside_read, outside_code, outside_of (where a unit's moves lead out of
+#           outside_read, outside_of (where a unit's moves lead out of
 #           it, also for check.pxi);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
 #           a position won by the line of the side to move), Best with
@@ -197,13 +197,6 @@ cdef inline int outside_read(int64_t e, const Outside* x) noexcept nogil:
     if e < 0:
         return 1      # the opponent is left with two stones: loss in 0
     return outside_at(e, x)[0]
-
-
-cdef inline int outside_code(int m, int o, uint32_t own, uint32_t opp, uint32_t mv,
-                             const Outside* x) noexcept nogil:
-    """Stored code of the successor of (own, opp) in m-o by a move mv that leaves the
-    unit (the opponent to move there)."""
-    return outside_read(outside_entry(m, o, own, opp, mv, x), x)
 
 
 cdef Outside outside_of(int m, int o, int h, int k, const uint16_t[::1] cap,
