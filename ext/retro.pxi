@@ -809,7 +809,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef int64_t* slots
     cdef IndexFrame* fy        # per thread: the successors' frame (their side to move: Y)
     cdef IndexFrame* f
-    cdef int n, nb, i, j, look
+    cdef int n, nb, nd, i, j, look
     cdef bint hit, stopped
     assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
@@ -842,11 +842,19 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                         slots[nb] = c_index_in_frame(f, opp)
                         prefetch_w(&pred[slots[nb]])
                         nb = nb + 1
+                # the states this round may decide; in a round into losses, the counts
+                # of those it does not decide are read (pull_settle), far away too
+                nd = 0
                 for j in range(nb):
+                    if pull_may_decide(pred[slots[j]], d):
+                        owns[nd] = owns[j]
+                        slots[nd] = slots[j]
+                        nd = nd + 1
+                        if d % 2 == 1:
+                            prefetch_w(&pred_cnt[slots[j]])
+                for j in range(nd):
                     p = slots[j]
                     v = pred[p]
-                    if not pull_may_decide(v, d):
-                        continue
                     own = owns[j]
                     n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
                     hit = False
