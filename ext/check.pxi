@@ -4,11 +4,9 @@
 #           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
 # Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
-#           c_subspace_slots, the tables REP_MASK, REP_STAB, ORBITS, BINOM and
-#           deposit, next_same_popcount, opp_is_canonical (index.pxi); Best, best_reset, best_add,
-#           best_code, blocked_code, V_LINE_WON, moved, without, atomic_inc_i64, prefetch,
-#           GROUP_BATCH,
-#           Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
+#           c_subspace_slots, ORBITS, GroupWalk and its functions, prefetch (index.pxi);
+#           Best, best_reset, best_add, best_code, blocked_code, V_LINE_WON, moved, without,
+#           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
 # same rule of best_code that the solve uses, so what it proves is that the stored
@@ -155,15 +153,13 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     for placement_pass, whose slot-order check this is the grouped twin of.
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef int64_t per_rep = <int64_t>BINOM[NPTS - o][m]
-    cdef int64_t r, i, k0, visited = 0
-    cdef uint32_t opp, own, x, free_r, victims, v, mv
-    cdef uint16_t stab
+    cdef int64_t r, i, visited = 0
+    cdef uint32_t opp, own, victims, v, mv
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
+    cdef GroupWalk* w
     cdef IndexFrame* frames     # [NPTS]: quiet successors' side; [t]: after taking t
-    cdef IndexFrame* f
     cdef Best* b
     cdef int n, j, nb, take, expect
     cdef long long nbad = 0, at
@@ -186,13 +182,12 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        w = <GroupWalk*>malloc(sizeof(GroupWalk))
         frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
-        f = <IndexFrame*>malloc(sizeof(IndexFrame))
         b = <Best*>malloc(sizeof(Best))
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
-            opp = REP_MASK[o][r]
-            stab = REP_STAB[o][r]
-            free_r = FULL & ~opp
+            group_walk_start(w, m, o, r)
+            opp = w.opp
             c_index_frame(o, m1, opp, &frames[NPTS])
             if not cap_wins:
                 victims = takeable(opp, take_none)
@@ -200,22 +195,10 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                 while v:
                     c_index_frame(o - 1, m1, without(opp, ctz(v)), &frames[ctz(v)])
                     v = v & (v - 1)
-            x = ((<uint32_t>1) << m) - 1        # own, compacted into free_r, in colex order
-            k0 = 0
-            while k0 < per_rep:
-                # a batch: the states' slots, their codes prefetched
-                nb = 0
-                while k0 < per_rep and nb < GROUP_BATCH:
-                    own = deposit(x, free_r)
-                    k0 = k0 + 1
-                    if m > 0 and k0 < per_rep:
-                        x = next_same_popcount(x)
-                    if stab == 0 or opp_is_canonical(stab, own):
-                        owns[nb] = own
-                        c_index_frame(m, o, own, f)
-                        slots[nb] = c_index_in_frame(f, opp)
-                        prefetch(&val[slots[nb]])
-                        nb = nb + 1
+            while True:
+                nb = group_walk_batch(w, owns, slots, &val[0], False)
+                if nb == 0:
+                    break
                 visited += nb
                 # each state's code from its successors' (near) codes
                 for j in range(nb):
@@ -241,8 +224,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         free(moves)
         free(owns)
         free(slots)
+        free(w)
         free(frames)
-        free(f)
         free(b)
     return bad_arr[:min(nbad, max_bad)], nbad, visited
 

@@ -26,6 +26,10 @@
 #   c_index_position(m, o, own, opp) -> int64    slot of a position (all 16 images: the same slot)
 #   IndexFrame, c_index_frame(m, o, own, &f), c_index_in_frame(&f, opp): the same in
 #                                                two steps, the first shared by all opp
+#   c_index_of_image(&f, image)                  the second step for image = f.g(opp)
+#   GroupWalk, group_walk_start, group_walk_batch, GROUP_BATCH: the positions of one
+#                                                opponent set, in batches
+#   prefetch, prefetch_w                         (for a read, for a write)
 #   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
 #   c_is_real_slot(m, o, slot) -> bint           whether a canonical position uses the slot
 #   MAX_STONES, ORBITS, c_apply_sym_fast; max_stones() for Python
@@ -61,6 +65,14 @@ cdef extern from *:
     const int MU_HAVE_BMI2
     uint32_t hw_pext "mu_hw_pext"(uint32_t x, uint32_t m) nogil
     uint32_t hw_pdep "mu_hw_pdep"(uint32_t x, uint32_t m) nogil
+
+cdef extern from *:
+    """
+    static inline void mu_prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
+    static inline void mu_prefetch_w(void* p) { __builtin_prefetch(p, 1, 1); }
+    """
+    void prefetch "mu_prefetch"(const void* p) nogil
+    void prefetch_w "mu_prefetch_w"(void* p) nogil      # (for a write)
 
 # MAX_STONES (the stones a side the tables cover) is the board module's constant.
 cdef uint64_t BINOM[25][25]
@@ -254,13 +266,6 @@ cdef inline uint32_t next_same_popcount(uint32_t s) noexcept nogil:
 cdef enum:
     UNSEEN = 0xFFFFFFFF       # a canonical entry not yet written (no orbit has that many reps)
 
-cdef extern from *:
-    """
-    static inline void mu_prefetch_write(const void* p) { __builtin_prefetch(p, 1, 1); }
-    """
-    void prefetch_write "mu_prefetch_write"(const void* p) nogil
-
-
 cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stabs,
                           uint32_t* sets) noexcept nogil:
     """Fill the canonical table of the m-stone sets and the table of all m-sets in colex
@@ -287,7 +292,7 @@ cdef int64_t _build_canon(int m, uint32_t* canon, uint32_t* reps, uint16_t* stab
             for g in range(1, NSYM):
                 img[g] = c_apply_sym_fast(g, s)
                 at[g] = rank_fast(img[g])
-                prefetch_write(&canon[at[g]])
+                prefetch_w(&canon[at[g]])
                 if img[g] == s:
                     stab |= <uint16_t>(1 << g)
             base = <uint32_t>(nreps << 5) | (16 if stab else 0)
@@ -376,12 +381,17 @@ cdef inline void c_index_frame(int m, int o, uint32_t own, IndexFrame* f) noexce
     f.base = <int64_t>rep * <int64_t>BINOM[NPTS - m][o]
 
 
+cdef inline int64_t c_index_of_image(const IndexFrame* f, uint32_t image) noexcept nogil:
+    """Slot of (own, opp), own being the stones f was made from and image = f.g(opp).
+    A representative's frame has g = 0 (_build_canon), so there image is opp itself."""
+    if f.stab:
+        image = min_over_stabiliser(f.stab, image)
+    return f.base + rank_fast(compact(image, f.free))
+
+
 cdef inline int64_t c_index_in_frame(const IndexFrame* f, uint32_t opp) noexcept nogil:
     """Slot of (own, opp), own being the stones f was made from."""
-    opp = c_apply_sym_fast(f.g, opp)
-    if f.stab:
-        opp = min_over_stabiliser(f.stab, opp)
-    return f.base + rank_fast(compact(opp, f.free))
+    return c_index_of_image(f, c_apply_sym_fast(f.g, opp))
 
 
 cdef inline int64_t c_index_position(int m, int o, uint32_t own, uint32_t opp) noexcept nogil:
@@ -406,6 +416,65 @@ cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
         if c_apply_sym_fast(g, opp) < opp:
             return False
     return True
+
+
+# --- walks grouped by the opponent's stones (docs/design.md §6) --------------------------
+#
+# The positions (own, Y) of m-o for one representative Y of the o-stone sets: own runs
+# over the m-sets of Y's free points in colex order (compacted into them), one of each
+# orbit under Y's stabiliser, so over all representatives every real slot of m-o comes
+# once.  The kernels that walk so (the build's check, the grouped pull, the placement
+# pass) find the successors of all these positions in a few blocks near each other;
+# each position's own slot is the one access far away, which a batch prefetches.
+
+cdef enum:
+    GROUP_BATCH = 16       # positions of a walk whose own slots are prefetched together
+
+
+ctypedef struct GroupWalk:
+    uint32_t opp        # Y
+    uint32_t free       # Y's free points
+    uint32_t x          # the next own set, compacted into free
+    uint16_t stab       # Y's stabiliser (0: trivial)
+    int m, o
+    int64_t left        # own sets not yet enumerated
+
+
+cdef inline void group_walk_start(GroupWalk* w, int m, int o, int64_t rep) noexcept nogil:
+    """A walk over the positions of m-o whose opponent set is representative rep of o."""
+    w.m = m
+    w.o = o
+    w.opp = REP_MASK[o][rep]
+    w.stab = REP_STAB[o][rep]
+    w.free = FULL & ~w.opp
+    w.x = ((<uint32_t>1) << m) - 1
+    w.left = <int64_t>BINOM[NPTS - o][m]
+
+
+cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
+                                 const uint16_t* codes, bint for_write) noexcept nogil:
+    """The walk's next positions, at most GROUP_BATCH: their own sets and slots, and
+    where ``codes`` is given, the codes at those slots prefetched (``for_write``: to be
+    written).  Returns how many; 0 when the walk is over."""
+    cdef IndexFrame f
+    cdef uint32_t own
+    cdef int nb = 0
+    while w.left > 0 and nb < GROUP_BATCH:
+        own = deposit(w.x, w.free)
+        w.left -= 1
+        if w.m > 0 and w.left > 0:
+            w.x = next_same_popcount(w.x)
+        if w.stab == 0 or opp_is_canonical(w.stab, own):
+            owns[nb] = own
+            c_index_frame(w.m, w.o, own, &f)
+            slots[nb] = c_index_in_frame(&f, w.opp)
+            if codes != NULL:
+                if for_write:
+                    prefetch_w(<void*>&codes[slots[nb]])
+                else:
+                    prefetch(&codes[slots[nb]])
+            nb += 1
+    return nb
 
 
 cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:

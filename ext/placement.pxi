@@ -12,9 +12,10 @@
 #           solver.placement.check), placement_reach.
 # Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill,
 #           mill_points, won_by_line),
-#           index.pxi (c_index_position, c_position_at, c_is_real_slot, c_subspace_slots,
-#           the tables CANON, REP_MASK, REP_STAB, ORBITS, BINOM and their bit helpers),
-#           retro.pxi (Best, best_*, without, V_SLACK, V_LINE_WON, prefetch, prange),
+#           index.pxi (c_index_position, IndexFrame, c_index_frame, c_index_in_frame,
+#           c_index_of_image, c_position_at, c_is_real_slot, c_subspace_slots, ORBITS,
+#           GroupWalk and its functions, prefetch, c_apply_sym_fast, SYM),
+#           retro.pxi (Best, best_*, without, V_SLACK, V_LINE_WON, prange),
 #           check.pxi (CAPTURE_FLAG, LINE_WON_MARK).
 
 
@@ -91,56 +92,26 @@ cdef enum:
     PLACE_BATCH = 16
 
 
-ctypedef struct ChildSide:
-    # The side to move of a child, fixed: c_index_position(k, other, side, x) for any x
-    # on its free points needs only the placed side's image.  Its canonical entry,
-    # symmetry and free points are looked up once (index_of's result, bit for bit).
-    uint32_t free           # points not taken by g(side)
-    uint16_t stab           # stabiliser of the representative (0: trivial)
-    int g
-    int64_t base            # representative * C(NPTS - k, other)
-
-
-cdef inline void child_side_init(ChildSide* f, int k, int other, uint32_t side) noexcept nogil:
-    cdef uint32_t e = CANON[k][rank_fast(side)]
-    f.g = e & 15
-    f.stab = REP_STAB[k][e >> 5] if e & 16 else 0
-    f.free = FULL & ~c_apply_sym_fast(f.g, side)
-    f.base = <int64_t>(e >> 5) * <int64_t>BINOM[NPTS - k][other]
-
-
-cdef inline int64_t child_side_slot(const ChildSide* f, uint32_t image) noexcept nogil:
-    """Slot of the child whose other side, mapped by f.g, is image."""
-    if f.stab:
-        image = min_over_stabiliser(f.stab, image)
-    return f.base + rank_fast(compact(image, f.free))
-
-
-cdef inline int64_t child_side_index(const ChildSide* f, uint32_t other) noexcept nogil:
-    """c_index_position(k, popcount(other), side, other)."""
-    return child_side_slot(f, c_apply_sym_fast(f.g, other) if f.g else other)
-
-
 ctypedef struct FixedOwn:
     # c_index_position(o, m + 1, opp, own | bit t) for a fixed opp and own and any free t: the
     # quiet children of one placement position share the child's side to move (opp),
     # so its canonical entry, symmetry and free points are looked up once, and only
     # the placed stone's image changes.
-    ChildSide side
+    IndexFrame side
     uint32_t own_image      # g(own)
 
 
 cdef inline void fixed_own_init(FixedOwn* f, int o, int m1, uint32_t opp, uint32_t own) noexcept nogil:
-    child_side_init(&f.side, o, m1, opp)
+    c_index_frame(o, m1, opp, &f.side)
     f.own_image = c_apply_sym_fast(f.side.g, own)
 
 
 cdef inline int64_t fixed_own_index(FixedOwn* f, int t) noexcept nogil:
-    return child_side_slot(&f.side, f.own_image | ((<uint32_t>1) << SYM[f.side.g][t]))
+    return c_index_of_image(&f.side, f.own_image | ((<uint32_t>1) << SYM[f.side.g][t]))
 
 
 cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bint cap_wins,
-                            const ChildSide* sides, const uint16_t* qp,
+                            const IndexFrame* sides, const uint16_t* qp,
                             const uint16_t* cp) noexcept nogil:
     """Code of a placement position (own to move) from its children's codes; sides: of
     the opponent's set (see placement_solve), free_r: the points it leaves free."""
@@ -163,10 +134,10 @@ cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bin
                 continue
             v = victims
             while v:
-                best_add(&b, cp[child_side_index(&sides[ctz(v)], own2)])
+                best_add(&b, cp[c_index_in_frame(&sides[ctz(v)], own2)])
                 v &= v - 1
         else:
-            best_add(&b, qp[child_side_index(&sides[NPTS], own2)])
+            best_add(&b, qp[c_index_of_image(&sides[NPTS], own2)])    # Y's frame: g = 0
     return best_code(&b)
 
 
@@ -188,11 +159,13 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     the moves are c_moves_packed's, with the takeable stones found once per opponent set.
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef int64_t per_rep = <int64_t>BINOM[NPTS - o][m]    # own sets beside one opponent set
-    cdef int64_t r, i, count = 0
-    cdef uint32_t opp, own, x, free_r, victims, v
-    cdef uint16_t stab
-    cdef ChildSide* sides    # [NPTS]: the quiet child's side to move; [p]: after taking p
+    cdef int64_t r, count = 0
+    cdef uint32_t opp, victims, v
+    cdef uint32_t* owns
+    cdef int64_t* slots
+    cdef GroupWalk* w
+    cdef IndexFrame* sides   # [NPTS]: the quiet child's side to move; [p]: after taking p
+    cdef int nb, j
     cdef bint cap_wins = o - 1 + ho < 3
     cdef const uint16_t* qp = &quiet[0]
     cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
@@ -207,28 +180,31 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     if rep_start < 0 or rep_start > rep_stop:
         raise ValueError("bad representative range")
     with nogil, parallel(num_threads=jobs):
-        sides = <ChildSide*>malloc(25 * sizeof(ChildSide))
+        owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
+        slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        w = <GroupWalk*>malloc(sizeof(GroupWalk))
+        sides = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
-            opp = REP_MASK[o][r]
-            stab = REP_STAB[o][r]
-            free_r = FULL & ~opp
+            group_walk_start(w, m, o, r)
+            opp = w.opp
             victims = 0 if LINE_WINS else takeable(opp, take_none)    # a line takes nothing
-            child_side_init(&sides[NPTS], o, m + 1, opp)
+            c_index_frame(o, m + 1, opp, &sides[NPTS])
             if not cap_wins:
                 v = victims
                 while v:
-                    child_side_init(&sides[ctz(v)], o - 1, m + 1, without(opp, ctz(v)))
+                    c_index_frame(o - 1, m + 1, without(opp, ctz(v)), &sides[ctz(v)])
                     v = v & (v - 1)
-            x = ((<uint32_t>1) << m) - 1        # own, compacted into free_r, in colex order
-            for i in range(per_rep):
-                own = deposit(x, free_r)
-                if m > 0 and i + 1 < per_rep:
-                    x = next_same_popcount(x)
-                # one own set of each orbit under the stabiliser: one visit per position
-                if stab == 0 or opp_is_canonical(stab, own):
-                    val[c_index_position(m, o, own, opp)] = <uint16_t>placed_code(
-                        own, free_r, victims, cap_wins, sides, qp, cp)
-                    count += 1
+            while True:
+                nb = group_walk_batch(w, owns, slots, NULL, False)    # (the writes need no wait)
+                if nb == 0:
+                    break
+                for j in range(nb):
+                    val[slots[j]] = <uint16_t>placed_code(owns[j], w.free, victims, cap_wins,
+                                                          sides, qp, cp)
+                count += nb
+        free(owns)
+        free(slots)
+        free(w)
         free(sides)
     return count
 

@@ -9,13 +9,12 @@
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
 #           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
-#           codes), blocked_code, moved, without, atomic_inc_i64, prefetch, prange,
-#           GROUP_BATCH (the walks grouped by the opponent's stones).
+#           codes), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, c_unmoves_rules, move_* accessors, NO_POINT,
 #           MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
-#           c_index_in_frame, c_position_at, c_is_real_slot, c_subspace_slots, the tables
-#           REP_MASK, REP_STAB, ORBITS, BINOM and deposit, next_same_popcount,
-#           opp_is_canonical).
+#           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
+#           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
+#           functions, prefetch, prefetch_w).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -51,8 +50,6 @@ cdef extern from *:
     static inline unsigned char mu_atomic_load_u8(unsigned char* p) {
         return __atomic_load_n(p, __ATOMIC_RELAXED);
     }
-    static inline void mu_prefetch(const void* p) { __builtin_prefetch(p, 0, 1); }
-    static inline void mu_prefetch_w(void* p) { __builtin_prefetch(p, 1, 1); }
     static inline long long mu_atomic_inc_i64(long long* p) {
         return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
     }
@@ -61,8 +58,6 @@ cdef extern from *:
     bint atomic_cas_u8 "mu_atomic_cas_u8"(uint8_t* p, uint8_t expected, uint8_t desired) nogil
     uint8_t atomic_load_u8 "mu_atomic_load_u8"(uint8_t* p) nogil
     long long atomic_inc_i64 "mu_atomic_inc_i64"(long long* p) nogil
-    void prefetch "mu_prefetch"(const void* p) nogil
-    void prefetch_w "mu_prefetch_w"(void* p) nogil      # (for a write)
 
 cdef enum:
     V_DRAW = 0
@@ -80,7 +75,6 @@ cdef enum:
     PULL_BATCH = 8         # successors a pull round prefetches together
     ROUND_BATCH = 8        # frontier states whose predecessors a push round prefetches together
     INIT_BATCH = 16        # states whose capture targets the initialisation prefetches together
-    GROUP_BATCH = 16       # states whose own codes a walk by opponent sets prefetches together
 
 
 cdef inline bint is_undecided(uint16_t v) noexcept nogil:
@@ -800,15 +794,14 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     few states can be decided retro_pull (slot order) costs less.
     """
     cdef int64_t n_pred = c_subspace_slots(o, m)
-    cdef int64_t per_rep = <int64_t>BINOM[NPTS - m][o]
-    cdef int64_t r, k0, p, decided = 0
-    cdef uint32_t own, opp, x, free_r, mv
-    cdef uint16_t stab, v
+    cdef int64_t r, p, decided = 0
+    cdef uint32_t own, opp, mv
+    cdef uint16_t v
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
-    cdef IndexFrame* fy        # per thread: the successors' frame (their side to move: Y)
-    cdef IndexFrame* f
+    cdef GroupWalk* w          # per thread (see Best in retro_init)
+    cdef IndexFrame* fy        # the successors' frame (their side to move: Y)
     cdef int n, nb, nd, i, j, look
     cdef bint hit, stopped
     assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
@@ -818,30 +811,16 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        w = <GroupWalk*>malloc(sizeof(GroupWalk))
         fy = <IndexFrame*>malloc(sizeof(IndexFrame))
-        f = <IndexFrame*>malloc(sizeof(IndexFrame))
         for r in prange(ORBITS[m], schedule="dynamic", chunksize=1):
-            opp = REP_MASK[m][r]
-            stab = REP_STAB[m][r]
-            free_r = FULL & ~opp
+            group_walk_start(w, o, m, r)
+            opp = w.opp
             c_index_frame(m, o, opp, fy)
-            x = ((<uint32_t>1) << o) - 1        # own, compacted into free_r, in colex order
-            k0 = 0
-            while k0 < per_rep:
-                # a batch: the states' slots, their codes prefetched (each real slot of
-                # o-m is one (own, Y), own taken once per orbit under Y's stabiliser)
-                nb = 0
-                while k0 < per_rep and nb < GROUP_BATCH:
-                    own = deposit(x, free_r)
-                    k0 = k0 + 1
-                    if o > 0 and k0 < per_rep:
-                        x = next_same_popcount(x)
-                    if stab == 0 or opp_is_canonical(stab, own):
-                        owns[nb] = own
-                        c_index_frame(o, m, own, f)
-                        slots[nb] = c_index_in_frame(f, opp)
-                        prefetch_w(&pred[slots[nb]])
-                        nb = nb + 1
+            while True:
+                nb = group_walk_batch(w, owns, slots, &pred[0], True)
+                if nb == 0:
+                    break
                 # the states this round may decide; in a round into losses, the counts
                 # of those it does not decide are read (pull_settle), far away too
                 nd = 0
@@ -874,8 +853,8 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         free(moves)
         free(owns)
         free(slots)
+        free(w)
         free(fy)
-        free(f)
     return decided
 
 
