@@ -188,7 +188,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
-            c_index_frame(o, m1, opp, &frames[NPTS])
+            c_index_frame(o, m1, opp, &frames[NPTS])   # a representative's: g = 0
             if not cap_wins:
                 victims = takeable(opp, take_none)
                 v = victims
@@ -209,7 +209,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                         mv = moves[i]       # (moved: a placement's origin is NO_POINT, off the board)
                         take = move_take(mv)
                         if take == NO_POINT:
-                            best_add(b, quiet[c_index_in_frame(&frames[NPTS], moved(own, mv))])
+                            best_add(b, quiet[c_index_of_image(&frames[NPTS], moved(own, mv))])
                         elif cap_wins:
                             best_add(b, 1)          # the opponent is left with two stones
                         else:

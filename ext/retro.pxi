@@ -816,7 +816,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         for r in prange(ORBITS[m], schedule="dynamic", chunksize=1):
             group_walk_start(w, o, m, r)
             opp = w.opp
-            c_index_frame(m, o, opp, fy)
+            c_index_frame(m, o, opp, fy)     # a representative's: g = 0
             while True:
                 nb = group_walk_batch(w, owns, slots, &pred[0], True)
                 if nb == 0:
@@ -842,7 +842,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                         mv = moves[i]
                         if not inside(mv):
                             continue
-                        look = pull_look(child[c_index_in_frame(fy, moved(own, mv))], d)
+                        look = pull_look(child[c_index_of_image(fy, moved(own, mv))], d)
                         if look & PULL_HIT:
                             hit = True
                         if look & PULL_STOP:

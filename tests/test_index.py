@@ -120,6 +120,15 @@ def test_canonical_set():
             assert rep == min(board.apply_symmetry(h, s) for h in range(16))
 
 
+def test_representatives_map_to_themselves_by_the_identity():
+    # the walks by opponent sets (GroupWalk) index a representative's successors
+    # without applying a symmetry: its canonical entry must hold g = 0
+    for m in range(10):
+        _, reps, _, _ = _kernels.index_tables(m)
+        for orbit, rep in enumerate(map(int, reps)):
+            assert _kernels.canonical_set(rep) == (rep, orbit, 0)
+
+
 # --- the index -------------------------------------------------------------------------
 
 def test_names_and_values():
