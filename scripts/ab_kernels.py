@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A/B of two builds of the standard board's kernels in one process, run alternately.
+
+Usage:
+    python scripts/ab_kernels.py DB WHAT NAME A.so B.so [--runs 5] [--jobs 2]
+
+WHAT is ``check`` (the build's grouped check of pair NAME, e.g. 4-6), ``solve`` (the
+solve of pair NAME: initialisation and rounds) or ``placement`` (the pass of placement
+subspace NAME, e.g. 6-5+2-3).  DB must hold what NAME reads (a pair's capture targets,
+a placement subspace's children; for ``check`` the pair itself).  A.so and B.so are two
+builds of ``solver._kernels`` (for example a worktree of the base commit built with
+``MUEHLE_BOARDS=standard python setup.py build_ext --inplace``, and this checkout).
+
+Why one process: on a shared machine the speed drifts by 10-20 % within minutes, more
+than most single changes gain.  Loading both builds and alternating them run by run (A B,
+B A, A B, ...) on the same data in memory exposes both to the same drift; the medians of
+CPU seconds (all threads) are then comparable.  The results of A and B must agree: a
+check must pass, and solves and passes must give the same SHA-256.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver import kernels as kernels_module  # noqa: E402
+from solver import placement, storage  # noqa: E402
+from solver.board import STANDARD_BOARD  # noqa: E402
+from solver.build import SubspaceCache  # noqa: E402
+from solver.index import Pair, Subspace  # noqa: E402
+from solver.retro import solve_pair  # noqa: E402
+from solver.rules import Rules  # noqa: E402
+from solver.verify.check import check_values  # noqa: E402
+
+
+def load(path: str):
+    """A build of solver._kernels from its file, as a module of its own."""
+    spec = importlib.util.spec_from_file_location("solver._kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def workload(db: Path, what: str, name: str, jobs: int):
+    """A function that runs the work once and returns what A and B must agree on."""
+    rules = Rules.from_name("standard")
+    cache = SubspaceCache(db, rules)
+    if what == "placement":
+        sub = Subspace.parse(name)
+        for child in placement.reads(sub, rules):
+            cache.load(child)
+        return lambda: storage.sha256_of(placement.solve(sub, rules, cache.load, jobs))
+    pair = Pair.parse(name)
+    m, o = pair
+    for target in pair.capture_targets:
+        cache.get(*target)
+    if what == "solve":
+        def run():
+            result = solve_pair((m, o), rules, cache.get, jobs)
+            return tuple(storage.sha256_of(v) for v in result.values.values())
+        return run
+    values = {s: cache.get(*s) for s in pair.subspaces}
+    return lambda: not check_values(pair, rules, values, cache.get, jobs, grouped=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("db", type=Path)
+    ap.add_argument("what", choices=["check", "solve", "placement"])
+    ap.add_argument("name")
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    builds = {"A": load(args.a), "B": load(args.b)}
+    run = workload(args.db, args.what, args.name, args.jobs)
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    results = set()
+    for i in range(args.runs):
+        for tag in ("A", "B") if i % 2 == 0 else ("B", "A"):
+            kernels_module._LOADED[STANDARD_BOARD.module_suffix] = builds[tag]
+            cpu = time.process_time()
+            results.add(run())
+            times[tag].append(time.process_time() - cpu)
+    if len(results) != 1 or results == {False}:
+        sys.exit(f"A and B disagree (or the check failed): {results}")
+    for tag, path in (("A", args.a), ("B", args.b)):
+        t = times[tag]
+        print(f"{tag} {args.what} {args.name}: median {statistics.median(t):.2f} CPU s, "
+              f"min {min(t):.2f}  ({' '.join(f'{x:.2f}' for x in t)})  {path}")
+    ratio = statistics.median(times["B"]) / statistics.median(times["A"])
+    print(f"B / A (medians): {ratio:.3f}")
+
+
+if __name__ == "__main__":
+    main()
