@@ -1,4 +1,4 @@
-"""Type stub of the oracle's kernels (``ext/oracle.pyx``, its own extension module).
+"""Type stub of the oracle's kernels (``ext/oracle.pxi``, its own extension module per board).
 Raw entries of subspace m-o are numbered rank(own) * C(24, o) + rank(opp) (colex ranks
 among all 24 points); codes are those of :mod:`solver.values`, 0xFFFF an unused entry,
 0xFFFE a state not yet decided."""
