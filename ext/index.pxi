@@ -418,7 +418,7 @@ cdef inline bint opp_is_canonical(uint16_t stab, uint32_t opp) noexcept nogil:
     return True
 
 
-# --- walks grouped by the opponent's stones (docs/design.md §6) --------------------------
+# --- walks grouped by the opponent's stones (docs/design.md §4) --------------------------
 #
 # The positions (own, Y) of m-o for one representative Y of the o-stone sets: own runs
 # over the m-sets of Y's free points in colex order (compacted into them), one of each
