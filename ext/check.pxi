@@ -1,6 +1,6 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
-# Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
+# Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK, successor_frames; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
 # Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
@@ -134,6 +134,17 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 # from cache; the state's own code is the one read far away.  retro_check reads every
 # successor far away (about 10 reads a position when sliding, 45 when jumping).
 
+cdef inline void successor_frames(int o, int m1, uint32_t opp, uint32_t victims,
+                                  IndexFrame* frames) noexcept nogil:
+    """The index frames of the successors of positions (own, opp) whose mover has m1
+    stones after its move: frames[NPTS] for the quiet ones (opp to move, o stones),
+    frames[t] for those after taking t, for each point t of victims."""
+    c_index_frame(o, m1, opp, &frames[NPTS])
+    while victims:
+        c_index_frame(o - 1, m1, without(opp, ctz(victims)), &frames[ctz(victims)])
+        victims &= victims - 1
+
+
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
                         int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
@@ -154,7 +165,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t r, i, visited = 0
-    cdef uint32_t opp, own, victims, v, mv
+    cdef uint32_t opp, own, mv
     cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
@@ -188,13 +199,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
-            c_index_frame(o, m1, opp, &frames[NPTS])   # a representative's: g = 0
-            if not cap_wins:
-                victims = takeable(opp, take_none)
-                v = victims
-                while v:
-                    c_index_frame(o - 1, m1, without(opp, ctz(v)), &frames[ctz(v)])
-                    v = v & (v - 1)
+            # (Y is a representative: frames[NPTS] has g = 0)
+            successor_frames(o, m1, opp, 0 if cap_wins else takeable(opp, take_none), frames)
             while True:
                 nb = group_walk_batch(w, owns, slots, &val[0], False)
                 if nb == 0:

@@ -16,7 +16,7 @@
 #           c_index_of_image, c_position_at, c_is_real_slot, c_subspace_slots, ORBITS,
 #           GroupWalk and its functions, prefetch, c_apply_sym_fast, SYM),
 #           retro.pxi (Best, best_*, without, V_SLACK, V_LINE_WON, prange),
-#           check.pxi (CAPTURE_FLAG, LINE_WON_MARK).
+#           check.pxi (CAPTURE_FLAG, LINE_WON_MARK, successor_frames).
 
 
 cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after, int opp_count,
@@ -160,7 +160,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t r, count = 0
-    cdef uint32_t opp, victims, v
+    cdef uint32_t opp, victims
     cdef uint32_t* owns
     cdef int64_t* slots
     cdef GroupWalk* w
@@ -188,12 +188,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
             group_walk_start(w, m, o, r)
             opp = w.opp
             victims = 0 if LINE_WINS else takeable(opp, take_none)    # a line takes nothing
-            c_index_frame(o, m + 1, opp, &sides[NPTS])
-            if not cap_wins:
-                v = victims
-                while v:
-                    c_index_frame(o - 1, m + 1, without(opp, ctz(v)), &sides[ctz(v)])
-                    v = v & (v - 1)
+            successor_frames(o, m + 1, opp, 0 if cap_wins else victims, sides)
             while True:
                 nb = group_walk_batch(w, owns, slots, NULL, False)    # (the writes need no wait)
                 if nb == 0:
