@@ -1,10 +1,11 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
-# Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK, successor_frames; retro_check (slot order: `muehle check`),
+# Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
 # Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
-#           c_subspace_slots, ORBITS, GroupWalk and its functions, prefetch (index.pxi);
+#           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
+#           prefetch (index.pxi);
 #           Best, best_reset, best_add, best_code, blocked_code, V_LINE_WON, moved, without,
 #           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
@@ -133,17 +134,6 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 # move) and its captures in one of o blocks of (o-1)-m, so the successors' codes come
 # from cache; the state's own code is the one read far away.  retro_check reads every
 # successor far away (about 10 reads a position when sliding, 45 when jumping).
-
-cdef inline void successor_frames(int o, int m1, uint32_t opp, uint32_t victims,
-                                  IndexFrame* frames) noexcept nogil:
-    """The index frames of the successors of positions (own, opp) whose mover has m1
-    stones after its move: frames[NPTS] for the quiet ones (opp to move, o stones),
-    frames[t] for those after taking t, for each point t of victims."""
-    c_index_frame(o, m1, opp, &frames[NPTS])
-    while victims:
-        c_index_frame(o - 1, m1, without(opp, ctz(victims)), &frames[ctz(victims)])
-        victims &= victims - 1
-
 
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,

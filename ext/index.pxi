@@ -29,6 +29,8 @@
 #   c_index_of_image(&f, image)                  the second step for image = f.g(opp)
 #   GroupWalk, group_walk_start, group_walk_batch, GROUP_BATCH: the positions of one
 #                                                opponent set, in batches
+#   successor_frames(o, m1, opp, victims, frames): the frames of their successors
+#   mark_slack(m, o, codes, code, jobs)          code at every slack slot
 #   prefetch, prefetch_w                         (for a read, for a write)
 #   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
 #   c_is_real_slot(m, o, slot) -> bint           whether a canonical position uses the slot
@@ -453,9 +455,10 @@ cdef inline void group_walk_start(GroupWalk* w, int m, int o, int64_t rep) noexc
 
 cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
                                  const uint16_t* codes, bint for_write) noexcept nogil:
-    """The walk's next positions, at most GROUP_BATCH: their own sets and slots, and
-    where ``codes`` is given, the codes at those slots prefetched (``for_write``: to be
-    written).  Returns how many; 0 when the walk is over."""
+    """The walk's next positions, at most GROUP_BATCH: their own sets and, where
+    ``slots`` is given, their slots, and where ``codes`` is given too, the codes at
+    those slots prefetched (``for_write``: to be written).  Returns how many; 0 when
+    the walk is over."""
     cdef IndexFrame f
     cdef uint32_t own
     cdef int nb = 0
@@ -466,6 +469,9 @@ cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
             w.x = next_same_popcount(w.x)
         if w.stab == 0 or opp_is_canonical(w.stab, own):
             owns[nb] = own
+            if slots == NULL:       # (the caller computes the slots it needs)
+                nb += 1
+                continue
             c_index_frame(w.m, w.o, own, &f)
             slots[nb] = c_index_in_frame(&f, w.opp)
             if codes != NULL:
@@ -475,6 +481,17 @@ cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
                     prefetch(&codes[slots[nb]])
             nb += 1
     return nb
+
+
+cdef inline void successor_frames(int o, int m1, uint32_t opp, uint32_t victims,
+                                  IndexFrame* frames) noexcept nogil:
+    """The index frames of the successors of positions (own, opp) whose mover has m1
+    stones after its move: frames[NPTS] for the quiet ones (opp to move, o stones),
+    frames[t] for those after taking t, for each point t of victims."""
+    c_index_frame(o, m1, opp, &frames[NPTS])
+    while victims:
+        c_index_frame(o - 1, m1, opp & ~((<uint32_t>1) << ctz(victims)), &frames[ctz(victims)])
+        victims &= victims - 1
 
 
 cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:
@@ -487,9 +504,11 @@ cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:
         stab, deposit(SETS[o][slot % per], FULL & ~REP_MASK[m][rep]))
 
 
-cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
+cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep, uint16_t* mark=NULL,
+                                uint16_t code=0) noexcept nogil:
     """Real slots of one representative: all C(24-m, o) if its stabiliser is trivial,
-    else the slots (walked in slot order) whose opp set passes opp_is_canonical."""
+    else the slots (walked in slot order) whose opp set passes opp_is_canonical.  Where
+    ``mark`` is given, ``code`` is written at each of its other slots (the slack ones)."""
     cdef int64_t per = <int64_t>BINOM[NPTS - m][o], r, count = 0
     cdef uint16_t stab = REP_STAB[m][rep]
     cdef uint32_t free, x
@@ -500,9 +519,20 @@ cdef int64_t _real_slots_of_rep(int m, int o, int64_t rep) noexcept nogil:
     for r in range(per):
         if opp_is_canonical(stab, deposit(x, free)):
             count += 1
+        elif mark != NULL:
+            mark[rep * per + r] = code
         if o > 0 and r + 1 < per:
             x = next_same_popcount(x)
     return count
+
+
+cdef void mark_slack(int m, int o, uint16_t* codes, uint16_t code, int jobs) noexcept nogil:
+    """Write ``code`` at every slack slot of m-o: only representatives with a
+    non-trivial stabiliser have them, a few per cent of the blocks."""
+    cdef int64_t rep
+    for rep in prange(ORBITS[m], num_threads=jobs, schedule="dynamic", chunksize=64):
+        if REP_STAB[m][rep]:
+            _real_slots_of_rep(m, o, rep, codes, code)
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,11 +10,11 @@
 #           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), blocked_code, moved, without, atomic_inc_i64, prange.
-# Uses:     movegen.pxi (c_moves_rules, c_unmoves_rules, move_* accessors, NO_POINT,
-#           MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
+# Uses:     movegen.pxi (c_moves_rules, c_moves_packed, takeable, c_unmoves_rules,
+#           move_* accessors, NO_POINT, MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
 #           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
-#           functions, prefetch, prefetch_w).
+#           functions, successor_frames, mark_slack, prefetch, prefetch_w).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -38,6 +38,7 @@
 
 from cython.parallel cimport prange, parallel
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 cdef extern from *:
     """
@@ -313,9 +314,24 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
 
 # --- the solve -----------------------------------------------------------------------
 
+cdef inline int init_code(Best* b, int nmoves, int quiet, int m, int o,
+                          bint full_draw) noexcept nogil:
+    """The code a state of m-o with ``nmoves`` moves, ``quiet`` of them inside its unit,
+    starts the rounds with, ``b`` holding the codes of the others (captures): a
+    (tentative) win, the value where all moves leave the unit or none exists, else
+    undecided with what the captures allow (0: nothing)."""
+    if b.win != NO_WIN or quiet == 0:
+        return best_code(b) if nmoves else blocked_code(m, o, full_draw)
+    if b.draw:
+        return V_PENDING | V_DRAW_CAPTURE | b.loss
+    if b.loss:
+        return V_PENDING | b.loss
+    return 0
+
+
 def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                bint jumping, bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False,
-               place=None, place_cap=None, bint full_draw=False):
+               place=None, place_cap=None, bint full_draw=False, bint grouped=True):
     """Initialise subspace m-o: blocked states and capture outcomes.
 
     ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  ``full_draw``:
@@ -330,6 +346,10 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     a moving pair (a move keeps the hands): ``cap`` is (o-1)-m+k-h, and ``place``,
     ``place_cap`` the solved subspaces its placements lead to (see Outside); every move
     out of the unit counts as a capture does.
+
+    A moving subspace (no stones in hand) is visited grouped by the opponent's stones
+    (_init_grouped: its captures read from cache) unless ``grouped`` is False (slot
+    order, as a subspace with stones in hand always is; the same codes).
     """
     cdef int64_t slot, s0, s1, blk, n_slots = c_subspace_slots(m, o)
     cdef uint32_t own, opp, mv
@@ -343,6 +363,8 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
     assert val.shape[0] == n_slots
+    if grouped and h == 0 and k == 0:
+        return _init_grouped(m, o, val, cap, jumping, take_none, jobs, full_draw)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
@@ -392,21 +414,98 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                 best_reset(b)
                 for i in range(first[j], first[j] + nmoves[j] - quiet[j]):
                     best_add(b, outside_read(ents[i], &x))
-                if b.win != NO_WIN or quiet[j] == 0:
-                    # (tentative) win, all captures, or blocked
-                    val[slot] = <uint16_t>(best_code(b) if nmoves[j] else blocked_code(m, o, full_draw))
-                elif b.draw:
-                    val[slot] = <uint16_t>(V_PENDING | V_DRAW_CAPTURE | b.loss)
-                elif b.loss:
-                    val[slot] = <uint16_t>(V_PENDING | b.loss)
-                else:
-                    val[slot] = 0
+                val[slot] = <uint16_t>init_code(b, nmoves[j], quiet[j], m, o, full_draw)
         free(moves)
         free(scratch)
         free(ents)
         free(first)
         free(quiet)
         free(nmoves)
+        free(b)
+    return _max_plies(val)
+
+
+cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
+                         bint jumping, bint take_none, int jobs, bint full_draw):
+    """retro_init of a moving subspace m-o (no stones in hand): the same codes, with the
+    positions visited grouped by the opponent's stones, as retro_check_grouped visits
+    them.  For one representative Y of the o-stone sets, the captures of every
+    position (own, Y) lead into the blocks of the o - 1 sets Y minus a stone in
+    (o-1)-m, so their codes come from cache (in slot order every capture is a read far
+    away: in a large pair, a miss each).  The array starts all undecided (0) and slack,
+    and only the positions whose code is not 0 are written, far away, a batch
+    prefetched together (docs/design.md §4).  Returns as retro_init."""
+    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t r, blk, lo, hi, nblk = (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    cdef uint32_t own, opp, mv
+    cdef uint32_t* moves
+    cdef uint32_t* owns
+    cdef int64_t* wslot       # the batch's positions to write: slots and codes
+    cdef int* wcode
+    cdef GroupWalk* w
+    cdef IndexFrame* frames   # [t]: the successors' after taking t ([NPTS]: unused)
+    cdef IndexFrame* f        # the position's own
+    cdef Best* b              # per thread (see retro_init)
+    cdef int n, nb, nw, i, j, q, code
+    cdef Outside x = outside_of(m, o, 0, 0, cap, None, None)
+    assert val.shape[0] == n_slots
+    for blk in prange(nblk, nogil=True, num_threads=jobs, schedule="static"):
+        lo = blk << SCAN_SHIFT
+        hi = min(lo + SCAN_SLOTS, n_slots)
+        memset(&val[lo], 0, (hi - lo) * sizeof(uint16_t))
+    with nogil:
+        mark_slack(m, o, &val[0], V_SLACK, jobs)
+    with nogil, parallel(num_threads=jobs):
+        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+        owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
+        wslot = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        wcode = <int*>malloc(GROUP_BATCH * sizeof(int))
+        w = <GroupWalk*>malloc(sizeof(GroupWalk))
+        frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
+        f = <IndexFrame*>malloc(sizeof(IndexFrame))
+        b = <Best*>malloc(sizeof(Best))
+        for r in prange(ORBITS[o], schedule="dynamic", chunksize=1):
+            group_walk_start(w, m, o, r)
+            opp = w.opp
+            successor_frames(o, m, opp, 0 if x.cap_wins else takeable(opp, take_none), frames)
+            while True:
+                nb = group_walk_batch(w, owns, NULL, NULL, False)
+                if nb == 0:
+                    break
+                nw = 0
+                for j in range(nb):
+                    own = owns[j]
+                    if LINE_WINS and won_by_line(own, opp):
+                        code = V_LINE_WON
+                    else:
+                        n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
+                        best_reset(b)
+                        q = 0
+                        for i in range(n):
+                            mv = moves[i]
+                            if inside(mv):
+                                q = q + 1
+                            elif x.cap_wins:
+                                best_add(b, 1)      # the opponent is left with two stones
+                            else:
+                                best_add(b, x.cap[c_index_in_frame(&frames[move_take(mv)],
+                                                                   moved(own, mv))])
+                        code = init_code(b, n, q, m, o, full_draw)
+                    if code != 0:
+                        c_index_frame(m, o, own, f)
+                        wslot[nw] = c_index_in_frame(f, opp)
+                        wcode[nw] = code
+                        prefetch_w(&val[wslot[nw]])
+                        nw = nw + 1
+                for j in range(nw):
+                    val[wslot[j]] = <uint16_t>wcode[j]
+        free(moves)
+        free(owns)
+        free(wslot)
+        free(wcode)
+        free(w)
+        free(frames)
+        free(f)
         free(b)
     return _max_plies(val)
 

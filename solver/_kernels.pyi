@@ -64,11 +64,12 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
                place: U16 | None = None, place_cap: U16 | None = None,
-               full_draw: bool = False) -> tuple[int, int]:
+               full_draw: bool = False, grouped: bool = True) -> tuple[int, int]:
     """Initialise subspace m-o (m-o+h-k of a cycle of mixed placement, whose placements
     lead to ``place`` and ``place_cap``); returns the largest plies decided or pending so
     far and the number of undecided states.  ``full_draw``: a full board is drawn, not
-    lost."""
+    lost.  ``grouped``: a moving subspace's positions are visited by opponent sets (False:
+    in slot order; the same codes)."""
 def retro_counts(slots: int) -> U8: ...
 def retro_due(slots: int) -> tuple[U16, U8]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...

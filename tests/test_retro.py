@@ -12,10 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from solver import _kernels, storage
+from solver.board import BOARDS
 from solver.build import build, is_built, plan
 from solver.verify.check import check_pair
 from solver.cli import main
 from solver.index import Pair
+from solver.kernels import kernels_for
 from solver.retro import pairs_in_order
 from solver.rules import Rules
 
@@ -198,6 +200,40 @@ def test_push_pull_and_mixed_rounds_give_the_same_values_all_rules(name):
     _same_values_whichever_rounds_pull(name, {
         (3, 3): [False, True, None, lambda d: d % 3 == 1, lambda d: d % 2 == 1],
         (3, 4): [False, True, None, lambda d: d in (1, 2, 5), lambda d: d in (0, 3, 4)]})
+
+
+@pytest.mark.parametrize("board, m, o, jumping, take_none", [
+    ("standard", 3, 4, True, False), ("standard", 4, 3, True, False),
+    ("standard", 4, 4, False, False), ("standard", 5, 4, True, True),
+    ("morabaraba", 4, 5, True, False), ("six-mens", 4, 5, False, False),
+    ("six-mens", 5, 4, True, True), ("seven-mens", 5, 5, True, False),
+    ("three-mens", 3, 3, False, False)])
+def test_init_by_opponent_sets_gives_the_codes_of_slot_order(board, m, o, jumping, take_none):
+    """retro_init visits a moving subspace's positions by opponent sets, its captures read
+    from cache, and writes only the codes that are not 0: the same codes (wins, pending
+    losses and draws, blocked states, lines won, slack slots) as the walk in slot order,
+    whatever the capture targets hold and the array held before."""
+    kernels = kernels_for(BOARDS[board])
+    rng = np.random.default_rng(100 * m + o)
+    # mostly the opponent's wins (even codes), so that many states stay pending; some
+    # losses (odd codes: a tentative win) and draws
+    cap = (2 * rng.integers(1, 30, kernels.subspace_slots(o - 1, m) if o > 3 else 0)).astype(np.uint16)
+    cap[rng.random(len(cap)) < 0.05] -= 1
+    cap[rng.random(len(cap)) < 0.05] = 0
+    slot_order = np.empty(kernels.subspace_slots(m, o), dtype=np.uint16)
+    grouped = np.full_like(slot_order, 12345)
+    for full_draw in (False, True):
+        expected = kernels.retro_init(m, o, slot_order, cap, jumping, take_none, 2,
+                                      full_draw=full_draw, grouped=False)
+        assert kernels.retro_init(m, o, grouped, cap, jumping, take_none, 2,
+                                  full_draw=full_draw) == expected
+        assert np.array_equal(grouped, slot_order), (board, m, o, full_draw)
+    kinds = {"undecided": slot_order == 0, "decided": (slot_order > 0) & (slot_order < 0x8000)}
+    if o > 3:
+        kinds["pending"] = (slot_order & 0x8000 != 0) & (slot_order != 0xFFFF)
+    if board != "three-mens":
+        kinds["slack"] = slot_order == 0xFFFF
+    assert all(k.any() for k in kinds.values()), {n: int(k.sum()) for n, k in kinds.items()}
 
 
 def test_frontier_scan_finds_exactly_the_codes_of_the_round():
