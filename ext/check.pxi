@@ -1,7 +1,7 @@
 # The forward consistency check of a solved subspace (docs/design.md §6).
 #
 # Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
-#           retro_check_grouped (by opponent sets: the build's check), retro_count_except.
+#           retro_check_grouped (by opponent sets: the build's check), retro_fingerprint.
 # Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
@@ -135,19 +135,33 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
 # from cache; the state's own code is the one read far away.  retro_check reads every
 # successor far away (about 10 reads a position when sliding, 45 when jumping).
 
+cdef inline uint64_t slot_print(int64_t slot, uint16_t code) noexcept nogil:
+    """The fingerprint term of code at slot: splitmix64's finaliser of both, so that
+    sums over different (slot, code) sets differ but with probability 2^-64."""
+    cdef uint64_t z = ((<uint64_t>slot << 16) | code) + <uint64_t>0x9E3779B97F4A7C15
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
                         int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
-                        bint full_draw=False, int h=0, int k=0):
+                        bint full_draw=False, int h=0, int k=0, bint fingerprint=False):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
     Arguments as for retro_check.  Returns the slots that disagree (at most max_bad, in
-    no particular order), how many disagree, and how many slots were checked.  Over all
-    representatives every real slot is checked exactly once (an own set is taken once
-    per orbit under the stabiliser of X), so the checked slots number the real ones;
-    that the others hold the slack code the caller proves by counting
-    (retro_count_except).
+    no particular order), how many disagree, how many slots were checked, and 0.  Over
+    all representatives every real slot is checked exactly once (an own set is taken
+    once per orbit under the stabiliser of X), so the checked slots number the real
+    ones; that the others hold the slack code the caller proves by counting
+    (retro_fingerprint).
+
+    With ``fingerprint`` the stored codes are not read (each is a read far away, the
+    walk's only one): the last value returned is the sum (mod 2^64) of slot_print of
+    every checked slot and the code its successors give it, which retro_fingerprint
+    of the stored codes must equal; no slot is named.
 
     With h >= 1 the subspace is the placement subspace m-o+h-k (separate placement:
     the side to move places): ``quiet`` is o-(m+1)+k-(h-1) and ``cap`` (o-1)-(m+1), as
@@ -164,6 +178,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     cdef Best* b
     cdef int n, j, nb, take, expect
     cdef long long nbad = 0, at
+    cdef uint64_t prints = 0
+    cdef const uint16_t* codes = NULL if fingerprint else &val[0]
     cdef int m1 = m + 1 if h > 0 else m       # the mover's stones after its move
     cdef bint cap_wins = o - 1 + k < 3
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
@@ -192,7 +208,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             # (Y is a representative: frames[NPTS] has g = 0)
             successor_frames(o, m1, opp, 0 if cap_wins else takeable(opp, take_none), frames)
             while True:
-                nb = group_walk_batch(w, owns, slots, &val[0], False)
+                nb = group_walk_batch(w, owns, slots, codes, False)
                 if nb == 0:
                     break
                 visited += nb
@@ -213,7 +229,9 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                     expect = best_code(b) if n else blocked_code(m, o, full_draw)
                     if LINE_WINS and won_by_line(own, opp):
                         expect = V_LINE_WON
-                    if expect != val[slots[j]]:
+                    if fingerprint:
+                        prints += slot_print(slots[j], <uint16_t>expect)
+                    elif expect != val[slots[j]]:
                         at = atomic_inc_i64(&nbad)
                         if at < max_bad:
                             bad[at] = slots[j]
@@ -223,12 +241,16 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         free(w)
         free(frames)
         free(b)
-    return bad_arr[:min(nbad, max_bad)], nbad, visited
+    return bad_arr[:min(nbad, max_bad)], nbad, visited, prints
 
 
-def retro_count_except(const uint16_t[::1] val, uint16_t code, int jobs=2):
-    """How many slots of val hold a code other than ``code``."""
+def retro_fingerprint(const uint16_t[::1] val, uint16_t code, int jobs=2):
+    """How many slots of val hold a code other than ``code``, and the sum (mod 2^64) of
+    slot_print over those slots and their codes (read in order)."""
     cdef int64_t i, n = 0
+    cdef uint64_t prints = 0
     for i in prange(val.shape[0], nogil=True, num_threads=jobs, schedule="static"):
-        n += val[i] != code
-    return n
+        if val[i] != code:
+            n += 1
+            prints += slot_print(i, val[i])
+    return n, prints

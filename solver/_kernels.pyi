@@ -97,12 +97,15 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
                         jobs: int = 2, full_draw: bool = False, h: int = 0,
-                        k: int = 0) -> tuple[I64, int, int]:
+                        k: int = 0, fingerprint: bool = False) -> tuple[I64, int, int, int]:
     """The same check over the positions whose opponent stones are the representatives
-    [rep_start, rep_stop): slots that disagree, how many, and how many were checked.
+    [rep_start, rep_stop): slots that disagree, how many, how many were checked, and
+    with ``fingerprint`` (no stored code read, none named) the sum mod 2^64 of the
+    fingerprints of the checked slots with the codes their successors give them.
     With h >= 1: placement subspace m-o+h-k, children as for placement_pass."""
-def retro_count_except(val: U16, code: int, jobs: int = 2) -> int:
-    """How many slots hold a code other than ``code``."""
+def retro_fingerprint(val: U16, code: int, jobs: int = 2) -> tuple[int, int]:
+    """How many slots hold a code other than ``code``, and the sum mod 2^64 of the
+    fingerprints of those slots with their codes."""
 
 # --- placement.pxi: the placement phase by one backward pass -----------------------------
 

@@ -188,24 +188,38 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
     that disagree (at most 16 a call of about ``block`` slots, in no order) and whether
     everything passed: every real slot agrees with its children and every other slot
     holds the slack code (counted: the kernel visits each real slot once).
-    The moving check (:mod:`solver.verify.check`) and the placement check
-    (:func:`solver.placement.check`) both run it; their slot-order walks name the bad
-    slots in order when it fails."""
+
+    The walk reads no stored code: it sums a 64-bit fingerprint of every real slot and
+    the code its children give it, which must equal the same sum over the stored codes,
+    read in order (``retro_fingerprint``; a wrong code passes with probability 2^-64).
+    Only where they differ does a second walk read the stored codes to find slots
+    that disagree.  The moving check (:mod:`solver.verify.check`) and the placement
+    check (:func:`solver.placement.check`) both run it; their slot-order walks name the
+    bad slots in order when it fails."""
     kernels = sub.kernels
     orbits = kernels.orbit_count(sub.o)
     step = max(1, orbits * block // max(1, len(val)))       # about ``block`` slots a call
-    flagged, faults, checked = [], 0, 0
-    for start in range(0, orbits, step):
-        stop = min(orbits, start + step)
-        slots, count, seen = kernels.retro_check_grouped(
-            sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, 16, jobs,
-            full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand)
-        flagged += [int(s) for s in slots]
-        faults += count
-        checked += seen
-        if progress:
-            progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
-    return flagged, not faults and kernels.retro_count_except(val, SLACK_CODE, jobs) == checked
+
+    def walk(fingerprint: bool) -> tuple[list[int], int, int, int]:
+        flagged, faults, checked, prints = [], 0, 0, 0
+        for start in range(0, orbits, step):
+            stop = min(orbits, start + step)
+            slots, count, seen, walked = kernels.retro_check_grouped(
+                sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, 16,
+                jobs, full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand,
+                fingerprint=fingerprint)
+            flagged += [int(s) for s in slots]
+            faults += count
+            checked += seen
+            prints = (prints + walked) % 2**64
+            if progress and fingerprint:
+                progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
+        return flagged, faults, checked, prints
+
+    _, _, checked, prints = walk(fingerprint=True)
+    if kernels.retro_fingerprint(val, SLACK_CODE, jobs) == (checked, prints):
+        return [], True
+    return walk(fingerprint=False)[0], False
 
 
 def hands(sub: Subspace, rules: Rules) -> tuple[int, int, bool]:

@@ -64,9 +64,13 @@ def test_grouped_check(solved):
     assert check_values((3, 4), FOUR, p34.values, lookup, grouped=True) == []
     for m, o in p34.values:
         cap = p33.values[o - 1, m] if (o - 1, m) in p33.values else np.zeros(0, np.uint16)
-        _, faults, checked = _kernels.retro_check_grouped(
+        _, faults, checked, _ = _kernels.retro_check_grouped(
             m, o, p34.values[m, o], p34.values[o, m], cap, True, False)
         assert faults == 0 and checked == _kernels.count_real_slots(m, o)
+        # the fingerprint of what the successors give equals that of the stored codes
+        _, _, checked, prints = _kernels.retro_check_grouped(
+            m, o, p34.values[m, o], p34.values[o, m], cap, True, False, fingerprint=True)
+        assert _kernels.retro_fingerprint(p34.values[m, o], 0xFFFF) == (checked, prints)
     bad = {k: v.copy() for k, v in p34.values.items()}
     for v in bad.values():
         v[::997] ^= 2
