@@ -591,7 +591,8 @@ def check_memory_limit(units: list[Unit], memory: int | None) -> None:
 
 def write_memory(unit: Unit) -> int:
     """Bytes a pair's file holds while it is written after its solve: its codes (2 a
-    slot) and the compressed image, twice (at most as large as the codes)."""
+    slot) and the compressed image, twice (at most as large as the codes).  An upper
+    bound: the write lets each subspace's codes go once they are compressed."""
     return 4 * unit.slots
 
 
@@ -704,7 +705,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     check_seconds = time.perf_counter() - checked_at if verify else 0.0
 
     def write() -> PairReport:
-        storage.write_pair(path, rules, result.values,
+        storage.write_pair(path, rules, result.values, release=True,
                            extra={"seconds": time.perf_counter() - start,
                                   "rounds": result.rounds, "checked": bool(verify)})
         report = PairReport(p, slots, time.perf_counter() - start, peak_rss_mib(), skipped=False,

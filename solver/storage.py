@@ -235,9 +235,13 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
         raise CorruptDatabaseError(f"{path} {what}: {short(exc)}") from None
 
 
-def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None) -> dict:
+def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None,
+               release: bool = False) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
+    ``release``: each subspace's codes are let go (``values[key]`` becomes None) once
+    they are compressed into the file's image, so that a write in the background holds
+    the pair's codes only until then, not while the image is written and re-read.
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -253,7 +257,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, held, extra)
+                stats = _write_contents(f, rules, values, held, extra, release)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -288,7 +292,8 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
     return stats
 
 
-def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra) -> dict:
+def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
+                    release: bool = False) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
     if {shape_name(*key) for key in values} != names:
@@ -322,6 +327,8 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
         _set_attr(ds, META_KEY, meta_digest(_attrs(ds)))
         stats[key] = info
+        if release:
+            values[key] = codes = None
     _set_attr(f, "complete", True)
     _set_attr(f, META_KEY, meta_digest(_attrs(f)))
     return stats

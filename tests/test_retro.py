@@ -78,6 +78,22 @@ def test_a_changed_value_is_caught_by_the_check(db4, tmp_path):
     assert "disagree" in result.output
 
 
+def test_a_write_that_releases_the_codes_writes_the_same_file(db4, tmp_path):
+    """write_pair(release=True) (the build's, so that a background write lets the codes
+    go once compressed) lets go of every subspace's codes and stores the same values
+    with the same statistics as a write that keeps them."""
+    source = storage.pair_path(db4, FOUR, (3, 4))
+    codes = {s: storage.read_subspace(source, FOUR, *s) for s in [(3, 4), (4, 3)]}
+    kept, released = dict(codes), dict(codes)
+    stats = storage.write_pair(tmp_path / "kept.h5", FOUR, kept)
+    assert storage.write_pair(tmp_path / "released.h5", FOUR, released, release=True) == stats
+    assert all(v is not None for v in kept.values()) and set(released) == set(codes)
+    assert all(v is None for v in released.values())
+    for s, values in codes.items():
+        assert np.array_equal(storage.read_subspace(tmp_path / "released.h5", FOUR, *s,
+                                                    verify=True), values)
+
+
 def test_stored_metadata(db4):
     path = storage.pair_path(db4, FOUR, (3, 4))
     with h5py.File(path, "r") as f:
