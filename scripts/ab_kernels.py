@@ -5,8 +5,9 @@ Usage:
     python scripts/ab_kernels.py DB WHAT NAME A.so B.so [--runs 5] [--jobs 2]
 
 WHAT is ``check`` (the build's grouped check of pair NAME, e.g. 4-6), ``solve`` (the
-solve of pair NAME: initialisation and rounds) or ``placement`` (the pass of placement
-subspace NAME, e.g. 6-5+2-3).  DB must hold what NAME reads (a pair's capture targets,
+solve of pair NAME: initialisation and rounds), ``init`` (the initialisation of both
+subspaces of pair NAME, ``retro_init`` as each build does it by default) or
+``placement`` (the pass of placement subspace NAME, e.g. 6-5+2-3).  DB must hold what NAME reads (a pair's capture targets,
 a placement subspace's children; for ``check`` the pair itself).  A.so and B.so are two
 builds of ``solver._kernels`` (for example a worktree of the base commit built with
 ``MUEHLE_BOARDS=standard python setup.py build_ext --inplace``, and this checkout).
@@ -26,6 +27,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -60,6 +63,19 @@ def workload(db: Path, what: str, name: str, jobs: int):
     m, o = pair
     for target in pair.capture_targets:
         cache.get(*target)
+    if what == "init":
+        work = [(s, cache.get(*s.capture_child) if s.capture_child else np.zeros(0, np.uint16))
+                for s in pair.subspaces]
+
+        def run():
+            kernels = kernels_module.kernels_for(rules.board)
+            out = []
+            for s, cap in work:
+                val = np.empty(s.slots, dtype=np.uint16)
+                kernels.retro_init(s.m, s.o, val, cap, rules.jumping, rules.take_none, jobs)
+                out.append(storage.sha256_of(val))
+            return tuple(out)
+        return run
     if what == "solve":
         def run():
             result = solve_pair((m, o), rules, cache.get, jobs)
@@ -72,7 +88,7 @@ def workload(db: Path, what: str, name: str, jobs: int):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("db", type=Path)
-    ap.add_argument("what", choices=["check", "solve", "placement"])
+    ap.add_argument("what", choices=["check", "solve", "init", "placement"])
     ap.add_argument("name")
     ap.add_argument("a")
     ap.add_argument("b")
