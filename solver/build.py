@@ -506,7 +506,8 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     ``memory``: bytes the build may hold (None: what the machine has available): a
     plan with a file whose peak is above it is refused before anything is built
     (:func:`check_memory_limit`), and a pair's write overlaps the next pair's solve only
-    where both fit in it (:func:`build_moving`).
+    where both fit in it (None: where both fit in what the largest pair needs alone;
+    :func:`build_moving`).
     """
     check_phase(phase, pair)
     root = Path(root)
@@ -537,8 +538,9 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 
     ``background``: a pair's file is compressed and written in a thread while the next
     pair is solved (docs/design.md §5), when the next pair does not read it and both fit
-    in ``memory`` (bytes; None: no limit) and in the memory available; else the build
-    waits for the write first."""
+    in ``memory`` (bytes; None: in what the plan's largest pair needs alone, so that the
+    build's peak is that pair's) and in the memory available; else the build waits for
+    the write first."""
     from tqdm import tqdm
 
     root = Path(root)
@@ -546,7 +548,8 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     paths = [unit_path(root, rules, u) for u in units]
     cache = SubspaceCache(root, rules)
     reports: list[PairReport | None] = [None] * len(units)
-    writer = BackgroundWriter(memory) if background else None
+    budget = memory if memory is not None else max((u.memory for u in units), default=0)
+    writer = BackgroundWriter(budget) if background else None
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
     later = built_later(paths, any(storage.rules_dir(root, rules).glob("place-*.h5")))

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage
 from solver.board import BOARDS
-from solver.build import build, is_built, plan
+from solver.build import BackgroundWriter, build, is_built, plan, plan_units
 from solver.verify.check import check_pair
 from solver.cli import main
 from solver.index import Pair
@@ -92,6 +92,28 @@ def test_a_write_that_releases_the_codes_writes_the_same_file(db4, tmp_path):
     for s, values in codes.items():
         assert np.array_equal(storage.read_subspace(tmp_path / "released.h5", FOUR, *s,
                                                     verify=True), values)
+
+
+def test_without_a_limit_two_large_pairs_never_overlap(tmp_path, monkeypatch):
+    """Without --memory a pair's background write overlaps the next pair only where the
+    two need no more than the plan's largest pair alone (so the build's peak is that
+    pair's, however much memory the machine has); with --memory, where they fit in it."""
+    budgets = []
+    original = BackgroundWriter.__init__
+
+    def record(self, memory=None):
+        budgets.append(memory)
+        original(self, memory)
+
+    monkeypatch.setattr(BackgroundWriter, "__init__", record)
+    build(tmp_path / "a", FOUR, phase="moving", progress=False)
+    build(tmp_path / "b", FOUR, phase="moving", progress=False, memory=1 << 30)
+    largest = max(u.memory for u in plan_units(FOUR, None, None, "moving"))
+    assert budgets == [largest, 1 << 30]
+    writer = BackgroundWriter(largest)
+    assert writer.fits(largest)                 # nothing written: anything that fits alone
+    writer._thread, writer.bytes = object(), largest // 2      # a write in progress
+    assert writer.fits(largest - largest // 2) and not writer.fits(largest - largest // 2 + 1)
 
 
 def test_stored_metadata(db4):
