@@ -56,9 +56,11 @@ def test_a_kill_while_writing_a_pair(tmp_path, point):
 @pytest.mark.slow
 def test_a_kill_while_a_write_overlaps_the_next_pair(tmp_path):
     """Pair 4-4 (5 stones) does not read 3-5, so its solve runs while 3-5 is written in
-    the background: a kill there leaves neither published, and the rerun builds both,
-    equal to an uninterrupted build."""
-    args = ["--stones", "5", "--max-total", "8", "--phase", "moving", "--quiet", "--jobs", "2"]
+    the background (under --memory 1G: without a limit the two would have to fit in what
+    the plan's largest pair needs alone, and here they do not): a kill there leaves
+    neither published, and the rerun builds both, equal to an uninterrupted build."""
+    args = ["--stones", "5", "--max-total", "8", "--phase", "moving", "--quiet", "--jobs", "2",
+            "--memory", "1G"]
     env = dict(os.environ, MUEHLE_CRASH_AT="temporary-complete:pair-3-5.h5")
     killed = subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(tmp_path / "a"), *args],
                             env=env, capture_output=True, text=True)
