@@ -6,7 +6,7 @@
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
 #           prefetch (index.pxi);
-#           Best, best_reset, best_add, best_code, blocked_code, V_LINE_WON, moved, without,
+#           Best, best_reset, best_add, best_code, blocked_code, V_LINE_WON, moved,
 #           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the

@@ -11,8 +11,8 @@
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, c_moves_packed, takeable, c_unmoves_rules,
-#           move_* accessors, NO_POINT, MAX_MOVES, won_by_line), index.pxi (c_index_position, IndexFrame, c_index_frame,
-#           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
+#           move_* accessors, NO_POINT, MAX_MOVES, won_by_line), index.pxi
+#           (c_index_position, IndexFrame, c_index_frame, c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
 #           functions, successor_frames, mark_slack, prefetch, prefetch_w).
 #
@@ -364,7 +364,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
     assert val.shape[0] == n_slots
     if grouped and h == 0 and k == 0:
-        return _init_grouped(m, o, val, cap, jumping, take_none, jobs, full_draw)
+        return _init_grouped(m, o, val, &x, jumping, take_none, jobs, full_draw)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
@@ -425,7 +425,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     return _max_plies(val)
 
 
-cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
+cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                          bint jumping, bint take_none, int jobs, bint full_draw):
     """retro_init of a moving subspace m-o (no stones in hand): the same codes, with the
     positions visited grouped by the opponent's stones, as retro_check_grouped visits
@@ -434,7 +434,8 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const uint16_t[::1] ca
     (o-1)-m, so their codes come from cache (in slot order every capture is a read far
     away: in a large pair, a miss each).  The array starts all undecided (0) and slack,
     and only the positions whose code is not 0 are written, far away, a batch
-    prefetched together (docs/design.md §4).  Returns as retro_init."""
+    prefetched together (docs/design.md §4).  ``x``: retro_init's Outside (only its
+    capture targets: no hands).  Returns as retro_init."""
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t r, blk, lo, hi, nblk = (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
     cdef uint32_t own, opp, mv
@@ -447,8 +448,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const uint16_t[::1] ca
     cdef IndexFrame* f        # the position's own
     cdef Best* b              # per thread (see retro_init)
     cdef int n, nb, nw, i, j, q, code
-    cdef Outside x = outside_of(m, o, 0, 0, cap, None, None)
-    assert val.shape[0] == n_slots
     for blk in prange(nblk, nogil=True, num_threads=jobs, schedule="static"):
         lo = blk << SCAN_SHIFT
         hi = min(lo + SCAN_SLOTS, n_slots)

@@ -7,8 +7,9 @@ Usage:
 WHAT is ``check`` (the build's grouped check of pair NAME, e.g. 4-6), ``solve`` (the
 solve of pair NAME: initialisation and rounds), ``init`` (the initialisation of both
 subspaces of pair NAME, ``retro_init`` as each build does it by default) or
-``placement`` (the pass of placement subspace NAME, e.g. 6-5+2-3).  DB must hold what NAME reads (a pair's capture targets,
-a placement subspace's children; for ``check`` the pair itself).  A.so and B.so are two
+``placement`` (the pass of placement subspace NAME, e.g. 6-5+2-3).  DB must hold what
+NAME reads (a pair's capture targets, a placement subspace's children; for ``check``
+the pair itself).  A.so and B.so are two
 builds of ``solver._kernels`` (for example a worktree of the base commit built with
 ``MUEHLE_BOARDS=standard python setup.py build_ext --inplace``, and this checkout).
 

@@ -200,23 +200,22 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
     orbits = kernels.orbit_count(sub.o)
     step = max(1, orbits * block // max(1, len(val)))       # about ``block`` slots a call
 
-    def walk(fingerprint: bool) -> tuple[list[int], int, int, int]:
-        flagged, faults, checked, prints = [], 0, 0, 0
+    def walk(fingerprint: bool) -> tuple[list[int], int, int]:
+        flagged, checked, prints = [], 0, 0
         for start in range(0, orbits, step):
             stop = min(orbits, start + step)
-            slots, count, seen, walked = kernels.retro_check_grouped(
+            slots, _, seen, walked = kernels.retro_check_grouped(
                 sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, 16,
                 jobs, full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand,
                 fingerprint=fingerprint)
             flagged += [int(s) for s in slots]
-            faults += count
             checked += seen
             prints = (prints + walked) % 2**64
             if progress and fingerprint:
                 progress(round(len(val) * stop / orbits) - round(len(val) * start / orbits))
-        return flagged, faults, checked, prints
+        return flagged, checked, prints
 
-    _, _, checked, prints = walk(fingerprint=True)
+    _, checked, prints = walk(fingerprint=True)
     if kernels.retro_fingerprint(val, SLACK_CODE, jobs) == (checked, prints):
         return [], True
     return walk(fingerprint=False)[0], False
