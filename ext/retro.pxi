@@ -1,7 +1,7 @@
 # Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4), and
 # alike of a unit {m-o+h-k, o-m+k-h} of mixed placement, where a move keeps the hands.
 #
-# Provides: retro_init, retro_due, retro_frontier_size, retro_scan, retro_round,
+# Provides: retro_init, retro_floor, retro_due, retro_frontier_size, retro_scan, retro_round,
 #           retro_pull, retro_pull_grouped, retro_finish (the solve of a pair, or of a unit of mixed placement,
 #           driven by solver.retro); Outside, inside, outside_entry, outside_at,
 #           outside_read, outside_of (where a unit's moves lead out of
@@ -19,9 +19,12 @@
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
 #   1 + plies         decided; a win when plies is odd, a loss when even
-#   0x8000 | f | c    (solve only) undecided; c (< 0x4000) is the longest loss its
-#                     captures allow (all into wins), f = 0x4000 if a capture leads
-#                     to a draw (then the state can never become a loss)
+#   0x8000 | f | c    (solve only) undecided; from the initialisation: c (< 0x4000) is
+#                     the longest loss its captures allow (all into wins), f = 0x4000
+#                     if a capture leads to a draw (then the state can never become a
+#                     loss); in the rounds (retro_floor has moved c into the loss floor):
+#                     0xC000 for f, else 0x2000 (V_HAS_FLOOR) where c was not 0, and
+#                     the count below in the 13 bits under it (0x1FFF: unknown)
 #   0xFFFF            slack slot: no position uses it
 # Where a line wins (LINE_WINS), a position where a line stands has no moves: lost in 0
 # (code 1) when the side not to move has it, as a blocked one; won when only the side
@@ -31,10 +34,14 @@
 # quiet win found in an earlier round overwrites; round d picks exactly the states
 # whose value is d + 1, so each state propagates once, at its final value.
 #
-# Counts (uint8) are the number of distinct successor slots reached by quiet moves.
-# They are computed lazily, the first time a won child reaches a state (most states
-# are never reached that way), with the same index as the propagation: both sides
-# count orbit-to-orbit edges, so they agree even for symmetric positions.
+# Counts are the number of distinct successor slots reached by quiet moves and not yet
+# won.  They are computed lazily, the first time a won child reaches a state (most
+# states are never reached that way), with the same index as the propagation: both
+# sides count orbit-to-orbit edges, so they agree even for symmetric positions.  They
+# live in the pending code itself, so that a round into losses touches one cache line
+# per predecessor, not two; the longest capture loss the code held moves into the loss
+# floor (plies / 2, one byte a slot), read only when a count of a state whose code says
+# it has one reaches 0 (a read far away, so not for the states without captures).
 
 from cython.parallel cimport prange, parallel
 from libc.stdlib cimport malloc, free
@@ -42,22 +49,18 @@ from libc.string cimport memset
 
 cdef extern from *:
     """
-    static inline unsigned char mu_atomic_dec_u8(unsigned char* p) {
+    static inline unsigned short mu_atomic_dec_u16(unsigned short* p) {
         return __atomic_sub_fetch(p, 1, __ATOMIC_RELAXED);
     }
-    static inline int mu_atomic_cas_u8(unsigned char* p, unsigned char expected, unsigned char desired) {
+    static inline int mu_atomic_cas_u16(unsigned short* p, unsigned short expected, unsigned short desired) {
         return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-    }
-    static inline unsigned char mu_atomic_load_u8(unsigned char* p) {
-        return __atomic_load_n(p, __ATOMIC_RELAXED);
     }
     static inline long long mu_atomic_inc_i64(long long* p) {
         return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
     }
     """
-    uint8_t atomic_dec_u8 "mu_atomic_dec_u8"(uint8_t* p) nogil
-    bint atomic_cas_u8 "mu_atomic_cas_u8"(uint8_t* p, uint8_t expected, uint8_t desired) nogil
-    uint8_t atomic_load_u8 "mu_atomic_load_u8"(uint8_t* p) nogil
+    uint16_t atomic_dec_u16 "mu_atomic_dec_u16"(uint16_t* p) nogil
+    bint atomic_cas_u16 "mu_atomic_cas_u16"(uint16_t* p, uint16_t expected, uint16_t desired) nogil
     long long atomic_inc_i64 "mu_atomic_inc_i64"(long long* p) nogil
 
 cdef enum:
@@ -67,7 +70,9 @@ cdef enum:
     V_PLIES_MASK = 0x3FFF
     V_SLACK = 0xFFFF
     V_LINE_WON = 2
-    CNT_UNKNOWN = 255
+    V_HAS_FLOOR = 0x2000        # (rounds) a pending code whose captures allow a loss
+    V_COUNT_MASK = 0x1FFF       # (rounds) its count of undecided successors; all set:
+                                # unknown (0, undecided with nothing known, is unknown too)
     DEDUPE_TABLE = 256     # open-addressing table for at most DEDUPE_MAX slots
     DEDUPE_MAX = 128
     NO_WIN = 1 << 30
@@ -337,9 +342,9 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  ``full_draw``:
     a side blocked on a full board draws (blocked_code; the draw is the undecided
     code 0, which no round changes: a full board has neither moves nor un-moves, and
-    retro_finish leaves it a draw).  Counts are not
-    needed yet (they start unknown, CNT_UNKNOWN, and are computed when first needed),
-    so the caller allocates them after it has let the capture targets go.  Returns the
+    retro_finish leaves it a draw).  The rounds need the codes
+    made ready by retro_floor, which the caller calls after it has let the capture
+    targets go (the loss floor is the rounds' memory).  Returns the
     largest plies any state may be decided at so far and the number of undecided states.
 
     Under mixed placement the subspace is m-o+h-k, one of a unit solved in rounds like
@@ -592,9 +597,69 @@ cdef extern from *:
                                            int64_t* out, int64_t n) nogil
 
 
-def retro_counts(int64_t slots):
-    """Counts for a subspace of that many slots, all unknown."""
-    return np.full(slots, CNT_UNKNOWN, dtype=np.uint8)
+def retro_floor(uint16_t[::1] val, int jobs=2):
+    """Make the codes of an initialised subspace ready for the rounds: the longest loss
+    the captures of an undecided state allow moves out of its code into the returned
+    loss floor, and the code keeps V_HAS_FLOOR and the count of its undecided
+    successors instead (V_COUNT_MASK, unknown, until a round computes it; 0, undecided
+    with nothing known, is unknown too), so that a round into losses reads and decrements one code where it
+    read a code and a count (docs/design.md §4).  A state whose capture leads to a draw
+    can never lose and needs neither: its code becomes V_PENDING | V_DRAW_CAPTURE.
+
+    The floor holds plies / 2 (a loss has even plies): one byte a slot, or, where some
+    loss is longer than 510 plies, two (a uint16 array viewed as bytes, twice as many;
+    loss_floor reads either).  Call it after the capture targets are let go: it is
+    the rounds' memory, as the counts were.
+    """
+    cdef int64_t i, n = val.shape[0]
+    cdef uint16_t v
+    cdef int over = 0
+    cdef bint wide
+    cdef uint8_t* f8
+    cdef uint16_t* f16
+    for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
+        v = val[i]
+        if v != V_SLACK and (v & V_PENDING) and not (v & V_DRAW_CAPTURE):
+            over |= (v & V_PLIES_MASK) > 2 * 255
+    wide = over != 0
+    floor = np.zeros(2 * n if wide else n, dtype=np.uint8)
+    cdef uint8_t[::1] fv = floor
+    f8 = &fv[0] if n else NULL
+    f16 = <uint16_t*>f8
+    for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
+        v = val[i]
+        if v == V_SLACK or not (v & V_PENDING):
+            continue
+        if v & V_DRAW_CAPTURE:
+            val[i] = V_PENDING | V_DRAW_CAPTURE
+            continue
+        if wide:
+            f16[i] = (v & V_PLIES_MASK) // 2
+        else:
+            f8[i] = (v & V_PLIES_MASK) // 2
+        val[i] = V_PENDING | V_HAS_FLOOR | V_COUNT_MASK     # (init_code: c is not 0)
+    return floor
+
+
+cdef inline int loss_floor(const uint8_t* floor, bint wide, int64_t p) noexcept nogil:
+    """The longest loss (plies) the captures of the state at p allow (retro_floor)."""
+    if wide:
+        return 2 * (<const uint16_t*>floor)[p]
+    return 2 * floor[p]
+
+
+cdef inline int loss_code(uint16_t v, const uint8_t* floor, bint wide, int64_t p,
+                          int d) noexcept nogil:
+    """The code of the state at p (code v in the rounds) lost in round d (every
+    successor won, one in d plies): a loss in d + 1 plies, or longer where a capture
+    allows."""
+    cdef int most = loss_floor(floor, wide, p) if v & V_HAS_FLOOR else 0
+    return (d + 1 if d + 1 > most else most) + 1
+
+
+cdef inline bint count_unknown(uint16_t v) noexcept nogil:
+    """Whether the code v of a state that may still lose has no count yet."""
+    return v == 0 or (v & V_COUNT_MASK) == V_COUNT_MASK
 
 
 def retro_due(int64_t slots):
@@ -641,7 +706,7 @@ def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block
 
 
 def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
-                uint16_t[::1] pred, uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d,
+                uint16_t[::1] pred, const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d,
                 bint jumping, bint take_none, bint recount=False, int jobs=2, int h=0, int k=0,
                 bint mixed=False):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
@@ -652,7 +717,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     (The caller finds the
     frontier with ``retro_scan``: a compare per slot in this loop cost more than all
     the rest of the round.)  ``pred_due``: the due codes of pred's blocks (retro_scan);
-    ``child``: the codes of m-o.  ``recount``: a pull round may have left counts unknown
+    ``child``: the codes of m-o; ``pred_floor``: o-m's loss floor (retro_floor), whose
+    codes hold the counts.  ``recount``: a pull round may have left counts unknown
     that won successors had reached (see retro_pull), so a count computed now leaves
     out the successors won in fewer than d plies (else it needs no look at them).
     Under mixed placement m-o is m-o+h-k and o-m is o-m+k-h (see retro_init).
@@ -665,12 +731,14 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef int64_t* preds
     cdef int64_t* succ
     cdef int64_t* table
-    cdef int n, total, i, c, cmax
+    cdef int n, total, i, c
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
+    cdef bint wide = pred_floor.shape[0] == 2 * pred.shape[0] > 0
     assert child.shape[0] == c_subspace_slots(m, o)
-    assert pred.shape[0] == c_subspace_slots(o, m) and pred_cnt.shape[0] == pred.shape[0]
+    assert pred.shape[0] == c_subspace_slots(o, m)
+    assert pred_floor.shape[0] == pred.shape[0] or wide
     assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -681,9 +749,9 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
                           chunksize=32):
             # pass 1: the distinct predecessor slots of ROUND_BATCH frontier states (a
-            # predecessor reached from two of them counts twice), their codes and, in a
-            # round into losses, their counts prefetched: the reads of pass 2 are random
-            # and far apart, so many must be in flight at once
+            # predecessor reached from two of them counts twice), their codes (and so
+            # their counts) prefetched: the reads of pass 2 are random and far apart, so
+            # many must be in flight at once
             total = 0
             j1 = blk * ROUND_BATCH + ROUND_BATCH
             if j1 > n_front:
@@ -701,8 +769,6 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     p = c_index_position(o, m, before, own)
                     preds[total + i] = p
                     prefetch_w(&pred[p])
-                    if not child_lost:
-                        prefetch_w(&pred_cnt[p])
                 if REP_STAB[m][slot // per]:
                     # a symmetry fixes own: two un-moves may reach one slot
                     n = dedupe(preds + total, n, table)
@@ -720,14 +786,17 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                         if is_undecided(v):     # (an overwritten tentative win was counted)
                             decided += 1
                 elif is_undecided(v) and not (v & V_DRAW_CAPTURE):
-                    if atomic_load_u8(&pred_cnt[p]) == CNT_UNKNOWN:
+                    # v is a count (or unknown) until this round's last decrement, which
+                    # only the last of its won successors makes: counts are exact
+                    if count_unknown(v):
                         c_position_at(o, m, p, &scratch[0], &scratch[1])
                         c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
                                                   take_none, mixed, moves, succ, table, codes, d)
-                        atomic_cas_u8(&pred_cnt[p], CNT_UNKNOWN, <uint8_t>c)  # all compute the same c
-                    if atomic_dec_u8(&pred_cnt[p]) == 0:
-                        cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
-                        pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+                        # all compute the same c; where another thread's stands, it may
+                        # have been decremented already
+                        atomic_cas_u16(&pred[p], v, <uint16_t>(V_PENDING | (v & V_HAS_FLOOR) | c))
+                    if atomic_dec_u16(&pred[p]) & ~V_HAS_FLOOR == V_PENDING:
+                        pred[p] = <uint16_t>loss_code(v, &pred_floor[0], wide, p, d)
                         mark_due(&pred_due[0], p, d)
                         decided += 1
         free(moves)
@@ -763,13 +832,13 @@ cdef inline int pull_look(uint16_t c, int d) noexcept nogil:
     return 0
 
 
-cdef inline int pull_settle(uint16_t* pred, uint8_t* pred_cnt, uint16_t* pred_due, int64_t p,
-                            uint16_t v, int d, bint hit, bint stopped) noexcept nogil:
+cdef inline int pull_settle(uint16_t* pred, const uint8_t* pred_floor, bint wide,
+                            uint16_t* pred_due, int64_t p, uint16_t v, int d, bint hit,
+                            bint stopped) noexcept nogil:
     """Write what a pull found for the state at p (code v before the round): a win in
     d + 1 (d even, a successor lost in d), a loss (d odd, every successor won, one in
     d), or, where a round into losses did not decide it, its count made unknown (the
     next push round recomputes it).  Returns 1 where an undecided state was decided."""
-    cdef int cmax
     if d % 2 == 0:
         if not hit:
             return 0
@@ -777,17 +846,16 @@ cdef inline int pull_settle(uint16_t* pred, uint8_t* pred_cnt, uint16_t* pred_du
         mark_due(pred_due, p, d)
         return is_undecided(v)
     if hit and not stopped:
-        cmax = (v & V_PLIES_MASK) if (v & V_PENDING) else 0
-        pred[p] = <uint16_t>((d + 1 if d + 1 > cmax else cmax) + 1)
+        pred[p] = <uint16_t>loss_code(v, pred_floor, wide, p, d)
         mark_due(pred_due, p, d)
         return 1
-    if pred_cnt[p] != CNT_UNKNOWN:
-        pred_cnt[p] = CNT_UNKNOWN
+    if not count_unknown(v):
+        pred[p] = v | V_COUNT_MASK
     return 0
 
 
-def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint8_t[::1] pred_cnt,
-               uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2, int h=0,
+def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
+               const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2, int h=0,
                int k=0, bint mixed=False):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
@@ -817,7 +885,8 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
     cdef uint16_t v
     cdef bint hit, stopped
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
-    assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
+    cdef bint wide = pred_floor.shape[0] == 2 * n_pred > 0
+    assert pred.shape[0] == n_pred and (pred_floor.shape[0] == n_pred or wide)
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
     with nogil, parallel(num_threads=jobs):
@@ -856,7 +925,8 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
                     if look & PULL_STOP:
                         stopped = True
                         break
-            decided += pull_settle(&pred[0], &pred_cnt[0], &pred_due[0], p, v, d, hit, stopped)
+            decided += pull_settle(&pred[0], &pred_floor[0], wide, &pred_due[0], p, v, d, hit,
+                                   stopped)
         free(moves)
         free(scratch)
         free(succ)
@@ -865,7 +935,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred, uint
 
 
 def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
-                       uint8_t[::1] pred_cnt, uint16_t[::1] pred_due, int d, bint jumping,
+                       const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping,
                        bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
@@ -902,7 +972,8 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef IndexFrame* fy        # the successors' frame (their side to move: Y)
     cdef int n, nb, nd, i, j, look
     cdef bint hit, stopped
-    assert pred.shape[0] == n_pred and pred_cnt.shape[0] == n_pred
+    cdef bint wide = pred_floor.shape[0] == 2 * n_pred > 0
+    assert pred.shape[0] == n_pred and (pred_floor.shape[0] == n_pred or wide)
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
     with nogil, parallel(num_threads=jobs):
@@ -919,16 +990,13 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                 nb = group_walk_batch(w, owns, slots, &pred[0], True)
                 if nb == 0:
                     break
-                # the states this round may decide; in a round into losses, the counts
-                # of those it does not decide are read (pull_settle), far away too
+                # the states this round may decide
                 nd = 0
                 for j in range(nb):
                     if pull_may_decide(pred[slots[j]], d):
                         owns[nd] = owns[j]
                         slots[nd] = slots[j]
                         nd = nd + 1
-                        if d % 2 == 1:
-                            prefetch_w(&pred_cnt[slots[j]])
                 for j in range(nd):
                     p = slots[j]
                     v = pred[p]
@@ -946,8 +1014,8 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                         if look & PULL_STOP:
                             stopped = True
                             break
-                    decided += pull_settle(&pred[0], &pred_cnt[0], &pred_due[0], p, v, d, hit,
-                                           stopped)
+                    decided += pull_settle(&pred[0], &pred_floor[0], wide, &pred_due[0], p, v,
+                                           d, hit, stopped)
         free(moves)
         free(owns)
         free(slots)

@@ -70,20 +70,21 @@ def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: boo
     far and the number of undecided states.  ``full_draw``: a full board is drawn, not
     lost.  ``grouped``: a moving subspace's positions are visited by opponent sets (False:
     in slot order; the same codes)."""
-def retro_counts(slots: int) -> U8: ...
+def retro_floor(val: U16, jobs: int = 2) -> U8:
+    """Codes made ready for the rounds (counts inside them); returns the loss floor."""
 def retro_due(slots: int) -> tuple[U16, U8]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U8, d: int, jobs: int = 2) -> int: ...
 def retro_scan(val: U16, holds: U8, d: int, block: int, out: I64) -> tuple[int, int]: ...
-def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_cnt: U8,
+def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_floor: U8,
                 pred_due: U16, d: int, jumping: bool, take_none: bool, recount: bool = False,
                 jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False) -> int:
     """One round at plies d, pushed from the frontier; returns how many it decided."""
-def retro_pull(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16, d: int,
+def retro_pull(m: int, o: int, child: U16, pred: U16, pred_floor: U8, pred_due: U16, d: int,
                jumping: bool, take_none: bool, jobs: int = 2, h: int = 0, k: int = 0,
                mixed: bool = False) -> int:
     """One round at plies d, pulled by the states it can decide, in slot order; returns
     how many."""
-def retro_pull_grouped(m: int, o: int, child: U16, pred: U16, pred_cnt: U8, pred_due: U16,
+def retro_pull_grouped(m: int, o: int, child: U16, pred: U16, pred_floor: U8, pred_due: U16,
                        d: int, jumping: bool, take_none: bool, jobs: int = 2, h: int = 0,
                        k: int = 0, mixed: bool = False) -> int:
     """retro_pull with the states grouped by the opponent's stones (successors from cache)."""

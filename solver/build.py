@@ -106,7 +106,7 @@ def rounds_memory(own: list[int], reads: list[int]) -> int:
     the check and the write; planned alike, a cycle of mixed placement) holds at its
     peak, for subspaces of ``own`` slots that read subspaces of ``reads`` slots
     (docs/design.md §4): 2 per slot of its own codes throughout, with either 1 per slot
-    of counts (the rounds) or 2 per slot of one subspace it reads (a subspace's
+    of its loss floor (the rounds) or 2 per slot of one subspace it reads (a subspace's
     initialisation or check: they are read one at a time), and 16 MiB for the frontier
     and the write's blocks."""
     return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
@@ -116,7 +116,7 @@ def cycle_memory(own: list[int], reads: list[int]) -> int:
     """Bytes a cycle of mixed placement (:func:`build_cycle`) holds at its peak: as
     :func:`rounds_memory`, but every subspace it reads is held throughout (a subspace of
     the cycle reads up to three at once in its initialisation, and the check reads them
-    again), so 2 per slot of all of them beside the codes and the counts."""
+    again), so 2 per slot of all of them beside the codes and the loss floor."""
     return 3 * sum(own) + 2 * sum(reads) + (16 << 20)
 
 

@@ -118,7 +118,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     start = time.perf_counter()
     # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
     # capture targets one at a time during the initialisation (the caller's lookup should
-    # not keep them); the counts, 1 byte a slot, only from the rounds on.
+    # not keep them); the loss floor, 1 byte a slot, only from the rounds on.
     val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
     due, holds = {}, {}
     for s in subs:
@@ -135,7 +135,8 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
                                                   *targets[1:], full_draw=rules.full_draw)
         maxd = max(maxd, plies)
         del targets
-    cnt = {s: kernels.retro_counts(s.slots) for s in subs}
+    # the counts go into the undecided codes, the captures' longest losses into the floor
+    floor = {s: kernels.retro_floor(val[s], jobs) for s in subs}
     recount = {s: False for s in subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
@@ -146,7 +147,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
             size = kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
             if not size:
                 continue
-            args = (val[s], val[child], cnt[child], due[child], d, rules.jumping, rules.take_none)
+            args = (val[s], val[child], floor[child], due[child], d, rules.jumping, rules.take_none)
             jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
             pulling = (size > ratio * undecided[child] if pull is None
