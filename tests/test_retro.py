@@ -298,3 +298,22 @@ def test_frontier_scan_finds_exactly_the_codes_of_the_round():
         for slot in rng.choice(np.flatnonzero(codes == 0), 20, replace=False):
             codes[slot] = d + 2 + rng.integers(0, 3)
             due[slot // 4096] = min(due[slot // 4096], d + 2)
+
+
+def test_floor_moves_the_capture_losses_out_of_the_codes():
+    """retro_floor: an undecided state's longest capture loss (plies, in its code) goes
+    into the loss floor as plies / 2, and its code keeps the flag and an unknown count;
+    a state drawn by a capture keeps only its flags; decided, slack and undecided-with-
+    nothing-known codes stay.  A loss longer than 510 plies makes the floor two bytes a
+    slot (a uint16 array viewed as bytes), which the rounds tell by its length."""
+    pending, has_floor, unknown = 0x8000, 0x2000, 0x1FFF
+    val = np.array([0, pending | 40, pending | 0x4000 | 12, 0xFFFF, 7, pending | 2],
+                   dtype=np.uint16)
+    floor = _kernels.retro_floor(val)
+    assert val.tolist() == [0, pending | has_floor | unknown, 0xC000, 0xFFFF, 7,
+                            pending | has_floor | unknown]
+    assert floor.dtype == np.uint8 and floor.tolist() == [0, 20, 0, 0, 0, 1]
+    val = np.array([pending | 600, 5, pending | 2], dtype=np.uint16)
+    floor = _kernels.retro_floor(val)
+    assert len(floor) == 2 * len(val) and floor.view(np.uint16).tolist() == [300, 0, 1]
+    assert val.tolist() == [pending | has_floor | unknown, 5, pending | has_floor | unknown]
