@@ -1,9 +1,9 @@
 # Retrograde analysis of one moving-phase pair {m-o, o-m} (docs/design.md §3-4), and
 # alike of a unit {m-o+h-k, o-m+k-h} of mixed placement, where a move keeps the hands.
 #
-# Provides: retro_init, retro_floor, retro_due, retro_frontier_size, retro_scan, retro_round,
-#           retro_pull, retro_pull_grouped, retro_finish (the solve of a pair, or of a unit of mixed placement,
-#           driven by solver.retro); Outside, inside, outside_entry, outside_at,
+# Provides: retro_init, retro_floor, retro_due, retro_frontier_size, retro_scan,
+#           retro_round, retro_pull, retro_pull_grouped, retro_finish (the solve of a
+#           pair, or of a unit of mixed placement, driven by solver.retro); Outside, inside, outside_entry, outside_at,
 #           outside_read, outside_of (where a unit's moves lead out of
 #           it, also for check.pxi);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
@@ -602,8 +602,8 @@ def retro_floor(uint16_t[::1] val, int jobs=2):
     the captures of an undecided state allow moves out of its code into the returned
     loss floor, and the code keeps V_HAS_FLOOR and the count of its undecided
     successors instead (V_COUNT_MASK, unknown, until a round computes it; 0, undecided
-    with nothing known, is unknown too), so that a round into losses reads and decrements one code where it
-    read a code and a count (docs/design.md §4).  A state whose capture leads to a draw
+    with nothing known, is unknown too), so that a round into losses reads and
+    decrements one code where it read a code and a count (docs/design.md §4).  A state whose capture leads to a draw
     can never lose and needs neither: its code becomes V_PENDING | V_DRAW_CAPTURE.
 
     The floor holds plies / 2 (a loss has even plies): one byte a slot, or, where some
@@ -639,6 +639,15 @@ def retro_floor(uint16_t[::1] val, int jobs=2):
             f8[i] = (v & V_PLIES_MASK) // 2
         val[i] = V_PENDING | V_HAS_FLOOR | V_COUNT_MASK     # (init_code: c is not 0)
     return floor
+
+
+cdef int floor_is_wide(const uint8_t[::1] floor, int64_t n) except -1:
+    """Whether the loss floor of a subspace of n slots (retro_floor) holds two bytes a
+    slot; an AssertionError where its length fits neither."""
+    if n > 0 and floor.shape[0] == 2 * n:
+        return True
+    assert floor.shape[0] == n
+    return False
 
 
 cdef inline int loss_floor(const uint8_t* floor, bint wide, int64_t p) noexcept nogil:
@@ -706,9 +715,9 @@ def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block
 
 
 def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
-                uint16_t[::1] pred, const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d,
-                bint jumping, bint take_none, bint recount=False, int jobs=2, int h=0, int k=0,
-                bint mixed=False):
+                uint16_t[::1] pred, const uint8_t[::1] pred_floor, uint16_t[::1] pred_due,
+                int d, bint jumping, bint take_none, bint recount=False, int jobs=2, int h=0,
+                int k=0, bint mixed=False):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
@@ -735,10 +744,9 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
-    cdef bint wide = pred_floor.shape[0] == 2 * pred.shape[0] > 0
+    cdef bint wide = floor_is_wide(pred_floor, pred.shape[0])
     assert child.shape[0] == c_subspace_slots(m, o)
     assert pred.shape[0] == c_subspace_slots(o, m)
-    assert pred_floor.shape[0] == pred.shape[0] or wide
     assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -855,8 +863,8 @@ cdef inline int pull_settle(uint16_t* pred, const uint8_t* pred_floor, bint wide
 
 
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
-               const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping, bint take_none, int jobs=2, int h=0,
-               int k=0, bint mixed=False):
+               const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping,
+               bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
     plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
@@ -885,8 +893,8 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
     cdef uint16_t v
     cdef bint hit, stopped
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
-    cdef bint wide = pred_floor.shape[0] == 2 * n_pred > 0
-    assert pred.shape[0] == n_pred and (pred_floor.shape[0] == n_pred or wide)
+    cdef bint wide = floor_is_wide(pred_floor, n_pred)
+    assert pred.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
     with nogil, parallel(num_threads=jobs):
@@ -972,8 +980,8 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef IndexFrame* fy        # the successors' frame (their side to move: Y)
     cdef int n, nb, nd, i, j, look
     cdef bint hit, stopped
-    cdef bint wide = pred_floor.shape[0] == 2 * n_pred > 0
-    assert pred.shape[0] == n_pred and (pred_floor.shape[0] == n_pred or wide)
+    cdef bint wide = floor_is_wide(pred_floor, n_pred)
+    assert pred.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
     with nogil, parallel(num_threads=jobs):
