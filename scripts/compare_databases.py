@@ -3,10 +3,14 @@
 each file records (docs/format.md), so that a change to the kernels can prove that it
 left every value as it was.
 
-Usage: python scripts/compare_databases.py DIR_A DIR_B [--rules standard]
+Usage: python scripts/compare_databases.py A B [--rules standard] [--save FILE]
 
-Prints one line per subspace (``same`` or ``DIFFERENT``) and exits with status 1 if a
-subspace differs or is in one folder only.
+A and B are each a database folder (its RULES subfolder is read) or a manifest: a
+text file of lines ``SUBSPACE SHA256`` (``#`` starts a comment), as ``--save`` writes
+A's.  docs/checksums-standard.txt is the manifest of the standard moving phase, so a
+new build can be compared with it without the old files.  Prints one line per
+subspace (``same`` or ``DIFFERENT``) and exits with status 1 if a subspace differs or
+is in one only (with --save and no B: writes the manifest and compares nothing).
 """
 
 from __future__ import annotations
@@ -30,15 +34,53 @@ def digests(folder: Path) -> dict[str, str]:
     return out
 
 
+def read_manifest(path: Path) -> dict[str, str]:
+    """Subspace name -> SHA-256 from a manifest (see the module's docstring)."""
+    out = {}
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        if len(words) != 2 or len(words[1]) != 64:
+            raise SystemExit(f"compare_databases: {path}:{number}: expected 'SUBSPACE SHA256'")
+        out[words[0]] = words[1]
+    return out
+
+
+def load(where: Path, rules: str) -> dict[str, str]:
+    """The digests of a folder's rule set, or of a manifest file."""
+    if where.is_file():
+        return read_manifest(where)
+    if not where.is_dir():
+        raise SystemExit(f"compare_databases: {where}: no such folder or manifest")
+    return digests(where / rules)
+
+
+def order(name: str) -> list[int]:
+    return [int(x) for x in name.replace("+", "-").split("-")]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a", type=Path)
-    ap.add_argument("b", type=Path)
+    ap.add_argument("b", type=Path, nargs="?")
     ap.add_argument("--rules", default="standard", help="the rule set's folder name")
+    ap.add_argument("--save", type=Path, help="write A's digests to this manifest")
     args = ap.parse_args()
-    a, b = digests(args.a / args.rules), digests(args.b / args.rules)
+    if args.b is None and args.save is None:
+        ap.error("give B, or --save FILE")
+    a = load(args.a, args.rules)
+    if args.save:
+        lines = [f"# SHA-256 of the values of each subspace ({args.rules}), "
+                 "scripts/compare_databases.py --save"]
+        lines += [f"{name} {a[name]}" for name in sorted(a, key=order)]
+        args.save.write_text("\n".join(lines) + "\n")
+        print(f"{len(a)} subspaces written to {args.save}")
+        if args.b is None:
+            return 0 if a else 1
+    b = load(args.b, args.rules)
     bad = 0
-    for name in sorted(set(a) | set(b), key=lambda n: [int(x) for x in n.replace("+", "-").split("-")]):
+    for name in sorted(set(a) | set(b), key=order):
         if name not in a or name not in b:
             print(f"{name:>12}  only in {args.a if name in a else args.b}")
             bad += 1

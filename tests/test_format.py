@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
+import sys
 from math import comb
 from pathlib import Path
 
@@ -87,3 +89,31 @@ def test_pair_files_have_the_documented_layout(db4):
             assert A(ds)["draws"] == int((real == 0).sum())
             assert A(ds)["wins"] == int((plies % 2 == 1).sum())
             assert A(ds)["losses"] == int((plies % 2 == 0).sum())
+
+
+def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
+    """scripts/compare_databases.py finds a build equal to itself and to the manifest it
+    saved of it, and names a subspace whose SHA-256 differs or is missing (exit 1)."""
+    script = Path(__file__).parent.parent / "scripts" / "compare_databases.py"
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(script), *map(str, args), "--rules", FOUR.name],
+                              capture_output=True, text=True)
+    manifest = tmp_path / "m.txt"
+    saved = run(db4, "--save", manifest)
+    assert saved.returncode == 0 and "4 subspaces written" in saved.stdout
+    lines = manifest.read_text().splitlines()
+    assert lines[0].startswith("#")
+    assert [ln.split()[0] for ln in lines[1:]] == ["3-3", "3-4", "4-3", "4-4"]
+    same = run(manifest, db4)
+    assert same.returncode == 0 and same.stdout.splitlines()[-1] == "4 subspaces, 0 differ"
+    name, digest = lines[1].split()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join([f"{name} {'0' * 64}"] + lines[2:-1]) + "\n")
+    differ = run(bad, db4)
+    assert differ.returncode == 1
+    assert f"{name:>12}  DIFFERENT {'0' * 16} {digest[:16]}" in differ.stdout
+    assert f"only in {db4}" in differ.stdout and "4 subspaces, 2 differ" in differ.stdout
+    garbled = tmp_path / "garbled.txt"
+    garbled.write_text("3-3 nothex\n")
+    assert "expected 'SUBSPACE SHA256'" in run(garbled, db4).stderr
