@@ -79,18 +79,20 @@ def main() -> int:
         if args.b is None:
             return 0 if a else 1
     b = load(args.b, args.rules)
-    bad = 0
+    same = different = alone = 0
     for name in sorted(set(a) | set(b), key=order):
         if name not in a or name not in b:
             print(f"{name:>12}  only in {args.a if name in a else args.b}")
-            bad += 1
+            alone += 1
         elif a[name] != b[name]:
             print(f"{name:>12}  DIFFERENT {a[name][:16]} {b[name][:16]}")
-            bad += 1
+            different += 1
         else:
             print(f"{name:>12}  same {a[name][:16]}")
-    print(f"{len(set(a) | set(b))} subspaces, {bad} differ")
-    return 1 if bad or not a else 0
+            same += 1
+    print(f"{same + different + alone} subspaces: {same} same, {different} different, "
+          f"{alone} in one only")
+    return 1 if different or alone or not a else 0
 
 
 if __name__ == "__main__":
