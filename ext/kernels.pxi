@@ -14,6 +14,7 @@
 # - ``check.pxi``: the forward consistency check of a solved subspace (run by every build)
 # - ``placement.pxi``: the placement phase by one backward pass
 # - ``search.pxi``: the opening search and the 2-bit win/draw/loss views
+# - ``values.pxi``: the histogram of a subspace's codes, for the statistics its file records
 #
 # Names: a checked Python function and the unchecked ``nogil`` function doing its work
 # share one name, the latter with the prefix ``c_`` (``index_position`` /
@@ -31,3 +32,4 @@ include "retro.pxi"
 include "check.pxi"
 include "placement.pxi"
 include "search.pxi"
+include "values.pxi"

@@ -143,3 +143,8 @@ class SearchEngine:
     def run(self, own: int, opp: int, own_hand: int, opp_hand: int
             ) -> tuple[Optional[int], Optional[tuple[int, int]]]:
         """(value 1/0/-1, None), or (None, (m, o)) when that view must be loaded first."""
+
+# --- values.pxi: statistics of value codes ---------------------------------------------------
+
+def code_histogram(codes: U16, jobs: int = 2) -> I64:
+    """How many slots hold each code: 65536 counts (solver.values.summarize reads them)."""

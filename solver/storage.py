@@ -319,7 +319,7 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
         ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
                               shuffle=True, fletcher32=True, **hdf5plugin.Zstd(clevel=3))
-        info = summarize(codes)
+        info = summarize(kernels_for(rules.board).code_histogram(codes))
         info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
                     slots=len(codes), sha256=sha256_of(codes))
         for attr, value in info.items():

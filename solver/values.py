@@ -27,7 +27,6 @@ import numpy as np
 
 DRAW_CODE = 0
 SLACK_CODE = 0xFFFF
-SUMMARY_BLOCK = 1 << 24
 
 
 class WDL(StrEnum):
@@ -112,13 +111,18 @@ def encode(v: Value) -> int:
     return v.plies + 1
 
 
-def summarize(codes: np.ndarray) -> dict:
-    """Counts of wins, losses and draws and the longest win and loss, over real slots."""
-    # bincount widens its input to 64-bit integers: count in blocks so that a
-    # subspace of half a billion slots does not take 4 GB more for a moment
-    hist = np.zeros(0x10000, dtype=np.int64)
-    for start in range(0, len(codes), SUMMARY_BLOCK):
-        hist += np.bincount(codes[start:start + SUMMARY_BLOCK], minlength=0x10000)
+def summarize(hist: np.ndarray) -> dict:
+    """Counts of wins, losses and draws and the longest win and loss, over real slots,
+    from ``hist``: how many slots hold each of the 65536 codes (the kernels'
+    ``code_histogram``, or ``np.bincount(codes, minlength=0x10000)``).
+
+    >>> codes = np.array([0, 2, 3, 3, 6, SLACK_CODE], dtype=np.uint16)
+    >>> summarize(np.bincount(codes, minlength=0x10000))
+    {'wins': 2, 'losses': 2, 'draws': 1, 'longest_win': 5, 'longest_loss': 2}
+    """
+    hist = np.asarray(hist)
+    if hist.shape != (0x10000,):
+        raise ValueError(f"a histogram of codes has 65536 counts, not {hist.shape}")
     plies = np.arange(0x10000) - 1
     real = np.ones(0x10000, dtype=bool)
     real[SLACK_CODE] = False

@@ -89,6 +89,24 @@ def test_pair_files_have_the_documented_layout(db4):
             assert A(ds)["draws"] == int((real == 0).sum())
             assert A(ds)["wins"] == int((plies % 2 == 1).sum())
             assert A(ds)["losses"] == int((plies % 2 == 0).sum())
+            assert A(ds)["longest_win"] == int(plies[plies % 2 == 1].max(initial=0))
+            assert A(ds)["longest_loss"] == int(plies[plies % 2 == 0].max(initial=0))
+
+
+@pytest.mark.parametrize("slots", [0, 1, 2, 3, 65535, 65536, 65537, 3 * 65536 + 1, 1_000_003])
+def test_code_histogram_counts_every_code(slots):
+    """The kernel that counts a subspace's codes for its file's statistics equals numpy's
+    bincount, on one thread and on two, on any length (block edges, odd tails) and on
+    runs of one code (the counters it interleaves)."""
+    kernels = storage.kernels_for(FOUR.board)
+    rng = np.random.default_rng(slots)
+    codes = rng.integers(0, 0x10000, slots, dtype=np.uint16)
+    codes[: slots // 3] = 0                       # a run of draws
+    codes[slots // 3: slots // 2: 5] = 0xFFFF     # slack among them
+    expected = np.bincount(codes, minlength=0x10000)
+    for jobs in (1, 2, 3):
+        hist = kernels.code_histogram(codes, jobs)
+        assert hist.dtype == np.int64 and np.array_equal(hist, expected)
 
 
 def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
