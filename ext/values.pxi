@@ -4,11 +4,12 @@
 # Provides: code_histogram.
 # Uses:     prange (retro.pxi), threadid.
 #
-# numpy's bincount widens every code to 64 bits and counts on one core: 13 ns a slot,
-# most of a pair's write (pair 4-6: 0.74 of its 0.99 CPU s).  Here each thread counts
-# its share of the slots into histograms of its own, two of them so that runs of one
-# code (the draws, the slack) do not wait on the same counter, and the rows are added
-# at the end.
+# numpy's bincount widens every code to 64 bits and counts on one core: 2.4-7 ns a slot
+# a block at a time, 1.8-2.7 s of a large pair's 11-17 s write, which the build waits
+# for (docs/benchmarks.md, "The whole phase on an AMD EPYC of family 25").  Here each
+# thread counts its share of the slots into histograms of its own (0.4-0.6 ns a slot on
+# two), two of them so that runs of one code (the draws, the slack) do not wait on the
+# same counter, and the rows are added at the end.
 
 from cython.parallel cimport threadid
 

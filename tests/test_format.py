@@ -96,7 +96,7 @@ def test_pair_files_have_the_documented_layout(db4):
 @pytest.mark.parametrize("slots", [0, 1, 2, 3, 65535, 65536, 65537, 3 * 65536 + 1, 1_000_003])
 def test_code_histogram_counts_every_code(slots):
     """The kernel that counts a subspace's codes for its file's statistics equals numpy's
-    bincount, on one thread and on two, on any length (block edges, odd tails) and on
+    bincount, on one, two and three threads, on any length (block edges, odd tails) and on
     runs of one code (the counters it interleaves)."""
     kernels = storage.kernels_for(FOUR.board)
     rng = np.random.default_rng(slots)
