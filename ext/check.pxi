@@ -2,11 +2,11 @@
 #
 # Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_fingerprint.
-# Uses:     c_moves_packed, c_moves_rules, move_take, takeable, won_by_line (movegen.pxi);
+# Uses:     c_moves_rules, takeable, mill_points, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
 #           prefetch (index.pxi);
-#           Best, best_reset, best_add, best_code, blocked_code, V_LINE_WON, moved,
+#           Best, best_reset, best_add, best_code, walk_successors, blocked_code, V_LINE_WON, moved,
 #           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
@@ -169,14 +169,17 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t r, i, visited = 0
-    cdef uint32_t opp, own, mv
-    cdef uint32_t* moves
+    cdef uint32_t opp, own
     cdef uint32_t* owns
     cdef int64_t* slots
     cdef GroupWalk* w
     cdef IndexFrame* frames     # [NPTS]: quiet successors' side; [t]: after taking t
     cdef Best* b
-    cdef int n, j, nb, take, expect
+    cdef int n, j, nb, expect
+    cdef uint32_t victims, vacant
+    cdef bint opp_line
+    cdef bint jump = jumping and m + h == 3     # (every own set of the subspace has m stones)
+    cdef bint over = m + h < 3 or o + k < 3     # (c_moves_rules: no moves then)
     cdef long long nbad = 0, at
     cdef uint64_t prints = 0
     cdef const uint16_t* codes = NULL if fingerprint else &val[0]
@@ -196,7 +199,6 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     if not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m1):
         raise ValueError("capture-target array of the wrong size")
     with nogil, parallel(num_threads=jobs):
-        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
@@ -206,7 +208,10 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             group_walk_start(w, m, o, r)
             opp = w.opp
             # (Y is a representative: frames[NPTS] has g = 0)
-            successor_frames(o, m1, opp, 0 if cap_wins else takeable(opp, take_none), frames)
+            vacant = FULL & ~opp
+            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            opp_line = LINE_WINS and mill_points(opp) != 0
+            successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
             while True:
                 nb = group_walk_batch(w, owns, slots, codes, False)
                 if nb == 0:
@@ -215,17 +220,11 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                 # each state's code from its successors' (near) codes
                 for j in range(nb):
                     own = owns[j]
-                    n = c_moves_packed(own, opp, h, k, jumping, take_none, moves)
-                    best_reset(b)
-                    for i in range(n):
-                        mv = moves[i]       # (moved: a placement's origin is NO_POINT, off the board)
-                        take = move_take(mv)
-                        if take == NO_POINT:
-                            best_add(b, quiet[c_index_of_image(&frames[NPTS], moved(own, mv))])
-                        elif cap_wins:
-                            best_add(b, 1)          # the opponent is left with two stones
-                        else:
-                            best_add(b, capp[c_index_in_frame(&frames[take], moved(own, mv))])
+                    if over or (LINE_WINS and (opp_line or mill_points(own))):
+                        n = 0       # the game is over (as c_moves_rules says)
+                    else:
+                        n = walk_successors(WALK_BEST, b, own, vacant, h > 0, victims, jump,
+                                            cap_wins, frames, &quiet[0], capp, 0, NULL)
                     expect = best_code(b) if n else blocked_code(m, o, full_draw)
                     if LINE_WINS and won_by_line(own, opp):
                         expect = V_LINE_WON
@@ -235,7 +234,6 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                         at = atomic_inc_i64(&nbad)
                         if at < max_bad:
                             bad[at] = slots[j]
-        free(moves)
         free(owns)
         free(slots)
         free(w)

@@ -152,8 +152,10 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
     cdef uint32_t free = FULL & ~(own | opp)
     cdef uint32_t movers = opp, origins, before
     # A mill the last move closed took nothing only if nothing was takeable from own
-    # (where a line wins, a closed line never takes).
-    cdef bint mills_quiet = LINE_WINS or takeable(own, take_none) == 0
+    # (where a line wins, a closed line never takes): takeable(own, take_none) == 0,
+    # which is own empty, or take_none with all of own in mills (the mills looked at
+    # only then: this runs for every state of a push round's frontier).
+    cdef bint mills_quiet = LINE_WINS or own == 0 or (take_none and mill_points(own) == own)
     cdef bint jump = jumping and popcount(opp) + opp_hand == 3
     cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or mixed)
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:

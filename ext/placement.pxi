@@ -15,7 +15,7 @@
 #           index.pxi (c_index_position, IndexFrame, c_index_frame, c_index_in_frame,
 #           c_index_of_image, c_position_at, c_is_real_slot, c_subspace_slots, ORBITS,
 #           GroupWalk and its functions, successor_frames, prefetch, c_apply_sym_fast, SYM),
-#           retro.pxi (Best, best_*, without, V_SLACK, V_LINE_WON, prange),
+#           retro.pxi (Best, best_*, walk_successors, without, V_SLACK, V_LINE_WON, prange),
 #           check.pxi (CAPTURE_FLAG, LINE_WON_MARK).
 
 
@@ -116,29 +116,14 @@ cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bin
     """Code of a placement position (own to move) from its children's codes; sides: of
     the opponent's set (see placement_solve), free_r: the points it leaves free."""
     cdef Best b           # a local of this function: private to the calling thread
-    cdef uint32_t targets = free_r & ~own, own2, v
-    cdef int t
     if LINE_WINS:
         if mill_points(FULL & ~free_r):
             return 1                    # the opponent's line stands: lost in 0
         if mill_points(own):
             return V_LINE_WON
-    best_reset(&b)
-    while targets:
-        t = ctz(targets)
-        targets &= targets - 1
-        own2 = own | ((<uint32_t>1) << t)
-        if victims and closes_mill(own2, t):
-            if cap_wins:
-                best_add(&b, 1)         # the opponent is left with two stones
-                continue
-            v = victims
-            while v:
-                best_add(&b, cp[c_index_in_frame(&sides[ctz(v)], own2)])
-                v &= v - 1
-        else:
-            best_add(&b, qp[c_index_of_image(&sides[NPTS], own2)])    # Y's frame: g = 0
-    return best_code(&b)
+    walk_successors(WALK_BEST, &b, own, free_r, True, victims, False, cap_wins, sides, qp, cp,
+                    0, NULL)
+    return best_code(&b)        # (no free point: nothing taken in, lost in 0)
 
 
 def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,

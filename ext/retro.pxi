@@ -9,9 +9,12 @@
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
 #           a position won by the line of the side to move), Best with
 #           best_reset / best_add / best_code (a position's code from its successors'
-#           codes), blocked_code, moved, without, atomic_inc_i64, prange.
-# Uses:     movegen.pxi (c_moves_rules, c_moves_packed, takeable, c_unmoves_rules,
-#           move_* accessors, NO_POINT, MAX_MOVES, won_by_line), index.pxi
+#           codes), walk_successors (the successors of a position in a walk grouped by
+#           the opponent's stones: the initialisation, the grouped pull, the build's
+#           check, the placement pass), blocked_code, moved, without, atomic_inc_i64, prange.
+# Uses:     movegen.pxi (c_moves_rules, takeable, closes_mill, mill_points,
+#           c_unmoves_rules, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
+#           (ADJ, FULL), index.pxi
 #           (c_index_position, IndexFrame, c_index_frame, c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
 #           functions, successor_frames, mark_slack, prefetch, prefetch_w).
@@ -120,6 +123,83 @@ cdef inline int best_code(Best* b) noexcept nogil:
     if b.draw:
         return V_DRAW
     return b.loss + 1
+
+
+cdef enum:
+    # what walk_successors does with the successors of a position (a constant of each
+    # call, so that the compiler makes one loop of each)
+    WALK_BEST = 0       # every successor's code into b (the build's check, the placement pass)
+    WALK_CAPTURES = 1   # the captures' codes into b, the quiet steps only counted (the
+                        # initialisation of a moving subspace)
+    WALK_PULL = 2       # the quiet steps' codes looked at for pull round d, until one
+                        # settles the position (retro_pull_grouped)
+    WALK_COUNT = 3      # the quiet steps only counted (a count of a push round)
+
+
+cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant,
+                                bint placing, uint32_t victims, bint jump, bint cap_wins,
+                                const IndexFrame* frames, const uint16_t* quiet,
+                                const uint16_t* capp, int d, int* out) noexcept nogil:
+    """Walk the successors of (own, opp) in a walk grouped by opp, as ``mode`` says;
+    returns how many steps lead to them (a step that closes a mill counts once: 0 is
+    blocked).  opp's free points ``vacant``, its ``victims`` (takeable, 0 where a line
+    wins) and whether own ``jump``s are found once for all of its positions; the game
+    must go on (c_moves_rules's conditions).  ``frames`` as successor_frames makes
+    them: the quiet successors' codes lie in ``quiet`` (frames[NPTS]), the captures' in
+    ``capp`` (frames[victim]), unless ``cap_wins`` (the opponent is left with two
+    stones: a loss in 0 there).  WALK_BEST and WALK_CAPTURES reset b first;
+    WALK_CAPTURES and WALK_COUNT write the number of quiet steps to ``out`` (WALK_COUNT
+    reads nothing: b, frames and the arrays may be NULL), WALK_PULL the PULL_* flags
+    of what it found (then the return value counts only the steps walked).
+
+    The moves are c_moves_rules's (add_steps: a step, or one move per victim where it
+    closes a mill; ``placing``: placements, from no origin), visited where they are
+    made instead of packed into a list and unpacked: this is the innermost loop of
+    those walks, some ten successors a position; the check of a pair takes 13-30 %
+    less time so (docs/benchmarks.md)."""
+    cdef uint32_t free = vacant & ~own
+    cdef uint32_t origins = 1 if placing else own
+    cdef uint32_t rest, targets, after, v
+    cdef int a, t, look, n = 0, q = 0
+    if mode == WALK_BEST or mode == WALK_CAPTURES:
+        best_reset(b)
+    while origins:
+        if placing:
+            rest = own
+            targets = free
+        else:
+            a = ctz(origins)
+            rest = own & ~((<uint32_t>1) << a)
+            targets = free if jump else ADJ[a] & free
+        origins &= origins - 1
+        while targets:
+            t = ctz(targets)
+            targets &= targets - 1
+            after = rest | ((<uint32_t>1) << t)
+            n += 1
+            if victims and closes_mill(after, t):
+                if mode == WALK_PULL or mode == WALK_COUNT:
+                    continue                # a capture leaves the unit
+                if cap_wins:
+                    best_add(b, 1)          # the opponent is left with two stones
+                    continue
+                v = victims
+                while v:
+                    best_add(b, capp[c_index_in_frame(&frames[ctz(v)], after)])
+                    v &= v - 1
+            elif mode == WALK_CAPTURES or mode == WALK_COUNT:
+                q += 1
+            elif mode == WALK_PULL:     # frames[NPTS] is a representative's: g = 0
+                look = pull_look(quiet[c_index_of_image(&frames[NPTS], after)], d)
+                q |= look
+                if look & PULL_STOP:
+                    out[0] = q
+                    return n
+            else:
+                best_add(b, quiet[c_index_of_image(&frames[NPTS], after)])
+    if mode != WALK_BEST:
+        out[0] = q
+    return n
 
 
 cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
@@ -293,16 +373,22 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
                                       int d) noexcept nogil:
     """Distinct slots of o-m+k-h reached from (own, opp) of m-o+h-k by moves that stay in
     the unit (inside); given ``codes`` (of o-m), only those not won in fewer than d plies."""
-    cdef int n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
-    cdef int i, j = 0, left = 0
+    cdef int n, i, j = 0, left = 0
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
     if codes == NULL and not f.stab:
         # no symmetry fixes opp, so distinct moves reach distinct slots: the count is
-        # the number of moves, no slot needed (a jumping side's 40-odd indexes saved)
-        for i in range(n):
-            j += inside(moves[i])
+        # the number of quiet steps (slides or jumps that take nothing), no slot needed
+        # (a jumping side's 40-odd indexes saved); none where c_moves_rules has none, or
+        # only placements (separate placement with stones in hand)
+        if (m + h < 3 or o + k < 3 or (h > 0 and not mixed)
+                or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
+            return 0
+        walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False,
+                        0 if LINE_WINS else takeable(opp, take_none),
+                        jumping and m + h == 3, False, NULL, NULL, NULL, 0, &j)
         return j
+    n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
     for i in range(n):
         if inside(moves[i]):
             succ[j] = c_index_in_frame(&f, moved(own, moves[i]))
@@ -443,8 +529,9 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     capture targets: no hands).  Returns as retro_init."""
     cdef int64_t n_slots = c_subspace_slots(m, o)
     cdef int64_t r, blk, lo, hi, nblk = (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    cdef uint32_t own, opp, mv
-    cdef uint32_t* moves
+    cdef uint32_t own, opp, vacant, victims
+    cdef bint opp_line
+    cdef bint jump = jumping and m == 3
     cdef uint32_t* owns
     cdef int64_t* wslot       # the batch's positions to write: slots and codes
     cdef int* wcode
@@ -452,7 +539,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     cdef IndexFrame* frames   # [t]: the successors' after taking t ([NPTS]: unused)
     cdef IndexFrame* f        # the position's own
     cdef Best* b              # per thread (see retro_init)
-    cdef int n, nb, nw, i, j, q, code
+    cdef int n, nb, nw, j, q, code
     for blk in prange(nblk, nogil=True, num_threads=jobs, schedule="static"):
         lo = blk << SCAN_SHIFT
         hi = min(lo + SCAN_SLOTS, n_slots)
@@ -460,7 +547,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     with nogil:
         mark_slack(m, o, &val[0], V_SLACK, jobs)
     with nogil, parallel(num_threads=jobs):
-        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         wslot = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
         wcode = <int*>malloc(GROUP_BATCH * sizeof(int))
@@ -471,7 +557,10 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
         for r in prange(ORBITS[o], schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
-            successor_frames(o, m, opp, 0 if x.cap_wins else takeable(opp, take_none), frames)
+            vacant = FULL & ~opp
+            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            opp_line = LINE_WINS and mill_points(opp) != 0
+            successor_frames(o, m, opp, 0 if x.cap_wins else victims, frames)
             while True:
                 nb = group_walk_batch(w, owns, NULL, NULL, False)
                 if nb == 0:
@@ -482,18 +571,13 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                     if LINE_WINS and won_by_line(own, opp):
                         code = V_LINE_WON
                     else:
-                        n = c_moves_packed(own, opp, 0, 0, jumping, take_none, moves)
-                        best_reset(b)
-                        q = 0
-                        for i in range(n):
-                            mv = moves[i]
-                            if inside(mv):
-                                q = q + 1
-                            elif x.cap_wins:
-                                best_add(b, 1)      # the opponent is left with two stones
-                            else:
-                                best_add(b, x.cap[c_index_in_frame(&frames[move_take(mv)],
-                                                                   moved(own, mv))])
+                        q = 0       # (assigned here: private to the thread, as &q alone is not)
+                        if LINE_WINS and (opp_line or mill_points(own)):
+                            n = 0       # a line stands: the game is over (c_moves_rules)
+                            best_reset(b)
+                        else:
+                            n = walk_successors(WALK_CAPTURES, b, own, vacant, False, victims,
+                                                jump, x.cap_wins, frames, NULL, x.cap, 0, &q)
                         code = init_code(b, n, q, m, o, full_draw)
                     if code != 0:
                         c_index_frame(m, o, own, f)
@@ -503,7 +587,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                         nw = nw + 1
                 for j in range(nw):
                     val[wslot[j]] = <uint16_t>wcode[j]
-        free(moves)
         free(owns)
         free(wslot)
         free(wcode)
@@ -971,29 +1054,35 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     """
     cdef int64_t n_pred = c_subspace_slots(o, m)
     cdef int64_t r, p, decided = 0
-    cdef uint32_t own, opp, mv
+    cdef uint32_t own, opp
     cdef uint16_t v
-    cdef uint32_t* moves
     cdef uint32_t* owns
     cdef int64_t* slots
     cdef GroupWalk* w          # per thread (see Best in retro_init)
-    cdef IndexFrame* fy        # the successors' frame (their side to move: Y)
-    cdef int n, nb, nd, i, j, look
-    cdef bint hit, stopped
+    cdef IndexFrame* fy        # [NPTS]: the successors' frame (their side to move: Y)
+    cdef int nb, nd, j, look
+    cdef uint32_t vacant, victims
+    cdef bint hit, stopped, opp_line
+    cdef bint jump = jumping and o + k == 3
+    # no quiet move at all (c_moves_rules): the game is over, or the side to move has
+    # stones in hand and may only place (separate placement)
+    cdef bint over = o + k < 3 or m + h < 3 or (k > 0 and not mixed)
     cdef bint wide = floor_is_wide(pred_floor, n_pred)
     assert pred.shape[0] == n_pred
     assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
     assert child.shape[0] == c_subspace_slots(m, o)
     with nogil, parallel(num_threads=jobs):
-        moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
-        fy = <IndexFrame*>malloc(sizeof(IndexFrame))
+        fy = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
         for r in prange(ORBITS[m], schedule="dynamic", chunksize=1):
             group_walk_start(w, o, m, r)
             opp = w.opp
-            c_index_frame(m, o, opp, fy)     # a representative's: g = 0
+            c_index_frame(m, o, opp, &fy[NPTS])     # a representative's: g = 0
+            vacant = FULL & ~opp
+            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            opp_line = LINE_WINS and mill_points(opp) != 0
             while True:
                 nb = group_walk_batch(w, owns, slots, &pred[0], True)
                 if nb == 0:
@@ -1009,22 +1098,14 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                     p = slots[j]
                     v = pred[p]
                     own = owns[j]
-                    n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
-                    hit = False
-                    stopped = False
-                    for i in range(n):
-                        mv = moves[i]
-                        if not inside(mv):
-                            continue
-                        look = pull_look(child[c_index_of_image(fy, moved(own, mv))], d)
-                        if look & PULL_HIT:
-                            hit = True
-                        if look & PULL_STOP:
-                            stopped = True
-                            break
+                    look = 0        # (no move: nothing found)
+                    if not (over or (LINE_WINS and (opp_line or mill_points(own)))):
+                        walk_successors(WALK_PULL, NULL, own, vacant, False, victims, jump,
+                                        False, fy, &child[0], NULL, d, &look)
+                    hit = (look & PULL_HIT) != 0
+                    stopped = (look & PULL_STOP) != 0
                     decided += pull_settle(&pred[0], &pred_floor[0], wide, &pred_due[0], p, v,
                                            d, hit, stopped)
-        free(moves)
         free(owns)
         free(slots)
         free(w)

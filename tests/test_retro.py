@@ -317,3 +317,42 @@ def test_floor_moves_the_capture_losses_out_of_the_codes():
     floor = _kernels.retro_floor(val)
     assert len(floor) == 2 * len(val) and floor.view(np.uint16).tolist() == [300, 0, 1]
     assert val.tolist() == [pending | has_floor | unknown, 5, pending | has_floor | unknown]
+
+
+@pytest.mark.parametrize("board, m, o, jumping, take_none", [
+    ("standard", 3, 4, True, False), ("standard", 4, 3, True, False),
+    ("standard", 3, 3, True, False), ("standard", 4, 4, False, False),
+    ("standard", 4, 3, True, True), ("standard", 3, 4, False, True),
+    ("morabaraba", 3, 4, True, False), ("six-mens", 4, 5, False, False),
+    ("six-mens", 5, 4, True, True), ("seven-mens", 5, 5, True, False),
+    ("three-mens", 3, 3, False, False), ("standard", 5, 3, False, False)])
+def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, o, jumping,
+                                                                      take_none):
+    """The build's check (retro_check_grouped: the successors of each position visited
+    where its steps are made, by walk_successors) computes the same code for every
+    position as the slot-order check (retro_check: c_moves_rules's packed moves, the
+    rules kernel the oracle shares), whatever its successors hold: with random
+    successor codes and random stored codes, both flag exactly the same slots.  A
+    position whose two computed codes differed would be flagged by one walk alone
+    whenever its stored code is one of them (about one draw in seven), so over three
+    draws and every position of the subspace a faulty walk cannot pass."""
+    kernels = kernels_for(BOARDS[board])
+    rng = np.random.default_rng(1000 * m + 10 * o + jumping + 2 * take_none)
+    quiet = rng.integers(0, 12, kernels.subspace_slots(o, m)).astype(np.uint16)
+    cap = (rng.integers(0, 12, kernels.subspace_slots(o - 1, m)).astype(np.uint16)
+           if o > 3 else np.zeros(0, np.uint16))
+    n = kernels.subspace_slots(m, o)
+    real = np.zeros(n, np.uint8)
+    kernels.real_batch(m, o, 0, real)
+    for trial in range(3):
+        # stored codes from the same few values as the successors' give (codes 0-13):
+        # about one slot in eight agrees, the others disagree, in both walks alike
+        val = rng.integers(0, 14, n).astype(np.uint16)
+        val[real == 0] = 0xFFFF
+        slot_bad, slot_count = kernels.retro_check(m, o, val, quiet, cap, jumping, take_none,
+                                                   0, -1, n, 2)
+        grouped_bad, grouped_count, visited, _ = kernels.retro_check_grouped(
+            m, o, val, quiet, cap, jumping, take_none, 0, -1, n, 2)
+        assert visited == int(real.sum())
+        assert grouped_count == slot_count < visited
+        assert np.array_equal(np.sort(grouped_bad), np.sort(slot_bad)), (board, m, o, trial)
