@@ -155,7 +155,7 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
     The moves are c_moves_rules's (add_steps: a step, or one move per victim where it
     closes a mill; ``placing``: placements, from no origin), visited where they are
     made instead of packed into a list and unpacked: this is the innermost loop of
-    those walks, some ten successors a position; the check of a pair takes 13-30 %
+    those walks, some ten successors a position; the check of a subspace takes 5-26 %
     less time so (docs/benchmarks.md)."""
     cdef uint32_t free = vacant & ~own
     cdef uint32_t origins = 1 if placing else own
