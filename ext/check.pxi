@@ -2,7 +2,7 @@
 #
 # Provides: CHECK_BATCH, CAPTURE_FLAG, LINE_WON_MARK; retro_check (slot order: `muehle check`),
 #           retro_check_grouped (by opponent sets: the build's check), retro_fingerprint.
-# Uses:     c_moves_rules, takeable, mill_points, won_by_line (movegen.pxi);
+# Uses:     c_moves_rules, move_victims, mill_points, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
 #           prefetch (index.pxi);
@@ -168,7 +168,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     for placement_pass, whose slot-order check this is the grouped twin of.
     """
     cdef int64_t n_slots = c_subspace_slots(m, o)
-    cdef int64_t r, i, visited = 0
+    cdef int64_t r, visited = 0
     cdef uint32_t opp, own
     cdef uint32_t* owns
     cdef int64_t* slots
@@ -209,7 +209,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             opp = w.opp
             # (Y is a representative: frames[NPTS] has g = 0)
             vacant = FULL & ~opp
-            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
             while True:

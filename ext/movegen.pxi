@@ -11,7 +11,8 @@
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
 #
 # Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, takeable, won_by_line; c_moves_rules and
+#           move_take; mill_points, closes_mill, takeable, move_victims, won_by_line;
+#           c_moves_rules and
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
 #           count_moves_batch.
@@ -71,6 +72,13 @@ cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:
     return 0 if take_none else enemy
 
 
+cdef inline uint32_t move_victims(uint32_t opp, bint take_none) noexcept nogil:
+    """The stones of opp that a mill closed by the side to move may take: takeable, or
+    none where a line wins (a line takes nothing).  c_moves_rules finds them per
+    position; the walks by opponent sets once for all positions of one opponent set."""
+    return 0 if LINE_WINS else takeable(opp, take_none)
+
+
 cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
     """Under LINE_WINS: whether only the side to move has a line.  Play cannot reach such
     a position (the side that closes a line is then not to move); the rules count it as
@@ -111,7 +119,7 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
     (solver.position.Position._steps)."""
     cdef int n = 0, origin
     cdef uint32_t free = FULL & ~(own | opp)
-    cdef uint32_t victims = 0 if LINE_WINS else takeable(opp, take_none)   # a line takes nothing
+    cdef uint32_t victims = move_victims(opp, take_none)
     cdef uint32_t origins
     cdef bint jump
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:

@@ -10,7 +10,7 @@
 # Provides: placement_values (driven by solver.opening.solve_placement), placement_solve
 #           (the build's pass, solver.placement.solve), placement_pass (its forward check,
 #           solver.placement.check), placement_reach.
-# Uses:     movegen.pxi (c_moves_packed, move_* accessors, takeable, closes_mill,
+# Uses:     movegen.pxi (c_moves_packed, move_* accessors, move_victims, closes_mill,
 #           mill_points, won_by_line),
 #           index.pxi (c_index_position, IndexFrame, c_index_frame, c_index_in_frame,
 #           c_index_of_image, c_position_at, c_is_real_slot, c_subspace_slots, ORBITS,
@@ -172,7 +172,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
-            victims = 0 if LINE_WINS else takeable(opp, take_none)    # a line takes nothing
+            victims = move_victims(opp, take_none)
             successor_frames(o, m + 1, opp, 0 if cap_wins else victims, sides)
             while True:
                 nb = group_walk_batch(w, owns, slots, NULL, False)    # (the writes need no wait)

@@ -12,7 +12,7 @@
 #           codes), walk_successors (the successors of a position in a walk grouped by
 #           the opponent's stones: the initialisation, the grouped pull, the build's
 #           check, the placement pass), blocked_code, moved, without, atomic_inc_i64, prange.
-# Uses:     movegen.pxi (c_moves_rules, takeable, closes_mill, mill_points,
+# Uses:     movegen.pxi (c_moves_rules, move_victims, closes_mill, mill_points,
 #           c_unmoves_rules, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
 #           (ADJ, FULL), index.pxi
 #           (c_index_position, IndexFrame, c_index_frame, c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
@@ -142,7 +142,7 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
                                 const uint16_t* capp, int d, int* out) noexcept nogil:
     """Walk the successors of (own, opp) in a walk grouped by opp, as ``mode`` says;
     returns how many steps lead to them (a step that closes a mill counts once: 0 is
-    blocked).  opp's free points ``vacant``, its ``victims`` (takeable, 0 where a line
+    blocked).  opp's free points ``vacant``, its ``victims`` (move_victims: 0 where a line
     wins) and whether own ``jump``s are found once for all of its positions; the game
     must go on (c_moves_rules's conditions).  ``frames`` as successor_frames makes
     them: the quiet successors' codes lie in ``quiet`` (frames[NPTS]), the captures' in
@@ -385,7 +385,7 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
                 or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
             return 0
         walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False,
-                        0 if LINE_WINS else takeable(opp, take_none),
+                        move_victims(opp, take_none),
                         jumping and m + h == 3, False, NULL, NULL, NULL, 0, &j)
         return j
     n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
@@ -558,7 +558,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
             group_walk_start(w, m, o, r)
             opp = w.opp
             vacant = FULL & ~opp
-            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m, opp, 0 if x.cap_wins else victims, frames)
             while True:
@@ -1081,7 +1081,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
             opp = w.opp
             c_index_frame(m, o, opp, &fy[NPTS])     # a representative's: g = 0
             vacant = FULL & ~opp
-            victims = 0 if LINE_WINS else takeable(opp, take_none)     # (a line takes nothing)
+            victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             while True:
                 nb = group_walk_batch(w, owns, slots, &pred[0], True)
