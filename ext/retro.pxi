@@ -242,6 +242,7 @@ cdef inline bint inside(uint32_t mv) noexcept nogil:
     return move_take(mv) == NO_POINT and move_origin(mv) != NO_POINT
 
 
+cdef uint32_t NO_STONES = 0xFFFFFFFF               # (retro_round) stones not kept
 cdef int64_t OUT_CAP = (<int64_t>1) << 62      # outside_entry: a slot of Outside.cap
 cdef int64_t OUT_PLACE = (<int64_t>1) << 61    # ... of Outside.place (both: place_cap)
 
@@ -367,6 +368,22 @@ cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
     return c != 0 and (c & 1) == 0 and c <= d + 1
 
 
+cdef inline int quiet_step_count(int m, int o, int h, int k, uint32_t own, uint32_t opp,
+                                 bint jumping, bint take_none, bint mixed) noexcept nogil:
+    """The quiet steps (slides or jumps that take nothing) of (own, opp) of m-o+h-k: its
+    count of distinct successors in the unit where no symmetry fixes opp (distinct moves
+    then reach distinct slots; no slot is needed, a jumping side's 40-odd indexes
+    saved); none where c_moves_rules has none, or only placements (separate placement
+    with stones in hand).  Any image of the position has the same count."""
+    cdef int j = 0
+    if (m + h < 3 or o + k < 3 or (h > 0 and not mixed)
+            or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
+        return 0
+    walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False, move_victims(opp, take_none),
+                    jumping and m + h == 3, False, NULL, NULL, NULL, 0, &j)
+    return j
+
+
 cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, uint32_t opp,
                                       bint jumping, bint take_none, bint mixed, uint32_t* moves,
                                       int64_t* succ, int64_t* table, const uint16_t* codes,
@@ -377,17 +394,7 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
     if codes == NULL and not f.stab:
-        # no symmetry fixes opp, so distinct moves reach distinct slots: the count is
-        # the number of quiet steps (slides or jumps that take nothing), no slot needed
-        # (a jumping side's 40-odd indexes saved); none where c_moves_rules has none, or
-        # only placements (separate placement with stones in hand)
-        if (m + h < 3 or o + k < 3 or (h > 0 and not mixed)
-                or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
-            return 0
-        walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False,
-                        move_victims(opp, take_none),
-                        jumping and m + h == 3, False, NULL, NULL, NULL, 0, &j)
-        return j
+        return quiet_step_count(m, o, h, k, own, opp, jumping, take_none, mixed)
     n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
     for i in range(n):
         if inside(moves[i]):
@@ -821,12 +828,15 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef uint32_t* moves
     cdef uint32_t* scratch
     cdef int64_t* preds
+    cdef uint32_t* stones   # per predecessor: its mover's stones and its opponent's
     cdef int64_t* succ
     cdef int64_t* table
     cdef int n, total, i, c
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
+    # a round into losses computes counts; without recount, from the stones it has
+    cdef bint keep = not child_lost and not recount
     cdef bint wide = floor_is_wide(pred_floor, pred.shape[0])
     assert child.shape[0] == c_subspace_slots(m, o)
     assert pred.shape[0] == c_subspace_slots(o, m)
@@ -835,6 +845,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
         preds = <int64_t*>malloc(ROUND_BATCH * MAX_MOVES * sizeof(int64_t))
+        stones = <uint32_t*>malloc(2 * ROUND_BATCH * MAX_MOVES * sizeof(uint32_t))
         succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         table = new_dedupe_table()
         for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
@@ -859,10 +870,17 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
                     p = c_index_position(o, m, before, own)
                     preds[total + i] = p
+                    if keep:
+                        stones[2 * (total + i)] = before
+                        stones[2 * (total + i) + 1] = own
                     prefetch_w(&pred[p])
                 if REP_STAB[m][slot // per]:
-                    # a symmetry fixes own: two un-moves may reach one slot
+                    # a symmetry fixes own: two un-moves may reach one slot (and a
+                    # count needs the slots: no stones kept)
                     n = dedupe(preds + total, n, table)
+                    if keep:
+                        for i in range(n):
+                            stones[2 * (total + i) + 1] = NO_STONES
                 total = total + n
             # pass 2: inform them
             for i in range(total):
@@ -880,9 +898,15 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     # v is a count (or unknown) until this round's last decrement, which
                     # only the last of its won successors makes: counts are exact
                     if count_unknown(v):
-                        c_position_at(o, m, p, &scratch[0], &scratch[1])
-                        c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
-                                                  take_none, mixed, moves, succ, table, codes, d)
+                        if keep and stones[2 * i + 1] != NO_STONES:
+                            # no symmetry fixes the predecessor's opponent (the frontier
+                            # state's own): its quiet steps, from the stones at hand
+                            c = quiet_step_count(o, m, k, h, stones[2 * i], stones[2 * i + 1],
+                                                 jumping, take_none, mixed)
+                        else:
+                            c_position_at(o, m, p, &scratch[0], &scratch[1])
+                            c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
+                                                      take_none, mixed, moves, succ, table, codes, d)
                         # all compute the same c; where another thread's stands, it may
                         # have been decremented already
                         atomic_cas_u16(&pred[p], v, <uint16_t>(V_PENDING | (v & V_HAS_FLOOR) | c))
@@ -893,6 +917,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         free(moves)
         free(scratch)
         free(preds)
+        free(stones)
         free(succ)
         free(table)
     return decided

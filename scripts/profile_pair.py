@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Profile of one moving-phase pair by phase: initialisation, rounds, check, write.
 
-Usage: python scripts/profile_pair.py DB PAIR [PAIR ...] [--jobs 2] [--rules standard] [--slot-order]
+Usage: python scripts/profile_pair.py DB PAIR [PAIR ...] [--jobs 2] [--rules standard] [--slot-order] [--rounds]
 
 DB must hold the pairs that PAIR's captures read (e.g. a folder built by
 scripts/bench_build.py).  Each phase is timed in wall seconds and in CPU seconds of
 the process (all threads), so that the figures mean something on a loaded machine;
 the rounds are split into push and pull rounds (solver.retro) and the slowest rounds
-are listed.  The check is the build's (grouped by opponent sets); ``--slot-order`` also
+are listed (``--rounds``: every round, its frontier, what it decided and how, wall and
+CPU seconds).  The check is the build's (grouped by opponent sets); ``--slot-order`` also
 times the slot-order check that ``muehle check`` runs.  The pair is written into a temporary folder, not into DB.
 """
 
@@ -42,7 +43,8 @@ class Clock:
         return out
 
 
-def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = False) -> None:
+def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = False,
+            every_round: bool = False) -> None:
     cache = SubspaceCache(db, rules)
     for t in pair.capture_targets:          # read before timing: not part of the solve
         cache.get(*t)
@@ -96,6 +98,15 @@ def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = Fa
     print("  slowest rounds (CPU s):", ", ".join(
         f"{m.split(':')[0]} {c:.2f}" + (" pull" if "pull" in m else "")
         for m, w, c in sorted(rounds[1:], key=lambda r: -r[2])[:6]))
+    if every_round:
+        # push rounds into losses (d even) and into wins (d odd) cost differently:
+        # the first mostly reach states already won, the second compute counts
+        for parity, what in ((0, "into wins (d even)"), (1, "into losses (d odd)")):
+            picked = [r for r in rounds[1:] if int(r[0].split()[1].rstrip(":")) % 2 == parity]
+            print(f"  rounds {what}: {sum(r[1] for r in picked):.2f} s wall, "
+                  f"{sum(r[2] for r in picked):.2f} s CPU")
+        for msg, wall, cpu in rounds[1:]:
+            print(f"    {msg:<72} {wall:>7.2f} {cpu:>7.2f}")
 
 
 def main() -> int:
@@ -104,6 +115,7 @@ def main() -> int:
     ap.add_argument("pairs", nargs="+", help="pairs like 3-7")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rules", default="standard")
+    ap.add_argument("--rounds", action="store_true", help="also list every round")
     ap.add_argument("--slot-order", action="store_true",
                     help="also time the slot-order check (muehle check's), outside the total")
     args = ap.parse_args()
@@ -111,7 +123,7 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.2f}; jobs={args.jobs}")
     for name in args.pairs:
         m, o = map(int, name.split("-"))
-        profile(Path(args.db), rules, Pair(m, o), args.jobs, args.slot_order)
+        profile(Path(args.db), rules, Pair(m, o), args.jobs, args.slot_order, args.rounds)
     print(f"load average {os.getloadavg()[0]:.2f}")
     return 0
 

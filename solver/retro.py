@@ -141,12 +141,13 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
     while d <= maxd:
-        decided, pulled = 0, []
+        decided, pulled, front = 0, [], 0
         for s in subs:
             child = s.mirror
             size = kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
             if not size:
                 continue
+            front += size
             args = (val[s], val[child], floor[child], due[child], d, rules.jumping, rules.take_none)
             jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
@@ -172,7 +173,8 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
         if decided:
             maxd = max(maxd, d + 1)
         if progress:
-            progress(f"round {d}: {decided} decided" + (f", pulled into {' '.join(pulled)}" if pulled else ""))
+            progress(f"round {d}: {decided} decided from a frontier of {front}"
+                     + (f", pulled into {' '.join(pulled)}" if pulled else ""))
         d += 1
     for s in subs:
         kernels.retro_finish(val[s])
