@@ -837,6 +837,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef const uint16_t* codes = &child[0] if recount else NULL
     # a round into losses computes counts; without recount, from the stones it has
     cdef bint keep = not child_lost and not recount
+    cdef bint stab
     cdef bint wide = floor_is_wide(pred_floor, pred.shape[0])
     assert child.shape[0] == c_subspace_slots(m, o)
     assert pred.shape[0] == c_subspace_slots(o, m)
@@ -863,6 +864,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                 c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
+                stab = REP_STAB[m][slot // per] != 0      # a symmetry fixes own
                 n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
                 for i in range(n):
                     mv = moves[i]
@@ -871,16 +873,14 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     p = c_index_position(o, m, before, own)
                     preds[total + i] = p
                     if keep:
+                        # (where a symmetry fixes own, a count needs the slots)
                         stones[2 * (total + i)] = before
-                        stones[2 * (total + i) + 1] = own
+                        stones[2 * (total + i) + 1] = NO_STONES if stab else own
                     prefetch_w(&pred[p])
-                if REP_STAB[m][slot // per]:
-                    # a symmetry fixes own: two un-moves may reach one slot (and a
-                    # count needs the slots: no stones kept)
+                if stab:
+                    # two un-moves may reach one slot (dedupe reorders the slots: the
+                    # stones kept beside them are all NO_STONES, so none is misread)
                     n = dedupe(preds + total, n, table)
-                    if keep:
-                        for i in range(n):
-                            stones[2 * (total + i) + 1] = NO_STONES
                 total = total + n
             # pass 2: inform them
             for i in range(total):

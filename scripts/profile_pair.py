@@ -99,7 +99,7 @@ def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = Fa
         f"{m.split(':')[0]} {c:.2f}" + (" pull" if "pull" in m else "")
         for m, w, c in sorted(rounds[1:], key=lambda r: -r[2])[:6]))
     if every_round:
-        # push rounds into losses (d even) and into wins (d odd) cost differently:
+        # rounds into wins (d even) and into losses (d odd) cost differently:
         # the first mostly reach states already won, the second compute counts
         for parity, what in ((0, "into wins (d even)"), (1, "into losses (d odd)")):
             picked = [r for r in rounds[1:] if int(r[0].split()[1].rstrip(":")) % 2 == parity]
