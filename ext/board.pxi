@@ -10,7 +10,7 @@
 #   game (the board's rule, setup.py LINE_BOARDS: movegen.pxi); BOARD_NAME, the board's
 #   name in solver.board.
 #
-# Provides: FULL, ADJ, MILL, MILL_AT, NO_MILL, SYM, SYM_INV; popcount, ctz, popcount64,
+# Provides: FULL, ADJ, MILL, MILL_AT, NO_MILL, MILL_THIRD, SYM, SYM_INV; popcount, ctz, popcount64,
 #           apply_sym_slow; the C integer types and numpy for the other files.
 # Uses:     nothing from the other .pxi files (it is included first).
 
@@ -40,6 +40,7 @@ cdef uint32_t NO_MILL = (<uint32_t>1) << 31
 cdef uint32_t ADJ[NPTS]                # neighbours of each point
 cdef uint32_t MILL[NMILLS]             # the mills
 cdef uint32_t MILL_AT[NPTS][MILLS_AT]  # the mills through each point, then NO_MILL
+cdef uint8_t MILL_THIRD[NPTS][NPTS]    # the point that makes a mill of two points, else 31
 cdef uint8_t SYM[NSYM][NPTS]           # SYM[g][p]: image of point p under symmetry g
 cdef uint8_t SYM_INV[NSYM]             # inverse of each symmetry
 
@@ -48,7 +49,7 @@ BOARD = _board.board_named(BOARD_NAME)
 
 
 cdef void _init_board_tables():
-    cdef int p, g, k
+    cdef int p, q, g, k
     assert (BOARD.num_points, len(BOARD.mills), len(BOARD.symmetries)) == (NPTS, NMILLS, NSYM)
     assert max(len(ms) for ms in BOARD.mills_through) == MILLS_AT and NSYM <= 16
     for p in range(NPTS):
@@ -56,8 +57,20 @@ cdef void _init_board_tables():
         mills = BOARD.mills_through[p]
         for k in range(MILLS_AT):
             MILL_AT[p][k] = mills[k] if k < len(mills) else NO_MILL
+    for p in range(NPTS):
+        for q in range(NPTS):
+            MILL_THIRD[p][q] = 31           # (movegen.pxi's NO_POINT)
     for k in range(NMILLS):
         MILL[k] = BOARD.mills[k]
+        points = [p for p in range(NPTS) if BOARD.mills[k] >> p & 1]
+        assert len(points) == 3, "a mill is three points"
+        for p in points:
+            for q in points:
+                if p != q:
+                    r, = set(points) - {p, q}
+                    # two points lie on one line at most (movegen.pxi mill_closer)
+                    assert MILL_THIRD[p][q] in (31, r), "two mills through two points"
+                    MILL_THIRD[p][q] = r
     for g in range(NSYM):
         for p in range(NPTS):
             SYM[g][p] = BOARD.symmetries[g][p]

@@ -3,7 +3,8 @@
 #
 # Provides: retro_init, retro_floor, retro_due, retro_frontier_size, retro_scan,
 #           retro_round, retro_pull, retro_pull_grouped, retro_finish (the solve of a
-#           pair, or of a unit of mixed placement, driven by solver.retro); Outside, inside, outside_entry, outside_at,
+#           pair, or of a unit of mixed placement, driven by solver.retro);
+#           quiet_step_counts (a round's counts, for tests); Outside, inside, outside_entry, outside_at,
 #           outside_read, outside_of (where a unit's moves lead out of
 #           it, also for check.pxi);
 #           to other kernels (check.pxi, placement.pxi) the value codes V_* (V_LINE_WON:
@@ -160,9 +161,34 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
     cdef uint32_t free = vacant & ~own
     cdef uint32_t origins = 1 if placing else own
     cdef uint32_t rest, targets, after, v
-    cdef int a, t, look, n = 0, q = 0
+    cdef int a, t, look, n = 0, q = 0, f, z
     if mode == WALK_BEST or mode == WALK_CAPTURES:
         best_reset(b)
+    if jump and not placing and (mode == WALK_CAPTURES or mode == WALK_COUNT):
+        # Every origin of a jumping side reaches every free point, and of those only
+        # mill_closer(rest) can close a mill: the other steps are counted, not made
+        # (a count of a jumping side: 3 table look-ups, not some 40 steps each
+        # tested for a mill).
+        f = popcount(free)
+        while origins:
+            rest = own & ~((<uint32_t>1) << ctz(origins))
+            origins &= origins - 1
+            n += f
+            q += f
+            z = mill_closer(rest) if victims else NO_POINT
+            if z != NO_POINT and (free >> z) & 1:
+                q -= 1                      # the step to z takes: it leaves the unit
+                if mode == WALK_CAPTURES:
+                    if cap_wins:
+                        best_add(b, 1)
+                        continue
+                    after = rest | ((<uint32_t>1) << z)
+                    v = victims
+                    while v:
+                        best_add(b, capp[c_index_in_frame(&frames[ctz(v)], after)])
+                        v &= v - 1
+        out[0] = q
+        return n
     while origins:
         if placing:
             rest = own
@@ -831,13 +857,17 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef uint32_t* stones   # per predecessor: its mover's stones and its opponent's
     cdef int64_t* succ
     cdef int64_t* table
-    cdef int n, total, i, c
+    cdef const uint32_t** ents     # per predecessor: its mover's entry of CANON[o]
+    cdef uint32_t* owns             # per frontier state of a batch: its own stones,
+    cdef int* counts                # its number of un-moves,
+    cdef uint8_t* stabs             # whether a symmetry fixes them
+    cdef IndexFrame* frame
+    cdef int n, total, i, c, i0, jj
     cdef uint16_t v
     cdef bint child_lost = d % 2 == 0
     cdef const uint16_t* codes = &child[0] if recount else NULL
     # a round into losses computes counts; without recount, from the stones it has
     cdef bint keep = not child_lost and not recount
-    cdef bint stab
     cdef bint wide = floor_is_wide(pred_floor, pred.shape[0])
     assert child.shape[0] == c_subspace_slots(m, o)
     assert pred.shape[0] == c_subspace_slots(o, m)
@@ -849,12 +879,19 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         stones = <uint32_t*>malloc(2 * ROUND_BATCH * MAX_MOVES * sizeof(uint32_t))
         succ = <int64_t*>malloc(MAX_MOVES * sizeof(int64_t))
         table = new_dedupe_table()
+        ents = <const uint32_t**>malloc(ROUND_BATCH * MAX_MOVES * sizeof(uint32_t*))
+        owns = <uint32_t*>malloc(ROUND_BATCH * sizeof(uint32_t))
+        counts = <int*>malloc(ROUND_BATCH * sizeof(int))
+        stabs = <uint8_t*>malloc(ROUND_BATCH * sizeof(uint8_t))
+        frame = <IndexFrame*>malloc(sizeof(IndexFrame))
         for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
                           chunksize=32):
             # pass 1: the distinct predecessor slots of ROUND_BATCH frontier states (a
             # predecessor reached from two of them counts twice), their codes (and so
             # their counts) prefetched: the reads of pass 2 are random and far apart, so
             # many must be in flight at once
+            # (1a: the un-moves, each predecessor's mover's entry of CANON prefetched,
+            # a read far away for 7-9 stones; 1b: the slots, with those entries)
             total = 0
             j1 = blk * ROUND_BATCH + ROUND_BATCH
             if j1 > n_front:
@@ -864,20 +901,37 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                 c_position_at(m, o, slot, &scratch[0], &scratch[1])
                 own = scratch[0]
                 opp = scratch[1]
-                stab = REP_STAB[m][slot // per] != 0      # a symmetry fixes own
+                jj = j - blk * ROUND_BATCH
+                owns[jj] = own
+                stabs[jj] = REP_STAB[m][slot // per] != 0      # a symmetry fixes own
                 n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
+                counts[jj] = n
                 for i in range(n):
                     mv = moves[i]
                     # the predecessor's stones: back from the target to the origin
                     before = (opp & ~((<uint32_t>1) << move_target(mv))) | ((<uint32_t>1) << move_origin(mv))
-                    p = c_index_position(o, m, before, own)
+                    stones[2 * (total + i)] = before
+                    ents[total + i] = canon_entry(o, before)
+                    prefetch(ents[total + i])
+                total = total + n
+            # (1b packs the slots as it goes: where a symmetry fixes a state's own
+            # stones, fewer than its un-moves; out <= i0, so nothing unread is overwritten)
+            i0 = 0
+            total = 0
+            for jj in range(j1 - blk * ROUND_BATCH):
+                n = counts[jj]
+                own = owns[jj]
+                for i in range(n):
+                    before = stones[2 * (i0 + i)]
+                    c_index_frame_of(o, m, before, ents[i0 + i][0], frame)
+                    p = c_index_in_frame(frame, own)
                     preds[total + i] = p
-                    if keep:
-                        # (where a symmetry fixes own, a count needs the slots)
-                        stones[2 * (total + i)] = before
-                        stones[2 * (total + i) + 1] = NO_STONES if stab else own
+                    # (where a symmetry fixes own, a count needs the slots)
+                    stones[2 * (total + i)] = before
+                    stones[2 * (total + i) + 1] = NO_STONES if stabs[jj] else own
                     prefetch_w(&pred[p])
-                if stab:
+                i0 = i0 + n
+                if stabs[jj]:
                     # two un-moves may reach one slot (dedupe reorders the slots: the
                     # stones kept beside them are all NO_STONES, so none is misread)
                     n = dedupe(preds + total, n, table)
@@ -920,6 +974,11 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         free(stones)
         free(succ)
         free(table)
+        free(ents)
+        free(owns)
+        free(counts)
+        free(stabs)
+        free(frame)
     return decided
 
 
@@ -1136,6 +1195,22 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         free(w)
         free(fy)
     return decided
+
+
+def quiet_step_counts(const uint32_t[::1] own, const uint32_t[::1] opp, int h=0, int k=0,
+                      bint jumping=True, bint take_none=False, bint mixed=False):
+    """quiet_step_count of many positions (own to move, stones in hand h and k): the count
+    a push round gives a state that no symmetry fixes (for tests: it must equal the
+    number of c_moves_rules's moves that stay in the unit)."""
+    cdef Py_ssize_t i, n = own.shape[0]
+    assert opp.shape[0] == n
+    out = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] res = out
+    with nogil:
+        for i in range(n):
+            res[i] = quiet_step_count(popcount(own[i]), popcount(opp[i]), h, k, own[i], opp[i],
+                                      jumping, take_none, mixed)
+    return out
 
 
 def retro_finish(uint16_t[::1] val):

@@ -89,6 +89,10 @@ def retro_pull_grouped(m: int, o: int, child: U16, pred: U16, pred_floor: U8, pr
                        k: int = 0, mixed: bool = False) -> int:
     """retro_pull with the states grouped by the opponent's stones (successors from cache)."""
 def retro_finish(val: U16) -> None: ...
+def quiet_step_counts(own: U32, opp: U32, h: int = 0, k: int = 0, jumping: bool = True,
+                      take_none: bool = False, mixed: bool = False) -> NDArray[np.int32]:
+    """The quiet steps (moves that stay in the unit) of each position (own, opp): a push
+    round's count of a state that no symmetry fixes."""
 def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,

@@ -243,6 +243,7 @@ def test_push_pull_and_mixed_rounds_give_the_same_values_all_rules(name):
 @pytest.mark.parametrize("board, m, o, jumping, take_none", [
     ("standard", 3, 4, True, False), ("standard", 4, 3, True, False),
     ("standard", 4, 4, False, False), ("standard", 5, 4, True, True),
+    ("standard", 3, 5, True, True), ("morabaraba", 3, 5, True, False),
     ("morabaraba", 4, 5, True, False), ("six-mens", 4, 5, False, False),
     ("six-mens", 5, 4, True, True), ("seven-mens", 5, 5, True, False),
     ("three-mens", 3, 3, False, False)])
@@ -356,3 +357,54 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
         assert visited == int(real.sum())
         assert grouped_count == slot_count < visited
         assert np.array_equal(np.sort(grouped_bad), np.sort(slot_bad)), (board, m, o, trial)
+
+
+def _stones_near_mills(rng: np.random.Generator, board, count: int, taken: int) -> int:
+    """``count`` stones off ``taken``, often two of a mill with its third point free (so
+    that a jump or slide can close it) or a whole mill (protected stones)."""
+    stones = 0
+    if rng.random() < 0.7:
+        mill = int(board.mills[rng.integers(len(board.mills))])
+        if not mill & taken:
+            stones = mill
+            if rng.random() < 0.6:
+                points = [p for p in range(board.num_points) if mill >> p & 1]
+                stones &= ~(1 << int(rng.choice(points)))
+    while bin(stones).count("1") > count:
+        stones &= stones - 1
+    free = [p for p in range(board.num_points) if not (stones | taken) >> p & 1]
+    for p in rng.choice(free, count - bin(stones).count("1"), replace=False):
+        stones |= 1 << int(p)
+    return stones
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
+    """A push round counts a state's quiet steps from its stones (quiet_step_count; a
+    jumping side's without visiting its targets, mill_closer): on every board, under
+    every rule option, they number exactly c_moves_rules's moves that take nothing
+    and move a stone (the moves that stay in the unit: a pair, or a cycle of mixed
+    placement), on random positions rich in two stones of a mill with the third point
+    free."""
+    kernels = kernels_for(BOARDS[board])
+    b = BOARDS[board]
+    rng = np.random.default_rng(sum(map(ord, board)))
+    options = [(j, t, mx) for j in (True, False) for t in (True, False) for mx in (True, False)]
+    jumped = 0
+    for _ in range(3000):
+        m = int(rng.choice([1, 2, 3, 3, 3, 4, 5, 6]))
+        o = int(rng.choice([2, 3, 3, 4, 5, 6]))
+        if m + o > b.num_points - 1:
+            continue
+        opp = _stones_near_mills(rng, b, o, 0)
+        own = _stones_near_mills(rng, b, m, opp)
+        h = int(rng.choice([0, 0, 1, 2])) if m < 3 else int(rng.choice([0, 0, 0, 1]))
+        k = int(rng.choice([0, 0, 1]))
+        jumping, take_none, mixed = options[rng.integers(len(options))]
+        got = kernels.quiet_step_counts(np.array([own], np.uint32), np.array([opp], np.uint32),
+                                        h, k, jumping, take_none, mixed)[0]
+        moves = kernels.moves_packed(own, opp, h, k, jumping, take_none, mixed)
+        expected = sum(1 for mv in moves if (mv >> 10) & 31 == 31 and (mv >> 5) & 31 != 31)
+        assert got == expected, (board, hex(own), hex(opp), h, k, jumping, take_none, mixed)
+        jumped += jumping and m + h == 3 and expected > 0
+    assert jumped > 100
