@@ -27,6 +27,8 @@
 #   IndexFrame, c_index_frame(m, o, own, &f), c_index_in_frame(&f, opp): the same in
 #                                                two steps, the first shared by all opp
 #   c_index_of_image(&f, image)                  the second step for image = f.g(opp)
+#   canon_entry(m, own), c_index_frame_of(m, o, own, e, &f): the first step in two, so
+#                                                that a batch prefetches own's CANON entry
 #   GroupWalk, group_walk_start, group_walk_batch, GROUP_BATCH: the positions of one
 #                                                opponent set, in batches
 #   successor_frames(o, m1, opp, victims, frames): the frames of their successors

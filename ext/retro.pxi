@@ -14,9 +14,10 @@
 #           the opponent's stones: the initialisation, the grouped pull, the build's
 #           check, the placement pass), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, move_victims, closes_mill, mill_points,
-#           c_unmoves_rules, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
+#           c_unmoves_rules, mill_closer, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
 #           (ADJ, FULL), index.pxi
-#           (c_index_position, IndexFrame, c_index_frame, c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
+#           (c_index_position, IndexFrame, c_index_frame, canon_entry, c_index_frame_of,
+#           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
 #           functions, successor_frames, mark_slack, prefetch, prefetch_w).
 #
@@ -157,7 +158,8 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
     closes a mill; ``placing``: placements, from no origin), visited where they are
     made instead of packed into a list and unpacked: this is the innermost loop of
     those walks, some ten successors a position; the check of a subspace takes 5-26 %
-    less time so (docs/benchmarks.md)."""
+    less time so (docs/benchmarks.md).  Where WALK_CAPTURES and WALK_COUNT only count
+    a jumping side's quiet steps, they are counted without being made (mill_closer)."""
     cdef uint32_t free = vacant & ~own
     cdef uint32_t origins = 1 if placing else own
     cdef uint32_t rest, targets, after, v
