@@ -917,7 +917,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     prefetch(ents[total + i])
                 total = total + n
             # (1b packs the slots as it goes: where a symmetry fixes a state's own
-            # stones, fewer than its un-moves; out <= i0, so nothing unread is overwritten)
+            # stones, fewer than its un-moves; total <= i0, so the stones it keeps
+            # overwrite none that it has yet to read)
             i0 = 0
             total = 0
             for jj in range(j1 - blk * ROUND_BATCH):
@@ -928,9 +929,10 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                     c_index_frame_of(o, m, before, ents[i0 + i][0], frame)
                     p = c_index_in_frame(frame, own)
                     preds[total + i] = p
-                    # (where a symmetry fixes own, a count needs the slots)
-                    stones[2 * (total + i)] = before
-                    stones[2 * (total + i) + 1] = NO_STONES if stabs[jj] else own
+                    if keep:
+                        # (where a symmetry fixes own, a count needs the slots)
+                        stones[2 * (total + i)] = before
+                        stones[2 * (total + i) + 1] = NO_STONES if stabs[jj] else own
                     prefetch_w(&pred[p])
                 i0 = i0 + n
                 if stabs[jj]:
