@@ -11,6 +11,7 @@ The main entry points, re-exported here::
         db.probe(pos)                             # Value('win', 1)
 """
 
+from ._version import __version__
 from .errors import (AmbiguousMoveError, DatabaseError, GameOverError, IllegalMoveError,
                      InvalidNotationError, MissingSubspaceError, MuehleError, NotationError)
 from .game import Game, Outcome, Termination
@@ -22,7 +23,7 @@ from .probe import MoveProbe, Probe, open_database
 from .rules import STANDARD, Rules
 from .values import WDL, Value
 
-__all__ = ["Game", "Outcome", "Termination", "Pair", "Subspace", "WDL", "Value", "format_position", "parse_move", "parse_position", "Move", "Position",
+__all__ = ["__version__", "Game", "Outcome", "Termination", "Pair", "Subspace", "WDL", "Value", "format_position", "parse_move", "parse_position", "Move", "Position",
            "MoveProbe", "Probe", "open_database", "STANDARD", "Rules", "MuehleError",
            "NotationError", "InvalidNotationError", "IllegalMoveError", "AmbiguousMoveError",
            "GameOverError", "DatabaseError", "MissingSubspaceError"]

@@ -44,6 +44,7 @@ from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .rules import Rules
 from .values import summarize
+from ._version import __version__
 
 FORMAT = "muehle-pair"
 FORMAT_VERSION = 2
@@ -55,14 +56,6 @@ HOST = socket.gethostname().replace("/", "_") or "localhost"
 META_KEY = "meta_sha256"         # SHA-256 of an object's other attributes
 CRC_KEY = "chunk_crc32"          # per-chunk CRC-32 of the decoded values (format 2)
 MESSAGE_LIMIT = 120
-
-
-def solver_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("muehle")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def rules_dir(root: Path | str, rules: Rules) -> Path:
@@ -309,7 +302,7 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         if key != "name":
             _set_attr(f, key, value)
     _set_attr(f, "index_scheme", kernels_for(rules.board).INDEX_SCHEME)
-    _set_attr(f, "solver_version", solver_version())
+    _set_attr(f, "solver_version", __version__)
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)

@@ -123,12 +123,10 @@ def summarize(hist: np.ndarray) -> dict:
     hist = np.asarray(hist)
     if hist.shape != (0x10000,):
         raise ValueError(f"a histogram of codes has 65536 counts, not {hist.shape}")
-    plies = np.arange(0x10000) - 1
-    real = np.ones(0x10000, dtype=bool)
-    real[SLACK_CODE] = False
-    win = real & (plies % 2 == 1) & (plies >= 0)
-    loss = real & (plies % 2 == 0) & (plies >= 0)
-    wins, losses = int(hist[win].sum()), int(hist[loss].sum())
-    longest = lambda sel: int(plies[sel & (hist > 0)].max()) if (hist[sel] > 0).any() else 0
-    return {"wins": wins, "losses": losses, "draws": int(hist[DRAW_CODE]),
-            "longest_win": longest(win), "longest_loss": longest(loss)}
+    # code = plies + 1: wins at the even codes 2.., losses at the odd codes 1.., both
+    # short of the slack code (the last, odd); slices, since every write summarizes
+    wins, losses = hist[2:SLACK_CODE:2], hist[1:SLACK_CODE:2]
+    longest = lambda counts, first: (first - 1 + 2 * int(np.flatnonzero(counts)[-1])
+                                     if counts.any() else 0)
+    return {"wins": int(wins.sum()), "losses": int(losses.sum()), "draws": int(hist[DRAW_CODE]),
+            "longest_win": longest(wins, 2), "longest_loss": longest(losses, 1)}

@@ -172,6 +172,16 @@ def test_help_lists_the_commands():
     assert "show" in result.stdout and "moves" in result.stdout
 
 
+def test_version_is_the_installed_one():
+    from importlib.metadata import version
+
+    import solver
+    result = run("--version")
+    assert result.exit_code == 0
+    assert result.stdout == f"muehle {solver.__version__}\n"
+    assert version("muehle") == solver.__version__      # pyproject.toml reads it
+
+
 def test_readme_show_example_is_true():
     from pathlib import Path
     readme = (Path(__file__).parent.parent / "README.md").read_text()

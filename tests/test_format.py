@@ -15,6 +15,7 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter)
 import numpy as np
 import pytest
 
+import solver
 from solver import board, storage
 from solver.index import Subspace, random_positions
 from solver.rules import Rules
@@ -77,6 +78,7 @@ def test_pair_files_have_the_documented_layout(db4):
                      "jumping", "mill_rule", "index_scheme", "solver_version", "build_time"):
             assert f"`{name}`" in FORMAT and name in f.attrs
         assert A(f)["format"] == "muehle-pair" and A(f)["index_scheme"] == "sym16-1"
+        assert A(f)["solver_version"] == solver.__version__
         assert sorted(f) == ["3-4", "4-3"]
         for name in f:
             ds = f[name]
@@ -91,6 +93,25 @@ def test_pair_files_have_the_documented_layout(db4):
             assert A(ds)["losses"] == int((plies % 2 == 0).sum())
             assert A(ds)["longest_win"] == int(plies[plies % 2 == 1].max(initial=0))
             assert A(ds)["longest_loss"] == int(plies[plies % 2 == 0].max(initial=0))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_statistics_count_codes_by_their_meaning(seed):
+    """summarize (a file's wins, losses, draws and longest of each) agrees with counting
+    the decoded values, on codes from the smallest to the largest (0xFFFE, a win of
+    65,533 plies) beside the slack code."""
+    from solver.values import LOSS, WIN, decode, summarize
+    rng = np.random.default_rng(seed)
+    top = [4, 300, 0x10000][seed % 3]
+    codes = rng.integers(0, top, rng.integers(0, 40)).astype(np.uint16)
+    if seed % 4 == 0:
+        codes = np.concatenate([codes, np.array([0xFFFE, 0xFFFF, 0xFFFD], dtype=np.uint16)])
+    values = [decode(int(c)) for c in codes if c != 0xFFFF]
+    wins = [v.plies for v in values if v.value == WIN]
+    losses = [v.plies for v in values if v.value == LOSS]
+    assert summarize(np.bincount(codes, minlength=0x10000)) == {
+        "wins": len(wins), "losses": len(losses), "draws": int((codes == 0).sum()),
+        "longest_win": max(wins, default=0), "longest_loss": max(losses, default=0)}
 
 
 @pytest.mark.parametrize("slots", [0, 1, 2, 3, 65535, 65536, 65537, 3 * 65536 + 1, 1_000_003])

@@ -22,7 +22,7 @@ ROOT = Path(solver.__file__).parent
 #: A module may import modules of its own layer or below.  A module name matches an
 #: entry equal to it or to one of its parent packages.
 LAYERS: list[tuple[str, ...]] = [
-    ("solver.errors",),
+    ("solver.errors", "solver._version"),
     ("solver.board", "solver.rules", "solver.notation", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.diagram", "solver.svg"),

@@ -14,6 +14,7 @@ from typing import Callable, NoReturn, Optional
 
 import click
 
+from .._version import __version__
 from ..errors import MuehleError
 from ..game import Game
 from ..position import BLACK, WHITE
@@ -100,6 +101,7 @@ class MuehleGroup(click.Group):
 
 
 @click.group(cls=MuehleGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="muehle", message="%(prog)s %(version)s")
 def main() -> None:
     """Nine Men's Morris (Mühle): rules, positions and a strong solver.
 
