@@ -15,6 +15,7 @@
 # - ``placement.pxi``: the placement phase by one backward pass
 # - ``search.pxi``: the opening search and the 2-bit win/draw/loss views
 # - ``values.pxi``: the histogram of a subspace's codes, for the statistics its file records
+# - ``chunks.pxi``: a stored chunk's byte shuffle and Fletcher-32, for the chunk codec of solver.storage
 #
 # Names: a checked Python function and the unchecked ``nogil`` function doing its work
 # share one name, the latter with the prefix ``c_`` (``index_position`` /
@@ -33,3 +34,4 @@ include "check.pxi"
 include "placement.pxi"
 include "search.pxi"
 include "values.pxi"
+include "chunks.pxi"

@@ -152,3 +152,15 @@ class SearchEngine:
 
 def code_histogram(codes: U16, jobs: int = 2) -> I64:
     """How many slots hold each code: 65536 counts (solver.values.summarize reads them)."""
+
+# --- chunks.pxi: a stored chunk's filters, for solver.codec ---
+
+def shuffle_chunk(codes: U16, out: U8) -> None:
+    """HDF5's byte shuffle of a chunk into out (2 L bytes): low bytes, then high bytes;
+    codes past len(codes) are 0."""
+
+def unshuffle_chunk(data: bytes | memoryview | U8, out: U16) -> None:
+    """The first len(out) codes of a shuffled chunk."""
+
+def fletcher32(data: bytes | memoryview | U8) -> int:
+    """HDF5's Fletcher-32 of data (H5_checksum_fletcher32)."""

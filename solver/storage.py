@@ -24,6 +24,7 @@ it touches it.  Every HDF5 failure becomes a :class:`CorruptDatabaseError` namin
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import h5py
-import hdf5plugin
+import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads of format 1)
 import numpy as np
 
 from .board import STANDARD_BOARD, Board
@@ -44,11 +45,12 @@ from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .rules import Rules
 from .values import summarize
+from . import codec
 from ._version import __version__
 
 FORMAT = "muehle-pair"
 FORMAT_VERSION = 2
-CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
+CHUNK = codec.CHUNK      # 128 KiB of values: a probe decompresses one chunk
 DEFAULT_ROOT = Path("data")
 #: This machine's name, in the temporary files it writes: the machines of a cluster
 #: share a folder, and a process id means something only on its own machine.
@@ -148,10 +150,6 @@ def _sha_update(digest, codes: np.ndarray) -> None:
         digest.update(data[start:start + (1 << 26)])
 
 
-def _chunk_seed(name: str, k: int) -> int:
-    return zlib.crc32(f"{name}#{k}".encode())
-
-
 def chunk_crcs(name: str, codes: np.ndarray, first: int = 0) -> np.ndarray:
     """CRC-32 of each chunk of ``codes`` (starting at chunk number ``first``), seeded with
     the subspace's name and the chunk number: a chunk moved to another place fails."""
@@ -159,7 +157,7 @@ def chunk_crcs(name: str, codes: np.ndarray, first: int = 0) -> np.ndarray:
     n = (len(codes) + CHUNK - 1) // CHUNK
     out = np.empty(n, dtype=np.uint32)
     for i in range(n):
-        out[i] = zlib.crc32(codes[i * CHUNK:(i + 1) * CHUNK], _chunk_seed(name, first + i))
+        out[i] = zlib.crc32(codes[i * CHUNK:(i + 1) * CHUNK], codec.seed(name, first + i))
     return out
 
 
@@ -310,14 +308,20 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         sub = Subspace(*key, board=rules.board)
         name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
-        ds = f.create_dataset(name, data=codes, chunks=(min(CHUNK, max(1, len(codes))),),
-                              shuffle=True, fletcher32=True, **hdf5plugin.Zstd(clevel=3))
         info = summarize(kernels_for(rules.board).code_histogram(codes))
-        info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
-                    slots=len(codes), sha256=sha256_of(codes))
+        # the SHA-256 (one core, GIL released) beside the chunks' compression
+        digest = concurrent.futures.ThreadPoolExecutor(1)
+        try:
+            sha = digest.submit(sha256_of, codes)
+            ds = codec.create(f, name, len(codes))
+            crcs = codec.write(ds, name, codes)
+            info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
+                        slots=len(codes), sha256=sha.result())
+        finally:
+            digest.shutdown()
         for attr, value in info.items():
             _set_attr(ds, attr, value)
-        ds.attrs[CRC_KEY] = chunk_crcs(name, codes)
+        ds.attrs[CRC_KEY] = crcs
         _set_attr(ds, META_KEY, meta_digest(_attrs(ds)))
         stats[key] = info
         if release:
@@ -406,6 +410,8 @@ class SubspaceReader:
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
         self.verified = self.version >= 2      # format 1: after the first whole check
+        with hdf5_errors(self.path):
+            self.direct = self.version >= 2 and codec.codable(ds)   # decoded in threads
 
     def _raw(self, start: int, stop: int) -> np.ndarray:
         with hdf5_errors(self.path):
@@ -431,6 +437,10 @@ class SubspaceReader:
             return self._raw(start, stop)
         first = start // CHUNK
         lo, hi = first * CHUNK, min(self.slots, -(-stop // CHUNK) * CHUNK)
+        if self.direct:
+            with hdf5_errors(self.path):
+                codes = codec.read(self.ds, self.name, first, -(-hi // CHUNK), self.crcs, self.path)
+            return codes[start - lo:stop - lo]
         codes = self._raw(lo, hi)
         crcs = chunk_crcs(self.name, codes, first)
         if not np.array_equal(crcs, self.crcs[first:first + len(crcs)]):
@@ -438,12 +448,18 @@ class SubspaceReader:
                                        f"(a chunk near slot {start} fails its CRC-32)")
         return codes[start - lo:stop - lo]
 
-    def verify(self, block: int = 64 * CHUNK) -> None:
+    def verify(self, block: int = 256 * CHUNK) -> None:
         """Check every chunk's CRC-32 and the SHA-256 of the whole, block by block (so
-        that a subspace's values never sit in memory whole)."""
+        that a subspace's values never sit in memory whole); a block's SHA-256 runs in a
+        thread of its own while the next block is read (two blocks in memory at most)."""
         digest = hashlib.sha256()
-        for start in range(0, self.slots, block):
-            _sha_update(digest, self.read(start, min(self.slots, start + block)))
+        with concurrent.futures.ThreadPoolExecutor(1) as hasher:
+            hashed = hasher.submit(lambda: None)
+            for start in range(0, self.slots, block):
+                codes = self.read(start, min(self.slots, start + block))
+                hashed.result()
+                hashed = hasher.submit(_sha_update, digest, codes)
+            hashed.result()
         if self.version >= 2 and digest.hexdigest() != self.sha256:
             raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
 
