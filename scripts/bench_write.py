@@ -8,7 +8,8 @@ temporary folder beside DB (same disk), as the build does after a pair's check: 
 statistics (histogram of the codes), SHA-256 and chunk CRCs, the zstd compression into
 an in-memory HDF5 image, the file write with fsync, and the re-read that verifies the
 temporary before it is renamed.  Then it times the pieces alone on the same codes, so
-that one sees where a write's seconds go.  Wall and CPU seconds of the process (all
+that one sees where a write's seconds go, and the chunks compressed and read by
+solver.codec's threads against HDF5's own filters (one core).  Wall and CPU seconds of the process (all
 threads); a write blocks the next pair wherever the two would not fit in memory together
 (solver.build.BackgroundWriter).
 """
@@ -22,10 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import h5py
+import hdf5plugin
 import numpy as np
 
 from machine import cpu_model
-from solver import storage
+from solver import codec, storage
 from solver.index import Pair
 from solver.kernels import kernels_for
 from solver.rules import Rules
@@ -77,6 +80,20 @@ def main() -> int:
             timed("SHA-256", lambda: [storage.sha256_of(c) for c in codes.values()], slots)
             timed("chunk CRC-32s", lambda: [storage.chunk_crcs(f"{k[0]}-{k[1]}", c)
                                             for k, c in codes.items()], slots)
+            # the chunks: coded by solver.codec in threads, or by HDF5's filters on one core
+            with h5py.File("bench.h5", "w", driver="core", backing_store=False) as f:
+                timed(f"compress, codec ({codec.THREADS} threads)", lambda: [
+                    codec.write(codec.create(f, f"{k[0]}-{k[1]}", len(c)), f"{k[0]}-{k[1]}", c)
+                    for k, c in codes.items()], slots)
+            with h5py.File("bench.h5", "w", driver="core", backing_store=False) as f:
+                timed("compress, HDF5's filters", lambda: [f.create_dataset(
+                    f"{k[0]}-{k[1]}", data=c, chunks=(codec.chunk_length(len(c)),), shuffle=True,
+                    fletcher32=True, **hdf5plugin.Zstd(clevel=codec.LEVEL)) for k, c in codes.items()],
+                    slots)
+            timed(f"read, codec ({codec.THREADS} threads)", lambda: [
+                storage.read_subspace(src, rules, s.m, s.o) for s in subs], slots)
+            with h5py.File(src, "r") as f:
+                timed("read, HDF5's filters", lambda: [f[s.name][()] for s in subs], slots)
     return 0
 
 

@@ -448,7 +448,7 @@ class SubspaceReader:
                                        f"(a chunk near slot {start} fails its CRC-32)")
         return codes[start - lo:stop - lo]
 
-    def verify(self, block: int = 256 * CHUNK) -> None:
+    def verify(self, block: int = 64 * CHUNK) -> None:
         """Check every chunk's CRC-32 and the SHA-256 of the whole, block by block (so
         that a subspace's values never sit in memory whole); a block's SHA-256 runs in a
         thread of its own while the next block is read (two blocks in memory at most)."""
