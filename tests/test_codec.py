@@ -158,3 +158,15 @@ def test_other_pipelines_are_left_to_hdf5(h5):
     assert not codec.codable(h5.create_dataset("c", data=codes.astype(np.uint32),
                                                chunks=(65536,), shuffle=True, fletcher32=True,
                                                **hdf5plugin.Zstd(clevel=3)))
+
+
+@pytest.mark.parametrize("function", [shuffle_chunk, unshuffle_chunk, fletcher32])
+def test_the_kernels_examples_hold(function):
+    """The compiled functions' docstring examples (doctest does not find them itself)."""
+    import doctest
+    test = doctest.DocTestParser().get_doctest(function.__doc__, {function.__name__: function},
+                                               function.__name__, None, 0)
+    assert test.examples
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0
