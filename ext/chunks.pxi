@@ -1,6 +1,6 @@
 # A stored chunk's filters done outside HDF5 (docs/design.md §5, docs/format.md): the
 # byte shuffle and the Fletcher-32 checksum of the pipeline shuffle -> zstd -> fletcher32
-# that every subspace's dataset declares.  solver.storage compresses and decompresses
+# that every subspace's dataset declares.  solver.codec compresses and decompresses
 # the chunks itself, in threads (the zstd step is the zstandard package's), and hands
 # HDF5 the finished bytes (write_direct_chunk / read_direct_chunk): HDF5 runs its
 # filters under one lock a process, so through it a pair's file was compressed and

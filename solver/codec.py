@@ -9,7 +9,7 @@ and undone by :data:`THREADS` threads (zstd from the zstandard package, the shuf
 Fletcher-32 from the kernels; both hold no GIL), and HDF5 only stores and fetches the
 finished chunks (``write_direct_chunk``, ``read_direct_chunk``).
 
-Each chunk's CRC-32 of decoded values (the format's check, seeded by :func:`seed` with
+Each chunk's CRC-32 of decoded values (the format's check, :func:`chunk_crc`, seeded with
 the subspace and the chunk number) is computed or checked by the thread that holds the
 chunk.  A damaged chunk (its Fletcher-32, its zstd frame, its size or its CRC-32) is one
 :class:`~solver.errors.CorruptDatabaseError`.
@@ -58,10 +58,10 @@ def _kernels():
     return kernels_for(STANDARD_BOARD)      # the byte work knows no board
 
 
-def seed(name: str, k: int) -> int:
-    """The CRC-32 seed of chunk ``k`` of subspace ``name``: a chunk moved to another
-    place fails its check."""
-    return zlib.crc32(f"{name}#{k}".encode())
+def chunk_crc(name: str, k: int, codes: np.ndarray) -> int:
+    """The CRC-32 of chunk ``k`` of subspace ``name`` (its codes as little-endian uint16),
+    seeded with the name and the chunk number: a chunk moved to another place fails."""
+    return zlib.crc32(codes, zlib.crc32(f"{name}#{k}".encode()))
 
 
 def chunk_length(slots: int) -> int:
@@ -124,7 +124,7 @@ def write(ds: h5py.Dataset, name: str, codes: np.ndarray) -> np.ndarray:
         kern, buf, out = _kernels(), np.empty(2 * length, dtype=np.uint8), []
         for k in range(k0, min(count, k0 + BATCH)):
             part = codes[k * length:(k + 1) * length]
-            crcs[k] = zlib.crc32(part, seed(name, k))
+            crcs[k] = chunk_crc(name, k, part)
             kern.shuffle_chunk(part, buf)
             body = z.compress(buf)
             out.append(body + kern.fletcher32(body).to_bytes(4, "little"))
@@ -171,7 +171,7 @@ def read(ds: h5py.Dataset, name: str, first: int, last: int, crcs: np.ndarray,
                 raise damaged(k, f"cannot be decompressed: {exc}") from None
             part = out[k * length - lo:min(hi, (k + 1) * length) - lo]
             kern.unshuffle_chunk(plain, part)
-            if zlib.crc32(part, seed(name, k)) != int(crcs[k]):
+            if chunk_crc(name, k, part) != int(crcs[k]):
                 raise damaged(k, "fails its CRC-32")
 
     def tasks() -> Iterator[Callable[[], None]]:

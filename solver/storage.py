@@ -31,12 +31,11 @@ import os
 import signal
 import socket
 import time
-import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
 import h5py
-import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads of format 1)
+import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads, format 1 and other pipelines)
 import numpy as np
 
 from .board import STANDARD_BOARD, Board
@@ -157,7 +156,7 @@ def chunk_crcs(name: str, codes: np.ndarray, first: int = 0) -> np.ndarray:
     n = (len(codes) + CHUNK - 1) // CHUNK
     out = np.empty(n, dtype=np.uint32)
     for i in range(n):
-        out[i] = zlib.crc32(codes[i * CHUNK:(i + 1) * CHUNK], codec.seed(name, first + i))
+        out[i] = codec.chunk_crc(name, first + i, codes[i * CHUNK:(i + 1) * CHUNK])
     return out
 
 
@@ -310,15 +309,12 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
         info = summarize(kernels_for(rules.board).code_histogram(codes))
         # the SHA-256 (one core, GIL released) beside the chunks' compression
-        digest = concurrent.futures.ThreadPoolExecutor(1)
-        try:
+        with concurrent.futures.ThreadPoolExecutor(1) as digest:
             sha = digest.submit(sha256_of, codes)
             ds = codec.create(f, name, len(codes))
             crcs = codec.write(ds, name, codes)
             info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
                         slots=len(codes), sha256=sha.result())
-        finally:
-            digest.shutdown()
         for attr, value in info.items():
             _set_attr(ds, attr, value)
         ds.attrs[CRC_KEY] = crcs
