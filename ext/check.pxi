@@ -6,7 +6,8 @@
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
 #           prefetch (index.pxi);
-#           Best, best_reset, best_add, best_code, walk_successors, blocked_code, V_LINE_WON, moved,
+#           Best, best_reset, best_add, best_code, walk_successors, RestBest, rest_table,
+#           rest_best, blocked_code, V_LINE_WON, moved,
 #           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).
 #
 # The check recomputes every state's code from its successors' stored codes with the
@@ -175,10 +176,12 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     cdef GroupWalk* w
     cdef IndexFrame* frames     # [NPTS]: quiet successors' side; [t]: after taking t
     cdef Best* b
+    cdef RestBest* rests        # [NPTS * NPTS] (rest_table), where the mover jumps
     cdef int n, j, nb, expect
     cdef uint32_t victims, vacant
     cdef bint opp_line
     cdef bint jump = jumping and m + h == 3     # (every own set of the subspace has m stones)
+    cdef bint by_rests = jump and h == 0        # (a jump, not a placement: rest_best)
     cdef bint over = m + h < 3 or o + k < 3     # (c_moves_rules: no moves then)
     cdef long long nbad = 0, at
     cdef uint64_t prints = 0
@@ -204,6 +207,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
         frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
         b = <Best*>malloc(sizeof(Best))
+        rests = <RestBest*>malloc(NPTS * NPTS * sizeof(RestBest)) if by_rests else NULL
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
@@ -212,6 +216,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
+            if by_rests and not over and not (LINE_WINS and opp_line):
+                rest_table(rests, vacant, victims, cap_wins, frames, &quiet[0], capp)
             while True:
                 nb = group_walk_batch(w, owns, slots, codes, False)
                 if nb == 0:
@@ -222,6 +228,9 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                     own = owns[j]
                     if over or (LINE_WINS and (opp_line or mill_points(own))):
                         n = 0       # the game is over (as c_moves_rules says)
+                    elif by_rests:
+                        rest_best(b, own, rests)
+                        n = popcount(vacant & ~own)
                     else:
                         n = walk_successors(WALK_BEST, b, own, vacant, h > 0, victims, jump,
                                             cap_wins, frames, &quiet[0], capp, 0, NULL)
@@ -239,6 +248,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
         free(w)
         free(frames)
         free(b)
+        free(rests)
     return bad_arr[:min(nbad, max_bad)], nbad, visited, prints
 
 

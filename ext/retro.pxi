@@ -12,7 +12,9 @@
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), walk_successors (the successors of a position in a walk grouped by
 #           the opponent's stones: the initialisation, the grouped pull, the build's
-#           check, the placement pass), blocked_code, moved, without, atomic_inc_i64, prange.
+#           check, the placement pass), RestBest with rest_table / rest_best (the same
+#           for a jumping side of three, its successors read once per two stones it
+#           keeps: the build's check), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, move_victims, closes_mill, mill_points,
 #           c_unmoves_rules, mill_closer, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
 #           (ADJ, FULL), index.pxi
@@ -240,6 +242,121 @@ cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
     if full_draw and m + o == NPTS:
         return V_DRAW
     return 1
+
+
+# --- a jumping side's successors, by the two stones it keeps (docs/design.md §6) ----
+#
+# A side of three that jumps reaches from (own, opp) every set rest + t, rest being
+# own less the stone a it lifts and t a point free of both: the 3-sets of opp's free
+# points that share two stones with own, some 50 of them.  For one opponent set opp
+# (a walk grouped by it), the successors of rest + t over all free t are the same for
+# every own that keeps rest, save t = a (own itself, not a move).  So such a walk reads
+# the successors of each rest once into a table (rest_table: per rest, the smallest
+# win code and the largest loss code with the target each came from, the next best
+# from another target, and the targets that give a draw), and each position combines
+# its three rests less its own target a (rest_best): three table reads instead of
+# some 50 successors, each an index computed and a code read.
+
+ctypedef struct RestBest:
+    int win1, win2      # best_add's b.win over the rest's targets; the best at another target
+    int loss1, loss2    # best_add's b.loss alike
+    int win_t, loss_t   # the target of win1, of loss1 (NO_POINT: none)
+    uint32_t draws      # the targets whose successor (or one of whose captures) is a draw
+
+
+cdef inline void rest_add(RestBest* e, int t, Best* bt) noexcept nogil:
+    if bt.win < e.win1:
+        e.win2 = e.win1
+        e.win1 = bt.win
+        e.win_t = t
+    elif bt.win < e.win2:
+        e.win2 = bt.win
+    if bt.loss > e.loss1:
+        e.loss2 = e.loss1
+        e.loss1 = bt.loss
+        e.loss_t = t
+    elif bt.loss > e.loss2:
+        e.loss2 = bt.loss
+    if bt.draw:
+        e.draws |= (<uint32_t>1) << t
+
+
+cdef inline void rest_table(RestBest* tab, uint32_t vacant, uint32_t victims, bint cap_wins,
+                            const IndexFrame* frames, const uint16_t* quiet,
+                            const uint16_t* capp) noexcept nogil:
+    """Fill tab[p * NPTS + q] (p < q) for every rest {p, q} of opp's free points
+    ``vacant``, with the codes walk_successors (WALK_BEST, a jumping side of three)
+    reads for the steps rest + t, t in vacant less rest: a quiet successor's code, or,
+    where t closes a mill (mill_closer: the one target that can) and there are
+    ``victims``, the codes after each capture (1 where ``cap_wins``).  ``frames``,
+    ``quiet`` and ``capp`` as for walk_successors."""
+    cdef uint32_t ps = vacant, qs, ts, rest, after, v
+    cdef int p, q, t, z
+    cdef RestBest* e
+    cdef Best bt
+    while ps:
+        p = ctz(ps)
+        ps &= ps - 1
+        qs = ps
+        while qs:
+            q = ctz(qs)
+            qs &= qs - 1
+            rest = ((<uint32_t>1) << p) | ((<uint32_t>1) << q)
+            e = &tab[p * NPTS + q]
+            e.win1 = NO_WIN
+            e.win2 = NO_WIN
+            e.loss1 = 0
+            e.loss2 = 0
+            e.win_t = NO_POINT
+            e.loss_t = NO_POINT
+            e.draws = 0
+            z = MILL_THIRD[p][q] if victims else NO_POINT
+            ts = vacant & ~rest
+            while ts:
+                t = ctz(ts)
+                ts &= ts - 1
+                after = rest | ((<uint32_t>1) << t)
+                best_reset(&bt)
+                if t == z:
+                    if cap_wins:
+                        best_add(&bt, 1)        # the opponent is left with two stones
+                    else:
+                        v = victims
+                        while v:
+                            best_add(&bt, capp[c_index_in_frame(&frames[ctz(v)], after)])
+                            v &= v - 1
+                else:
+                    best_add(&bt, quiet[c_index_of_image(&frames[NPTS], after)])
+                rest_add(e, t, &bt)
+
+
+cdef inline void rest_best(Best* b, uint32_t own, const RestBest* tab) noexcept nogil:
+    """What walk_successors (WALK_BEST) makes of the successors of (own, opp), own
+    three stones of a jumping side, from rest_table's table of opp: each rest of own
+    with its own target a left out."""
+    cdef uint32_t origins = own, rest, bit
+    cdef int a, p
+    cdef const RestBest* e
+    best_reset(b)
+    while origins:
+        a = ctz(origins)
+        bit = (<uint32_t>1) << a
+        origins &= origins - 1
+        rest = own & ~bit
+        p = ctz(rest)
+        e = &tab[p * NPTS + ctz(rest & (rest - 1))]
+        if e.win_t != a:
+            if e.win1 < b.win:
+                b.win = e.win1
+        elif e.win2 < b.win:
+            b.win = e.win2
+        if e.loss_t != a:
+            if e.loss1 > b.loss:
+                b.loss = e.loss1
+        elif e.loss2 > b.loss:
+            b.loss = e.loss2
+        if e.draws & ~bit:
+            b.draw = True
 
 
 cdef inline uint32_t moved(uint32_t stones, uint32_t mv) noexcept nogil:

@@ -326,29 +326,42 @@ def test_floor_moves_the_capture_losses_out_of_the_codes():
     ("standard", 4, 3, True, True), ("standard", 3, 4, False, True),
     ("morabaraba", 3, 4, True, False), ("six-mens", 4, 5, False, False),
     ("six-mens", 5, 4, True, True), ("seven-mens", 5, 5, True, False),
-    ("three-mens", 3, 3, False, False), ("standard", 5, 3, False, False)])
+    ("three-mens", 3, 3, False, False), ("standard", 5, 3, False, False),
+    # a jumping mover of three: its successors by the two stones it keeps (rest_table),
+    # with captures, with every enemy stone in a mill under take-none, where a line wins
+    ("standard", 3, 3, True, True), ("standard", 3, 4, True, True), ("standard", 3, 5, True, False),
+    ("morabaraba", 3, 3, True, True), ("six-mens", 3, 4, True, False),
+    ("seven-mens", 3, 5, True, True), ("three-mens", 3, 3, True, False)])
 def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, o, jumping,
                                                                       take_none):
     """The build's check (retro_check_grouped: the successors of each position visited
-    where its steps are made, by walk_successors) computes the same code for every
-    position as the slot-order check (retro_check: c_moves_rules's packed moves, the
-    rules kernel the oracle shares), whatever its successors hold: with random
-    successor codes and random stored codes, both flag exactly the same slots.  A
-    position whose two computed codes differed would be flagged by one walk alone
-    whenever its stored code is one of them (about one draw in seven), so over three
-    draws and every position of the subspace a faulty walk cannot pass."""
+    where its steps are made, by walk_successors, or for a jumping side of three read
+    once per two stones it keeps, rest_table) computes the same code for every position
+    as the slot-order check (retro_check: c_moves_rules's packed moves, the rules kernel
+    the oracle shares), whatever its successors hold: with random successor codes and
+    random stored codes, both flag exactly the same slots.  A position whose two
+    computed codes differed would be flagged by one walk alone whenever its stored code
+    is one of them, so over every position of the subspace a faulty walk cannot pass.
+
+    Uniform successor codes make nearly every position of some 50 successors a win
+    (one of them is odd), so two more draws make wins rare: there the draws and the
+    longest loss decide, and a jumping position's own set, which a rest's table holds
+    and its code must leave out, is often the one draw or the one longest loss."""
     kernels = kernels_for(BOARDS[board])
     rng = np.random.default_rng(1000 * m + 10 * o + jumping + 2 * take_none)
-    quiet = rng.integers(0, 12, kernels.subspace_slots(o, m)).astype(np.uint16)
-    cap = (rng.integers(0, 12, kernels.subspace_slots(o - 1, m)).astype(np.uint16)
-           if o > 3 else np.zeros(0, np.uint16))
     n = kernels.subspace_slots(m, o)
     real = np.zeros(n, np.uint8)
     kernels.real_batch(m, o, 0, real)
-    for trial in range(3):
-        # stored codes from the same few values as the successors' give (codes 0-13):
-        # about one slot in eight agrees, the others disagree, in both walks alike
-        val = rng.integers(0, 14, n).astype(np.uint16)
+    evens = list(range(2, 42, 2))
+    mixes = [  # (successor codes and their odds, the stored codes)
+        (list(range(12)), None, list(range(14))),
+        ([1, 0] + evens, [0.01, 0.02] + [0.97 / len(evens)] * len(evens), [0, 2, 37, 39, 41]),
+        ([1, 0] + evens, [0.005, 0.03] + [0.965 / len(evens)] * len(evens), [0, 2, 39, 41])]
+    for trial, (codes, odds, stored) in enumerate(mixes):
+        quiet = rng.choice(codes, kernels.subspace_slots(o, m), p=odds).astype(np.uint16)
+        cap = (rng.choice(codes, kernels.subspace_slots(o - 1, m), p=odds).astype(np.uint16)
+               if o > 3 else np.zeros(0, np.uint16))
+        val = rng.choice(stored, n).astype(np.uint16)
         val[real == 0] = 0xFFFF
         slot_bad, slot_count = kernels.retro_check(m, o, val, quiet, cap, jumping, take_none,
                                                    0, -1, n, 2)
