@@ -14,7 +14,8 @@
 #           the opponent's stones: the initialisation, the grouped pull, the build's
 #           check, the placement pass), RestBest with rest_table / rest_best (the same
 #           for a jumping side of three, its successors read once per two stones it
-#           keeps: the build's check), blocked_code, moved, without, atomic_inc_i64, prange.
+#           keeps: the build's check; RestPull with rest_pull_table / rest_pull: the
+#           grouped pull), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, move_victims, closes_mill, mill_points,
 #           c_unmoves_rules, mill_closer, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
 #           (ADJ, FULL), index.pxi
@@ -1150,6 +1151,66 @@ cdef inline int pull_settle(uint16_t* pred, const uint8_t* pred_floor, bint wide
     return 0
 
 
+ctypedef struct RestPull:
+    uint32_t hits       # the targets whose successor pull_look finds decided with plies d
+    uint32_t stops      # the targets whose successor settles the state (PULL_STOP)
+
+
+cdef inline void rest_pull_table(RestPull* tab, uint32_t vacant, uint32_t victims,
+                                 const IndexFrame* frame, const uint16_t* child,
+                                 int d) noexcept nogil:
+    """For a pull round d into a jumping side of three (as rest_table for the check):
+    fill tab[p * NPTS + q] (p < q) for every rest {p, q} of the opponent's free points
+    ``vacant`` with what pull_look finds at each quiet step rest + t (the step that
+    closes a mill leaves the unit where there are ``victims``: not looked at);
+    ``frame`` is the successors' frame (a representative's: g = 0)."""
+    cdef uint32_t ps = vacant, qs, ts, rest, hits, stops
+    cdef int p, q, t, look
+    while ps:
+        p = ctz(ps)
+        ps &= ps - 1
+        qs = ps
+        while qs:
+            q = ctz(qs)
+            qs &= qs - 1
+            rest = ((<uint32_t>1) << p) | ((<uint32_t>1) << q)
+            ts = vacant & ~rest
+            if victims:
+                ts &= ~((<uint32_t>1) << MILL_THIRD[p][q])     # (NO_POINT: no point)
+            hits = 0
+            stops = 0
+            while ts:
+                t = ctz(ts)
+                ts &= ts - 1
+                look = pull_look(child[c_index_of_image(frame, rest | ((<uint32_t>1) << t))], d)
+                if look & PULL_HIT:
+                    hits |= (<uint32_t>1) << t
+                if look & PULL_STOP:
+                    stops |= (<uint32_t>1) << t
+            tab[p * NPTS + q].hits = hits
+            tab[p * NPTS + q].stops = stops
+
+
+cdef inline int rest_pull(uint32_t own, const RestPull* tab) noexcept nogil:
+    """What walk_successors (WALK_PULL) finds for own, three stones of a jumping side,
+    from rest_pull_table's table: the PULL_* flags of every step, each rest of own with
+    its own target left out.  (The walk stops at the first step that settles the state;
+    what pull_settle makes of the flags is the same.)"""
+    cdef uint32_t origins = own, rest, bit
+    cdef int look = 0
+    cdef const RestPull* e
+    while origins:
+        bit = origins & (~origins + 1)
+        origins &= origins - 1
+        rest = own & ~bit
+        e = &tab[ctz(rest) * NPTS + ctz(rest & (rest - 1))]
+        if e.hits & ~bit:
+            look |= PULL_HIT
+        if e.stops & ~bit:
+            look |= PULL_STOP
+    return look
+
+
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
                const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping,
                bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
@@ -1255,7 +1316,10 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     that settles it without waiting for memory (read in slot order, those reads were
     37 % of a pull round of 3-8).  Only each state's own code is read far away, a batch
     of GROUP_BATCH prefetched together.  But every state's slot is computed, so where
-    few states can be decided retro_pull (slot order) costs less.
+    few states can be decided retro_pull (slot order) costs less.  Where the states'
+    side to move jumps with three stones, a group's states walk their steps until they
+    have read as many as a table of its rests would (rest_pull_table), and the rest of
+    the group reads that table (rest_pull).
     """
     cdef int64_t n_pred = c_subspace_slots(o, m)
     cdef int64_t r, p, decided = 0
@@ -1269,6 +1333,10 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef uint32_t vacant, victims
     cdef bint hit, stopped, opp_line
     cdef bint jump = jumping and o + k == 3
+    cdef bint by_rests = jump and k == 0        # (three stones on the board: rest_pull)
+    cdef RestPull* rests        # [NPTS * NPTS], per thread
+    cdef bint tabled
+    cdef int64_t spent, budget
     # no quiet move at all (c_moves_rules): the game is over, or the side to move has
     # stones in hand and may only place (separate placement)
     cdef bint over = o + k < 3 or m + h < 3 or (k > 0 and not mixed)
@@ -1281,6 +1349,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
         fy = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
+        rests = <RestPull*>malloc(NPTS * NPTS * sizeof(RestPull)) if by_rests else NULL
         for r in prange(ORBITS[m], schedule="dynamic", chunksize=1):
             group_walk_start(w, o, m, r)
             opp = w.opp
@@ -1288,6 +1357,12 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
             vacant = FULL & ~opp
             victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
+            # A jumping side's table (rest_pull_table) costs 3 C(v, 3) reads, its states'
+            # own walks stop at the first step that settles them: they walk until they
+            # have read as much, then the table serves the rest of the group.
+            tabled = False
+            spent = 0
+            budget = 3 * <int64_t>BINOM[popcount(vacant)][3]
             while True:
                 nb = group_walk_batch(w, owns, slots, &pred[0], True)
                 if nb == 0:
@@ -1304,9 +1379,17 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
                     v = pred[p]
                     own = owns[j]
                     look = 0        # (no move: nothing found)
-                    if not (over or (LINE_WINS and (opp_line or mill_points(own)))):
-                        walk_successors(WALK_PULL, NULL, own, vacant, False, victims, jump,
-                                        False, fy, &child[0], NULL, d, &look)
+                    if over or (LINE_WINS and (opp_line or mill_points(own))):
+                        pass
+                    elif tabled:
+                        look = rest_pull(own, rests)
+                    else:
+                        spent = spent + walk_successors(WALK_PULL, NULL, own, vacant, False,
+                                                        victims, jump, False, fy, &child[0],
+                                                        NULL, d, &look)
+                        if by_rests and spent > budget:
+                            rest_pull_table(rests, vacant, victims, &fy[NPTS], &child[0], d)
+                            tabled = True
                     hit = (look & PULL_HIT) != 0
                     stopped = (look & PULL_STOP) != 0
                     decided += pull_settle(&pred[0], &pred_floor[0], wide, &pred_due[0], p, v,
@@ -1315,6 +1398,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
         free(slots)
         free(w)
         free(fy)
+        free(rests)
     return decided
 
 

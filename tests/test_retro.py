@@ -3,6 +3,7 @@ atomic files, resume, bad files."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 
@@ -207,10 +208,10 @@ def test_rule_variants_solve_and_check(tmp_path, rules):
     assert stats["wins"] + stats["losses"] + stats["draws"] == 169_626
 
 
-def _same_values_whichever_rounds_pull(name: str, plans: dict) -> None:
+def _same_values_whichever_rounds_pull(name: str | Rules, plans: dict) -> None:
     from solver.retro import solve_pair
 
-    rules = Rules.from_name(name)
+    rules = name if isinstance(name, Rules) else Rules.from_name(name)
     solved: dict = {}
     for pair, schedules in plans.items():
         results = []
@@ -230,6 +231,17 @@ def test_push_pull_and_mixed_rounds_give_the_same_values():
     _same_values_whichever_rounds_pull("standard", {
         (3, 3): [False, True, lambda d: d % 3 == 1],
         (3, 4): [False, lambda d: d in (1, 2, 5)]})
+
+
+@pytest.mark.parametrize("name", ["morabaraba", "six-mens-jumping", "take-none"])
+def test_pulls_into_a_jumping_side_give_the_values_of_pushes_on_other_boards(name):
+    """A pull into a side of three that jumps reads its steps by rests once a group has
+    walked as many (rest_pull_table): every round pulled or pushed, or as the solve
+    chooses, gives the same values on boards with other mills and points, and where
+    a mill takes nothing when every enemy stone is in one."""
+    rules = (dataclasses.replace(Rules.from_name("six-mens"), jumping=True)
+             if name == "six-mens-jumping" else Rules.from_name(name))
+    _same_values_whichever_rounds_pull(rules, {(3, 3): [False, True, None]})
 
 
 @pytest.mark.slow
@@ -370,6 +382,50 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
         assert visited == int(real.sum())
         assert grouped_count == slot_count < visited
         assert np.array_equal(np.sort(grouped_bad), np.sort(slot_bad)), (board, m, o, trial)
+
+
+@pytest.mark.parametrize("board, m, o, jumping, take_none", [
+    ("standard", 3, 3, True, False), ("standard", 4, 3, True, False),
+    ("standard", 4, 3, True, True), ("morabaraba", 4, 3, True, False),
+    ("six-mens", 4, 3, True, False), ("three-mens", 3, 3, True, False),
+    ("standard", 3, 4, True, False)])
+@pytest.mark.parametrize("d", [4, 5])
+def test_the_grouped_pull_decides_what_the_slot_order_pull_decides(board, m, o, jumping,
+                                                                   take_none, d):
+    """A pull round by opponent sets (retro_pull_grouped: a jumping side's steps walked,
+    then read by rests from rest_pull_table) writes the same codes and due marks, and
+    decides as many states, as the slot-order pull (retro_pull: c_moves_rules's packed
+    moves), from random successor codes.  The codes are drawn so that the one step that
+    decides a state is often the only one: in a round into wins (d even) a successor
+    lost in d is rare, in a round into losses (d odd) nearly every successor is won and
+    one not won is rare, so a state's own set, which a rest's table holds and the
+    state must leave out, often decides it if it is not left out."""
+    kernels = kernels_for(BOARDS[board])
+    rng = np.random.default_rng(100 * m + 10 * o + d + 2 * take_none + sum(map(ord, board)))
+    n_child, n_pred = kernels.subspace_slots(m, o), kernels.subspace_slots(o, m)
+    rare = 0.01 if BOARDS[board].num_points > 9 else 0.1    # (three free points: 6 steps)
+    if d % 2 == 0:      # a hit: d + 1 (lost in d)
+        codes, odds = [d + 1, 0, 2, d + 3, 0x8000 | 5], [rare, 0.3, 0.3, 0.2, 0.2 - rare]
+    else:               # won in d or less (d + 1: the hit), else a stop
+        codes, odds = [2, d - 1, d + 1, 0, d + 2], [0.3, 0.3, 0.385, 0.01, 0.005]
+    child = rng.choice(codes, n_child, p=odds).astype(np.uint16)
+    real = np.zeros(n_pred, np.uint8)
+    kernels.real_batch(o, m, 0, real)
+    # undecided with a count, with nothing known, with an unknown count, with a floor;
+    # a draw by capture (never a loss); decided ones; slack where no position is
+    pred = rng.choice([0x8000 | 7, 0, 0x8000 | 0x1FFF, 0xA000 | 3, 0xC000 | 2, d + 6, 3],
+                      n_pred).astype(np.uint16)
+    pred[real == 0] = 0xFFFF
+    floor = rng.integers(0, 4, n_pred).astype(np.uint8)
+    results = []
+    for kernel in (kernels.retro_pull, kernels.retro_pull_grouped):
+        val, (due, _) = pred.copy(), kernels.retro_due(n_pred)
+        decided = kernel(m, o, child, val, floor, due, d, jumping, take_none, 2)
+        results.append((decided, val, due))
+    (n1, val1, due1), (n2, val2, due2) = results
+    assert n1 == n2 > 0
+    assert np.array_equal(val1, val2) and np.array_equal(due1, due2)
+    assert not np.array_equal(val1, pred)
 
 
 def _stones_near_mills(rng: np.random.Generator, board, count: int, taken: int) -> int:
