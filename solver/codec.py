@@ -38,9 +38,8 @@ import hdf5plugin
 import numpy as np
 import zstandard
 
-from .board import STANDARD_BOARD
 from .errors import CorruptDatabaseError
-from .kernels import kernels_for
+from .kernels import loaded_kernels
 
 CHUNK = 1 << 16          # 128 KiB of values: a probe decompresses one chunk
 LEVEL = 3                # zstd's level (its default)
@@ -55,7 +54,7 @@ _local = threading.local()
 
 
 def _kernels():
-    return kernels_for(STANDARD_BOARD)      # the byte work knows no board
+    return loaded_kernels()      # the byte work knows no board
 
 
 def chunk_crc(name: str, k: int, codes: np.ndarray) -> int:

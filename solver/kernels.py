@@ -50,3 +50,16 @@ def kernels_for(board: Board = STANDARD_BOARD) -> ModuleType:
         f"{name} was compiled for another {board.name} board")
     _LOADED[suffix] = module
     return module
+
+
+def loaded_kernels() -> ModuleType:
+    """A compiled kernels module for work that knows no board (the byte work of
+    :mod:`solver.codec`): one already imported, else the standard board's.  Importing
+    another would build its index tables (30 ms for the standard board) within the
+    first write of a variant's build.
+
+    >>> loaded_kernels().shuffle_chunk is not None
+    True
+    """
+    loaded = list(_LOADED.values())     # (a copy: another thread may import one)
+    return loaded[0] if loaded else kernels_for(STANDARD_BOARD)
