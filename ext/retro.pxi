@@ -12,7 +12,7 @@
 #           best_reset / best_add / best_code (a position's code from its successors'
 #           codes), walk_successors (the successors of a position in a walk grouped by
 #           the opponent's stones: the initialisation, the grouped pull, the build's
-#           check, the placement pass), RestBest with rest_table / rest_best (the same
+#           check, the placement pass), rest_slot, RestBest with rest_table / rest_best (the same
 #           for a jumping side of three, its successors read once per two stones it
 #           keeps: the build's check; RestPull with rest_pull_table / rest_pull: the
 #           grouped pull), blocked_code, moved, without, atomic_inc_i64, prange.
@@ -245,7 +245,7 @@ cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
     return 1
 
 
-# --- a jumping side's successors, by the two stones it keeps (docs/design.md §6) ----
+# --- a jumping side's successors, by the two stones it keeps (docs/design.md §4) ----
 #
 # A side of three that jumps reaches from (own, opp) every set rest + t, rest being
 # own less the stone a it lifts and t a point free of both: the 3-sets of opp's free
@@ -257,6 +257,12 @@ cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
 # from another target, and the targets that give a draw), and each position combines
 # its three rests less its own target a (rest_best): three table reads instead of
 # some 50 successors, each an index computed and a code read.
+
+cdef inline int rest_slot(uint32_t rest) noexcept nogil:
+    """The entry of two stones ``rest`` in a table of rests (rest_table, rest_pull_table):
+    p * NPTS + q for its points p < q."""
+    return ctz(rest) * NPTS + ctz(rest & (rest - 1))
+
 
 ctypedef struct RestBest:
     int win1, win2      # best_add's b.win over the rest's targets; the best at another target
@@ -285,7 +291,7 @@ cdef inline void rest_add(RestBest* e, int t, Best* bt) noexcept nogil:
 cdef inline void rest_table(RestBest* tab, uint32_t vacant, uint32_t victims, bint cap_wins,
                             const IndexFrame* frames, const uint16_t* quiet,
                             const uint16_t* capp) noexcept nogil:
-    """Fill tab[p * NPTS + q] (p < q) for every rest {p, q} of opp's free points
+    """Fill tab[rest_slot(rest)] for every rest {p, q} of opp's free points
     ``vacant``, with the codes walk_successors (WALK_BEST, a jumping side of three)
     reads for the steps rest + t, t in vacant less rest: a quiet successor's code, or,
     where t closes a mill (mill_closer: the one target that can) and there are
@@ -303,7 +309,7 @@ cdef inline void rest_table(RestBest* tab, uint32_t vacant, uint32_t victims, bi
             q = ctz(qs)
             qs &= qs - 1
             rest = ((<uint32_t>1) << p) | ((<uint32_t>1) << q)
-            e = &tab[p * NPTS + q]
+            e = &tab[rest_slot(rest)]
             e.win1 = NO_WIN
             e.win2 = NO_WIN
             e.loss1 = 0
@@ -335,17 +341,15 @@ cdef inline void rest_best(Best* b, uint32_t own, const RestBest* tab) noexcept 
     """What walk_successors (WALK_BEST) makes of the successors of (own, opp), own
     three stones of a jumping side, from rest_table's table of opp: each rest of own
     with its own target a left out."""
-    cdef uint32_t origins = own, rest, bit
-    cdef int a, p
+    cdef uint32_t origins = own, bit
+    cdef int a
     cdef const RestBest* e
     best_reset(b)
     while origins:
         a = ctz(origins)
         bit = (<uint32_t>1) << a
         origins &= origins - 1
-        rest = own & ~bit
-        p = ctz(rest)
-        e = &tab[p * NPTS + ctz(rest & (rest - 1))]
+        e = &tab[rest_slot(own & ~bit)]
         if e.win_t != a:
             if e.win1 < b.win:
                 b.win = e.win1
@@ -1160,7 +1164,7 @@ cdef inline void rest_pull_table(RestPull* tab, uint32_t vacant, uint32_t victim
                                  const IndexFrame* frame, const uint16_t* child,
                                  int d) noexcept nogil:
     """For a pull round d into a jumping side of three (as rest_table for the check):
-    fill tab[p * NPTS + q] (p < q) for every rest {p, q} of the opponent's free points
+    fill tab[rest_slot(rest)] for every rest {p, q} of the opponent's free points
     ``vacant`` with what pull_look finds at each quiet step rest + t (the step that
     closes a mill leaves the unit where there are ``victims``: not looked at);
     ``frame`` is the successors' frame (a representative's: g = 0)."""
@@ -1187,8 +1191,8 @@ cdef inline void rest_pull_table(RestPull* tab, uint32_t vacant, uint32_t victim
                     hits |= (<uint32_t>1) << t
                 if look & PULL_STOP:
                     stops |= (<uint32_t>1) << t
-            tab[p * NPTS + q].hits = hits
-            tab[p * NPTS + q].stops = stops
+            tab[rest_slot(rest)].hits = hits
+            tab[rest_slot(rest)].stops = stops
 
 
 cdef inline int rest_pull(uint32_t own, const RestPull* tab) noexcept nogil:
@@ -1196,14 +1200,13 @@ cdef inline int rest_pull(uint32_t own, const RestPull* tab) noexcept nogil:
     from rest_pull_table's table: the PULL_* flags of every step, each rest of own with
     its own target left out.  (The walk stops at the first step that settles the state;
     what pull_settle makes of the flags is the same.)"""
-    cdef uint32_t origins = own, rest, bit
+    cdef uint32_t origins = own, bit
     cdef int look = 0
     cdef const RestPull* e
     while origins:
-        bit = origins & (~origins + 1)
+        bit = (<uint32_t>1) << ctz(origins)
         origins &= origins - 1
-        rest = own & ~bit
-        e = &tab[ctz(rest) * NPTS + ctz(rest & (rest - 1))]
+        e = &tab[rest_slot(own & ~bit)]
         if e.hits & ~bit:
             look |= PULL_HIT
         if e.stops & ~bit:
