@@ -216,6 +216,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
+            if not over:
+                prefetch_blocks(o, m1, victims, frames, &quiet[0], NULL if cap_wins else capp)
             if by_rests and not over and not (LINE_WINS and opp_line):
                 rest_table(rests, vacant, victims, cap_wins, frames, &quiet[0], capp)
             while True:

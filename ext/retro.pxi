@@ -110,14 +110,17 @@ cdef inline void best_reset(Best* b) noexcept nogil:
 
 
 cdef inline void best_add(Best* b, int code) noexcept nogil:
-    """Take in the code of one successor (the opponent to move there)."""
-    if code == V_DRAW:
-        b.draw = True
-    elif (code - 1) % 2 == 0:
-        if code < b.win:
-            b.win = code        # successor lost in code-1: win in code
-    elif code > b.loss:
-        b.loss = code           # successor won in code-1: loss in code at best
+    """Take in the code of one successor (the opponent to move there): an odd code is
+    a successor lost in code - 1 plies (a win in code), an even one other than V_DRAW a
+    successor won (a loss in code at best).  Without branches: whether a successor won
+    or lost is a coin toss to the branch predictor, and the check and the placement
+    pass take in some ten codes a position (docs/design.md §6)."""
+    cdef int odd = code & 1
+    cdef int w = code if odd else NO_WIN
+    cdef int l = 0 if odd else code        # (V_DRAW is 0: no loss)
+    b.win = w if w < b.win else b.win
+    b.loss = l if l > b.loss else b.loss
+    b.draw = b.draw | (code == V_DRAW)
 
 
 cdef inline int best_code(Best* b) noexcept nogil:
@@ -128,6 +131,38 @@ cdef inline int best_code(Best* b) noexcept nogil:
     if b.draw:
         return V_DRAW
     return b.loss + 1
+
+
+cdef enum:
+    BLOCK_PREFETCH_MAX = 1 << 20    # bytes of a group's successor blocks fetched ahead
+
+
+cdef inline void prefetch_blocks(int o, int m1, uint32_t victims, const IndexFrame* frames,
+                                 const uint16_t* quiet, const uint16_t* capp) noexcept nogil:
+    """Fetch ahead the blocks where the successors of a group of opponent sets Y lie
+    (frames as successor_frames makes them): the quiet ones' in ``quiet`` (unless NULL)
+    and the captures' of each of ``victims`` in ``capp`` (unless NULL), where they are
+    BLOCK_PREFETCH_MAX bytes or less together.  A walk reads each such line first at a
+    place no hardware prefetcher can guess (the slots of a block are permuted by the
+    symmetry of Y - v), a miss each, one after another; fetched together at the start
+    of the group, the misses overlap."""
+    cdef int64_t i, base
+    cdef int64_t qn = <int64_t>BINOM[NPTS - o][m1] if quiet != NULL else 0
+    cdef int64_t cn = <int64_t>BINOM[NPTS - o + 1][m1] if capp != NULL else 0
+    if 2 * (qn + cn * popcount(victims)) > BLOCK_PREFETCH_MAX:
+        return
+    base = frames[NPTS].base
+    i = 0
+    while i < qn:
+        prefetch(&quiet[base + i])
+        i += 32
+    while victims and cn:
+        base = frames[ctz(victims)].base
+        victims &= victims - 1
+        i = 0
+        while i < cn:
+            prefetch(&capp[base + i])
+            i += 32
 
 
 cdef enum:
@@ -690,8 +725,10 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     cdef bint opp_line
     cdef bint jump = jumping and m == 3
     cdef uint32_t* owns
-    cdef int64_t* wslot       # the batch's positions to write: slots and codes
-    cdef int* wcode
+    cdef int64_t* wslot       # the batch's positions to write: slots, codes, own sets
+    cdef int* wcode           # and their entries of CANON[m]
+    cdef uint32_t* wown
+    cdef const uint32_t** ents
     cdef GroupWalk* w
     cdef IndexFrame* frames   # [t]: the successors' after taking t ([NPTS]: unused)
     cdef IndexFrame* f        # the position's own
@@ -707,6 +744,8 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         wslot = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
         wcode = <int*>malloc(GROUP_BATCH * sizeof(int))
+        wown = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
+        ents = <const uint32_t**>malloc(GROUP_BATCH * sizeof(uint32_t*))
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
         frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
         f = <IndexFrame*>malloc(sizeof(IndexFrame))
@@ -718,6 +757,8 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
             victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m, opp, 0 if x.cap_wins else victims, frames)
+            if not x.cap_wins:
+                prefetch_blocks(o, m, victims, frames, NULL, x.cap)
             while True:
                 nb = group_walk_batch(w, owns, NULL, NULL, False)
                 if nb == 0:
@@ -737,16 +778,24 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                                                 jump, x.cap_wins, frames, NULL, x.cap, 0, &q)
                         code = init_code(b, n, q, m, o, full_draw)
                     if code != 0:
-                        c_index_frame(m, o, own, f)
-                        wslot[nw] = c_index_in_frame(f, opp)
+                        wown[nw] = own
                         wcode[nw] = code
-                        prefetch_w(&val[wslot[nw]])
+                        ents[nw] = canon_entry(m, own)
+                        prefetch(ents[nw])
                         nw = nw + 1
+                # their slots, from the entries of CANON[m] (far away for 7-9 stones)
+                # fetched meanwhile; then their codes, fetched for the write
+                for j in range(nw):
+                    c_index_frame_of(m, o, wown[j], ents[j][0], f)
+                    wslot[j] = c_index_in_frame(f, opp)
+                    prefetch_w(&val[wslot[j]])
                 for j in range(nw):
                     val[wslot[j]] = <uint16_t>wcode[j]
         free(owns)
         free(wslot)
         free(wcode)
+        free(wown)
+        free(ents)
         free(w)
         free(frames)
         free(f)
@@ -1357,6 +1406,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
             group_walk_start(w, o, m, r)
             opp = w.opp
             c_index_frame(m, o, opp, &fy[NPTS])     # a representative's: g = 0
+            prefetch_blocks(m, o, 0, fy, &child[0], NULL)
             vacant = FULL & ~opp
             victims = move_victims(opp, take_none)
             opp_line = LINE_WINS and mill_points(opp) != 0
