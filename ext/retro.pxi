@@ -114,7 +114,7 @@ cdef inline void best_add(Best* b, int code) noexcept nogil:
     a successor lost in code - 1 plies (a win in code), an even one other than V_DRAW a
     successor won (a loss in code at best).  Without branches: whether a successor won
     or lost is a coin toss to the branch predictor, and the check and the placement
-    pass take in some ten codes a position (docs/design.md §6)."""
+    pass take in some ten codes a position (docs/design.md §4)."""
     cdef int odd = code & 1
     cdef int w = code if odd else NO_WIN
     cdef int l = 0 if odd else code        # (V_DRAW is 0: no loss)
