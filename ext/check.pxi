@@ -5,7 +5,7 @@
 # Uses:     c_moves_rules, move_victims, mill_points, won_by_line (movegen.pxi);
 #           c_index_position, c_index_frame, c_index_in_frame, c_position_at, c_is_real_slot,
 #           c_subspace_slots, ORBITS, GroupWalk and its functions, successor_frames,
-#           prefetch (index.pxi);
+#           prefetch_blocks, prefetch (index.pxi);
 #           Best, best_reset, best_add, best_code, walk_successors, RestBest, rest_table,
 #           rest_best, blocked_code, V_LINE_WON, moved,
 #           atomic_inc_i64, Outside, inside, outside_entry, outside_at, outside_read, outside_of (retro.pxi).

@@ -31,7 +31,11 @@
 #                                                that a batch prefetches own's CANON entry
 #   GroupWalk, group_walk_start, group_walk_batch, GROUP_BATCH: the positions of one
 #                                                opponent set, in batches
+#   batch_slots(m, o, opp, owns, ents, n, slots, codes, for_write): the slots of a
+#                                                batch of own sets (group_walk_batch's)
 #   successor_frames(o, m1, opp, victims, frames): the frames of their successors
+#   prefetch_blocks(o, m1, victims, frames, quiet, capp): the blocks those frames
+#                                                point into, fetched at a group's start
 #   mark_slack(m, o, codes, code, jobs)          code at every slack slot
 #   prefetch, prefetch_w                         (for a read, for a write)
 #   c_position_at(m, o, slot, &own, &opp)        canonical position of a slot
@@ -471,7 +475,6 @@ cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
     ``slots`` is given, their slots, and where ``codes`` is given too, the codes at
     those slots prefetched (``for_write``: to be written).  Returns how many; 0 when
     the walk is over."""
-    cdef IndexFrame f
     cdef uint32_t own
     cdef const uint32_t* ents[GROUP_BATCH]     # the own sets' entries of CANON[m]
     cdef int nb = 0, j
@@ -486,17 +489,27 @@ cdef inline int group_walk_batch(GroupWalk* w, uint32_t* owns, int64_t* slots,
                 ents[nb] = canon_entry(w.m, own)
                 prefetch(ents[nb])
             nb += 1
-    if slots == NULL:
-        return nb
-    for j in range(nb):
-        c_index_frame_of(w.m, w.o, owns[j], ents[j][0], &f)
-        slots[j] = c_index_in_frame(&f, w.opp)
+    if slots != NULL:
+        batch_slots(w.m, w.o, w.opp, owns, ents, nb, slots, codes, for_write)
+    return nb
+
+
+cdef inline void batch_slots(int m, int o, uint32_t opp, const uint32_t* owns,
+                             const uint32_t** ents, int n, int64_t* slots,
+                             const uint16_t* codes, bint for_write) noexcept nogil:
+    """The slots of (owns[j], opp) in m-o, j < n, from the owns' entries of CANON[m]
+    (``ents``, canon_entry, prefetched by the caller), into ``slots``; where ``codes``
+    is given, the codes at those slots prefetched (``for_write``: to be written)."""
+    cdef IndexFrame f
+    cdef int j
+    for j in range(n):
+        c_index_frame_of(m, o, owns[j], ents[j][0], &f)
+        slots[j] = c_index_in_frame(&f, opp)
         if codes != NULL:
             if for_write:
                 prefetch_w(<void*>&codes[slots[j]])
             else:
                 prefetch(&codes[slots[j]])
-    return nb
 
 
 cdef inline void successor_frames(int o, int m1, uint32_t opp, uint32_t victims,
@@ -508,6 +521,38 @@ cdef inline void successor_frames(int o, int m1, uint32_t opp, uint32_t victims,
     while victims:
         c_index_frame(o - 1, m1, opp & ~((<uint32_t>1) << ctz(victims)), &frames[ctz(victims)])
         victims &= victims - 1
+
+
+cdef enum:
+    BLOCK_PREFETCH_MAX = 1 << 20    # bytes of a group's successor blocks fetched ahead
+
+
+cdef inline void prefetch_blocks(int o, int m1, uint32_t victims, const IndexFrame* frames,
+                                 const uint16_t* quiet, const uint16_t* capp) noexcept nogil:
+    """Fetch ahead the blocks where the successors of a group of opponent sets Y lie
+    (frames as successor_frames makes them): the quiet ones' in ``quiet`` (unless NULL)
+    and the captures' of each of ``victims`` in ``capp`` (unless NULL), where they are
+    BLOCK_PREFETCH_MAX bytes or less together.  A walk reads each such line first at a
+    place no hardware prefetcher can guess (the slots of a block are permuted by the
+    symmetry of Y - v), a miss each, one after another; fetched together at the start
+    of the group, the misses overlap."""
+    cdef int64_t i, base
+    cdef int64_t qn = <int64_t>BINOM[NPTS - o][m1] if quiet != NULL else 0
+    cdef int64_t cn = <int64_t>BINOM[NPTS - o + 1][m1] if capp != NULL else 0
+    if 2 * (qn + cn * popcount(victims)) > BLOCK_PREFETCH_MAX:
+        return
+    base = frames[NPTS].base
+    i = 0
+    while i < qn:
+        prefetch(&quiet[base + i])
+        i += 32
+    while victims and cn:
+        base = frames[ctz(victims)].base
+        victims &= victims - 1
+        i = 0
+        while i < cn:
+            prefetch(&capp[base + i])
+            i += 32
 
 
 cdef inline bint c_is_real_slot(int m, int o, int64_t slot) noexcept nogil:

@@ -14,7 +14,8 @@
 #           mill_points, won_by_line),
 #           index.pxi (c_index_position, IndexFrame, c_index_frame, c_index_in_frame,
 #           c_index_of_image, c_position_at, c_is_real_slot, c_subspace_slots, ORBITS,
-#           GroupWalk and its functions, successor_frames, prefetch, c_apply_sym_fast, SYM),
+#           GroupWalk and its functions, successor_frames, prefetch_blocks, prefetch,
+#           c_apply_sym_fast, SYM),
 #           retro.pxi (Best, best_*, walk_successors, without, V_SLACK, V_LINE_WON, prange),
 #           check.pxi (CAPTURE_FLAG, LINE_WON_MARK).
 

@@ -22,7 +22,8 @@
 #           (c_index_position, IndexFrame, c_index_frame, canon_entry, c_index_frame_of,
 #           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
 #           c_subspace_slots, the tables REP_STAB, ORBITS, BINOM, GroupWalk and its
-#           functions, successor_frames, mark_slack, prefetch, prefetch_w).
+#           functions, batch_slots, successor_frames, prefetch_blocks, mark_slack,
+#           prefetch, prefetch_w).
 #
 # Values, one uint16 per slot, for the side to move:
 #   0                 draw (during the solve: undecided, nothing known)
@@ -131,38 +132,6 @@ cdef inline int best_code(Best* b) noexcept nogil:
     if b.draw:
         return V_DRAW
     return b.loss + 1
-
-
-cdef enum:
-    BLOCK_PREFETCH_MAX = 1 << 20    # bytes of a group's successor blocks fetched ahead
-
-
-cdef inline void prefetch_blocks(int o, int m1, uint32_t victims, const IndexFrame* frames,
-                                 const uint16_t* quiet, const uint16_t* capp) noexcept nogil:
-    """Fetch ahead the blocks where the successors of a group of opponent sets Y lie
-    (frames as successor_frames makes them): the quiet ones' in ``quiet`` (unless NULL)
-    and the captures' of each of ``victims`` in ``capp`` (unless NULL), where they are
-    BLOCK_PREFETCH_MAX bytes or less together.  A walk reads each such line first at a
-    place no hardware prefetcher can guess (the slots of a block are permuted by the
-    symmetry of Y - v), a miss each, one after another; fetched together at the start
-    of the group, the misses overlap."""
-    cdef int64_t i, base
-    cdef int64_t qn = <int64_t>BINOM[NPTS - o][m1] if quiet != NULL else 0
-    cdef int64_t cn = <int64_t>BINOM[NPTS - o + 1][m1] if capp != NULL else 0
-    if 2 * (qn + cn * popcount(victims)) > BLOCK_PREFETCH_MAX:
-        return
-    base = frames[NPTS].base
-    i = 0
-    while i < qn:
-        prefetch(&quiet[base + i])
-        i += 32
-    while victims and cn:
-        base = frames[ctz(victims)].base
-        victims &= victims - 1
-        i = 0
-        while i < cn:
-            prefetch(&capp[base + i])
-            i += 32
 
 
 cdef enum:
@@ -731,7 +700,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     cdef const uint32_t** ents
     cdef GroupWalk* w
     cdef IndexFrame* frames   # [t]: the successors' after taking t ([NPTS]: unused)
-    cdef IndexFrame* f        # the position's own
     cdef Best* b              # per thread (see retro_init)
     cdef int n, nb, nw, j, q, code
     for blk in prange(nblk, nogil=True, num_threads=jobs, schedule="static"):
@@ -748,7 +716,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
         ents = <const uint32_t**>malloc(GROUP_BATCH * sizeof(uint32_t*))
         w = <GroupWalk*>malloc(sizeof(GroupWalk))
         frames = <IndexFrame*>malloc((NPTS + 1) * sizeof(IndexFrame))
-        f = <IndexFrame*>malloc(sizeof(IndexFrame))
         b = <Best*>malloc(sizeof(Best))
         for r in prange(ORBITS[o], schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
@@ -785,10 +752,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                         nw = nw + 1
                 # their slots, from the entries of CANON[m] (far away for 7-9 stones)
                 # fetched meanwhile; then their codes, fetched for the write
-                for j in range(nw):
-                    c_index_frame_of(m, o, wown[j], ents[j][0], f)
-                    wslot[j] = c_index_in_frame(f, opp)
-                    prefetch_w(&val[wslot[j]])
+                batch_slots(m, o, opp, wown, ents, nw, wslot, &val[0], True)
                 for j in range(nw):
                     val[wslot[j]] = <uint16_t>wcode[j]
         free(owns)
@@ -798,7 +762,6 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
         free(ents)
         free(w)
         free(frames)
-        free(f)
         free(b)
     return _max_plies(val)
 
