@@ -88,7 +88,7 @@ cdef enum:
     SCAN_SHIFT = 12        # the frontier scan's blocks: 4096 slots (see retro_scan)
     SCAN_SLOTS = 1 << SCAN_SHIFT
     PULL_BATCH = 8         # successors a pull round prefetches together
-    ROUND_BATCH = 8        # frontier states whose predecessors a push round prefetches together
+    ROUND_BATCH = 64       # frontier states whose predecessors a push round prefetches together
     INIT_BATCH = 16        # states whose capture targets the initialisation prefetches together
 
 
@@ -1020,6 +1020,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         counts = <int*>malloc(ROUND_BATCH * sizeof(int))
         stabs = <uint8_t*>malloc(ROUND_BATCH * sizeof(uint8_t))
         frame = <IndexFrame*>malloc(sizeof(IndexFrame))
+        # (a thread takes 32 batches at a time, 2048 frontier states: with 4 the threads
+        # worked side by side, and 64 a batch gained nothing on 5-7; docs/benchmarks.md)
         for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
                           chunksize=32):
             # pass 1: the distinct predecessor slots of ROUND_BATCH frontier states (a
