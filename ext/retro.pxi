@@ -1020,8 +1020,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         counts = <int*>malloc(ROUND_BATCH * sizeof(int))
         stabs = <uint8_t*>malloc(ROUND_BATCH * sizeof(uint8_t))
         frame = <IndexFrame*>malloc(sizeof(IndexFrame))
-        # (a thread takes 32 batches at a time, 2048 frontier states: with 4 the threads
-        # worked side by side, and 64 a batch gained nothing on 5-7; docs/benchmarks.md)
+        # (a thread takes 32 batches at a time, 2048 frontier states: with 4 at a time,
+        # 64 a batch gained nothing on 5-7; docs/benchmarks.md)
         for blk in prange((n_front + ROUND_BATCH - 1) // ROUND_BATCH, schedule="dynamic",
                           chunksize=32):
             # pass 1: the distinct predecessor slots of ROUND_BATCH frontier states (a
