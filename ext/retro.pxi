@@ -820,23 +820,54 @@ cdef extern from *:
         *n += k;
         return low;
     }
+    /* Which of 64 codes from p equal at, as a mask: one compare instruction per 32 or
+       16 codes where the build targets AVX-512BW or AVX2 (the frontier's gather took
+       0.8-0.9 ns a slot with 16 compares and a shift each, 0.36 with AVX-512BW). */
+    #if defined(__AVX512BW__)
+    #include <immintrin.h>
+    static inline uint64_t mu_eq_mask64(const uint16_t* p, uint16_t at) {
+        __m512i a = _mm512_set1_epi16((short)at);
+        return (uint64_t)_mm512_cmpeq_epi16_mask(_mm512_loadu_si512((const void*)p), a)
+               | ((uint64_t)_mm512_cmpeq_epi16_mask(_mm512_loadu_si512((const void*)(p + 32)), a) << 32);
+    }
+    #elif defined(__AVX2__)
+    #include <immintrin.h>
+    static inline uint32_t mu_eq_mask32(const uint16_t* p, __m256i a) {
+        __m256i c0 = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i*)p), a);
+        __m256i c1 = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i*)(p + 16)), a);
+        /* packs works within 128-bit lanes: put the four quarters back in order */
+        __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi16(c0, c1), 0xD8);
+        return (uint32_t)_mm256_movemask_epi8(b);
+    }
+    static inline uint64_t mu_eq_mask64(const uint16_t* p, uint16_t at) {
+        __m256i a = _mm256_set1_epi16((short)at);
+        return (uint64_t)mu_eq_mask32(p, a) | ((uint64_t)mu_eq_mask32(p + 32, a) << 32);
+    }
+    #else
+    static inline uint64_t mu_eq_mask64(const uint16_t* p, uint16_t at) {
+        uint64_t mask = 0;
+        for (int j = 0; j < 64; j++)
+            mask |= (uint64_t)(p[j] == at) << j;
+        return mask;
+    }
+    #endif
     static inline long long mu_gather_block(const uint16_t* restrict val, long long lo,
                                             long long hi, uint16_t at, long long* out,
                                             long long n) {
         long long i = lo;
-        for (; i + 16 <= hi; i += 16) {         /* groups of 16: mostly none of them */
-            uint32_t mask = 0;
-            for (int j = 0; j < 16; j++)
-                mask |= (uint32_t)(val[i + j] == at) << j;
-            while (mask) {
-                out[n++] = i + __builtin_ctz(mask);
+        for (; i + 64 <= hi; i += 64) {
+            uint64_t mask = mu_eq_mask64(val + i, at);
+            int c = __builtin_popcountll(mask);     /* (a loop of known length: fewer
+                                                       mispredicted branches) */
+            for (int q = 0; q < c; q++) {
+                out[n + q] = i + __builtin_ctzll(mask);
                 mask &= mask - 1;
             }
+            n += c;
         }
-        for (; i < hi; i++) {
-            out[n] = i;
-            n += val[i] == at;
-        }
+        for (; i < hi; i++)             /* (threads gather next to each other: */
+            if (val[i] == at)           /* no write past a block's own slots) */
+                out[n++] = i;
         return n;
     }
     """
@@ -925,17 +956,17 @@ cdef inline bint count_unknown(uint16_t v) noexcept nogil:
 
 def retro_due(int64_t slots):
     """Due codes for a subspace of that many slots: one uint16 per block, all 0 (every
-    block scanned in round 0), then one byte per block (set: the block holds the
-    frontier of the round, for retro_scan)."""
+    block scanned in round 0), then one uint16 per block (how many slots of the
+    frontier of the round the block holds, for retro_scan)."""
     cdef int64_t nb = (slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    return np.zeros(nb, dtype=np.uint16), np.zeros(nb, dtype=np.uint8)
+    return np.zeros(nb, dtype=np.uint16), np.zeros(nb, dtype=np.uint16)
 
 
-def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint8_t[::1] holds,
+def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint16_t[::1] holds,
                         int d, int jobs=2):
     """How many slots of val hold code d + 1 (the frontier of round d).  Scans the
     blocks due, raises their due codes to the smallest decided code above d + 1 they
-    hold, and marks in ``holds`` the blocks that hold the frontier (for retro_scan)."""
+    hold, and counts in ``holds`` the frontier's slots of each block (for retro_scan)."""
     cdef int64_t b, n_slots = val.shape[0], total = 0, n
     cdef uint16_t at = <uint16_t>(d + 1)
     assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT == holds.shape[0]
@@ -944,25 +975,42 @@ def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint8_t[::1]
         if due[b] <= at:
             n = 0
             due[b] = scan_block(&val[0], b << SCAN_SHIFT, min((b + 1) << SCAN_SHIFT, n_slots), at, &n)
-            holds[b] = n > 0
+            holds[b] = <uint16_t>n         # (at most SCAN_SLOTS)
             total += n
     return total
 
 
-def retro_scan(const uint16_t[::1] val, uint8_t[::1] holds, int d, int64_t block,
-               int64_t[::1] out):
+def retro_scan(const uint16_t[::1] val, const uint16_t[::1] holds, int d, int64_t block,
+               int64_t[::1] out, int jobs=2):
     """The frontier of round d (slots with code d + 1) from the blocks that hold it
-    (marked by retro_frontier_size) from ``block`` on, into out while a whole block
-    fits; returns how many and the block to go on from (len(holds) when done)."""
-    cdef int64_t n_slots = val.shape[0], n = 0, nb = holds.shape[0], lo
-    cdef uint16_t at = <uint16_t>(d + 1)
+    (counted by retro_frontier_size) from ``block`` on, into out while a whole block
+    fits; returns how many and the block to go on from (len(holds) when done).
+
+    The blocks are gathered in threads, each into its place in out (known from the
+    counts), so the frontier comes in slot order as from one thread: gathered in one,
+    it took an eighth of the solve's wall time of pair 5-7 (docs/benchmarks.md)."""
+    cdef int64_t n_slots = val.shape[0], n = 0, nb = holds.shape[0], lo, b, first = block
+    cdef int64_t* at
+    cdef uint16_t code = <uint16_t>(d + 1)
     assert out.shape[0] >= SCAN_SLOTS and nb == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    with nogil:
-        while block < nb and n + SCAN_SLOTS <= out.shape[0]:
-            if holds[block]:
-                lo = block << SCAN_SHIFT
-                n = gather_block(&val[0], lo, min(lo + SCAN_SLOTS, n_slots), at, &out[0], n)
-            block += 1
+    while block < nb and n + holds[block] <= out.shape[0]:
+        block += 1
+        n += holds[block - 1]
+    if n == 0:
+        return 0, block
+    offsets = np.empty(block - first, dtype=np.int64)
+    cdef int64_t[::1] off = offsets
+    n = 0
+    for b in range(first, block):
+        off[b - first] = n
+        n += holds[b]
+    at = &out[0]
+    for b in prange(first, block, nogil=True, num_threads=jobs, schedule="dynamic",
+                    chunksize=16):
+        if holds[b]:
+            lo = b << SCAN_SHIFT
+            gather_block(&val[0], lo, min(lo + SCAN_SLOTS, n_slots), code, at,
+                         off[b - first])
     return n, block
 
 

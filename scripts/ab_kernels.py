@@ -16,7 +16,8 @@ builds of ``solver._kernels`` (for example a worktree of the base commit built w
 Why one process: on a shared machine the speed drifts by 10-20 % within minutes, more
 than most single changes gain.  Loading both builds and alternating them run by run (A B,
 B A, A B, ...) on the same data in memory exposes both to the same drift; the medians of
-CPU seconds (all threads) are then comparable.  The results of A and B must agree: a
+CPU seconds (all threads) are then comparable; the wall seconds too, where a change
+turns serial work parallel (an idle thread's spinning counts as CPU time).  The results of A and B must agree: a
 check must pass, and solves and passes must give the same SHA-256.
 """
 
@@ -52,6 +53,11 @@ def load(path: str):
         # a build from before the counts moved into the codes: its rounds take the
         # separate counts its driver allocated in this place
         module.retro_floor = lambda val, jobs=2: module.retro_counts(len(val))
+    if module.retro_due(1)[1].dtype == np.uint8:
+        # a build from before the frontier was gathered in threads: one byte a block
+        # says whether it holds the frontier, and the gather takes no jobs
+        scan = module.retro_scan
+        module.retro_scan = lambda val, holds, d, block, out, jobs=2: scan(val, holds, d, block, out)
     return module
 
 
@@ -103,21 +109,25 @@ def main() -> None:
     builds = {"A": load(args.a), "B": load(args.b)}
     run = workload(args.db, args.what, args.name, args.jobs)
     times: dict[str, list[float]] = {"A": [], "B": []}
+    walls: dict[str, list[float]] = {"A": [], "B": []}
     results = set()
     for i in range(args.runs):
         for tag in ("A", "B") if i % 2 == 0 else ("B", "A"):
             kernels_module._LOADED[STANDARD_BOARD.module_suffix] = builds[tag]
-            cpu = time.process_time()
+            cpu, wall = time.process_time(), time.perf_counter()
             results.add(run())
             times[tag].append(time.process_time() - cpu)
+            walls[tag].append(time.perf_counter() - wall)
     if len(results) != 1 or results == {False}:
         sys.exit(f"A and B disagree (or the check failed): {results}")
     for tag, path in (("A", args.a), ("B", args.b)):
-        t = times[tag]
+        t, w = times[tag], walls[tag]
         print(f"{tag} {args.what} {args.name}: median {statistics.median(t):.2f} CPU s, "
-              f"min {min(t):.2f}  ({' '.join(f'{x:.2f}' for x in t)})  {path}")
+              f"min {min(t):.2f}  ({' '.join(f'{x:.2f}' for x in t)}); median "
+              f"{statistics.median(w):.2f} wall s ({' '.join(f'{x:.2f}' for x in w)})  {path}")
     ratio = statistics.median(times["B"]) / statistics.median(times["A"])
-    print(f"B / A (medians): {ratio:.3f}")
+    wall_ratio = statistics.median(walls["B"]) / statistics.median(walls["A"])
+    print(f"B / A (medians): {ratio:.3f} of the CPU time, {wall_ratio:.3f} of the wall time")
 
 
 if __name__ == "__main__":

@@ -168,7 +168,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
             else:
                 n, block = 0, 0
                 while block < len(holds[s]):
-                    found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk)
+                    found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk, jobs)
                     n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs,
                                              *hands(s, rules))
             undecided[child] -= n       # (less overwritten tentative wins: an estimate)
