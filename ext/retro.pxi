@@ -993,17 +993,14 @@ def retro_scan(const uint16_t[::1] val, const uint16_t[::1] holds, int d, int64_
     cdef int64_t* at
     cdef uint16_t code = <uint16_t>(d + 1)
     assert out.shape[0] >= SCAN_SLOTS and nb == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    offsets = np.empty(nb - first, dtype=np.int64)     # (each block's place in out)
+    cdef int64_t[::1] off = offsets
     while block < nb and n + holds[block] <= out.shape[0]:
+        off[block - first] = n
+        n += holds[block]
         block += 1
-        n += holds[block - 1]
     if n == 0:
         return 0, block
-    offsets = np.empty(block - first, dtype=np.int64)
-    cdef int64_t[::1] off = offsets
-    n = 0
-    for b in range(first, block):
-        off[b - first] = n
-        n += holds[b]
     at = &out[0]
     for b in prange(first, block, nogil=True, num_threads=jobs, schedule="dynamic",
                     chunksize=16):
