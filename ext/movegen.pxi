@@ -11,7 +11,7 @@
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
 #
 # Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, mill_closer, takeable, move_victims, won_by_line;
+#           move_take; mill_points, closes_mill, mill_hot, mill_closer, takeable, move_victims, won_by_line;
 #           c_moves_rules and
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
@@ -62,6 +62,18 @@ cdef inline bint closes_mill(uint32_t after, int t) noexcept nogil:
         if (MILL_AT[t][k] & after) == MILL_AT[t][k]:
             return True
     return False
+
+
+cdef inline uint32_t mill_hot(uint32_t own) noexcept nogil:
+    """The points of every line that holds two stones (or three) of own: a stone that
+    joins own, or moves within it, can close a mill only on one of them (the two
+    other points of that mill are own's), so a walk tests closes_mill only there."""
+    cdef uint32_t hot = 0, c
+    cdef int k
+    for k in range(NMILLS):         # without a branch: the compiler makes it vector code
+        c = MILL[k] & own
+        hot |= MILL[k] & (<uint32_t>0 - <uint32_t>((c & (c - 1)) != 0))
+    return hot
 
 
 cdef inline int mill_closer(uint32_t rest) noexcept nogil:

@@ -145,7 +145,7 @@ cdef enum:
     WALK_COUNT = 3      # the quiet steps only counted (a count of a push round)
 
 
-cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant,
+cdef inline int walk_successors(int mode, Best* into, uint32_t own, uint32_t vacant,
                                 bint placing, uint32_t victims, bint jump, bint cap_wins,
                                 const IndexFrame* frames, const uint16_t* quiet,
                                 const uint16_t* capp, int d, int* out) noexcept nogil:
@@ -166,11 +166,19 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
     made instead of packed into a list and unpacked: this is the innermost loop of
     those walks, some ten successors a position; the check of a subspace takes 5-26 %
     less time so (docs/benchmarks.md).  Where WALK_CAPTURES and WALK_COUNT only count
-    a jumping side's quiet steps, they are counted without being made (mill_closer)."""
+    a jumping side's quiet steps, they are counted without being made (mill_closer);
+    WALK_CAPTURES makes only the steps onto the points of mill_hot, a sliding side's
+    too."""
     cdef uint32_t free = vacant & ~own
     cdef uint32_t origins = 1 if placing else own
-    cdef uint32_t rest, targets, after, v
+    cdef uint32_t rest, targets, after, v, hot
     cdef int a, t, look, n = 0, q = 0, f, z
+    # b is local, copied to ``into`` at the end: through the caller's pointer every
+    # best_add was a store to memory, as the compiler must assume that a code read
+    # may alias it (Python's flags build without strict aliasing); the check of 5-7
+    # takes 0.98 of its time so
+    cdef Best acc
+    cdef Best* b = &acc
     if mode == WALK_BEST or mode == WALK_CAPTURES:
         best_reset(b)
     if jump and not placing and (mode == WALK_CAPTURES or mode == WALK_COUNT):
@@ -196,8 +204,17 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
                     while v:
                         best_add(b, capp[c_index_in_frame(&frames[ctz(v)], after)])
                         v &= v - 1
+        if mode == WALK_CAPTURES:
+            into[0] = acc
         out[0] = q
         return n
+    # Only a step onto a point of a line that holds two stones of own can close a mill
+    # (mill_hot): the initialisation counts the other quiet steps by popcount and tests
+    # only those (a test per step, a branch the predictor cannot learn, was much of
+    # its time: 5-7's takes 0.91 of it so).  The other walks keep the test per step:
+    # there finding hot costs more than it saves (with it the check of 5-7 took 1.2
+    # times as long, its solve with the counts of push rounds 1.02; docs/benchmarks.md).
+    hot = mill_hot(own) & free if mode == WALK_CAPTURES and victims else FULL
     while origins:
         if placing:
             rest = own
@@ -207,11 +224,16 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
             rest = own & ~((<uint32_t>1) << a)
             targets = free if jump else ADJ[a] & free
         origins &= origins - 1
+        if mode == WALK_CAPTURES:
+            n += popcount(targets)
+            q += popcount(targets & ~hot)
+            targets &= hot
         while targets:
             t = ctz(targets)
             targets &= targets - 1
             after = rest | ((<uint32_t>1) << t)
-            n += 1
+            if mode != WALK_CAPTURES:
+                n += 1
             if victims and closes_mill(after, t):
                 if mode == WALK_PULL or mode == WALK_COUNT:
                     continue                # a capture leaves the unit
@@ -232,6 +254,8 @@ cdef inline int walk_successors(int mode, Best* b, uint32_t own, uint32_t vacant
                     return n
             else:
                 best_add(b, quiet[c_index_of_image(&frames[NPTS], after)])
+    if mode == WALK_BEST or mode == WALK_CAPTURES:
+        into[0] = acc
     if mode != WALK_BEST:
         out[0] = q
     return n
