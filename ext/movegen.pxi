@@ -66,11 +66,11 @@ cdef inline bint closes_mill(uint32_t after, int t) noexcept nogil:
 
 cdef inline uint32_t mill_hot(uint32_t own) noexcept nogil:
     """The points of every line that holds two stones (or three) of own: a stone that
-    joins own, or moves within it, can close a mill only on one of them (the two
-    other points of that mill are own's), so a walk tests closes_mill only there."""
+    joins own, placed or moved, can close a mill only on one of them (the two other
+    points of that mill are own's), so a walk need test closes_mill only there."""
     cdef uint32_t hot = 0, c
     cdef int k
-    for k in range(NMILLS):         # without a branch: the compiler makes it vector code
+    for k in range(NMILLS):         # by a mask, not a branch taken at random
         c = MILL[k] & own
         hot |= MILL[k] & (<uint32_t>0 - <uint32_t>((c & (c - 1)) != 0))
     return hot
