@@ -6,10 +6,12 @@ Usage:
 
 WHAT is ``check`` (the build's grouped check of pair NAME, e.g. 4-6), ``solve`` (the
 solve of pair NAME: initialisation and rounds), ``init`` (the initialisation of both
-subspaces of pair NAME, ``retro_init`` as each build does it by default) or
-``placement`` (the pass of placement subspace NAME, e.g. 6-5+2-3).  DB must hold what
-NAME reads (a pair's capture targets, a placement subspace's children; for ``check``
-the pair itself).  A.so and B.so are two
+subspaces of pair NAME, ``retro_init`` as each build does it by default), ``round``
+(one push round: NAME is m-o:d, e.g. 7-5:13, the round d whose frontier lies in m-o,
+taken from a solve of the pair by A and replayed, every call of ``retro_round`` it
+made, on copies of the arrays as they were before it) or ``placement`` (the pass of
+placement subspace NAME, e.g. 6-5+2-3).  DB must hold what NAME reads (a pair's
+capture targets, a placement subspace's children; for ``check`` the pair itself).  A.so and B.so are two
 builds of ``solver._kernels`` (for example a worktree of the base commit built with
 ``MUEHLE_BOARDS=standard python setup.py build_ext --inplace``, and this checkout).
 
@@ -61,10 +63,59 @@ def load(path: str):
     return module
 
 
-def workload(db: Path, what: str, name: str, jobs: int):
+class _Taken(Exception):
+    """The round to replay has been taken (round_workload stops the solve so)."""
+
+
+def round_workload(rules: Rules, cache: SubspaceCache, name: str, jobs: int, taker):
+    """The push round m-o:d of ``name`` as a function (see ``round`` in the module's
+    doc): the solve of the pair by the build ``taker`` is stopped once the round's
+    calls of retro_round are copied; the replay returns the SHA-256 of the
+    predecessors' codes and due codes after it (the number decided is not compared:
+    two threads may both count a win they write)."""
+    sub, d = name.split(":")
+    m, o = (int(x) for x in sub.split("-"))
+    d = int(d)
+    taken: dict = {}
+    original = taker.retro_round
+
+    def spy(m1, o1, frontier, child, pred, floor, due, d1, *rest):
+        if (m1, o1, d1) == (m, o, d):
+            if not taken:
+                taken.update(child=child.copy(), pred=pred.copy(), floor=floor.copy(),
+                             due=due.copy(), rest=rest, fronts=[])
+            taken["fronts"].append(np.array(frontier))
+        elif taken:
+            raise _Taken
+        return original(m1, o1, frontier, child, pred, floor, due, d1, *rest)
+
+    kernels_module._LOADED[STANDARD_BOARD.module_suffix] = taker
+    taker.retro_round = spy
+    try:
+        solve_pair(tuple(sorted((m, o))), rules, cache.get, jobs)
+    except _Taken:
+        pass
+    finally:
+        taker.retro_round = original
+    if not taken:
+        sys.exit(f"the solve of pair {min(m, o)}-{max(m, o)} has no push round {d} from {m}-{o}")
+
+    def run():
+        kernels = kernels_module.kernels_for(rules.board)
+        pred, due = taken["pred"].copy(), taken["due"].copy()
+        for frontier in taken["fronts"]:
+            kernels.retro_round(m, o, frontier, taken["child"], pred, taken["floor"], due, d,
+                                *taken["rest"])
+        return storage.sha256_of(pred), storage.sha256_of(due)
+    return run
+
+
+def workload(db: Path, what: str, name: str, jobs: int, taker=None):
     """A function that runs the work once and returns what A and B must agree on."""
     rules = Rules.from_name("standard")
     cache = SubspaceCache(db, rules)
+    if what == "round":
+        return round_workload(rules, cache, name, jobs, taker)
     if what == "placement":
         sub = Subspace.parse(name)
         for child in placement.reads(sub, rules):
@@ -99,7 +150,7 @@ def workload(db: Path, what: str, name: str, jobs: int):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("db", type=Path)
-    ap.add_argument("what", choices=["check", "solve", "init", "placement"])
+    ap.add_argument("what", choices=["check", "solve", "init", "round", "placement"])
     ap.add_argument("name")
     ap.add_argument("a")
     ap.add_argument("b")
@@ -107,7 +158,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     builds = {"A": load(args.a), "B": load(args.b)}
-    run = workload(args.db, args.what, args.name, args.jobs)
+    run = workload(args.db, args.what, args.name, args.jobs, builds["A"])
     times: dict[str, list[float]] = {"A": [], "B": []}
     walls: dict[str, list[float]] = {"A": [], "B": []}
     results = set()

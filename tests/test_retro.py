@@ -477,3 +477,25 @@ def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
         assert got == expected, (board, hex(own), hex(opp), h, k, jumping, take_none, mixed)
         jumped += jumping and m + h == 3 and expected > 0
     assert jumped > 100
+
+
+def test_ab_kernels_replays_one_push_round(tmp_path):
+    """scripts/ab_kernels.py ``round`` (docs/benchmarks.md): one push round, taken from a
+    solve, replayed by two builds (here one build twice) from the same arrays, agrees
+    with itself; a round that is not a push round is named, exit 1."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    build(tmp_path, Rules(), phase="moving", max_total=8, progress=False)
+    script = Path(__file__).parent.parent / "scripts" / "ab_kernels.py"
+
+    def ab(name):
+        return subprocess.run([sys.executable, str(script), str(tmp_path), "round", name,
+                               _kernels.__file__, _kernels.__file__, "--runs", "2"],
+                              capture_output=True, text=True)
+    done = ab("4-4:3")
+    assert done.returncode == 0, done.stderr
+    assert "A round 4-4:3: median" in done.stdout and "B / A (medians)" in done.stdout
+    pulled = ab("3-4:1")            # a jumping side's rounds into losses pull
+    assert pulled.returncode == 1
+    assert pulled.stderr.strip() == "the solve of pair 3-4 has no push round 1 from 3-4"
