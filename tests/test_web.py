@@ -89,6 +89,22 @@ def test_analyze_marks_a_blunder(client, database):
     assert raw.json() == answer
 
 
+def test_analyze_takes_the_rules_of_the_parameter_the_record_or_the_server(client, database):
+    """A record without a rules: header is a game of the server's rules (here 4 stones),
+    as the README says; a header or the parameter names other rules."""
+    moves = "start: W:a1,d1,g4,b4 B:a7,d7,f6 w\ng4-g7\n"
+    plain = client.post("/api/analyze", json={"record": moves})
+    assert plain.status_code == 200 and plain.json()["rules"] == "standard-s4"
+    named = client.post("/api/analyze", json={"record": "rules: standard-s4\n" + moves}).json()
+    assert named == plain.json()
+    other = client.post("/api/analyze", json={"record": moves, "rules": "standard"})
+    assert other.status_code == 200 and other.json()["rules"] == "standard"
+    clash = client.post("/api/analyze", json={"record": "rules: standard\n" + moves, "rules": "standard-s4"})
+    assert clash.status_code == 400 and "standard" in clash.json()["error"]
+    bad = client.post("/api/analyze", json={"record": moves, "rules": 0})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("rules must be a rule set name")
+
+
 @pytest.mark.parametrize("path, params, status, message", [
     ("/api/query", {"position": "W:a1,d4 B: w"}, 400, "unknown point 'd4' (points are a1..g7 on the board's lines)"),
     ("/api/query", {"position": "W:a1 B:a1 w"}, 400, "point a1 given to both colours"),
@@ -129,6 +145,83 @@ def test_oversized_and_malformed_requests_are_refused(client):
     assert client.get("/api/nothing").json()["error"].startswith("Not Found")
     bad_record = client.post("/api/analyze", json={"record": "d2 d2"})
     assert bad_record.status_code == 400 and bad_record.json()["error"].startswith("line 1:")
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 100_000 + "]" * 100_000,                                    # 200 KB, under MAX_BODY
+    '{"position": ' + "[" * 50_000 + "]" * 50_000 + "}",
+], ids=["array", "position"])
+def test_deeply_nested_json_is_refused(client, body):
+    # json.loads recurses per level and raises RecursionError: a 400, not a 500 (the
+    # client raises server errors, so a traceback would fail here).
+    assert len(body) < MAX_BODY
+    for path in ("/api/query", "/api/analyze", "/api/game"):
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400
+        assert response.json() == {"error": "request body is not valid JSON"}
+    # Nesting json.loads can read is refused by the parameter it was given as.
+    deep = "[" * 500 + "]" * 500
+    for name, message in (("position", "position must be a string"), ("seed", "seed must be an integer")):
+        response = client.post("/api/best-move", content=f'{{"position": "{MOVING}", "{name}": {deep}}}',
+                               headers={"content-type": "application/json"})
+        assert response.status_code == 400 and response.json()["error"] == message
+
+
+def test_moves_and_board_default_to_startpos(client):
+    # README: position (default startpos) for /api/moves and /api/board.svg; query and
+    # best-move have no default.
+    after = client.get("/api/moves", params={"position": "startpos", "after": "d2 f4"}).json()
+    assert client.get("/api/moves", params={"after": "d2 f4"}).json() == after
+    assert client.post("/api/moves", json={"after": ["d2", "f4"]}).json() == after
+    start = client.post("/api/moves", json={})
+    assert start.status_code == 200 and start.json() == moves_object(Game(None, FOUR))
+    assert client.get("/api/moves", params={"position": " "}).json() == start.json()
+    board = client.get("/api/board.svg")
+    assert board.status_code == 200
+    assert board.text == client.get("/api/board.svg", params={"position": "startpos"}).text
+    for path in ("/api/query", "/api/best-move"):
+        response = client.post(path, json={})
+        assert response.status_code == 400 and response.json()["error"].startswith("give a position")
+
+
+@pytest.mark.parametrize("seed", ['"x"', "1e400", "1.5", "3.0", "true", "[3]", '{"n": 3}', '"3.0"', '" 3"',
+                                  '"0x10"', '"\u00b2"', '"1' + "0" * 5000 + '"'], ids=lambda seed: seed[:8])
+def test_seed_must_be_an_integer(client, seed):
+    for path, body in (("/api/best-move", f'{{"position": "{MOVING}", "seed": {seed}}}'),
+                       ("/api/play", f'{{"level": "easy", "seed": {seed}}}')):
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400, (path, seed)
+        assert response.json() == {"error": "seed must be an integer"}
+    query = client.get("/api/best-move", params={"position": MOVING, "seed": json.loads(seed)
+                                                 if seed.startswith('"') else seed})
+    assert query.status_code == 400 and query.json()["error"] == "seed must be an integer"
+
+
+def test_seed_is_the_cli_seed(client, db4):
+    # An integer, or its digits in a query string, seeds as muehle best-move --seed does.
+    from click.testing import CliRunner
+    from solver.cli import main
+    runner = CliRunner()
+    chosen = set()
+    for seed in (0, 1, 2, 5, -3):
+        cli = runner.invoke(main, ["best-move", "--json", "--db", str(db4), "--stones", "4",
+                                   "--seed", str(seed), MOVING])
+        assert cli.exit_code == 0, cli.output
+        assert cli.output.strip() == client.post("/api/best-move", json={"position": MOVING, "seed": seed}).text
+        assert cli.output.strip() == client.get("/api/best-move", params={"position": MOVING, "seed": str(seed)}).text
+        chosen.add(json.loads(cli.output)["move"])
+    assert len(chosen) > 1                  # the seeds do choose among the equal moves
+    easy = [client.post("/api/play", json={"level": "easy", "seed": seed, "moves": ["d2"]}).json()["computer_move"]
+            for seed in (7, "7", "007", 7)]
+    assert len(set(easy)) == 1
+
+
+def test_huge_numbers_are_refused(client):
+    # A JSON integer too large for a float is a bad parameter, not an OverflowError.
+    huge = "1" + "0" * 400
+    for path, name in (("/api/play", "think"), ("/api/board.svg", "size")):
+        response = client.post(path, content=f'{{"{name}": {huge}}}', headers={"content-type": "application/json"})
+        assert response.status_code == 400 and response.json()["error"] == f"{name} must be a number"
 
 
 def test_no_file_outside_the_database_folder(client, db4, tmp_path):

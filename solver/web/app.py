@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -238,7 +239,9 @@ async def read_params(request: Request) -> dict:
         return params
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        # RecursionError: json's decoder recurses once per level of nesting, so a body
+        # of 100,000 nested brackets (well under MAX_BODY) runs out of stack.
         raise ApiError("request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise ApiError("request body must be a JSON object")
@@ -280,11 +283,32 @@ def number_param(params: dict, name: str, default: float, low: float, high: floa
     value = params.get(name, default)
     try:
         value = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):     # OverflowError: a JSON integer of 400 digits
         raise ApiError(f"{name} must be a number") from None
     if not low <= value <= high:
         raise ApiError(f"{name} must be between {low:g} and {high:g}")
     return value
+
+
+def seed_param(params: dict, name: str = "seed") -> Optional[int]:
+    """An integer seed (a JSON integer, or its digits in a query string), or None.
+
+    Anything else (``"x"``, ``1e400``, ``true``) is refused, not turned into some seed:
+    it is a mistake, and only an integer seeds as ``muehle best-move --seed`` does.
+    """
+    value = params.get(name)
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.isascii() and value.removeprefix("-").isdigit():
+        with contextlib.suppress(ValueError):         # more digits than int() converts
+            value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ApiError(f"{name} must be an integer")
+
+
+#: A record's ``rules:`` header line (Game.from_record reads it).
+RULES_HEADER = re.compile(r"^[ \t]*rules[ \t]*:", re.MULTILINE)
 
 
 def record_moves(text: str) -> int:
@@ -350,7 +374,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
 
     def api_moves(params: dict) -> dict:
         rules = service.rules_of(params)
-        game = Game(position_of(params, rules), rules)
+        game = Game(position_of(params, rules, required=False), rules)
         for text in moves_param(params, "after"):
             game.play(text)
         return moves_object(game)
@@ -358,8 +382,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     def api_best_move(params: dict) -> dict:
         rules = service.rules_of(params)
         pos = position_of(params, rules)
-        seed = params.get("seed")
-        rng = None if seed in (None, "") else random.Random(str(seed))
+        seed = seed_param(params)
+        # Seeded as muehle best-move --seed seeds, so both choose the same move.
+        rng = None if seed is None else random.Random(seed)
         return best_move_object(service.database(rules), pos, rng)
 
     def api_analyze(params: dict) -> dict:
@@ -368,8 +393,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
             raise ApiError("give a game record (record=...)")
         if record_moves(record) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
-        named = params.get("rules")
-        game = Game.from_record(record, service.rules_of(params) if named else None)
+        # the rules: the parameter's, else the record's own (a rules: header), else
+        # the server's (a record without a header is a game of the server's rules)
+        if params.get("rules") not in (None, ""):
+            rules = service.rules_of(params)
+        else:
+            rules = None if RULES_HEADER.search(record) else service.rules
+        game = Game.from_record(record, rules)
         obj, problems = analyze_object(service.database(game.rules), game)
         obj["warnings"] = problems
         return obj
@@ -392,8 +422,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         level = text_param(params, "level", "perfect")
         if level not in LEVELS:
             raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
-        seed = params.get("seed")
-        rng = random.Random(None if seed in (None, "") else str(seed) + str(len(game.moves)))
+        seed = seed_param(params)
+        rng = random.Random(None if seed is None else str(seed) + str(len(game.moves)))
         notes: list[str] = []
         player = make_player(level, game.rules, rng, service.optional_database(game.rules),
                              say=notes.append, seconds=number_param(params, "think", 1.0, *THINK_RANGE))
