@@ -512,9 +512,10 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     check_phase(phase, pair)
     root = Path(root)
     reports: list = []
+    units = plan_units(rules, max_total, pair, phase)
+    check_needs(root, rules, units)
     if memory is not None:
-        check_memory_limit([u for u in plan_units(rules, max_total, pair, phase)
-                            if not unit_path(root, rules, u).exists()], memory)
+        check_memory_limit([u for u in units if not unit_path(root, rules, u).exists()], memory)
     with BuildLock(prepare_folder(root, rules)):
         if phase in ("moving", "all"):
             reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
@@ -576,13 +577,36 @@ def unit_path(root: Path, rules: Rules, unit: Unit) -> Path:
     return storage.placement_path(root, rules, unit.key)
 
 
+def check_needs(root: Path, rules: Rules, units: list[Unit]) -> None:
+    """Raise MissingSubspaceError, before any work, if a unit needs a file outside the
+    plan (``--phase placement``: the moving pairs) that does not exist.  Whether it is
+    intact each task checks as it starts."""
+    planned = {unit.key for unit in units}
+    missing = {}        # need -> (the first unit that needs it, its subspace, its file)
+    for unit in units:
+        for need in unit.needs:
+            sub = need.subspaces[0] if isinstance(need, Pair) else need
+            path = storage.subspace_path(root, rules, sub)
+            if need not in planned and need not in missing and not path.exists():
+                missing[need] = (unit, sub, path)
+    if missing:
+        # the hint builds all that is missing at once, not the first file only
+        unit, sub, path = next(iter(missing.values()))
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise MissingSubspaceError(sub, path, f"{unit.name} needs {path.name}{more}, not built in "
+                                   f"{path.parent} (build it with: "
+                                   f"{storage.repair_command(root, rules, list(missing))})")
+
+
 def check_memory_limit(units: list[Unit], memory: int | None) -> None:
     """Refuse, before anything is built, a plan with a unit whose peak is above
     ``memory`` bytes (None: no limit): one line naming the file, the need and the limit."""
     if memory is None:
         return
     def size(n: int) -> str:
-        return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+        if n >= 2**30:
+            return f"{n / 2**30:.2f} GiB"
+        return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
 
     for unit in units:
         if unit.memory > memory:
@@ -782,12 +806,11 @@ def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -
     that are not built, and the command that builds them."""
     missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
     if missing:
-        phase = "moving" if missing[0].is_moving else "placement"
         raise MissingSubspaceError(
             missing[0], storage.subspace_path(root, rules, missing[0]),
             f"{who} {', '.join(c.name for c in missing)}, not built in "
             f"{storage.rules_dir(root, rules)} (build it with: "
-            f"{storage.build_command(root, rules, phase)})")
+            f"{storage.repair_command(root, rules, missing)})")
 
 
 def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,

@@ -135,7 +135,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
     folder = building.prepare_folder(root, rules)
     with building.BuildLock(folder):
         units = building.plan_units(rules, max_total, pair, phase)
-        check_needs(root, rules, units)
+        building.check_needs(root, rules, units)
         check_workers(client, folder)
         check_memory(client, units)
         build_id = secrets.token_hex(4)
@@ -181,22 +181,6 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs)
 
 
 # --- checks before the build ---------------------------------------------------------------
-
-def check_needs(root: Path, rules: Rules, units: list[building.Unit]) -> None:
-    """Raise MissingSubspaceError, before any work, if a unit needs a file outside the
-    plan (``--phase placement``: the moving pairs) that does not exist.  Whether it is
-    intact each task checks as it starts."""
-    planned = {unit.key for unit in units}
-    for unit in units:
-        for need in unit.needs:
-            sub = need.subspaces[0] if isinstance(need, Pair) else need
-            path = storage.subspace_path(root, rules, sub)
-            if need not in planned and not path.exists():
-                phase = "moving" if isinstance(need, Pair) else "placement"
-                raise MissingSubspaceError(sub, path, f"{unit.name} needs {path.name}, not built in "
-                                           f"{path.parent} (build it with: "
-                                           f"{storage.build_command(root, rules, phase)})")
-
 
 def check_workers(client: Client, folder: Path) -> None:
     """Raise ClusterError unless the cluster has workers, each runs this index scheme and

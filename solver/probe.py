@@ -127,11 +127,10 @@ class Database:
         """The file holding ``sub``; MissingSubspaceError if it is not built."""
         path = storage.subspace_path(self.root, self.rules, sub)
         if not path.exists():
-            if sub.is_moving:
-                raise MissingSubspaceError(sub.name, path)
-            command = storage.build_command(self.root, self.rules, "placement")
-            raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: missing {path} "
-                                                  f"(build it with: {command})")
+            command = storage.repair_command(self.root, self.rules, [sub])
+            raise MissingSubspaceError(sub.name if sub.is_moving else sub, path,
+                                       f"subspace {sub.name} is not built: missing {path} "
+                                       f"(build it with: {command})")
         return path
 
     def has_placement(self) -> bool:
@@ -181,10 +180,9 @@ class Database:
                     code = self._chunk_code(sub, slot)
                 except (CorruptDatabaseError, ForeignDatabaseError) as exc:
                     # a damaged or foreign file: the build replaces it (it checks each file)
-                    phase = "moving" if sub.is_moving else "placement"
-                    raise type(exc)(
-                        f"{exc}; rebuild it with: "
-                        f"{storage.build_command(self.root, self.rules, phase)}") from None
+                    command = storage.repair_command(self.root, self.rules, [sub])
+                    text = str(exc).removesuffix(": rebuild it")
+                    raise type(exc)(f"{text}; rebuild it with: {command}") from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code
@@ -284,5 +282,6 @@ def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDA
     root = Path(root)
     require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
     if not root.exists():
-        raise DatabaseError(f"database folder {root} does not exist (build it with: muehle build --db {root})")
+        raise DatabaseError(f"database folder {root} does not exist (build it with: "
+                            f"{storage.build_command(root, rules)})")
     return Database(root, rules, in_memory=in_memory, book=book)

@@ -111,14 +111,17 @@ def temporary_owner(tmp: Path) -> tuple[str, int | None]:
     return host or HOST, int(pid) if pid.isdigit() else None
 
 
-def build_command(root: Path | str, rules: Rules, phase: str | None = None) -> str:
+def build_command(root: Path | str, rules: Rules, phase: str | None = None,
+                  max_total: int | None = None, pair: tuple[int, int] | None = None) -> str:
     """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
-    moving or placement, if given).
+    moving or placement, if given; only up to ``max_total`` stones, or only ``pair``).
 
     >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
     'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
     >>> build_command("data", Rules.from_name("six-mens-jumping"))
     'muehle build --db data --rules six-mens-jumping'
+    >>> build_command("db", Rules(), pair=(5, 4))
+    'muehle build --db db --pair 4-5'
     """
     words = ["muehle", "build", "--db", str(root)]
     if not rules.is_classic:
@@ -132,7 +135,36 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None) -> s
             words += ["--stones", str(rules.stones)]
     if phase is not None:
         words += ["--phase", phase]
+    if max_total is not None:
+        words += ["--max-total", str(max_total)]
+    if pair is not None:
+        words += ["--pair", f"{min(pair)}-{max(pair)}"]
     return " ".join(words)
+
+
+def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]) -> str:
+    """The narrowest command that builds ``needed`` (files missing or damaged under
+    ``root``; a build keeps every intact file): one moving pair by ``--pair``, else all
+    up to the most stones any of them holds (the whole phase or game where that is all),
+    only the phase they are all of.
+
+    >>> repair_command("db", Rules(), [Subspace(4, 5)])
+    'muehle build --db db --pair 4-5'
+    >>> repair_command("db", Rules(), [Pair(3, 5), Subspace(2, 2, 2, 2)])
+    'muehle build --db db --max-total 8'
+    >>> repair_command("db", Rules(), [Pair(9, 9), Pair(3, 3)])
+    'muehle build --db db --phase moving'
+    >>> repair_command("db", Rules(), [Subspace(2, 2, 2, 2)])
+    'muehle build --db db --phase placement --max-total 8'
+    """
+    shapes = [(*x, 0, 0) if isinstance(x, Pair) else (x.m, x.o, x.own_hand, x.opp_hand)
+              for x in needed]
+    placing = [h + k > 0 for _, _, h, k in shapes]
+    if not any(placing) and len({tuple(sorted(s[:2])) for s in shapes}) == 1:
+        return build_command(root, rules, pair=shapes[0][:2])
+    phase = "placement" if all(placing) else "moving" if not any(placing) else None
+    total = max(sum(s) for s in shapes)
+    return build_command(root, rules, phase, max_total=total if total < 2 * rules.stones else None)
 
 
 def sha256_of(codes: np.ndarray) -> str:

@@ -122,7 +122,10 @@ def test_the_whole_game_as_one_graph_gives_the_same_bits(client, tmp_path):
 
 
 def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work(client, tmp_path):
-    with pytest.raises(MissingSubspaceError, match=r"place-\S+ needs pair-\S+\.h5, not built .*--phase moving"):
+    # every missing pair named by count, and one command that builds them all
+    with pytest.raises(MissingSubspaceError,
+                       match=r"place-\S+ needs pair-\S+\.h5 and 2 more, not built .*"
+                             r"\(build it with: muehle build --db \S+ --stones 4 --phase moving\)$"):
         cluster.build(tmp_path, Rules(stones=4), client, phase="placement", progress=False,
                       timeout=TIMEOUT)
     assert not list(storage.rules_dir(tmp_path, Rules(stones=4)).glob("*place-*"))

@@ -82,7 +82,8 @@ def test_missing_subspace_is_a_key_error_with_a_plain_message(db4, tmp_path):
     assert isinstance(error, MissingSubspaceError) and isinstance(error, DatabaseError)
     assert str(error.subspace) == "3-4" and error.path.name == "pair-3-4.h5"
     assert str(error).startswith("subspace 3-4 is not built")       # not quoted like a KeyError
-    assert "muehle build --pair 3-4" in str(error)
+    # the hint builds exactly what is missing, in this folder, under these rules
+    assert str(error).endswith(f"(build it with: muehle build --db {tmp_path} --stones 4 --pair 3-4)")
 
 
 def test_database_files_foreign_or_damaged(db4, tmp_path):

@@ -90,6 +90,79 @@ def test_a_deleted_file_is_reported_by_stats_and_check(db4, tmp_path):
     assert "total" in stats.output                           # the other files' figures still shown
 
 
+def test_the_repair_hints_build_what_is_missing_and_no_more(tmp_path):
+    """A hint names the folder and the rules, and builds the missing file only (one
+    pair: --pair; else up to the folder's stones): following it mends the folder."""
+    from solver.build import build
+    build(tmp_path, FOUR, max_total=7, progress=False)          # moving and placement, 7 stones
+    storage.pair_path(tmp_path, FOUR, (3, 3)).unlink()
+    check = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--quiet")
+    hint = f"(rebuild them with: muehle build --db {tmp_path} --stones 4 --pair 3-3)"
+    assert check.exit_code == 1 and check.output.strip().endswith(hint), check.output
+    placed = sorted(storage.rules_dir(tmp_path, FOUR).glob("place-*.h5"))
+    placed[-1].unlink()
+    check = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--quiet")
+    assert check.exit_code == 1
+    command = check.output.strip().rsplit("(rebuild them with: ", 1)[1].rstrip(")")
+    assert command == f"muehle build --db {tmp_path} --stones 4 --max-total 7"
+    mend = run(*command.split()[1:], "--quiet")
+    assert mend.exit_code == 0 and "1 pair(s) built" in mend.output, mend.output
+    assert "1 placement subspace(s) built" in mend.output
+    check = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--quiet")
+    assert check.exit_code == 0, check.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stats = run("stats", "--db", empty, "--rules", "six-mens")
+    assert stats.exit_code == 2
+    assert stats.output.strip().endswith(f"(build them with: muehle build --db {empty} --rules six-mens)")
+
+
+def test_check_of_one_phase_is_not_stopped_by_a_file_of_the_other(db4, tmp_path):
+    from solver.build import build
+    build(tmp_path, FOUR, max_total=7, progress=False)
+    storage.pair_path(tmp_path, FOUR, (3, 4)).write_bytes(b"not a database")
+    moving = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--phase", "moving", "--quiet")
+    assert moving.exit_code == 1 and "pair-3-4.h5" in moving.output
+    placing = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--phase", "placement",
+                  "--quiet")
+    assert placing.exit_code != 0 and "pair-3-4.h5" in placing.output     # a child it reads
+    shutil.copy(storage.pair_path(db4, FOUR, (3, 4)), storage.pair_path(tmp_path, FOUR, (3, 4)))
+    first = sorted(storage.rules_dir(tmp_path, FOUR).glob("place-*.h5"))[0]
+    first.write_bytes(b"not a database")
+    moving = run("check", "--db", tmp_path, "--stones", 4, "--max-total", 7, "--phase", "moving", "--quiet")
+    assert moving.exit_code == 0 and moving.output.startswith("ok: 2 pair(s)"), moving.output
+
+
+def test_pair_and_max_total_that_disagree_are_refused(tmp_path):
+    for command in ("build", "check"):
+        result = run(command, "--db", tmp_path, "--pair", "5-5", "--max-total", 7)
+        assert result.exit_code == 2
+        assert result.output.strip().endswith(
+            "pair 5-5 has 10 stones in all, more than --max-total 7: give one or the other")
+    result = run("build", "--db", tmp_path, "--pair", "")
+    assert result.exit_code == 2 and "cannot parse pair ''" in result.output
+    assert not list(tmp_path.rglob("*.h5"))
+    result = run("build", "--db", tmp_path, "--max-total", 7, "--memory", "1K")
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("more than the limit of 1,024 bytes (--memory); nothing was built")
+
+
+def test_play_with_standard_input_closed_leaves_the_game(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "solver", "play", "--db", tmp_path, "--stones", "4",
+                           "--level", "easy", "--seed", "1"], capture_output=True, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().rstrip().endswith("End of input: the game is left unfinished.")
+    assert proc.stderr == b""
+
+
+def test_play_refuses_a_thinking_time_that_is_not_a_number(tmp_path):
+    for bad in ("nan", "NaN", "inf", "-1", "0"):
+        result = run("play", "--db", tmp_path, "--think", bad, input="quit\n")
+        assert result.exit_code == 2, (bad, result.output)
+        assert "Invalid value for '--think'" in result.output
+
+
 def test_a_file_copied_over_another_is_reported_by_stats_and_check(db4, tmp_path):
     shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
     target = storage.pair_path(tmp_path, FOUR, (3, 4))

@@ -8,6 +8,7 @@ group prints ONE line ``muehle: error: <message>`` on stderr and exits with stat
 from __future__ import annotations
 
 import functools
+import math
 import os
 from dataclasses import replace
 from typing import Callable, NoReturn, Optional
@@ -192,6 +193,23 @@ def db_option(func: Callable) -> Callable:
     """Add ``--db DIR``, the folder that holds one sub-folder of databases per rule set."""
     return click.option("--db", "db", type=click.Path(file_okay=False), default=str(DEFAULT_ROOT),
                         show_default=True, help="Database folder (one sub-folder per rule set).")(func)
+
+
+class FiniteRange(click.FloatRange):
+    """A FloatRange that also refuses ``nan``, which passes every bound (it compares
+    false with all of them): ``--think nan`` left the search without a deadline.
+
+    >>> FiniteRange(0.01, 3600).convert("2.5", None, None)
+    2.5
+    """
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
 
 
 def jobs_option(func: Callable) -> Callable:

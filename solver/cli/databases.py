@@ -92,8 +92,9 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     if gap is not None and not dry_run:
         fail(f"{gap}; 'muehle build --rules {rules.name} --dry-run' prints the plan")
     pair = None
-    if pair_text:     # a plan may name pairs beyond the kernels' index (Pair)
+    if pair_text is not None:     # a plan may name pairs beyond the kernels' index (Pair)
         pair = Pair.parse(pair_text, rules.stones, rules.board) if gap is None else parse_pair(pair_text, rules.stones)
+        _refuse_pair_beyond(pair, max_total)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     memory = None
@@ -180,23 +181,26 @@ def _built_files(db: str, rules: Rules, max_total: Optional[int] = None) -> list
     return [(path, held) for path, held in files if path.exists()]
 
 
-def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspace]]) -> list[Path]:
-    """Files a built file needs (its captures' pairs, a placement subspace's children)
-    that are not there: deleted from a built folder.  A folder built only part of the
-    way (``--max-total``, ``--pair``) misses none."""
-    have = {path for path, _ in built}
-    missing: list[Path] = []
+def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspace]],
+                   have: Optional[set[Path]] = None) -> dict[Path, Pair | Subspace]:
+    """Files a built file of ``built`` needs (its captures' pairs, a placement
+    subspace's children) that are not there (``have``: the files there, if not only
+    ``built``), with what each holds: deleted from a built folder.  A folder built only
+    part of the way (``--max-total``, ``--pair``) misses none."""
+    have = {path for path, _ in built} if have is None else have
+    missing: dict[Path, Pair | Subspace] = {}
     for _, held in built:
-        needs = ([storage.pair_path(db, rules, p) for p in held.dependencies] if isinstance(held, Pair)
-                 else [storage.subspace_path(db, rules, c) for c in placement.reads(held, rules)])
-        missing += [path for path in needs if path not in have and path not in missing]
+        needs = ([(storage.pair_path(db, rules, p), p) for p in held.dependencies]
+                 if isinstance(held, Pair) else
+                 [(storage.subspace_path(db, rules, c), c) for c in placement.reads(held, rules)])
+        missing.update((path, what) for path, what in needs if path not in have)
     return missing
 
 
-def _missing_line(db: str, rules: Rules, missing: list[Path]) -> str:
+def _missing_line(db: str, rules: Rules, missing: dict[Path, Pair | Subspace]) -> str:
     return (f"{len(missing)} database file(s) missing that built ones need: "
             f"{', '.join(p.name for p in missing)} in {Path(db) / rules.name} "
-            f"(rebuild them with: {storage.build_command(db, rules)})")
+            f"(rebuild them with: {storage.repair_command(db, rules, list(missing.values()))})")
 
 
 def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
@@ -246,7 +250,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     for problem in problems:
         click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
     if not rows and not problems:
-        fail(f"no databases for rules {rules.name} in {db} (build them with: muehle build --db {db})")
+        fail(f"no databases for rules {rules.name} in {db} (build them with: "
+             f"{storage.build_command(db, rules)})")
     if reachable:
         counts = {sub.name: n for sub, n in placement.reachable(rules, jobs).items()}
         for r in rows:
@@ -298,12 +303,17 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
     children's stored values); a missing child file is an error naming it.
     """
     pairs, subs = [], []
-    if pair_text and phase == "placement":
+    if pair_text is not None and phase == "placement":
         subs = [Subspace.parse(pair_text, rules.board)]
         if not placement.is_placement(subs[0], rules):
             fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
-    elif pair_text:
+        total = subs[0].m + subs[0].o + subs[0].own_hand + subs[0].opp_hand
+        if max_total is not None and total > max_total:
+            fail(f"subspace {subs[0].name} has {total} stones in all, more than "
+                 f"--max-total {max_total}: give one or the other")
+    elif pair_text is not None:
         pairs = [Pair.parse(pair_text, rules.stones, rules.board)]
+        _refuse_pair_beyond(pairs[0], max_total)
     else:
         if phase in ("moving", "all"):
             pairs = [p for p in building.plan(rules, max_total) if storage.pair_path(db, rules, p).exists()]
@@ -312,7 +322,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                     if storage.placement_path(db, rules, s).exists()]
         if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
-        _refuse_incomplete(db, rules, max_total)
+        _refuse_incomplete(db, rules, max_total, phase)
     for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
         if not path.exists():
             fail(f"missing database file {path}")
@@ -335,13 +345,24 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                f"{total:,} slots consistent")
 
 
-def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None) -> None:
+def _refuse_pair_beyond(pair: tuple[int, int], max_total: Optional[int]) -> None:
+    """--pair and --max-total together: the pair must be within the total (else the
+    plan would leave it out, and the command do nothing it was asked for)."""
+    if max_total is not None and sum(pair) > max_total:
+        fail(f"pair {min(pair)}-{max(pair)} has {sum(pair)} stones in all, more than "
+             f"--max-total {max_total}: give one or the other")
+
+
+def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
+                       phase: str = "all") -> None:
     """Before a check of the whole folder (its subspaces of at most ``max_total``
-    stones): every file missing that built ones need, and every file that does not hold
-    what its name says, one line each; then exit 1."""
-    built = _built_files(db, rules, max_total)
+    stones, of ``phase``): every file missing that built ones need, and every file
+    that does not hold what its name says, one line each; then exit 1."""
+    every = _built_files(db, rules, max_total)
+    built = [(path, held) for path, held in every
+             if phase == "all" or (phase == "moving") == isinstance(held, Pair)]
     problems = []
-    missing = _missing_files(db, rules, built)
+    missing = _missing_files(db, rules, built, {path for path, _ in every})
     if missing:
         problems.append(_missing_line(db, rules, missing))
     for path, held in built:

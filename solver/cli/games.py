@@ -28,7 +28,7 @@ from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import COLOUR, db_option, main, needs_kernels, rules_options, value_text
+from .common import COLOUR, FiniteRange, db_option, main, needs_kernels, rules_options, value_text
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -270,7 +270,10 @@ def read_line(prompt: str) -> Optional[str]:
 
     A line that is not text in standard input's encoding (a byte 0xff, or any
     non-ASCII byte under a strict ASCII locale) gets one complaint and reads as an
-    empty line: the game goes on."""
+    empty line: the game goes on.  A closed standard input (``<&-``: Python has none)
+    is at its end."""
+    if sys.stdin is None:
+        return None
     if sys.stdin.isatty():
         try:
             return input(prompt)
@@ -317,7 +320,7 @@ def undecodable(error: UnicodeDecodeError) -> str:
 @click.option("--seed", type=int, default=None, help="Seed of the computer's random choices.")
 @click.option("--position", "start", metavar="POSITION", default=None,
               help="Start from this position instead of the empty board.")
-@click.option("--think", type=click.FloatRange(0.01, 3600), default=3.0, show_default=True,
+@click.option("--think", type=FiniteRange(0.01, 3600), default=3.0, show_default=True,
               help="Seconds per move for the search of hard (and of perfect without a database).")
 @click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
 def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], start: Optional[str],
