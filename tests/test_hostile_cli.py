@@ -242,3 +242,23 @@ def test_play_help_lists_the_points_of_a_board_other_than_the_standard_one(tmp_p
     assert "Points of the six-mens board: a1 a3 a5 b2 b3 b4 c1 c2 c4 c5 d2 d3 d4 e1 e3 e5" in small.stdout
     standard = run("play", "--db", tmp_path, "--stones", 4, "--level", "easy", input="help\nquit\n")
     assert "Points of the" not in standard.stdout
+
+
+def test_a_search_without_placement_files_is_announced_on_stderr(db4):
+    """A moving-phase folder answers positions with stones in hand by the opening
+    search, which can take minutes in large games: a note on stderr says so first
+    (stdout stays the answer: JSON with --json); a moving position gets no note."""
+    position = "W:a1,d1,g1 B:a7,d7,f6 w 1 1"
+    for command in (["query", "--json"], ["best-move", "--json"]):
+        result = run(*command, "--db", db4, "--stones", 4, position)
+        assert result.exit_code == 0, result.output
+        assert result.stderr.startswith("note: no placement files of rules standard-s4 in ")
+        assert result.stderr.rstrip().endswith(
+            f"'muehle build --db {db4} --stones 4 --phase placement' makes them instant)")
+        assert json.loads(result.stdout)["plies"] is None
+    batch = run("query", "--db", db4, "--stones", 4, "--batch", "-",
+                input=f"{position}\n{position}\nW:a1,d1,g1 B:a7,d7,f6 w\n")
+    assert batch.exit_code == 0 and batch.stderr.count("note: ") == 1
+    assert len(batch.stdout.splitlines()) == 3
+    moving = run("query", "--db", db4, "--stones", 4, "W:a1,d1,g1 B:a7,d7,f6 w")
+    assert moving.exit_code == 0 and moving.stderr == ""

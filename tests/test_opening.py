@@ -112,7 +112,7 @@ def test_query_answers_placement_positions(db4):
     result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--json",
                                        "W:a1,d1 B:a7 b 2 3"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)            # (the search's note is on stderr)
     assert data["value"] in ("win", "draw", "loss") and data["plies"] is None
     assert len(data["moves"]) == 21
 

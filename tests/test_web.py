@@ -222,6 +222,9 @@ def test_huge_numbers_are_refused(client):
     for path, name in (("/api/play", "think"), ("/api/board.svg", "size")):
         response = client.post(path, content=f'{{"{name}": {huge}}}', headers={"content-type": "application/json"})
         assert response.status_code == 400 and response.json()["error"] == f"{name} must be a number"
+        # true is no number either (float(True) would make it one second)
+        response = client.post(path, json={name: True})
+        assert response.status_code == 400 and response.json()["error"] == f"{name} must be a number"
 
 
 def test_no_file_outside_the_database_folder(client, db4, tmp_path):

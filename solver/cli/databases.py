@@ -253,7 +253,12 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
         fail(f"no databases for rules {rules.name} in {db} (build them with: "
              f"{storage.build_command(db, rules)})")
     if reachable:
-        counts = {sub.name: n for sub, n in placement.reachable(rules, jobs).items()}
+        # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
+        subs = placement.plan(rules)
+        with tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
+                  desc="reachable", disable=None, leave=False) as bar:
+            done = placement.reachable(rules, jobs, progress=lambda sub: bar.update(sub.slots))
+        counts = {sub.name: n for sub, n in done.items()}
         for r in rows:
             if r["subspace"] in counts:
                 r["reachable"] = counts[r["subspace"]]

@@ -15,6 +15,7 @@ from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
+from ..storage import build_command
 from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options, value_text
 
 
@@ -44,6 +45,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE, not both")
     with open_database(db, rules) as database:
         if batch is not None:
+            noted = False
             for number, raw in enumerate(batch, 1):
                 try:
                     text = raw.decode("utf-8").strip()
@@ -54,11 +56,14 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 if not text or text.startswith("#"):
                     continue
                 try:
-                    click.echo(json.dumps(query_object(database, parse_position(text, rules))))
+                    pos = parse_position(text, rules)
+                    noted = noted or note_search(database, pos, db)
+                    click.echo(json.dumps(query_object(database, pos)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
         pos = parse_position(" ".join(position), rules)
+        note_search(database, pos, db)
         obj = query_object(database, pos)
     if as_json:
         click.echo(json.dumps(obj))
@@ -68,6 +73,19 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def note_search(database, pos, db: str) -> bool:
+    """Say on stderr, before a search that may take minutes without a word, that a
+    position with stones in hand is answered by the opening search (no placement
+    file is built); returns whether it said so."""
+    if not (pos.white_hand or pos.black_hand) or database.has_placement():
+        return False
+    click.echo(f"note: no placement files of rules {database.rules.name} in {db}: the opening "
+               f"search answers (exact, without plies; early positions of large games take "
+               f"minutes; '{build_command(db, database.rules, 'placement')}' makes them instant)",
+               err=True)
+    return True
 
 
 @main.command("best-move")
@@ -94,6 +112,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[i
 
     pos = parse_position(" ".join(position), rules)
     with open_database(db, rules) as database:
+        note_search(database, pos, db)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed))
     if as_json:
         click.echo(json.dumps(obj))

@@ -281,6 +281,8 @@ def bool_param(params: dict, name: str, default: bool = False) -> bool:
 
 def number_param(params: dict, name: str, default: float, low: float, high: float) -> float:
     value = params.get(name, default)
+    if isinstance(value, bool):         # (float(True) is 1.0: a mistake, not one second)
+        raise ApiError(f"{name} must be a number")
     try:
         value = float(value)
     except (TypeError, ValueError, OverflowError):     # OverflowError: a JSON integer of 400 digits
