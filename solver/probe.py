@@ -5,7 +5,7 @@ Modelled on python-chess's tablebase probing::
     >>> from solver.probe import open_database              # doctest: +SKIP
     >>> with open_database("data") as db:                    # doctest: +SKIP
     ...     db.probe(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"))
-    Value('win', 3)
+    Value('win', 1)
 
 Values are for the side to move; :meth:`Database.probe_moves` gives each legal move
 with the value it leaves *for the mover*.  Files open lazily; chunks of values are read
@@ -76,6 +76,7 @@ class Database:
         self._lock = threading.RLock()
         self._search = None
         self._has_placement: Optional[bool] = None
+        self._closed = False
 
     # --- context manager -------------------------------------------------------
     def __enter__(self) -> "Database":
@@ -85,7 +86,10 @@ class Database:
         self.close()
 
     def close(self) -> None:
+        """Close the files; the database answers nothing after it (ValueError, as a
+        closed file does), rather than opening its files again unseen."""
         with self._lock:
+            self._closed = True
             for f in self._files.values():
                 f.close()
             self._files.clear()
@@ -93,6 +97,21 @@ class Database:
             self._chunks.clear()
             self._arrays.clear()
             self._wdl.clear()
+
+    def _check_open(self) -> None:
+        # a ValueError, not a DatabaseError: get() must not turn it into its default
+        if self._closed:
+            raise ValueError(f"the database of rules {self.rules.name} in {self.root} is closed")
+
+    def _check_stones(self, position: Position) -> None:
+        """ValueError for a position with more stones of a side (board and hand) than the
+        rules give a side: no file holds it, and a 'not built' error would send the
+        user to build one that cannot exist."""
+        for side, mask, hand in (("White", position.white, position.white_hand),
+                                 ("Black", position.black, position.black_hand)):
+            if popcount(mask) + hand > self.rules.stones:
+                raise ValueError(f"{side} has {popcount(mask) + hand} stones (board and hand), "
+                                 f"more than the {self.rules.stones} of rules {self.rules.name}")
 
     # --- raw access --------------------------------------------------------------
     def _reader(self, sub: Subspace) -> storage.SubspaceReader:
@@ -147,6 +166,7 @@ class Database:
         memory (kept for later probes)."""
         sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
         with self._lock:
+            self._check_open()
             arr = self._arrays.get(sub)
             if arr is None:
                 arr = storage.read_subspace(self._path(sub), self.rules, m, o,
@@ -173,6 +193,7 @@ class Database:
         sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand, board=self.rules.board)
         slot = sub.index(own, opp)
         with self._lock:
+            self._check_open()
             if self.in_memory or sub in self._arrays:
                 code = int(self.subspace(*sub)[slot])
             else:
@@ -198,6 +219,8 @@ class Database:
         needs is not built.
         """
         position.check_board(self.rules)     # else its masks would read as other points
+        self._check_stones(position)
+        self._check_open()
         own, opp = position.own, position.opp
         if popcount(own) + position.own_hand < 3:
             return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3
@@ -284,4 +307,7 @@ def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDA
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: "
                             f"{storage.build_command(root, rules)})")
+    if not root.is_dir():
+        raise DatabaseError(f"{root} is not a folder (--db names the folder that holds "
+                            f"the rules' folders, such as {root.parent / 'data'})")
     return Database(root, rules, in_memory=in_memory, book=book)

@@ -93,10 +93,13 @@ def test_probe_moves_orders_best_first_and_values_are_for_the_mover(db4):
             assert mp.value == flip
 
 
-def test_missing_subspace_names_the_file(db4):
-    with open_database(db4, FOUR) as db:
-        pos = Position.from_view(0b111 | 1 << 9 | 1 << 10, 0b111 << 3 | 1 << 12)   # 5 v 4: not built
-        with pytest.raises(MissingSubspaceError, match="pair-4-5.h5"):
+def test_missing_subspace_names_the_file(db4, tmp_path):
+    import shutil
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    storage.pair_path(tmp_path, FOUR, (4, 4)).unlink()
+    with open_database(tmp_path, FOUR) as db:
+        pos = Position.from_view(0b111 | 1 << 9, 0b111 << 3 | 1 << 12)   # 4 v 4: deleted
+        with pytest.raises(MissingSubspaceError, match="pair-4-4.h5"):
             db.probe(pos)
         assert db.get(pos, "n/a") == "n/a"
 
@@ -147,3 +150,36 @@ def test_query_errors_are_one_line(db4, tmp_path):
                                     if "--db" not in args else ["query", "--stones", "4", *args])
         assert result.exit_code == 2, (args, result.output)
         assert result.output.count("\n") == 1 and result.output.startswith("muehle: error:")
+
+
+def test_more_stones_than_the_rules_give_is_a_value_error_for_probe_and_get(db4):
+    """No file holds a position with 5 stones a side under 4-stone rules: ValueError
+    from probe and get alike (not 'not built' and get's default), on the board or in
+    hand."""
+    from solver.position import parse_position
+    with open_database(db4, FOUR) as db:
+        for text, side, n in (("W:a1,d1,g1,a4,a7 B:b2,d2,f2 w", "White", 5),
+                              ("W:a1,d1,g1 B:b2,d2,f2 w 0 2", "Black", 5)):
+            position = parse_position(text)
+            for ask in (db.probe, lambda p: db.get(p, "DEF")):
+                with pytest.raises(ValueError, match=f"^{side} has {n} stones \\(board and hand\\), "
+                                                     f"more than the 4 of rules standard-s4$"):
+                    ask(position)
+
+
+def test_a_closed_database_answers_nothing(db4, tmp_path):
+    """After close (or its with block) probe, get and code raise ValueError, as a closed
+    file does, instead of opening the files again unseen; open_database refuses a file."""
+    from solver.errors import DatabaseError
+    position = sample_positions(db4, 1)[0][0]
+    for in_memory in (False, True):
+        with open_database(db4, FOUR, in_memory=in_memory) as db:
+            assert db.probe(position) == db.get(position)
+        for ask in (db.probe, db.get, lambda p: db.code(p.own, p.opp), lambda p: db.subspace(3, 3)):
+            with pytest.raises(ValueError, match="is closed$"):
+                ask(position)
+        assert not db._files
+    plain = tmp_path / "file"
+    plain.write_text("x")
+    with pytest.raises(DatabaseError, match="is not a folder"):
+        open_database(plain, FOUR)
