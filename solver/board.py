@@ -380,6 +380,21 @@ def board_named(name: str) -> Board:
         raise ValueError(f"unknown board {str(name)[:40]!r} (boards: {', '.join(BOARDS)})") from None
 
 
+def as_board(board) -> Board:
+    """``board`` itself, or the board of that name (as :class:`~solver.rules.Rules` takes
+    either); ValueError for anything else.
+
+    >>> as_board("six-mens").num_points, as_board(STANDARD_BOARD) is STANDARD_BOARD
+    (16, True)
+    """
+    if isinstance(board, Board):
+        return board
+    if isinstance(board, str):
+        return board_named(board)
+    raise ValueError(f"a board is a Board or its name ({', '.join(BOARDS)}), "
+                     f"not {type(board).__name__}")
+
+
 # --- the standard board under the names the rest of the package has always used ------
 
 POINT_NAMES: tuple[str, ...] = STANDARD_BOARD.points

@@ -27,6 +27,10 @@ Game records are plain text, one move per token::
     start: W:a1,d1,g1 B:a4,a7,d7 b
     a4-b4
     a1-a4
+    resigned: b
+
+The last line, after the moves, says which side resigned (records before it kept a
+resignation only in the comment ``# result: ...``; they still read, without it).
 """
 
 from __future__ import annotations
@@ -78,8 +82,14 @@ LINE_OF_THREE = Termination.LINE_OF_THREE
 FULL_BOARD = Termination.FULL_BOARD
 
 
-class Outcome(NamedTuple):
-    """The end of a game: ``winner`` (``'w'``, ``'b'`` or ``'draw'``) and how it came.
+class _Outcome(NamedTuple):
+    winner: str
+    termination: Termination
+
+
+class Outcome(_Outcome):
+    """The end of a game: ``winner`` (``'w'``, ``'b'`` or ``'draw'``) and how it came
+    (a :class:`Termination` or its words); ValueError for anything else.
 
     A tuple, so ``winner, termination = game.result()`` works.
 
@@ -87,10 +97,23 @@ class Outcome(NamedTuple):
     ('Black wins (White resigns)', 'draw (threefold repetition)')
     >>> Outcome("b", NO_LEGAL_MOVE).value_for("w")
     'loss'
+    >>> Outcome("x", RESIGNATION)
+    Traceback (most recent call last):
+    ...
+    ValueError: the winner is 'w', 'b' or 'draw', not 'x'
     """
 
-    winner: str
-    termination: Termination
+    __slots__ = ()
+
+    def __new__(cls, winner: str, termination: Termination) -> "Outcome":
+        if not (isinstance(winner, str) and winner in (WHITE, BLACK, DRAW)):
+            raise ValueError(f"the winner is 'w', 'b' or 'draw', not {str(winner)[:20]!r}")
+        try:
+            termination = Termination(termination)
+        except ValueError:
+            raise ValueError(f"a game ends by one of {', '.join(map(repr, map(str, Termination)))}, "
+                             f"not {str(termination)[:40]!r}") from None
+        return super().__new__(cls, winner, termination)
 
     def value_for(self, colour: str) -> WDL:
         """The outcome for ``colour``: win, draw or loss."""
@@ -119,6 +142,8 @@ class Game:
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules = STANDARD):
         if start is None:
             start = "startpos"
+        if not isinstance(start, (Position, str)):
+            raise TypeError(f"a start is a Position, its string or None, not {type(start).__name__}")
         # A Position given directly gets the same check as a string: no more stones
         # than the rules allow.
         if isinstance(start, Position):
@@ -229,10 +254,13 @@ class Game:
         return self._moves.pop()
 
     def resign(self, colour: str) -> Outcome:
-        """``colour`` gives up; the game is over (:meth:`undo` takes that back too).
+        """``colour`` (``'w'`` or ``'b'``; ValueError otherwise) gives up; the game is over
+        (:meth:`undo` takes that back too).
 
         GameOverError if the game is already over.
         """
+        if not (isinstance(colour, str) and colour in (WHITE, BLACK)):
+            raise ValueError(f"the side that resigns is 'w' or 'b', not {str(colour)[:20]!r}")
         result = self.result()
         if result is not None:
             raise GameOverError(f"cannot resign: the game is over ({result})")
@@ -274,13 +302,20 @@ class Game:
 
     # --- records ------------------------------------------------------------------
     def record(self) -> str:
-        """The game as a record that :meth:`from_record` reads back.
+        """The game as a record that :meth:`from_record` reads back, a resignation
+        included (``resigned: <colour>`` after the moves).
 
         >>> game = Game(rules=Rules(jumping=False))
         >>> _ = game.play("d2")
         >>> print(game.record(), end="")
         rules: no-jumping
         d2
+        >>> _ = game.resign("b")
+        >>> print(game.record(), end="")
+        rules: no-jumping
+        d2
+        resigned: b
+        # result: White wins (Black resigns)
         """
         lines = []
         if self.rules != STANDARD:
@@ -288,6 +323,8 @@ class Game:
         if self.start != parse_position("startpos", self.rules):
             lines.append(f"start: {format_position(self.start)}")
         lines += [str(m) for m in self._moves]
+        if self._resigned is not None:
+            lines.append(f"resigned: {self._resigned}")
         result = self.result()
         if result is not None:
             lines.append(f"# result: {result}")
@@ -299,23 +336,38 @@ class Game:
 
         Header lines (``rules: <name>``, ``start: <position>``) come before the
         first move; ``rules`` here is the default when the record names none, and
-        must agree with the record when it does.
+        must agree with the record when it does.  A last line ``resigned: w`` (or
+        ``b``), after the moves, resigns for that side.
 
         >>> game = Game.from_record("# a short game\\nd2 f4\\nd3")
         >>> [str(m) for m in game.moves]
         ['d2', 'f4', 'd3']
         """
+        if not isinstance(text, str):
+            raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
         headers: dict[str, str] = {}
         tokens: list[tuple[int, str]] = []
+        resigned: Optional[tuple[int, str]] = None
         for number, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
+            if resigned is not None:
+                raise InvalidNotationError(f"line {number}: nothing follows the resignation "
+                                           f"(line {resigned[0]}) but comments")
             key, colon, value = line.partition(":")
+            if colon and key.strip() == "resigned":
+                colour = value.strip()
+                if colour not in (WHITE, BLACK):
+                    raise InvalidNotationError(f"line {number}: resigned: is followed by w or b, "
+                                               f"not {colour[:20]!r}")
+                resigned = (number, colour)
+                continue
             if colon:
                 key = key.strip()
                 if key not in ("rules", "start"):
-                    raise InvalidNotationError(f"line {number}: unknown header {key!r} (rules: or start:)")
+                    raise InvalidNotationError(f"line {number}: unknown header {key!r} "
+                                               f"(rules:, start: or resigned:)")
                 if tokens:
                     raise InvalidNotationError(f"line {number}: header {key}: after the first move")
                 if key in headers:
@@ -338,6 +390,11 @@ class Game:
                 game.play(token)
             except NotationError as error:
                 raise error.prefixed(f"line {number}: ") from None
+        if resigned is not None:
+            try:
+                game.resign(resigned[1])
+            except NotationError as error:
+                raise error.prefixed(f"line {resigned[0]}: ") from None
         return game
 
 

@@ -35,12 +35,13 @@ True
 
 from __future__ import annotations
 
+import operator
 import re
 from types import ModuleType
 
 import numpy as np
 
-from .board import BOARDS, STANDARD_BOARD, Board
+from .board import BOARDS, STANDARD_BOARD, Board, as_board
 from .kernels import kernels_for
 
 #: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
@@ -71,9 +72,54 @@ def count_orbits(m: int, board: Board = STANDARD_BOARD) -> int:
 
 def canonical_set(own: int, board: Board = STANDARD_BOARD) -> tuple[int, int]:
     """(representative, g): the representative of own's orbit and a symmetry number g
-    with ``board.apply_symmetry(g, own) == representative``."""
-    rep, _, g = kernels_for(board).canonical_set(own)
+    with ``board.apply_symmetry(g, own) == representative``; ValueError for a mask
+    that is no set of the board's points."""
+    board = as_board(board)
+    rep, _, g = kernels_for(board).canonical_set(_mask(own, board))
     return int(rep), int(g)
+
+
+def _integer(value, what: str) -> int:
+    """``value`` as a plain int (numpy integers too); ValueError for anything else."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ValueError(f"{what} must be an integer, not {str(value)[:40]!r}")
+
+
+def _mask(value, board: Board) -> int:
+    """One mask as a plain int; ValueError outside the board (the kernels check the
+    bits of what fits their uint32)."""
+    mask = _integer(value, "a mask")
+    if not 0 <= mask <= board.full_mask:
+        raise ValueError(f"masks must be integers in 0 .. 2**{board.num_points} - 1, not {mask}")
+    return mask
+
+
+def _slot(value, sub: "Subspace") -> int:
+    """One slot as a plain int: ValueError for no integer, IndexError outside the
+    subspace (as the kernels say for slots they can hold)."""
+    slot = _integer(value, "a slot")
+    if not 0 <= slot < 1 << 62:
+        raise IndexError(f"slot {slot} out of range for {sub.name} ({sub.slots} slots)")
+    return slot
+
+
+def _slots(values, sub: "Subspace") -> np.ndarray:
+    """Slots as a contiguous int64 array: ValueError for what are no integers,
+    IndexError for integers no int64 holds (the kernels check the rest)."""
+    arr = np.asarray(values)
+    if arr.size and arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "O":          # Python ints too large for any integer dtype
+            flat = [_integer(v, "a slot") for v in arr.ravel()]
+            bad = next(v for v in flat if not -(1 << 63) <= v < 1 << 63)
+            raise IndexError(f"slot {bad} out of range for {sub.name} ({sub.slots} slots)")
+        raise ValueError(f"slots must be integers, not {arr.dtype}")
+    if arr.dtype == np.uint64 and arr.size and arr.max() >= 1 << 63:
+        raise IndexError(f"slot {int(arr.max())} out of range for {sub.name} ({sub.slots} slots)")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _masks(values, board: Board) -> np.ndarray:
@@ -139,6 +185,7 @@ class Subspace(tuple):
 
     def __new__(cls, m: int, o: int, own_hand: int = 0, opp_hand: int = 0, *,
                 board: Board = STANDARD_BOARD) -> "Subspace":
+        board = as_board(board)
         kernels = kernels_for(board)
         most = kernels.max_stones()
         fields = {"m": m, "o": o, "own_hand": own_hand, "opp_hand": opp_hand}
@@ -152,6 +199,9 @@ class Subspace(tuple):
         return self
 
     def __setattr__(self, name, value):
+        raise AttributeError("a Subspace is immutable")
+
+    def __delattr__(self, name):
         raise AttributeError("a Subspace is immutable")
 
     def __reduce__(self):
@@ -192,8 +242,9 @@ class Subspace(tuple):
 
     @classmethod
     def parse(cls, name: str, board: Board = STANDARD_BOARD) -> Subspace:
-        """Inverse of :attr:`name`: ``Subspace.parse("3-2+6-7")``."""
-        match = _NAME.match(name.strip())
+        """Inverse of :attr:`name`: ``Subspace.parse("3-2+6-7")``; ValueError for what
+        is no name (not a string included)."""
+        match = _NAME.match(name.strip()) if isinstance(name, str) else None
         if not match:
             raise ValueError(f"not a subspace name: {name!r} (expected 'm-o' or 'm-o+h-k')")
         m, o, h, k = match.groups()
@@ -260,17 +311,21 @@ class Subspace(tuple):
         return int(self.kernels.subspace_slots(self.m, self.o))
 
     def index(self, own: int, opp: int) -> int:
-        """Slot of the position (own, opp); the same for all its symmetric images."""
+        """Slot of the position (own, opp); the same for all its symmetric images.
+        ValueError for masks that are no position of this subspace."""
+        own, opp = _mask(own, self.board), _mask(opp, self.board)
         return int(self.kernels.index_position(self.m, self.o, own, opp))
 
     def position(self, slot: int) -> tuple[int, int]:
-        """Canonical (own, opp) of a slot (of a slack slot: a position indexed elsewhere)."""
-        own, opp = self.kernels.position_at(self.m, self.o, slot)
+        """Canonical (own, opp) of a slot (of a slack slot: a position indexed elsewhere);
+        IndexError for a slot outside 0..slots-1, ValueError for no integer."""
+        own, opp = self.kernels.position_at(self.m, self.o, _slot(slot, self))
         return int(own), int(opp)
 
     def is_real(self, slot: int) -> bool:
-        """Whether a canonical position uses the slot (False: slack)."""
-        return bool(self.kernels.is_real_slot(self.m, self.o, slot))
+        """Whether a canonical position uses the slot (False: slack); errors as
+        :meth:`position`."""
+        return bool(self.kernels.is_real_slot(self.m, self.o, _slot(slot, self)))
 
     # --- batches --------------------------------------------------------------------
 
@@ -285,8 +340,9 @@ class Subspace(tuple):
         return out
 
     def positions_many(self, slots) -> tuple[np.ndarray, np.ndarray]:
-        """(own, opp) uint32 arrays of the positions at the given slots."""
-        slots_a = np.ascontiguousarray(slots, dtype=np.int64)
+        """(own, opp) uint32 arrays of the positions at the given slots (integers:
+        ValueError for others, IndexError for a slot outside the subspace)."""
+        slots_a = _slots(slots, self)
         if slots_a.ndim != 1:
             raise ValueError("slots must be a 1-d array")
         own = np.empty(slots_a.shape[0], dtype=np.uint32)
@@ -296,8 +352,8 @@ class Subspace(tuple):
 
     def real_mask(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Boolean array: which of the slots start..stop-1 are real (default: all)."""
-        if stop is None:
-            stop = self.slots
+        start = _integer(start, "start")
+        stop = self.slots if stop is None else _integer(stop, "stop")
         if not 0 <= start <= stop <= self.slots:
             raise IndexError(f"slot range {start}..{stop} outside 0..{self.slots}")
         out = np.empty(stop - start, dtype=np.uint8)
@@ -305,8 +361,9 @@ class Subspace(tuple):
         return out.view(np.bool_)
 
     def is_real_many(self, slots) -> np.ndarray:
-        """Boolean array: whether each of the given slots is real."""
-        slots_a = np.ascontiguousarray(slots, dtype=np.int64)
+        """Boolean array: whether each of the given slots is real (errors as
+        :meth:`positions_many`)."""
+        slots_a = _slots(slots, self)
         if slots_a.ndim != 1:
             raise ValueError("slots must be a 1-d array")
         out = np.empty(slots_a.shape[0], dtype=np.uint8)
@@ -335,6 +392,7 @@ class Pair(tuple):
     board: Board
 
     def __new__(cls, m: int, o: int, *, board: Board = STANDARD_BOARD) -> "Pair":
+        board = as_board(board)
         most = max_stones(board)
         for value in (m, o):
             if (not isinstance(value, (int, np.integer)) or isinstance(value, bool)
@@ -346,6 +404,9 @@ class Pair(tuple):
         return self
 
     def __setattr__(self, name, value):
+        raise AttributeError("a Pair is immutable")
+
+    def __delattr__(self, name):
         raise AttributeError("a Pair is immutable")
 
     def __reduce__(self):
@@ -397,8 +458,10 @@ class Pair(tuple):
 
 def parse_pair(text: str, stones: int) -> tuple[int, int]:
     """``'8-7'`` -> (7, 8), for any stone count (:meth:`Pair.parse` makes a Pair of it);
-    ValueError naming what is wrong (counts must lie in 3..stones)."""
+    ValueError naming what is wrong (counts must lie in 3..stones; not a string included)."""
     try:
+        if not isinstance(text, str):
+            raise ValueError
         a, b = (int(x) for x in text.split("-"))
     except ValueError:
         raise ValueError(f"cannot parse pair {text!r}: expected M-O such as 8-7") from None

@@ -19,13 +19,14 @@ mill takes one enemy stone.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Optional, Union
 
-from .board import STANDARD_BOARD, Board, points_of
+from .board import STANDARD_BOARD, Board, as_board, points_of
 from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
-from .rules import FULL_DRAW, STANDARD, Rules
+from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
 from .board import NUM_POINTS  # noqa: F401,E402  (the standard board's size, as always exported)
@@ -77,13 +78,47 @@ def takeable(enemy: int, rules: Rules) -> int:
 NO_POINT = 31
 
 
+def _integer(value, what: str) -> int:
+    """``value`` as a plain int (numpy integers too, through ``operator.index``);
+    ValueError for anything else, bools included."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be an integer, not {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{what} must be an integer, not {str(value)[:40]!r}") from None
+
+
+def _point(value, what: str, board: Board) -> int:
+    """``value`` as a point number of ``board``; ValueError if it is none."""
+    if value is None:
+        raise ValueError(f"a move has a {what} point")
+    point = _integer(value, f"the {what} point")
+    if not 0 <= point < board.num_points:
+        raise ValueError(f"the {what} point is {point}, but points of the {board.name} board "
+                         f"are numbered 0..{board.num_points - 1}")
+    return point
+
+
+_MOVE_POINTS = ("target", "origin", "take", "take2")
+
+
 @dataclass(frozen=True)
 class Move:
     """A move: place on ``target`` (``origin`` None), or go from ``origin`` to
     ``target``; ``take`` is the enemy stone taken when the move closes a mill, and
     ``take2`` the second one where a move closing two mills takes two (then
-    ``take < take2``).  ``board`` names the points in its text; moves compare by
-    their points alone.
+    ``take < take2``).  ``board`` (a :class:`~solver.board.Board` or its name) names
+    the points in its text; moves compare by their points alone.
+
+    Points are ints (numpy integers are converted) numbered 0.. of ``board``; anything
+    else is a ValueError here, so every move prints (and ``parse_move`` reads the text
+    back).  Whether a move is legal is the position's to say (:meth:`Position.play`).
+
+    >>> Move(24)
+    Traceback (most recent call last):
+    ...
+    ValueError: the target point is 24, but points of the standard board are numbered 0..23
 
     >>> str(Move(target=19)), str(Move(target=19, origin=16, take=9))
     ('d2', 'd3-d2xa4')
@@ -104,11 +139,23 @@ class Move:
     board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        board = self.board
+        if board is not STANDARD_BOARD:
+            board = as_board(board)
+            object.__setattr__(self, "board", board)
+        n = board.num_points
+        target, origin, take, take2 = self.target, self.origin, self.take, self.take2
+        # The common moves (plain ints on the board) pay one test a point.
+        if not (type(target) is int and 0 <= target < n):
+            object.__setattr__(self, "target", _point(target, "target", board))
+        for name, p in (("origin", origin), ("take", take), ("take2", take2)):
+            if p is not None and not (type(p) is int and 0 <= p < n):
+                object.__setattr__(self, name, _point(p, name, board))
         # One form per move: the two stones in increasing order (``d2xa4xb6`` and
         # ``d2xb6xa4`` are one move), a single take always in ``take``.
         if self.take2 is not None:          # rare: the common moves pay one test
             first, second = self.take, self.take2
-            if first is None or (isinstance(first, int) and isinstance(second, int) and first > second):
+            if first is None or first > second:
                 object.__setattr__(self, "take", second)
                 object.__setattr__(self, "take2", first)
 
@@ -128,7 +175,11 @@ class Move:
 
     @classmethod
     def unpack(cls, packed: int, board: Board = STANDARD_BOARD) -> "Move":
-        """The move of a packed form (as the kernels' move generators return them)."""
+        """The move of a packed form (as the kernels' move generators return them);
+        ValueError for a form that holds no move of ``board``."""
+        packed = _integer(packed, "a packed move")
+        if packed < 0:
+            raise ValueError(f"a packed move is not negative: {packed}")
         target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
         second = packed >> 15
         return cls(target, None if origin == NO_POINT else origin,
@@ -147,9 +198,20 @@ class Move:
 @dataclass(frozen=True)
 class Position:
     """A position: stone masks, stones in hand and the side to move (``'w'``/``'b'``),
-    on ``board`` (the standard board unless given).
+    on ``board`` (a :class:`~solver.board.Board` or its name; the standard board unless
+    given).
 
-    Immutable; :meth:`play` returns the position after a move.
+    Immutable; :meth:`play` returns the position after a move.  Masks and hands are
+    ints (numpy integers, such as the index's uint32 masks, are converted); each side
+    has at most as many stones, board plus hand, as any rules of its board allow
+    (12, or half the points), so every position prints text that
+    :func:`parse_position` reads back under rules of enough stones.  Anything else is
+    a ValueError:
+
+    >>> Position(7, 56, 13, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: White has 16 stones (3 on the board, 13 in hand), but a side has at most 12 on the standard board
     """
 
     white: int
@@ -160,6 +222,15 @@ class Position:
     board: Board = field(default=STANDARD_BOARD, repr=False)
 
     def __post_init__(self) -> None:
+        put = object.__setattr__
+        board = self.board
+        if board is not STANDARD_BOARD:
+            board = as_board(board)
+            put(self, "board", board)
+        for name in ("white", "black", "white_hand", "black_hand"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                put(self, name, _integer(value, name.replace("_", " ")))
         if self.white & self.black:
             raise ValueError("a point holds stones of both colours")
         if (self.white | self.black) & ~self.board.full_mask:
@@ -168,6 +239,14 @@ class Position:
             raise ValueError("stones in hand cannot be negative")
         if self.turn not in (WHITE, BLACK):
             raise ValueError("side to move must be 'w' or 'b'")
+        most = min(MAX_STONES, board.num_points // 2)
+        for colour, stones, hand in (("White", self.white, self.white_hand),
+                                     ("Black", self.black, self.black_hand)):
+            on_board = stones.bit_count()
+            if on_board + hand > most:
+                raise ValueError(f"{colour} has {on_board + hand} stones ({on_board} on the board, "
+                                 f"{hand} in hand), but a side has at most {most} on the "
+                                 f"{board.name} board")
 
     # --- the side to move's view -------------------------------------------------
     @property
@@ -207,7 +286,13 @@ class Position:
                         BLACK if self.turn == WHITE else WHITE, self.board)
 
     def transform(self, sym: int) -> "Position":
-        """Image under the board's symmetry number ``sym`` (0..15 on the standard board)."""
+        """Image under the board's symmetry number ``sym`` (0..15 on the standard board);
+        ValueError for another number."""
+        count = len(self.board.symmetries)
+        sym = _integer(sym, "a symmetry number")
+        if not 0 <= sym < count:
+            raise ValueError(f"symmetries of the {self.board.name} board are numbered "
+                             f"0..{count - 1}, not {sym}")
         return replace(self, white=self.board.apply_symmetry(sym, self.white),
                        black=self.board.apply_symmetry(sym, self.black))
 
@@ -296,6 +381,8 @@ class Position:
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
         (True, False)
         """
+        if not isinstance(move, Move):
+            raise TypeError(f"a move is a Move, not {type(move).__name__}")
         self.check_board(rules)
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
@@ -395,12 +482,28 @@ class Position:
             result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
         return result
 
-    def play(self, move: Move, rules: Rules = STANDARD) -> "Position":
-        """The position after ``move``; IllegalMoveError (a ValueError) if it is not legal
-        here, saying which rule it breaks."""
+    def play(self, move: Union[Move, str], rules: Rules = STANDARD) -> "Position":
+        """The position after ``move`` (a :class:`Move`, or its notation as
+        :meth:`Game.play <solver.game.Game.play>` takes it); IllegalMoveError (a
+        ValueError) if it is not legal here, saying which rule it breaks (a point the
+        board does not have is one); for text also InvalidNotationError or
+        AmbiguousMoveError (:func:`parse_legal_move`).
+
+        >>> str(parse_position("startpos").play("d2"))
+        'W:d2 B: b 8 9'
+        >>> three = Rules.from_name("three-mens")
+        >>> parse_position("startpos", three).play(Move(19), three)
+        Traceback (most recent call last):
+        ...
+        solver.errors.IllegalMoveError: illegal move Move(target=19, origin=None, take=None) in this position: points of the three-mens board are numbered 0..8
+        """
+        if isinstance(move, str):
+            return self.play_unchecked(parse_legal_move(move, self, rules))
         reason = self.why_illegal(move, rules)
         if reason is not None:
-            raise IllegalMoveError(f"illegal move {move} in this position: {reason}", move)
+            # The move's text names its own board's points: on another board, its numbers.
+            named = str(move) if move.board == self.board else repr(move)
+            raise IllegalMoveError(f"illegal move {named} in this position: {reason}", move)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":
@@ -467,6 +570,8 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     >>> parse_position("W:a1,b2 B:c3 b", Rules.from_name("three-mens")).black
     4
     """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
     pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
     if rules.line_wins and mill_points(pos.white, pos.board) and mill_points(pos.black, pos.board):
         raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
@@ -476,11 +581,12 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
 
 def parse_move(text: str, board: Board = STANDARD_BOARD) -> Move:
     """Parse move notation (``d2``, ``d2xa4``, ``d2-d3``, ``d2-d3xa4``) without a position;
-    the point names are ``board``'s.
+    the point names are ``board``'s (a :class:`~solver.board.Board` or its name).
 
     >>> parse_move("d2-d3xa4")
     Move(target=16, origin=19, take=9)
     """
+    board = as_board(board)
     return Move(*read_move(text, board), board=board)
 
 
@@ -490,6 +596,8 @@ def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
     move is legal), or AmbiguousMoveError for a move that closes a mill without
     naming the stone it takes (its ``takes`` are the moves it may mean).
     """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
     move = parse_move(text, rules.board)
     legal = pos.legal_moves(rules)
     if move in legal:

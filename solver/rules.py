@@ -21,6 +21,7 @@ Rules(stones=10, jumping=True, mill_rule='take-any', placement='mixed')
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from numbers import Integral
 from typing import Optional
 
 from .board import BOARDS, STANDARD_BOARD, Board, board_named
@@ -70,8 +71,12 @@ class Rules:
             object.__setattr__(self, "board", board_named(self.board))
         if not isinstance(self.board, Board):
             raise ValueError(f"board must be one of {', '.join(BOARDS)}")
-        if not (isinstance(self.stones, int) and 3 <= self.stones <= MAX_STONES):
-            raise ValueError(f"stones per side must be 3..{MAX_STONES}, not {self.stones}")
+        for name in ("stones", "two_mill_takes"):      # numpy integers too, not bools
+            value = getattr(self, name)
+            if isinstance(value, Integral) and not isinstance(value, bool):
+                object.__setattr__(self, name, int(value))
+        if not (type(self.stones) is int and 3 <= self.stones <= MAX_STONES):
+            raise ValueError(f"stones per side must be 3..{MAX_STONES}, not {self.stones!r}")
         if 2 * self.stones > self.board.num_points:
             raise ValueError(f"{self.stones} stones per side do not fit on the {self.board.name} "
                              f"board ({self.board.num_points} points)")

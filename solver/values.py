@@ -7,7 +7,12 @@ holds both; ``plies`` is None for a draw, and where only win/draw/loss is known 
 opening search).
 
 Encoding: 0 draw; 1 + plies when decided (odd plies: win, even: loss);
-0xFFFF a slack slot that no position uses.
+0xFFFF a slack slot that no position uses.  A value holds what the encoding can mean:
+a win in an odd number of plies, a loss in an even one (0: lost already), a draw with
+none; a win in 0 is a finished game won for the side to move (one no game reaches,
+but whose outcome the rules fix: ``Database.probe`` answers it).  :func:`encode`
+refuses what it cannot store (unknown plies, a win in 0, one too long),
+:func:`decode` a code outside 0..0xFFFE.
 
 >>> decode(0), decode(1), decode(2), decode(27)
 (Value('draw', None), Value('loss', 0), Value('win', 1), Value('loss', 26))
@@ -19,6 +24,7 @@ Encoding: 0 draw; 1 + plies when decided (odd plies: win, even: loss);
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Optional
@@ -61,13 +67,38 @@ _SCORE = {WIN: 1, DRAW: 0, LOSS: -1}
 @dataclass(frozen=True)
 class Value:
     """Game-theoretic value for the side to move, and plies to the end (None: a draw,
-    or not known)."""
+    or not known).  ValueError for plies no game has: a win takes an odd number (or 0:
+    won already), a loss an even one (0: the side to move has lost already), a draw none.
+
+    >>> Value("win", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: a win takes an odd number of plies (0: won already; 1, 3, ...), not 2
+    """
 
     value: WDL
     plies: Optional[int] = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "value", WDL(self.value))
+        value = WDL(self.value)
+        object.__setattr__(self, "value", value)
+        plies = self.plies
+        if plies is None:
+            return
+        if value == DRAW:
+            raise ValueError(f"a draw has no plies to the end, not {plies!r}")
+        try:
+            if isinstance(plies, bool):
+                raise TypeError
+            plies = operator.index(plies)
+        except TypeError:
+            raise ValueError(f"plies are an integer or None, not {str(plies)[:40]!r}") from None
+        object.__setattr__(self, "plies", plies)
+        if value == WIN and (plies < 0 or (plies % 2 == 0 and plies)):
+            raise ValueError(f"a win takes an odd number of plies (0: won already; 1, 3, ...), "
+                             f"not {plies}")
+        if value == LOSS and (plies < 0 or plies % 2):
+            raise ValueError(f"a loss takes an even number of plies (0, 2, ...), not {plies}")
 
     def __repr__(self) -> str:
         return f"Value({str(self.value)!r}, {self.plies!r})"
@@ -93,10 +124,18 @@ class Value:
 
 
 def decode(code: int) -> Value:
-    """Value of a stored code; ValueError for the slack marker."""
-    code = int(code)
+    """Value of a stored code (0..0xFFFE); ValueError for the slack marker 0xFFFF and
+    for what is no code at all."""
+    try:
+        if isinstance(code, bool):
+            raise TypeError
+        code = operator.index(code)
+    except TypeError:
+        raise ValueError(f"a code is an integer, not {str(code)[:40]!r}") from None
     if code == SLACK_CODE:
         raise ValueError("slack slot: no position is stored here")
+    if not 0 <= code < SLACK_CODE:
+        raise ValueError(f"codes are 0..{SLACK_CODE - 1:#x}, not {code}")
     if code == DRAW_CODE:
         return Value(DRAW)
     plies = code - 1
@@ -104,10 +143,23 @@ def decode(code: int) -> Value:
 
 
 def encode(v: Value) -> int:
+    """The stored code of ``v``; ValueError for what no code holds: a win or loss of
+    unknown plies, a win in 0 (the shortest win a code holds is 1), or one longer
+    than the codes reach (0xFFFD plies).
+
+    >>> encode(Value("loss", 0)), encode(Value("draw"))
+    (1, 0)
+    """
+    if not isinstance(v, Value):
+        raise TypeError(f"encode takes a Value, not {type(v).__name__}")
     if v.value == DRAW:
         return DRAW_CODE
-    if (v.plies % 2 == 1) != (v.value == WIN):
-        raise ValueError(f"{v}: wins take an odd number of plies, losses an even one")
+    if v.plies is None:
+        raise ValueError(f"{v}: a {v.value} of unknown plies has no code")
+    if v.value == WIN and v.plies == 0:
+        raise ValueError(f"{v}: no code holds a win in 0 (the shortest is a win in 1)")
+    if v.plies + 1 >= SLACK_CODE:
+        raise ValueError(f"{v}: longer than the codes reach ({SLACK_CODE - 2} plies)")
     return v.plies + 1
 
 

@@ -8,6 +8,7 @@ import pytest
 from solver import _kernels, board
 from solver.rules import Rules
 from solver.index import (
+    Pair,
     Subspace,
     canonical_set,
     count_orbits,
@@ -322,3 +323,55 @@ def test_index_stats_of_other_boards_count_burnside(name):
     assert stats["orbits"] == rules.moving_orbits
     assert [r["subspace"] for r in stats["subspaces"]] == [
         f"{m}-{o}" for m in range(3, rules.stones + 1) for o in range(3, rules.stones + 1)]
+
+
+def test_hostile_masks_and_slots():
+    s = Subspace(3, 3)
+    for own, opp in ((-1, 56), (2**70, 56), (7.9, 56.2), (True, 56), ("7", 56)):
+        with pytest.raises(ValueError):
+            s.index(own, opp)
+    assert s.index(np.uint32(7), np.int64(56)) == s.index(7, 56)
+    for slot in (-1, 2**70, s.slots, np.uint64(2**64 - 1)):
+        with pytest.raises(IndexError):
+            s.position(slot)
+        with pytest.raises(IndexError):
+            s.is_real(slot)
+    for slot in (1.5, "3", None):
+        with pytest.raises(ValueError):
+            s.position(slot)
+    with pytest.raises(ValueError):
+        s.positions_many([1.9])
+    with pytest.raises(ValueError):
+        s.is_real_many([True])
+    with pytest.raises(IndexError):
+        s.positions_many([2**70])
+    with pytest.raises(IndexError):
+        s.positions_many(np.array([2**63], dtype=np.uint64))
+    assert s.positions_many(np.array([5], dtype=np.uint16))[0][0] == s.position(5)[0]
+    assert s.positions_many([])[0].shape == (0,)
+    for own in (-1, 2**70, 1 << 24, 1.5):
+        with pytest.raises(ValueError):
+            canonical_set(own)
+    assert canonical_set(np.uint32(7)) == canonical_set(7)
+    with pytest.raises(ValueError):
+        s.real_mask(0.5, 3)
+
+
+def test_names_of_wrong_types_and_board_names():
+    for parse in (Subspace.parse, Pair.parse):
+        for bad in (None, 3, b"3-3"):
+            with pytest.raises(ValueError):
+                parse(bad)
+    assert Subspace(3, 3, board="six-mens") == Subspace(3, 3)
+    assert Subspace(3, 3, board="six-mens").slots == 12012
+    assert Pair(3, 4, board="standard").board is board.STANDARD_BOARD
+    with pytest.raises(ValueError):
+        Subspace(3, 3, board="nine")
+
+
+def test_subspaces_and_pairs_cannot_lose_attributes():
+    s, p = Subspace(3, 3), Pair(3, 4)
+    for value, name in ((s, "board"), (s, "kernels"), (p, "board")):
+        with pytest.raises(AttributeError, match="immutable"):
+            delattr(value, name)
+    assert s.board is board.STANDARD_BOARD and p.board is board.STANDARD_BOARD

@@ -136,8 +136,10 @@ def test_small_hostile_inputs():
     with pytest.raises(InvalidNotationError) as info:
         parse_position("W: B: w 1 " + "9" * 5000)
     assert len(str(info.value)) < 120
+    with pytest.raises(ValueError):
+        Move(99)                         # beyond any board: no Move at all
     with pytest.raises(IllegalMoveError):
-        Game().play(Move(99))
+        Game(rules=Rules.from_name("three-mens")).play(Move(19))    # not a point of this board
     with pytest.raises(TypeError):
         Game().play(None)
     with pytest.raises(ValueError):

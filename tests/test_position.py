@@ -166,3 +166,86 @@ def test_is_legal_agrees_with_legal_moves_on_random_positions():
             assert pos.is_legal(move, rules) == (move in legal), (str(pos), str(move))
             checked += 1
     assert checked > 60_000
+
+
+# --- hostile input: the documented kinds of error, numpy integers accepted ------------
+
+def test_move_points_are_validated_and_always_print():
+    import numpy as np
+    for bad in (-1, 24, 99, 31, 1.5, "d2", True, None):
+        with pytest.raises(ValueError):
+            Move(bad)
+    with pytest.raises(ValueError):
+        Move(19, take=99)
+    with pytest.raises(ValueError):
+        Move(19, origin=-1)
+    with pytest.raises(ValueError):
+        Move.unpack(31)                    # target 31: NO_POINT, no point
+    with pytest.raises(ValueError):
+        Move.unpack(-1)
+    move = Move(np.int64(19), None, np.int64(5), np.uint8(3))
+    assert move == Move(19, None, 3, 5) and (move.take, move.take2) == (3, 5)
+    assert type(move.target) is int and str(move) == "d2xb6xf6"
+    assert parse_move(str(move)) == move
+    assert Move(8, board="three-mens").board.name == "three-mens"
+    with pytest.raises(ValueError):
+        Move(9, board="three-mens")        # three-mens points are 0..8
+
+
+def test_play_refuses_points_off_its_board_and_reads_text():
+    from solver.errors import IllegalMoveError
+    three = Rules.from_name("three-mens")
+    pos = parse_position("startpos", three)
+    with pytest.raises(IllegalMoveError, match="numbered 0..8"):
+        pos.play(Move(19), three)
+    start = parse_position("startpos")
+    assert start.play("d2") == start.play(parse_move("d2"))
+    with pytest.raises(IllegalMoveError):
+        start.play("d2-d3")
+    with pytest.raises(TypeError, match="a move is a Move"):
+        start.play(19)
+
+
+def test_position_fields_are_validated():
+    import numpy as np
+    from solver.index import Subspace
+    own, opp = Subspace(3, 3).positions_many([1000])
+    pos = Position(own[0], opp[0])
+    assert type(pos.white) is int and pos == Position(int(own[0]), int(opp[0]))
+    view = Position.from_view(np.uint32(7), np.uint32(56), np.int64(2), np.int8(1), "b")
+    assert (view.black, view.white, view.black_hand, view.white_hand) == (7, 56, 2, 1)
+    assert type(view.black_hand) is int
+    for hands in ((100, 0), (0, 10), (1.5, 0), (True, 0), ("1", 0), (-1, 0)):
+        with pytest.raises(ValueError):
+            Position(7, 56, *hands)
+    with pytest.raises(ValueError):
+        Position(-1, 0)
+    with pytest.raises(ValueError):
+        Position(7.0, 56)
+    with pytest.raises(ValueError, match="at most 8"):
+        Position(7, 56, 6, 0, board="six-mens")
+    # every position that exists prints text that parses back
+    twelve = Rules(stones=12)
+    full = Position(7, 56, 9, 9, board=twelve.board)
+    assert parse_position(str(full), twelve) == full
+    assert parse_position(str(Position(7, 56, 6, 6))) == Position(7, 56, 6, 6)
+    assert Position(7, 56, board="standard") == Position(7, 56)
+    with pytest.raises(ValueError, match="unknown board"):
+        Position(7, 56, board="nine")
+    with pytest.raises(ValueError, match="a board is"):
+        Position(7, 56, board=3)
+
+
+def test_transform_refuses_numbers_that_are_no_symmetry():
+    pos = parse_position("W:a1 B: w")
+    for bad in (16, -1, 1.0, "1"):
+        with pytest.raises(ValueError):
+            pos.transform(bad)
+    import numpy as np
+    assert pos.transform(np.int64(3)) == pos.transform(3)
+
+
+def test_parse_position_and_parse_move_refuse_wrong_types():
+    with pytest.raises(TypeError, match="rules must be a Rules"):
+        parse_position("startpos", None)
+    assert parse_move("a1", "three-mens") == Move(6, board="three-mens")

@@ -37,3 +37,15 @@ def test_invalid_rules_are_rejected():
         Rules(stones=2)
     with pytest.raises(ValueError, match="mill rule"):
         Rules(mill_rule="take-all")
+
+
+def test_numpy_integers_are_stone_counts_and_bools_are_not():
+    import numpy as np
+    assert Rules(stones=np.int64(4)) == Rules(stones=4)
+    assert type(Rules(stones=np.uint8(4)).stones) is int
+    assert Rules(two_mill_takes=np.int32(2)).two_mill_takes == 2
+    for bad in (True, 4.0, "4", None):
+        with pytest.raises(ValueError):
+            Rules(stones=bad)
+    with pytest.raises(ValueError):
+        Rules(two_mill_takes=True)

@@ -689,7 +689,11 @@ def test_two_takes_are_one_move_in_either_order_and_the_message_names_the_right_
             parse_legal_move(text, pos, r)
     with pytest.raises(IllegalMoveError, match="takes a4 twice"):
         parse_legal_move("d7xa4xa4", pos, r)
-    assert pos.why_illegal(Move(None), r) == "points of the standard board are numbered 0..23"
+    with pytest.raises(ValueError, match="a move has a target"):
+        Move(None)                        # no move: refused where it is made
+    three = Rules.from_name("three-mens")
+    assert (parse_position("startpos", three).why_illegal(Move(19), three)
+            == "points of the three-mens board are numbered 0..8")
 
 
 def test_rule_words_out_of_order_get_the_name_and_options_must_be_booleans():

@@ -96,3 +96,59 @@ def test_outcomes_and_resignation():
     draw = Outcome(DRAW, Termination.REPETITION)
     assert draw.value_for("w") == draw.value_for("b") == DRAW
     assert draw == ("draw", "threefold repetition")
+
+
+def test_values_hold_only_what_a_game_has():
+    import numpy as np
+    from solver.values import decode, encode
+    for value, plies in (("win", 2), ("win", -1), ("win", 4), ("win", "3"), ("win", 1.0),
+                         ("win", True), ("loss", 1), ("loss", -2), ("draw", 5), ("draw", 0),
+                         ("foo", 3)):
+        with pytest.raises(ValueError):
+            Value(value, plies)
+    assert Value("win", np.int64(3)) == Value(WIN, 3) and type(Value("win", np.int64(3)).plies) is int
+    assert Value("loss", 0).plies == 0 and Value("win").plies is None
+    assert Value("win", 0).plies == 0          # a finished game won (Database.probe says so)
+    for code in (0, 1, 2, 27, 0xFFFE):
+        assert encode(decode(code)) == code
+    assert decode(np.uint16(2)) == Value(WIN, 1)
+    for code in (-1, 0xFFFF, 70000, 1.5, "2", None):
+        with pytest.raises(ValueError):
+            decode(code)
+    for value in (Value(WIN), Value(LOSS), Value(WIN, 0), Value(WIN, 0xFFFF), Value(LOSS, 0xFFFE)):
+        with pytest.raises(ValueError):
+            encode(value)
+    with pytest.raises(TypeError):
+        encode("win")
+
+
+def test_outcomes_and_resignations_are_validated():
+    from solver.errors import InvalidNotationError
+    from solver.game import RESIGNATION
+    with pytest.raises(ValueError):
+        Outcome("x", RESIGNATION)
+    with pytest.raises(ValueError):
+        Outcome("w", "gave up")
+    assert Outcome("w", "resignation").termination is RESIGNATION
+    for colour in (None, "white", "W", 1):
+        game = Game()
+        with pytest.raises(ValueError):
+            game.resign(colour)
+        assert game.result() is None
+    game = Game()
+    game.play("d2")
+    game.resign("b")
+    again = Game.from_record(game.record())
+    assert again.result() == game.result() == Outcome("w", RESIGNATION)
+    assert again.record() == game.record() and again.moves == game.moves
+    # a record of before 'resigned:' (the result only a comment) still reads, as a game on
+    old = "d2\n# result: White wins (Black resigns)\n"
+    assert Game.from_record(old).result() is None
+    for bad in ("d2\nresigned: x\n", "resigned: b\nd2\n", "d2\nresigned: b\nresigned: w\n"):
+        with pytest.raises(InvalidNotationError):
+            Game.from_record(bad)
+    for bad in (None, b"d2", 3):
+        with pytest.raises(InvalidNotationError, match="a game record is a string"):
+            Game.from_record(bad)
+    with pytest.raises(TypeError):
+        Game(3)
