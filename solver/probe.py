@@ -51,6 +51,11 @@ class MoveProbe:
     value: WDL
     plies: Optional[int] = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.move, Move):
+            raise TypeError(f"a MoveProbe's move is a Move, not {type(self.move).__name__}")
+        Value(self.value, self.plies)       # the same checks as a Value's (ValueError)
+
     @property
     def rank(self) -> tuple:
         """Sort key, best first (:attr:`solver.values.Value.rank`)."""

@@ -183,3 +183,14 @@ def test_a_closed_database_answers_nothing(db4, tmp_path):
     plain.write_text("x")
     with pytest.raises(DatabaseError, match="is not a folder"):
         open_database(plain, FOUR)
+
+
+def test_move_probes_are_checked_as_values():
+    from solver.position import Move
+    from solver.probe import MoveProbe
+    assert MoveProbe(Move(3), "win", 3).rank == MoveProbe(Move(5), "win", 3).rank
+    for move, value, plies in ((Move(3), "foo", 3), (Move(3), "win", 2), (Move(3), "draw", 4)):
+        with pytest.raises(ValueError):
+            MoveProbe(move, value, plies)
+    with pytest.raises(TypeError, match="is a Move, not str"):
+        MoveProbe("d2", "win", 1)
