@@ -40,7 +40,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     memory accesses are in flight at once.
     """
     cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t n_slots
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -51,12 +51,20 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef IndexFrame* frame
     cdef long long nbad = 0, at
-    cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
+    cdef Outside x
+    # (the sizes are those of m-o: m and o first, so that they index the tables)
+    _check_mo(m, o)
+    check_jobs(jobs)
+    x = outside_of(m, o, h, k, cap, place, place_cap)
+    n_slots = c_subspace_slots(m, o)
+    check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
+    check_size("quiet", quiet.shape[0], c_subspace_slots(o, m), f"slots of {o}-{m}")
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
     cdef int64_t[::1] bad = bad_arr
     if stop < 0 or stop > n_slots:
         stop = n_slots
-    assert val.shape[0] == n_slots and quiet.shape[0] == c_subspace_slots(o, m)
+    if start < 0 or start > stop:
+        raise ValueError(f"bad slot range {start}..{stop} of {m}-{o}")
     nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
@@ -168,7 +176,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     the side to move places): ``quiet`` is o-(m+1)+k-(h-1) and ``cap`` (o-1)-(m+1), as
     for placement_pass, whose slot-order check this is the grouped twin of.
     """
-    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t n_slots
     cdef int64_t r, visited = 0
     cdef uint32_t opp, own
     cdef uint32_t* owns
@@ -185,22 +193,28 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     cdef bint over = m + h < 3 or o + k < 3     # (c_moves_rules: no moves then)
     cdef long long nbad = 0, at
     cdef uint64_t prints = 0
-    cdef const uint16_t* codes = NULL if fingerprint else &val[0]
+    cdef const uint16_t* codes
     cdef int m1 = m + 1 if h > 0 else m       # the mover's stones after its move
     cdef bint cap_wins = o - 1 + k < 3
     cdef const uint16_t* capp = &cap[0] if cap.shape[0] > 0 else NULL
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
     cdef int64_t[::1] bad = bad_arr
+    _check_mo(m, o)
+    check_jobs(jobs)
+    # (a placement's child has m + 1 stones of the mover's: within the tables)
+    if h < 0 or k < 0 or (h > 0 and m + h < 3) or m + h > MAX_STONES or o + k > MAX_STONES:
+        raise ValueError(f"no subspace {m}-{o}+{h}-{k}")
     if rep_stop < 0 or rep_stop > ORBITS[o]:
         rep_stop = ORBITS[o]
     if rep_start < 0 or rep_start > rep_stop:
         raise ValueError("bad representative range")
-    if h < 0 or k < 0 or (h > 0 and m + h < 3):
-        raise ValueError(f"no subspace {m}-{o}+{h}-{k}")
-    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m1):
-        raise ValueError("value or quiet-successor array of the wrong size")
-    if not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m1):
-        raise ValueError("capture-target array of the wrong size")
+    n_slots = c_subspace_slots(m, o)
+    check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
+    check_size("quiet", quiet.shape[0], c_subspace_slots(o, m1), f"slots of {o}-{m1}")
+    # (no opponent stone, no capture: cap is never read)
+    if not cap_wins and o >= 1:
+        check_size("cap", cap.shape[0], c_subspace_slots(o - 1, m1), f"slots of {o - 1}-{m1}")
+    codes = NULL if fingerprint else &val[0]
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
@@ -259,6 +273,7 @@ def retro_fingerprint(const uint16_t[::1] val, uint16_t code, int jobs=2):
     slot_print over those slots and their codes (read in order)."""
     cdef int64_t i, n = 0
     cdef uint64_t prints = 0
+    check_jobs(jobs)
     for i in prange(val.shape[0], nogil=True, num_threads=jobs, schedule="static"):
         if val[i] != code:
             n += 1

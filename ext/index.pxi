@@ -720,9 +720,13 @@ def index_batch(int m, int o, const uint32_t[::1] own, const uint32_t[::1] opp,
 
 def index_batch_unchecked_sum(int m, int o, const uint32_t[::1] own,
                               const uint32_t[::1] opp):
-    """Sum of the slots, without checks or stores (for the benchmark only)."""
+    """Sum of the slots, without checks of the positions or stores (for the benchmark
+    only: see index_batch_unchecked)."""
     cdef Py_ssize_t i, n = own.shape[0]
     cdef int64_t total = 0
+    _check_mo(m, o)
+    if opp.shape[0] != n:
+        raise ValueError("arrays differ in length")
     with nogil:
         for i in range(n):
             total += c_index_position(m, o, own[i], opp[i])
@@ -731,8 +735,15 @@ def index_batch_unchecked_sum(int m, int o, const uint32_t[::1] own,
 
 def index_batch_unchecked(int m, int o, const uint32_t[::1] own,
                           const uint32_t[::1] opp, int64_t[::1] out):
-    """out[i] = slot of (own[i], opp[i]) without checks (for the benchmark only)."""
+    """out[i] = slot of (own[i], opp[i]) without checks of the positions (for the
+    benchmark only: it measures the index alone).  The masks are trusted: one that is
+    no position of m-o gives a wrong slot, or reads out of the tables.  m, o and the
+    lengths are checked (once a call, nothing to measure): m or o beyond the tables
+    would read far out of them for every position."""
     cdef Py_ssize_t i, n = own.shape[0]
+    _check_mo(m, o)
+    if opp.shape[0] != n or out.shape[0] != n:
+        raise ValueError("arrays differ in length")
     with nogil:
         for i in range(n):
             out[i] = c_index_position(m, o, own[i], opp[i])
@@ -796,9 +807,8 @@ def count_real_slots(int m, int o, int threads=2):
     cdef int64_t rep, total = 0
     cdef int64_t nreps
     _check_mo(m, o)
+    check_jobs(threads, "threads")
     nreps = ORBITS[m]
-    if threads < 1:
-        raise ValueError("threads must be >= 1")
     for rep in prange(nreps, nogil=True, schedule="dynamic", chunksize=16,
                       num_threads=threads):
         total += _real_slots_of_rep(m, o, rep)

@@ -8,6 +8,7 @@
 # it provides and what it uses):
 #
 # - ``board.pxi``: tables (adjacency, mills, symmetries) filled from :mod:`solver.board`
+# - ``guards.pxi``: the checks of what Python callers pass (threads, array sizes, masks)
 # - ``movegen.pxi``: forward moves and quiet un-moves on point masks, the packed-move codec
 # - ``index.pxi``: the symmetry-reduced index of a subspace
 # - ``retro.pxi``: retrograde analysis of a moving-phase pair
@@ -24,9 +25,10 @@
 #
 # The independent oracle is not here: it is its own module per board,
 # ``solver.verify._oracle`` and ``solver.verify._oracle_<board>`` (``ext/oracle.pxi``),
-# which compiles in only board.pxi and movegen.pxi.
+# which compiles in only board.pxi, guards.pxi and movegen.pxi.
 
 include "board.pxi"
+include "guards.pxi"
 include "movegen.pxi"
 include "index.pxi"
 include "retro.pxi"

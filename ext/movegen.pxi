@@ -234,7 +234,9 @@ def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
     """Forward moves of the kernel as packed ints (see the header of movegen.pxi);
     ``mixed``: mixed placement (a side with stones in hand may also move)."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, buf)
+    cdef int n
+    check_position(own, opp)
+    n = c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, buf)
     return [buf[i] for i in range(n)]
 
 
@@ -243,7 +245,9 @@ def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
                    bint mixed=False):
     """Quiet un-moves of the kernel as packed ints (``mixed`` as for moves_packed)."""
     cdef uint32_t buf[MAX_MOVES]
-    cdef int n = c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, kinds, buf)
+    cdef int n
+    check_position(own, opp)
+    n = c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, kinds, buf)
     return [buf[i] for i in range(n)]
 
 
@@ -253,6 +257,9 @@ def count_moves_batch(const uint32_t[::1] own, const uint32_t[::1] opp,
     """Number of legal moves of many positions at once (for benchmarks)."""
     cdef Py_ssize_t i, n = own.shape[0]
     cdef uint32_t buf[MAX_MOVES]
+    check_positions(own, opp)
+    if own_hand.shape[0] != n or opp_hand.shape[0] != n:
+        raise ValueError("arrays differ in length")
     out = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] res = out
     with nogil:

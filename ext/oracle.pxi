@@ -6,7 +6,7 @@
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
-# Uses:     board.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
+# Uses:     board.pxi, guards.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
 #           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
@@ -72,6 +72,7 @@
 
 # Compiled in: the board tables and the rules kernel c_moves_rules, the one thing shared.
 include "board.pxi"
+include "guards.pxi"
 include "movegen.pxi"
 
 from cython.parallel cimport prange, parallel
@@ -154,17 +155,35 @@ cdef inline int64_t orc_index(int m, int o, uint32_t own, uint32_t opp) noexcept
     return orc_rank(own) * ORC_C[NPTS][o] + orc_rank(opp)
 
 
+cdef int _orc_check_mo(int m, int o) except -1:
+    """Refuse stone counts outside the oracle's tables (ORC_C, ORC_SETS: 0..NPTS)."""
+    if not (0 <= m and 0 <= o and m + o <= NPTS):
+        raise ValueError(f"no subspace {m}-{o} on the {BOARD_NAME} board ({NPTS} points)")
+    return 0
+
+
+cdef int _orc_check_set(uint32_t s) except -1:
+    """Refuse a set with a point beyond the board: ORC_HIGH_RANK has a row for each of
+    the 2^12 high parts of a set of 24 points, no more."""
+    if s & ~FULL:
+        raise ValueError(f"not a set of points 0..{NPTS - 1}: {s:#08x}")
+    return 0
+
+
 def oracle_entries(int m, int o):
     """Raw entries of subspace m-o in the oracle (including unused overlapping ones)."""
+    _orc_check_mo(m, o)
     return orc_entries(m, o)
 
 
 def oracle_rank(uint32_t s):
+    _orc_check_set(s)
     return orc_rank(s)
 
 
 def oracle_sets(int k):
     """All k-sets of the NPTS points in rank order, as a numpy array (a copy)."""
+    _orc_check_mo(k, 0)
     _orc_make_sets(k)
     out = np.empty(ORC_C[NPTS][k], dtype=np.uint32)
     cdef uint32_t[::1] o = out
@@ -176,6 +195,7 @@ def oracle_sets(int k):
 
 def oracle_new(int m, int o):
     """A fresh oracle array of m-o: ORC_UNDECIDED for positions, ORC_NONE for overlaps."""
+    _orc_check_mo(m, o)
     _orc_make_sets(m)
     _orc_make_sets(o)
     cdef int64_t i, n = orc_entries(m, o), per = ORC_C[NPTS][o]
@@ -191,6 +211,9 @@ def oracle_new(int m, int o):
 
 def oracle_position(int m, int o, int64_t i):
     """(own, opp) masks of raw entry i of m-o."""
+    _orc_check_mo(m, o)
+    if not 0 <= i < orc_entries(m, o):
+        raise IndexError(f"entry {i} out of range for {m}-{o} ({orc_entries(m, o)} entries)")
     _orc_make_sets(m)
     _orc_make_sets(o)
     cdef int64_t per = ORC_C[NPTS][o]
@@ -198,6 +221,11 @@ def oracle_position(int m, int o, int64_t i):
 
 
 def oracle_index(int m, int o, uint32_t own, uint32_t opp):
+    _orc_check_mo(m, o)
+    _orc_check_set(own)
+    _orc_check_set(opp)
+    if popcount(own) != m or popcount(opp) != o:
+        raise ValueError(f"not sets of {m} and {o} points: own={own:#08x} opp={opp:#08x}")
     return orc_index(m, o, own, opp)
 
 
@@ -223,8 +251,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     ORC_NONE (``blocker`` at ORC_SCAN).
     Returns how many states this sweep decided.
     """
-    cdef int64_t i, n = orc_entries(m, o), per = ORC_C[NPTS][o]
-    cdef int64_t per_child = ORC_C[NPTS][m], opp_part, per_placed = ORC_C[NPTS][m + 1]
+    cdef int64_t i, n, per, per_child, opp_part, per_placed = 0
     cdef int64_t decided = 0
     cdef uint32_t own, opp, mv, own2, opp2
     cdef uint32_t* moves
@@ -239,23 +266,37 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     cdef const uint16_t* placep = NULL
     cdef const uint16_t* place_capp = NULL
     cdef bint cap_wins = o - 1 + ho < 3
+    _orc_check_mo(m, o)
+    check_jobs(jobs)
+    if hm < 0 or ho < 0 or (hm > 0 and m + o >= NPTS):     # (no point to place on)
+        raise ValueError(f"no subspace {m}-{o}+{hm}-{ho} on the {BOARD_NAME} board")
+    n = orc_entries(m, o)
+    per = ORC_C[NPTS][o]
+    per_child = ORC_C[NPTS][m]
     if hm > 0:
+        if place is None or (place_cap is None and not cap_wins and o >= 1):
+            raise ValueError("a subspace with stones in hand needs its placement targets")
+        per_placed = ORC_C[NPTS][m + 1]
         arr = place
-        assert arr.shape[0] == orc_entries(o, m + 1)
+        check_size("place", arr.shape[0], orc_entries(o, m + 1), f"entries of {o}-{m + 1}")
         placep = &arr[0]
         if not cap_wins and o >= 1:
             arr = place_cap
-            assert arr.shape[0] == orc_entries(o - 1, m + 1)
+            check_size("place_cap", arr.shape[0], orc_entries(o - 1, m + 1),
+                       f"entries of {o - 1}-{m + 1}")
             place_capp = &arr[0]
+    check_size("val", val.shape[0], n, f"entries of {m}-{o}")
+    check_size("quiet", quiet.shape[0], orc_entries(o, m), f"entries of {o}-{m}")
+    check_size("cap_win", cap_win.shape[0], n, f"entries of {m}-{o}")
+    check_size("blocker", blocker.shape[0], n, f"entries of {m}-{o}")
+    check_size("loss_rows", loss_rows.shape[0], per_child, f"sets of {m} points")
+    check_size("quiet_loss_rows", quiet_loss_rows.shape[0], per, f"sets of {o} points")
+    if not cap_wins and o >= 1 and m >= 1 and m + o < NPTS:
+        check_size("cap", cap.shape[0], orc_entries(o - 1, m), f"entries of {o - 1}-{m}")
     _orc_make_sets(m)
     _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
-    assert val.shape[0] == n and quiet.shape[0] == orc_entries(o, m)
-    assert cap_win.shape[0] == n and blocker.shape[0] == n and loss_rows.shape[0] == ORC_C[NPTS][m]
-    assert quiet_loss_rows.shape[0] == ORC_C[NPTS][o]
-    if not cap_wins and o >= 1 and m >= 1 and m + o < NPTS:
-        assert cap.shape[0] == orc_entries(o - 1, m)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
         for i in prange(n, schedule="dynamic", chunksize=8192):

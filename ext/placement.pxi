@@ -28,6 +28,19 @@ cdef inline int child_code(int m, int o, uint32_t own_after, uint32_t opp_after,
     return arr[c_index_position(opp_count, m + 1, opp_after, own_after)]
 
 
+cdef int _check_placement(int m, int o, int hm, int ho, int jobs) except -1:
+    """What every pass over a placement subspace needs of its arguments before it reads
+    a table: m-o a subspace of the index, the side to move with a stone to place, and
+    both sides' stones (board and hand) within the index, which covers the child of
+    m + 1 stones it indexes; and a thread count OpenMP can start."""
+    _check_mo(m, o)
+    check_jobs(jobs)
+    if not (1 <= hm and 0 <= ho and m + hm <= MAX_STONES and o + ho <= MAX_STONES):
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho} "
+                         f"(at most {MAX_STONES} stones a side)")
+    return 0
+
+
 def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
                      const uint16_t[::1] quiet_child, const uint16_t[::1] capture_child,
                      bint jumping, bint take_none, int jobs=2):
@@ -37,7 +50,7 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
     (o-1, m+1) with the same hands, or empty when a capture leaves the opponent with
     fewer than three stones (board plus hand): then it wins at once.
     """
-    cdef int64_t slot, n_slots = c_subspace_slots(m, o)
+    cdef int64_t slot, n_slots
     cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -45,10 +58,16 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
     cdef Best* b      # per thread: a variable only used through & would be shared
     cdef const uint16_t* qp = &quiet_child[0] if quiet_child.shape[0] > 0 else NULL
     cdef const uint16_t* cp = &capture_child[0] if capture_child.shape[0] > 0 else NULL
-    assert hm >= 1 and out.shape[0] == n_slots
+    _check_placement(m, o, hm, ho, jobs)
+    n_slots = c_subspace_slots(m, o)
+    check_size("out", out.shape[0], n_slots, f"slots of {m}-{o}")
     # an empty child array is one never looked up: this side has already lost
-    assert quiet_child.shape[0] in (0, c_subspace_slots(o, m + 1))
-    assert capture_child.shape[0] in (0, c_subspace_slots(o - 1, m + 1)) if o >= 1 else True
+    if quiet_child.shape[0]:
+        check_size("quiet_child", quiet_child.shape[0], c_subspace_slots(o, m + 1),
+                   f"slots of {o}-{m + 1}, or none")
+    if capture_child.shape[0] and o >= 1:      # (no opponent stone: nothing to take)
+        check_size("capture_child", capture_child.shape[0], c_subspace_slots(o - 1, m + 1),
+                   f"slots of {o - 1}-{m + 1}, or none")
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -127,6 +146,18 @@ cdef inline int placed_code(uint32_t own, uint32_t free_r, uint32_t victims, bin
     return best_code(&b)        # (no free point: nothing taken in, lost in 0)
 
 
+cdef int _check_children(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
+                         const uint16_t[::1] cap, bint cap_wins) except -1:
+    """The sizes of a placement subspace's codes and its children's (placement_solve and
+    placement_pass): ``cap`` is read only where a capture leaves the opponent three."""
+    check_size("val", val.shape[0], c_subspace_slots(m, o), f"slots of {m}-{o}")
+    check_size("quiet", quiet.shape[0], c_subspace_slots(o, m + 1), f"slots of {o}-{m + 1}")
+    if o >= 1 and not cap_wins:
+        check_size("cap", cap.shape[0], c_subspace_slots(o - 1, m + 1),
+                   f"slots of {o - 1}-{m + 1}")
+    return 0
+
+
 def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
                     const uint16_t[::1] quiet, const uint16_t[::1] cap,
                     bint jumping, bint take_none, int64_t rep_start=0, int64_t rep_stop=-1,
@@ -144,7 +175,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     o stones every real slot is written once.  Children as in :func:`placement_pass`;
     the moves are c_moves_packed's, with the takeable stones found once per opponent set.
     """
-    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t n_slots
     cdef int64_t r, count = 0
     cdef uint32_t opp, victims
     cdef uint32_t* owns
@@ -155,14 +186,13 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     cdef bint cap_wins = o - 1 + ho < 3
     cdef const uint16_t* qp = &quiet[0]
     cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
+    _check_placement(m, o, hm, ho, jobs)
+    if m + hm < 3 or o + ho < 3:
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
     if rep_stop < 0 or rep_stop > ORBITS[o]:
         rep_stop = ORBITS[o]
-    if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
-        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
-    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m + 1):
-        raise ValueError("value or quiet-child array of the wrong size")
-    if o >= 1 and not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m + 1):
-        raise ValueError("capture-child array of the wrong size")
+    n_slots = c_subspace_slots(m, o)
+    _check_children(m, o, val, quiet, cap, cap_wins)
     if rep_start < 0 or rep_start > rep_stop:
         raise ValueError("bad representative range")
     with nogil, parallel(num_threads=jobs):
@@ -204,7 +234,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
     max_bad, and how many disagree); both empty/0 when writing.
     """
     cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots = c_subspace_slots(m, o)
+    cdef int64_t n_slots
     cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -220,14 +250,13 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
     cdef const uint16_t* cp = &cap[0] if cap.shape[0] > 0 else NULL
     bad_arr = np.full(max_bad, -1, dtype=np.int64)
     cdef int64_t[::1] bad = bad_arr
+    _check_placement(m, o, hm, ho, jobs)
+    if m + hm < 3 or o + ho < 3:
+        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
+    n_slots = c_subspace_slots(m, o)
     if stop < 0 or stop > n_slots:
         stop = n_slots
-    if not (1 <= hm <= MAX_STONES and 0 <= ho <= MAX_STONES and m + hm >= 3 and o + ho >= 3):
-        raise ValueError(f"no placement subspace {m}-{o}+{hm}-{ho}")
-    if val.shape[0] != n_slots or quiet.shape[0] != c_subspace_slots(o, m + 1):
-        raise ValueError("value or quiet-child array of the wrong size")
-    if o >= 1 and not cap_wins and cap.shape[0] != c_subspace_slots(o - 1, m + 1):
-        raise ValueError("capture-child array of the wrong size")
+    _check_children(m, o, val, quiet, cap, cap_wins)
     if start < 0 or start > stop:
         raise ValueError("bad slot range")
     nblocks = (stop - start + PLACE_BATCH - 1) // PLACE_BATCH
@@ -317,7 +346,7 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
     m+1), same hands) to 1 at every child slot; an empty array: that child is not
     tracked.  Returns the number of reached real slots.
     """
-    cdef int64_t slot, n_slots = c_subspace_slots(m, o), count = 0
+    cdef int64_t slot, n_slots, count = 0
     cdef uint32_t own, opp, mv, own2
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -325,12 +354,17 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
     cdef FixedOwn* fo
     cdef bint track_q = quiet_reach.shape[0] > 0
     cdef bint track_c = cap_reach.shape[0] > 0
-    if reached.shape[0] != n_slots:
-        raise ValueError("reached array of the wrong size")
-    if track_q and quiet_reach.shape[0] != c_subspace_slots(o, m + 1):
-        raise ValueError("quiet-child array of the wrong size")
-    if track_c and (o < 1 or cap_reach.shape[0] != c_subspace_slots(o - 1, m + 1)):
-        raise ValueError("capture-child array of the wrong size")
+    _check_placement(m, o, hm, ho, jobs)
+    n_slots = c_subspace_slots(m, o)
+    check_size("reached", reached.shape[0], n_slots, f"slots of {m}-{o}")
+    if track_q:
+        check_size("quiet_reach", quiet_reach.shape[0], c_subspace_slots(o, m + 1),
+                   f"slots of {o}-{m + 1}, or none")
+    if track_c and o < 1:
+        raise ValueError(f"cap_reach given, but {m}-{o} has no opponent stone to take")
+    if track_c:
+        check_size("cap_reach", cap_reach.shape[0], c_subspace_slots(o - 1, m + 1),
+                   f"slots of {o - 1}-{m + 1}, or none")
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))

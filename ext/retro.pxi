@@ -461,28 +461,30 @@ cdef inline int outside_read(int64_t e, const Outside* x) noexcept nogil:
 cdef Outside outside_of(int m, int o, int h, int k, const uint16_t[::1] cap,
                         object place, object place_cap) except *:
     """The Outside of m-o+h-k from the solved arrays, their sizes checked (``place`` and
-    ``place_cap``: None where the side to move has nothing in hand)."""
+    ``place_cap``: None where the side to move has nothing in hand); m-o must be a
+    subspace of the index (_check_mo), checked by the caller."""
     cdef Outside x
     cdef const uint16_t[::1] arr
+    # (a placement leads to m + 1 stones of the mover's: within the index's tables)
+    if h < 0 or k < 0 or m + h > MAX_STONES or o + k > MAX_STONES:
+        raise ValueError(f"no subspace {m}-{o}+{h}-{k}")
     x.cap_wins = o - 1 + k < 3
     x.cap = NULL
     x.place = NULL
     x.place_cap = NULL
     if not x.cap_wins and o >= 1 and m >= 1:        # (no stone on the board: no move)
-        if cap.shape[0] != c_subspace_slots(o - 1, m):
-            raise ValueError("capture-target array of the wrong size")
+        check_size("cap", cap.shape[0], c_subspace_slots(o - 1, m), f"slots of {o - 1}-{m}")
         x.cap = &cap[0]
     if h > 0:
         if place is None or (place_cap is None and not x.cap_wins and o >= 1):
             raise ValueError("a subspace with stones in hand needs its placement targets")
         arr = place
-        if arr.shape[0] != c_subspace_slots(o, m + 1):
-            raise ValueError("placement-target array of the wrong size")
+        check_size("place", arr.shape[0], c_subspace_slots(o, m + 1), f"slots of {o}-{m + 1}")
         x.place = &arr[0]
         if not x.cap_wins and o >= 1:
             arr = place_cap
-            if arr.shape[0] != c_subspace_slots(o - 1, m + 1):
-                raise ValueError("placement-capture-target array of the wrong size")
+            check_size("place_cap", arr.shape[0], c_subspace_slots(o - 1, m + 1),
+                       f"slots of {o - 1}-{m + 1}")
             x.place_cap = &arr[0]
     return x
 
@@ -627,7 +629,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     (_init_grouped: its captures read from cache) unless ``grouped`` is False (slot
     order, as a subspace with stones in hand always is; the same codes).
     """
-    cdef int64_t slot, s0, s1, blk, n_slots = c_subspace_slots(m, o)
+    cdef int64_t slot, s0, s1, blk, n_slots
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -637,8 +639,12 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     cdef int* nmoves
     cdef int n, i, j, total, q
     cdef Best* b      # per thread: a variable only used through & would be shared
-    cdef Outside x = outside_of(m, o, h, k, cap, place, place_cap)
-    assert val.shape[0] == n_slots
+    cdef Outside x
+    _check_mo(m, o)
+    check_jobs(jobs)
+    x = outside_of(m, o, h, k, cap, place, place_cap)
+    n_slots = c_subspace_slots(m, o)
+    check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
     if grouped and h == 0 and k == 0:
         return _init_grouped(m, o, val, &x, jumping, take_none, jobs, full_draw)
     with nogil, parallel(num_threads=jobs):
@@ -924,6 +930,7 @@ def retro_floor(uint16_t[::1] val, int jobs=2):
     cdef bint wide
     cdef uint8_t* f8
     cdef uint16_t* f16
+    check_jobs(jobs)
     for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
         v = val[i]
         if v != V_SLACK and (v & V_PENDING) and not (v & V_DRAW_CAPTURE):
@@ -950,10 +957,10 @@ def retro_floor(uint16_t[::1] val, int jobs=2):
 
 cdef int floor_is_wide(const uint8_t[::1] floor, int64_t n) except -1:
     """Whether the loss floor of a subspace of n slots (retro_floor) holds two bytes a
-    slot; an AssertionError where its length fits neither."""
+    slot; a ValueError where its length fits neither (the rounds index it by slot)."""
     if n > 0 and floor.shape[0] == 2 * n:
         return True
-    assert floor.shape[0] == n
+    check_size("pred_floor", floor.shape[0], n, "one byte a slot, or two")
     return False
 
 
@@ -993,7 +1000,9 @@ def retro_frontier_size(const uint16_t[::1] val, uint16_t[::1] due, uint16_t[::1
     hold, and counts in ``holds`` the frontier's slots of each block (for retro_scan)."""
     cdef int64_t b, n_slots = val.shape[0], total = 0, n
     cdef uint16_t at = <uint16_t>(d + 1)
-    assert due.shape[0] == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT == holds.shape[0]
+    check_jobs(jobs)
+    check_size("due", due.shape[0], (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT, "blocks of val")
+    check_size("holds", holds.shape[0], due.shape[0], "blocks of val")
     for b in prange(due.shape[0], nogil=True, num_threads=jobs, schedule="static", chunksize=64):
         holds[b] = 0
         if due[b] <= at:
@@ -1016,7 +1025,12 @@ def retro_scan(const uint16_t[::1] val, const uint16_t[::1] holds, int d, int64_
     cdef int64_t n_slots = val.shape[0], n = 0, nb = holds.shape[0], lo, b, first = block
     cdef int64_t* at
     cdef uint16_t code = <uint16_t>(d + 1)
-    assert out.shape[0] >= SCAN_SLOTS and nb == (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    check_jobs(jobs)
+    check_size("holds", nb, (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT, "blocks of val")
+    if out.shape[0] < SCAN_SLOTS:       # (else a full block may never fit: no progress)
+        raise ValueError(f"array out has {out.shape[0]} entries, at least {SCAN_SLOTS} needed")
+    if not 0 <= block <= nb:
+        raise ValueError(f"block {block} out of range 0..{nb}")
     offsets = np.empty(nb - first, dtype=np.int64)     # (each block's place in out)
     cdef int64_t[::1] off = offsets
     while block < nb and n + holds[block] <= out.shape[0]:
@@ -1033,6 +1047,19 @@ def retro_scan(const uint16_t[::1] val, const uint16_t[::1] holds, int d, int64_
             gather_block(&val[0], lo, min(lo + SCAN_SLOTS, n_slots), code, at,
                          off[b - first])
     return n, block
+
+
+cdef int _check_round(int m, int o, const uint16_t[::1] child, const uint16_t[::1] pred,
+                     const uint16_t[::1] pred_due, int jobs) except -1:
+    """The arguments of a round (retro_round, retro_pull, retro_pull_grouped) that say
+    where it reads and writes, checked before any is used."""
+    _check_mo(m, o)
+    check_jobs(jobs)
+    check_size("child", child.shape[0], c_subspace_slots(m, o), f"slots of {m}-{o}")
+    check_size("pred", pred.shape[0], c_subspace_slots(o, m), f"slots of {o}-{m}")
+    check_size("pred_due", pred_due.shape[0], (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT,
+               "blocks of pred")
+    return 0
 
 
 def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
@@ -1053,8 +1080,8 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     out the successors won in fewer than d plies (else it needs no look at them).
     Under mixed placement m-o is m-o+h-k and o-m is o-m+k-h (see retro_init).
     """
-    cdef int64_t j, j1, blk, slot, p, decided = 0
-    cdef int64_t n_front = frontier.shape[0], per = <int64_t>BINOM[NPTS - m][o]
+    cdef int64_t j, j1, blk, slot, p, decided = 0, f, bad
+    cdef int64_t n_front = frontier.shape[0], per
     cdef uint32_t own, opp, mv, before
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -1073,10 +1100,22 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
     cdef const uint16_t* codes = &child[0] if recount else NULL
     # a round into losses computes counts; without recount, from the stones it has
     cdef bint keep = not child_lost and not recount
-    cdef bint wide = floor_is_wide(pred_floor, pred.shape[0])
-    assert child.shape[0] == c_subspace_slots(m, o)
-    assert pred.shape[0] == c_subspace_slots(o, m)
-    assert pred_due.shape[0] == (pred.shape[0] + SCAN_SLOTS - 1) >> SCAN_SHIFT
+    cdef bint wide
+    _check_round(m, o, child, pred, pred_due, jobs)
+    per = <int64_t>BINOM[NPTS - m][o]
+    # the frontier's slots are read as slots of m-o (its positions): one out of range,
+    # an IndexError as position_batch gives, before any is read (a pass of a compare a
+    # state, where a state's un-moves take hundreds of nanoseconds)
+    with nogil:
+        bad = -1
+        for f in range(n_front):
+            if not 0 <= frontier[f] < child.shape[0]:
+                bad = f
+                break
+    if bad >= 0:
+        raise IndexError(f"frontier[{bad}] = {frontier[bad]}: no slot of {m}-{o} "
+                         f"({child.shape[0]} slots)")
+    wide = floor_is_wide(pred_floor, pred.shape[0])
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -1319,7 +1358,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
     rounds where few states can be decided (it skips the others at the cost of a
     sequential read).  retro_pull_grouped does the same where many can.
     """
-    cdef int64_t p, s, decided = 0, n_pred = c_subspace_slots(o, m)
+    cdef int64_t p, s, decided = 0, n_pred
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -1328,10 +1367,10 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
     cdef uint16_t v
     cdef bint hit, stopped
     cdef IndexFrame* frame     # per thread (see Best in retro_init)
-    cdef bint wide = floor_is_wide(pred_floor, n_pred)
-    assert pred.shape[0] == n_pred
-    assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    assert child.shape[0] == c_subspace_slots(m, o)
+    cdef bint wide
+    _check_round(m, o, child, pred, pred_due, jobs)
+    n_pred = pred.shape[0]
+    wide = floor_is_wide(pred_floor, n_pred)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -1407,7 +1446,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     have read as many as a table of its rests would (rest_pull_table), and the rest of
     the group reads that table (rest_pull).
     """
-    cdef int64_t n_pred = c_subspace_slots(o, m)
+    cdef int64_t n_pred
     cdef int64_t r, p, decided = 0
     cdef uint32_t own, opp
     cdef uint16_t v
@@ -1426,10 +1465,10 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     # no quiet move at all (c_moves_rules): the game is over, or the side to move has
     # stones in hand and may only place (separate placement)
     cdef bint over = o + k < 3 or m + h < 3 or (k > 0 and not mixed)
-    cdef bint wide = floor_is_wide(pred_floor, n_pred)
-    assert pred.shape[0] == n_pred
-    assert pred_due.shape[0] == (n_pred + SCAN_SLOTS - 1) >> SCAN_SHIFT
-    assert child.shape[0] == c_subspace_slots(m, o)
+    cdef bint wide
+    _check_round(m, o, child, pred, pred_due, jobs)
+    n_pred = pred.shape[0]
+    wide = floor_is_wide(pred_floor, n_pred)
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
@@ -1495,7 +1534,7 @@ def quiet_step_counts(const uint32_t[::1] own, const uint32_t[::1] opp, int h=0,
     a push round gives a state that no symmetry fixes (for tests: it must equal the
     number of c_moves_rules's moves that stay in the unit)."""
     cdef Py_ssize_t i, n = own.shape[0]
-    assert opp.shape[0] == n
+    check_positions(own, opp)
     out = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] res = out
     with nogil:

@@ -25,14 +25,14 @@ def code_histogram(const uint16_t[::1] codes, int jobs=2):
     >>> int(h[0]), int(h[3]), int(h[0xFFFF]), int(h.sum())
     (1, 2, 1, 4)
     """
-    cdef int threads = max(1, jobs)
-    rows = np.zeros((2 * threads, 0x10000), dtype=np.int64)
+    check_jobs(jobs)        # (each thread's rows take 1 MiB: a bound on them too)
+    rows = np.zeros((2 * jobs, 0x10000), dtype=np.int64)
     cdef int64_t[:, ::1] h = rows
     cdef int64_t n = codes.shape[0]
     cdef int64_t blocks = (n + HIST_BLOCK - 1) // HIST_BLOCK
     cdef int64_t b, i, lo, hi
     cdef int t
-    for b in prange(blocks, nogil=True, num_threads=threads, schedule="static"):
+    for b in prange(blocks, nogil=True, num_threads=jobs, schedule="static"):
         t = 2 * threadid()
         lo = b * HIST_BLOCK
         hi = min(lo + HIST_BLOCK, n)

@@ -5,7 +5,11 @@ checked Python entry points; each ``nogil`` function that does the work has the 
 name with the prefix ``c_`` (see ext/kernels.pxi).
 Subspaces are given as their stone counts ``m, o`` (``*subspace`` for a
 :class:`solver.index.Subspace`); moves are packed ints (:meth:`solver.position.Move.pack`);
-value arrays hold uint16 codes (:mod:`solver.values`)."""
+value arrays hold uint16 codes (:mod:`solver.values`).
+Bad arguments raise ValueError at entry, before any work (ext/guards.pxi): a subspace
+or hands beyond the index, an array of another length than the subspace needs, masks
+that are no position of the board, ``jobs``/``threads`` outside 1..MAX_JOBS
+(:data:`solver.kernels.MAX_JOBS`); a slot out of range raises IndexError."""
 
 from typing import Optional
 

@@ -373,7 +373,8 @@ class Subspace(tuple):
     def count_real(self, threads: int = 2) -> int:
         """Real slots, i.e. orbits of positions, counted from the index (compiled,
         `threads` threads): every slot of a representative with a trivial stabiliser is
-        real, the slots of the others are tested one by one."""
+        real, the slots of the others are tested one by one.  ValueError where
+        `threads` lies outside 1..:data:`solver.kernels.MAX_JOBS` (the kernel checks)."""
         return int(self.kernels.count_real_slots(self.m, self.o, threads))
 
 

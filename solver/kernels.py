@@ -28,6 +28,13 @@ from .errors import UnsupportedRulesError
 
 _LOADED: dict[str, ModuleType] = {}
 
+#: The most threads a compiled loop may be given (its ``jobs``; OpenMP's num_threads):
+#: every kernel that runs threads refuses a count outside 1..MAX_JOBS with a ValueError
+#: (ext/guards.pxi reads this number), and the CLI's --jobs and --threads take the same
+#: range.  libgomp aborts or crashes the interpreter where it cannot start the threads
+#: asked for (50000, 100000); 256 is more than the cores of any machine this runs on.
+MAX_JOBS = 256
+
 
 def kernels_for(board: Board = STANDARD_BOARD) -> ModuleType:
     """The compiled kernels of ``board`` (imported on first use: its index tables are

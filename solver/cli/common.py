@@ -18,6 +18,7 @@ import click
 from .._version import __version__
 from ..errors import MuehleError
 from ..game import Game
+from ..kernels import MAX_JOBS
 from ..position import BLACK, WHITE
 from ..rules import MAX_STONES, MILL_RULES, RULESET_NAMES, Rules, require_kernels
 from ..storage import DEFAULT_ROOT
@@ -214,7 +215,7 @@ class FiniteRange(click.FloatRange):
 
 def jobs_option(func: Callable) -> Callable:
     """Add ``--jobs N``, the threads a compiled loop may use (default: all CPUs)."""
-    return click.option("--jobs", type=click.IntRange(1, 256), default=os.cpu_count() or 1,
+    return click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=os.cpu_count() or 1,
                         show_default=True, help="Threads to use.")(func)
 
 

@@ -17,6 +17,7 @@ from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import DatabaseError
+from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
 
@@ -391,7 +392,7 @@ def _check_placement(db, rules, sub, jobs, progress, cache):
 @rules_options
 @needs_kernels
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--threads", default=2, show_default=True, type=click.IntRange(1, 256),
+@click.option("--threads", default=2, show_default=True, type=click.IntRange(1, MAX_JOBS),
               help="Threads for counting the real slots.")
 def index_stats(rules: Rules, as_json: bool, threads: int) -> None:
     """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
