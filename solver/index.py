@@ -42,7 +42,7 @@ from types import ModuleType
 import numpy as np
 
 from .board import BOARDS, STANDARD_BOARD, Board, as_board
-from .kernels import kernels_for
+from .kernels import MAX_JOBS, kernels_for
 
 #: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
 MAX_STONES = 9
@@ -374,7 +374,11 @@ class Subspace(tuple):
         """Real slots, i.e. orbits of positions, counted from the index (compiled,
         `threads` threads): every slot of a representative with a trivial stabiliser is
         real, the slots of the others are tested one by one.  ValueError where
-        `threads` lies outside 1..:data:`solver.kernels.MAX_JOBS` (the kernel checks)."""
+        `threads` is no integer in 1..:data:`solver.kernels.MAX_JOBS` (the kernel checks
+        the range; here what Cython would truncate or overflow on: 2.5, 2**40)."""
+        threads = _integer(threads, "threads")
+        if not 1 <= threads <= MAX_JOBS:
+            raise ValueError(f"threads must lie in 1..{MAX_JOBS}, not {threads}")
         return int(self.kernels.count_real_slots(self.m, self.o, threads))
 
 

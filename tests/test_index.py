@@ -268,6 +268,12 @@ def test_count_real_threads_agree():
     for m, o in [(3, 3), (4, 6), (8, 2)]:
         sub = Subspace(m, o)
         assert sub.count_real(1) == sub.count_real(2) == int(sub.real_mask().sum())
+    assert Subspace(3, 3).count_real(np.int64(2)) == Subspace(3, 3).count_real(2)
+    # what Cython would truncate (2.5 -> 2) or overflow on (2**40) is refused here
+    for bad, message in ((2.5, "must be an integer"), (True, "must be an integer"),
+                         (2**40, "must lie in 1..256"), (0, "must lie in 1..256")):
+        with pytest.raises(ValueError, match=message):
+            Subspace(3, 3).count_real(bad)
 
 
 @pytest.fixture(scope="module")
