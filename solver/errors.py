@@ -32,11 +32,13 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
 >>> str(MissingSubspaceError("4-5", "data/standard/pair-4-5.h5"))
 'subspace 4-5 is not built: missing data/standard/pair-4-5.h5 (build it with: muehle build --pair 4-5)'
 
-This module imports nothing from the package: every other module may use it.
+This module imports nothing from the package: every other module may use it (also
+for :func:`integer`, the one test of an integer argument that the value types share).
 """
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -183,3 +185,23 @@ class UnsupportedRulesError(MuehleError, ValueError):
     >>> str(UnsupportedRulesError("rules 'six-mens': the board is not supported by the compiled kernels yet"))
     "rules 'six-mens': the board is not supported by the compiled kernels yet"
     """
+
+
+def integer(value: Any, what: str, rule: str = "must be an integer") -> int:
+    """``value`` as a plain int (numpy integers too, through ``operator.index``);
+    ValueError ``"<what> <rule>, not '<value>'"`` for anything else, bools included
+    (True is no stone count, point or ply).
+
+    >>> integer(3, "a slot"), type(integer(__import__("numpy").int64(3), "a slot"))
+    (3, <class 'int'>)
+    >>> integer(2.5, "plies", "are an integer or None")
+    Traceback (most recent call last):
+    ...
+    ValueError: plies are an integer or None, not '2.5'
+    """
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ValueError(f"{what} {rule}, not {str(value)[:40]!r}")

@@ -35,13 +35,13 @@ True
 
 from __future__ import annotations
 
-import operator
 import re
 from types import ModuleType
 
 import numpy as np
 
 from .board import BOARDS, STANDARD_BOARD, Board, as_board
+from .errors import integer
 from .kernels import MAX_JOBS, kernels_for
 
 #: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
@@ -79,20 +79,10 @@ def canonical_set(own: int, board: Board = STANDARD_BOARD) -> tuple[int, int]:
     return int(rep), int(g)
 
 
-def _integer(value, what: str) -> int:
-    """``value`` as a plain int (numpy integers too); ValueError for anything else."""
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)
-        except TypeError:
-            pass
-    raise ValueError(f"{what} must be an integer, not {str(value)[:40]!r}")
-
-
 def _mask(value, board: Board) -> int:
     """One mask as a plain int; ValueError outside the board (the kernels check the
     bits of what fits their uint32)."""
-    mask = _integer(value, "a mask")
+    mask = integer(value, "a mask")
     if not 0 <= mask <= board.full_mask:
         raise ValueError(f"masks must be integers in 0 .. 2**{board.num_points} - 1, not {mask}")
     return mask
@@ -101,7 +91,7 @@ def _mask(value, board: Board) -> int:
 def _slot(value, sub: "Subspace") -> int:
     """One slot as a plain int: ValueError for no integer, IndexError outside the
     subspace (as the kernels say for slots they can hold)."""
-    slot = _integer(value, "a slot")
+    slot = integer(value, "a slot")
     if not 0 <= slot < 1 << 62:
         raise IndexError(f"slot {slot} out of range for {sub.name} ({sub.slots} slots)")
     return slot
@@ -113,7 +103,7 @@ def _slots(values, sub: "Subspace") -> np.ndarray:
     arr = np.asarray(values)
     if arr.size and arr.dtype.kind not in "iu":
         if arr.dtype.kind == "O":          # Python ints too large for any integer dtype
-            flat = [_integer(v, "a slot") for v in arr.ravel()]
+            flat = [integer(v, "a slot") for v in arr.ravel()]
             bad = next(v for v in flat if not -(1 << 63) <= v < 1 << 63)
             raise IndexError(f"slot {bad} out of range for {sub.name} ({sub.slots} slots)")
         raise ValueError(f"slots must be integers, not {arr.dtype}")
@@ -352,8 +342,8 @@ class Subspace(tuple):
 
     def real_mask(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Boolean array: which of the slots start..stop-1 are real (default: all)."""
-        start = _integer(start, "start")
-        stop = self.slots if stop is None else _integer(stop, "stop")
+        start = integer(start, "start")
+        stop = self.slots if stop is None else integer(stop, "stop")
         if not 0 <= start <= stop <= self.slots:
             raise IndexError(f"slot range {start}..{stop} outside 0..{self.slots}")
         out = np.empty(stop - start, dtype=np.uint8)
@@ -376,7 +366,7 @@ class Subspace(tuple):
         real, the slots of the others are tested one by one.  ValueError where
         `threads` is no integer in 1..:data:`solver.kernels.MAX_JOBS` (the kernel checks
         the range; here what Cython would truncate or overflow on: 2.5, 2**40)."""
-        threads = _integer(threads, "threads")
+        threads = integer(threads, "threads")
         if not 1 <= threads <= MAX_JOBS:
             raise ValueError(f"threads must lie in 1..{MAX_JOBS}, not {threads}")
         return int(self.kernels.count_real_slots(self.m, self.o, threads))

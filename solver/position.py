@@ -19,12 +19,12 @@ mill takes one enemy stone.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 from .board import STANDARD_BOARD, Board, as_board, points_of
-from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError
+from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError,
+                     integer)
 from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
 from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
@@ -78,22 +78,11 @@ def takeable(enemy: int, rules: Rules) -> int:
 NO_POINT = 31
 
 
-def _integer(value, what: str) -> int:
-    """``value`` as a plain int (numpy integers too, through ``operator.index``);
-    ValueError for anything else, bools included."""
-    if isinstance(value, bool):
-        raise ValueError(f"{what} must be an integer, not {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise ValueError(f"{what} must be an integer, not {str(value)[:40]!r}") from None
-
-
 def _point(value, what: str, board: Board) -> int:
     """``value`` as a point number of ``board``; ValueError if it is none."""
     if value is None:
         raise ValueError(f"a move has a {what} point")
-    point = _integer(value, f"the {what} point")
+    point = integer(value, f"the {what} point")
     if not 0 <= point < board.num_points:
         raise ValueError(f"the {what} point is {point}, but points of the {board.name} board "
                          f"are numbered 0..{board.num_points - 1}")
@@ -177,7 +166,7 @@ class Move:
     def unpack(cls, packed: int, board: Board = STANDARD_BOARD) -> "Move":
         """The move of a packed form (as the kernels' move generators return them);
         ValueError for a form that holds no move of ``board``."""
-        packed = _integer(packed, "a packed move")
+        packed = integer(packed, "a packed move")
         if packed < 0:
             raise ValueError(f"a packed move is not negative: {packed}")
         target, origin, take = packed & 31, (packed >> 5) & 31, (packed >> 10) & 31
@@ -230,7 +219,7 @@ class Position:
         for name in ("white", "black", "white_hand", "black_hand"):
             value = getattr(self, name)
             if type(value) is not int:
-                put(self, name, _integer(value, name.replace("_", " ")))
+                put(self, name, integer(value, name.replace("_", " ")))
         if self.white & self.black:
             raise ValueError("a point holds stones of both colours")
         if (self.white | self.black) & ~self.board.full_mask:
@@ -289,7 +278,7 @@ class Position:
         """Image under the board's symmetry number ``sym`` (0..15 on the standard board);
         ValueError for another number."""
         count = len(self.board.symmetries)
-        sym = _integer(sym, "a symmetry number")
+        sym = integer(sym, "a symmetry number")
         if not 0 <= sym < count:
             raise ValueError(f"symmetries of the {self.board.name} board are numbered "
                              f"0..{count - 1}, not {sym}")

@@ -24,12 +24,13 @@ refuses what it cannot store (unknown plies, a win in 0, one too long),
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Optional
 
 import numpy as np
+
+from .errors import integer
 
 DRAW_CODE = 0
 SLACK_CODE = 0xFFFF
@@ -87,12 +88,7 @@ class Value:
             return
         if value == DRAW:
             raise ValueError(f"a draw has no plies to the end, not {plies!r}")
-        try:
-            if isinstance(plies, bool):
-                raise TypeError
-            plies = operator.index(plies)
-        except TypeError:
-            raise ValueError(f"plies are an integer or None, not {str(plies)[:40]!r}") from None
+        plies = integer(plies, "plies", "are an integer or None")
         object.__setattr__(self, "plies", plies)
         if value == WIN and (plies < 0 or (plies % 2 == 0 and plies)):
             raise ValueError(f"a win takes an odd number of plies (0: won already; 1, 3, ...), "
@@ -126,12 +122,7 @@ class Value:
 def decode(code: int) -> Value:
     """Value of a stored code (0..0xFFFE); ValueError for the slack marker 0xFFFF and
     for what is no code at all."""
-    try:
-        if isinstance(code, bool):
-            raise TypeError
-        code = operator.index(code)
-    except TypeError:
-        raise ValueError(f"a code is an integer, not {str(code)[:40]!r}") from None
+    code = integer(code, "a code", "is an integer")
     if code == SLACK_CODE:
         raise ValueError("slack slot: no position is stored here")
     if not 0 <= code < SLACK_CODE:

@@ -95,7 +95,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     pair = None
     if pair_text is not None:     # a plan may name pairs beyond the kernels' index (Pair)
         pair = Pair.parse(pair_text, rules.stones, rules.board) if gap is None else parse_pair(pair_text, rules.stones)
-        _refuse_pair_beyond(pair, max_total)
+        _refuse_beyond(f"pair {min(pair)}-{max(pair)}", sum(pair), max_total)
     if workers is not None and scheduler is not None:
         fail("give --workers (a cluster on this machine) or --scheduler (a running one), not both")
     memory = None
@@ -313,13 +313,11 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
         subs = [Subspace.parse(pair_text, rules.board)]
         if not placement.is_placement(subs[0], rules):
             fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
-        total = subs[0].m + subs[0].o + subs[0].own_hand + subs[0].opp_hand
-        if max_total is not None and total > max_total:
-            fail(f"subspace {subs[0].name} has {total} stones in all, more than "
-                 f"--max-total {max_total}: give one or the other")
+        sub = subs[0]
+        _refuse_beyond(f"subspace {sub.name}", sub.m + sub.o + sub.own_hand + sub.opp_hand, max_total)
     elif pair_text is not None:
         pairs = [Pair.parse(pair_text, rules.stones, rules.board)]
-        _refuse_pair_beyond(pairs[0], max_total)
+        _refuse_beyond(f"pair {pairs[0].name}", sum(pairs[0]), max_total)
     else:
         if phase in ("moving", "all"):
             pairs = [p for p in building.plan(rules, max_total) if storage.pair_path(db, rules, p).exists()]
@@ -351,12 +349,13 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                f"{total:,} slots consistent")
 
 
-def _refuse_pair_beyond(pair: tuple[int, int], max_total: Optional[int]) -> None:
-    """--pair and --max-total together: the pair must be within the total (else the
-    plan would leave it out, and the command do nothing it was asked for)."""
-    if max_total is not None and sum(pair) > max_total:
-        fail(f"pair {min(pair)}-{max(pair)} has {sum(pair)} stones in all, more than "
-             f"--max-total {max_total}: give one or the other")
+def _refuse_beyond(what: str, stones: int, max_total: Optional[int]) -> None:
+    """--pair and --max-total together: ``what`` (a pair or subspace of ``stones`` in
+    all) must be within the total (else the plan would leave it out, and the command do
+    nothing it was asked for)."""
+    if max_total is not None and stones > max_total:
+        fail(f"{what} has {stones} stones in all, more than --max-total {max_total}: "
+             f"give one or the other")
 
 
 def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
