@@ -276,10 +276,21 @@ class Database:
             return self._search
 
     def get(self, position: Position, default=None):
-        """Like :meth:`probe`, but ``default`` where the database cannot answer."""
+        """Like :meth:`probe`, but ``default`` where a subspace it needs is not built.
+
+        As python-chess's ``get_wdl``: only a missing file (:class:`MissingSubspaceError`)
+        gives the default; a damaged or foreign file still raises, so that damage is
+        never mistaken for a file not yet built.
+
+        >>> import tempfile
+        >>> from solver.position import parse_position
+        >>> with tempfile.TemporaryDirectory() as root, open_database(root, Rules(stones=4)) as db:
+        ...     db.get(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"), "not built")
+        'not built'
+        """
         try:
             return self.probe(position)
-        except DatabaseError:
+        except MissingSubspaceError:
             return default
 
     def probe_moves(self, position: Position) -> list[MoveProbe]:

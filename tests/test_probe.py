@@ -104,6 +104,27 @@ def test_missing_subspace_names_the_file(db4, tmp_path):
         assert db.get(pos, "n/a") == "n/a"
 
 
+@pytest.mark.parametrize("damage", ["truncated", "foreign"])
+def test_get_gives_its_default_for_a_missing_file_only(db4, tmp_path, damage):
+    """As python-chess's get_wdl: a damaged or foreign file raises from get too (its
+    one line names the file and the build that mends it), never mistaken for a file
+    not built."""
+    import shutil
+    from solver.errors import CorruptDatabaseError, ForeignDatabaseError
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (4, 4))
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    else:
+        shutil.copyfile(storage.pair_path(tmp_path, FOUR, (3, 4)), path)
+    kind = CorruptDatabaseError if damage == "truncated" else ForeignDatabaseError
+    pos = Position.from_view(0b111 | 1 << 9, 0b111 << 3 | 1 << 12)   # 4 v 4
+    with open_database(tmp_path, FOUR) as db:
+        for ask in (db.probe, lambda p: db.get(p, "n/a")):
+            with pytest.raises(kind, match="pair-4-4.h5.*rebuild it with: muehle build"):
+                ask(pos)
+
+
 def test_threads_read_safely(db4):
     sample = sample_positions(db4, 60, seed=5)
     errors = []
