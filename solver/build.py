@@ -364,13 +364,15 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
 
 
 PHASES = ("moving", "placement", "all")
-#: Slots per second of a build with 2 threads on the 2-core development machine
+#: Slots per second of a build with 2 threads on the 2-core development machines
 #: (docs/benchmarks.md, docs/results.md), only for the estimate of ``--dry-run``: the
-#: whole standard moving phase as measured (9,193,626,407 slots in 5,416.6 s), for every
-#: solve in rounds; the whole standard placement phase as measured (18,667,084,700 slots
-#: in 6,264 s wall, with about one core free of other work: on two idle cores it should
-#: be up to twice as fast, not measured), for every placement pass.
-MOVING_RATE = 1.7e6
+#: whole standard moving phase as measured on the slowest of them with issue 15's
+#: kernels (an AMD EPYC of family 25: 9,193,626,407 slots in 3,232 s at 64d5c17; an
+#: Intel Xeon took 1,671 s at 34704c0, the first build 5,416.6 s), for every solve in
+#: rounds; the whole standard placement phase as measured (18,667,084,700 slots in
+#: 6,264 s wall, with about one core free of other work: on two idle cores it should be
+#: up to twice as fast, not measured), for every placement pass.
+MOVING_RATE = 2.84e6
 PLACEMENT_RATE = 3.0e6
 #: Bytes a slot on disk: the whole standard game's files, 10.24 GB for 27,860,711,107
 #: slots (moving phase 0.36, placement phase 0.37; docs/results.md).  Only for the disk
@@ -380,9 +382,11 @@ DISK_BYTES_PER_SLOT = 0.37
 
 @dataclass(frozen=True)
 class PlannedFile:
-    """One file a build would write: its phase, name, slots and the memory it needs.
-    ``rounds``: solved in rounds (a moving pair, a cycle of mixed placement) rather
-    than by one pass (a placement subspace of separate placement)."""
+    """One unit of a build's work, named after the file it writes: its phase, name, slots
+    and the memory it needs.  ``rounds``: solved in rounds (a moving pair, a cycle of
+    mixed placement) rather than by one pass (a placement subspace of separate
+    placement).  A cycle m-o+h-k, o-m+k-h of mixed placement is one unit that writes a
+    file per subspace: ``also`` names the others (:attr:`outputs`)."""
 
     phase: str
     name: str
@@ -391,6 +395,12 @@ class PlannedFile:
     rounds: bool = True
     #: The names of the planned files it reads (a build's task graph, scripts/scale_plan.py)
     needs: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """The names of the files it writes."""
+        return (self.name, *self.also)
 
     @property
     def seconds(self) -> float:
@@ -411,9 +421,9 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
                pair: tuple[int, int] | None = None) -> list[PlannedFile]:
     """The files :func:`build` would write (all of them, built or not), in build order,
     for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels a plan
-    of symmetry classes.  Under mixed placement a placement file is a cycle
+    of symmetry classes.  Under mixed placement a placement unit is a cycle
     {m-o+h-k, o-m+k-h} (a side with stones in hand may move, keeping the hands), solved
-    in rounds like a moving pair.
+    in rounds like a moving pair and written as a file per subspace (``also``).
 
     >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
     [('pair-3-3', 210140), ('2-3+1-0', 46200), ('2-2+1-1', 6930), ('1-2+2-1', 1012), ('1-1+2-2', 92), ('0-1+3-2', 24), ('0-0+3-3', 1)]
@@ -449,7 +459,8 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
             for own, reads in _mixed_units(rules.stones, max_total):
                 cycle_of.update((s, shape_name(*own[0])) for s in own)
                 files.append(PlannedFile("placement", file_of(own[0]), sum(slots(own)),
-                                         cycle_memory(slots(own), slots(reads)), needs=needs(reads)))
+                                         cycle_memory(slots(own), slots(reads)), needs=needs(reads),
+                                         also=tuple(shape_name(*s) for s in own[1:])))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]
@@ -460,7 +471,8 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
 
 
 def plan_summary(files: list[PlannedFile]) -> list[dict]:
-    """Per phase of a plan (moving, then placement, where planned): files, slots, the
+    """Per phase of a plan (moving, then placement, where planned): files (a cycle of
+    mixed placement writes one per subspace), slots, the
     largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
     estimated seconds, and whether its files are solved in rounds."""
     rows = []
@@ -470,7 +482,7 @@ def plan_summary(files: list[PlannedFile]) -> list[dict]:
             slots = sum(f.slots for f in mine)
             largest = max(mine, key=lambda f: f.slots)
             step = max(mine, key=lambda f: f.memory)
-            rows.append({"phase": phase, "files": len(mine), "slots": slots,
+            rows.append({"phase": phase, "files": sum(len(f.outputs) for f in mine), "slots": slots,
                          "largest": largest.name, "largest_slots": largest.slots,
                          "memory": step.memory, "memory_file": step.name,
                          "disk": round(slots * DISK_BYTES_PER_SLOT),

@@ -2,6 +2,7 @@
 
 Modelled on python-chess's tablebase probing::
 
+    >>> from solver.position import parse_position           # doctest: +SKIP
     >>> from solver.probe import open_database              # doctest: +SKIP
     >>> with open_database("data") as db:                    # doctest: +SKIP
     ...     db.probe(parse_position("W:a1,d1,g1 B:a7,d7,f6 b"))

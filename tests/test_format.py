@@ -4,9 +4,11 @@ and attributes as the solver."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
+import zlib
 from math import comb
 from pathlib import Path
 
@@ -29,28 +31,31 @@ def A(obj) -> dict:
     return {k: (bytes(v).decode() if isinstance(v, bytes) else v) for k, v in obj.attrs.items()}
 
 
-def images(mask: int) -> list[int]:
-    return [board.apply_symmetry(g, mask) for g in range(16)]
+def images(mask: int, on: board.Board = board.STANDARD_BOARD) -> list[int]:
+    """The images of mask under every symmetry of the board (the identity among them)."""
+    return [on.apply_symmetry(g, mask) for g in range(len(on.symmetries))]
 
 
-def documented_slot(m: int, o: int, own: int, opp: int, reps: list[int]) -> int:
-    """Steps 1-6 of "The index" in docs/format.md, in plain Python."""
-    r = min(images(own))
-    g = next(g for g in range(16) if board.apply_symmetry(g, own) == r)
-    q = board.apply_symmetry(g, opp)
-    fixing = [h for h in range(1, 16) if board.apply_symmetry(h, r) == r]
-    if fixing:
-        q = min([q] + [board.apply_symmetry(h, q) for h in fixing])
-    free = [p for p in range(24) if not r >> p & 1]
+def documented_slot(m: int, o: int, own: int, opp: int, reps: list[int],
+                    on: board.Board = board.STANDARD_BOARD) -> int:
+    """Steps 1-6 of "The index" in docs/format.md, in plain Python (on another board:
+    its points and its group, as "Other boards" there says)."""
+    points = on.num_points
+    r = min(images(own, on))
+    g = next(g for g, image in enumerate(images(own, on)) if image == r)
+    q = on.apply_symmetry(g, opp)
+    q = min(image for image, fixed in zip(images(q, on), images(r, on)) if fixed == r)
+    free = [p for p in range(points) if not r >> p & 1]
     c = sum(1 << j for j, p in enumerate(free) if q >> p & 1)
-    bits = [j for j in range(24) if c >> j & 1]
+    bits = [j for j in range(points) if c >> j & 1]
     rank = sum(comb(b, i + 1) for i, b in enumerate(bits))
-    return reps.index(r) * comb(24 - m, o) + rank
+    return reps.index(r) * comb(points - m, o) + rank
 
 
-def representatives(m: int) -> list[int]:
+def representatives(m: int, on: board.Board = board.STANDARD_BOARD) -> list[int]:
     from itertools import combinations
-    return sorted({min(images(sum(1 << p for p in pts))) for pts in combinations(range(24), m)})
+    return sorted({min(images(sum(1 << p for p in pts), on))
+                   for pts in combinations(range(on.num_points), m)})
 
 
 def test_point_numbering_is_the_documented_one():
@@ -68,6 +73,59 @@ def test_documented_index_finds_the_solvers_slots(m, o):
     own, opp = random_positions(np.random.default_rng(m * 10 + o), m, o, 300)
     for a, b in zip(own.tolist(), opp.tolist()):
         assert documented_slot(m, o, a, b, reps) == sub.index(a, b)
+
+
+@pytest.mark.parametrize("name, m, o", [("six-mens", 3, 3), ("six-mens", 4, 2), ("six-mens", 0, 5),
+                                         ("seven-mens", 3, 4), ("three-mens", 2, 3),
+                                         ("morabaraba", 3, 4)])
+def test_documented_index_finds_the_slots_on_other_boards(name, m, o):
+    """"Other boards" in format.md: the same steps with the board's points, in the order
+    `muehle variants --json` names them, and its group of symmetries."""
+    from solver.cli import main
+    from click.testing import CliRunner
+    on = board.board_named(name)
+    listing = json.loads(CliRunner().invoke(main, ["variants", "--json"]).output)
+    described = next(v["board"] for v in listing["variants"] if v["board"]["name"] == name)
+    assert described["point_names"] == [on.point_name(p) for p in range(on.num_points)]
+    assert described["symmetries"] == len(on.symmetries)
+    reps = representatives(m, on)
+    if name == "six-mens":
+        counts = re.search(r"Six Men's Morris: ([\d, ]+) for m = 0..5", FORMAT).group(1)
+        assert [int(x) for x in counts.split(", ")] == [len(representatives(k, on)) for k in range(6)]
+    sub = Subspace(m, o, board=on)
+    assert sub.slots == len(reps) * comb(on.num_points - m, o)
+    own, opp = random_positions(np.random.default_rng(m * 10 + o), m, o, 200, board=on)
+    for a, b in zip(own.tolist(), opp.tolist()):
+        assert documented_slot(m, o, a, b, reps, on) == sub.index(a, b)
+
+
+def documented_crc32s(name: str, codes: np.ndarray) -> list[int]:
+    """chunk_crc32 as format.md says: per chunk of 65,536 little-endian values, from the
+    start value crc32(b"<dataset name>#<k>")."""
+    data = codes.astype("<u2")
+    return [zlib.crc32(data[i:i + 65536].tobytes(), zlib.crc32(f"{name}#{i // 65536}".encode()))
+            for i in range(0, len(data), 65536)]
+
+
+def test_placement_files_have_the_documented_attributes(tmp_path):
+    """A placement file: `subspace` in place of `pair`, `phase`, and chunk CRC-32s
+    started from its dataset's name; a pair file's from its own (3-3 holds 4 chunks)."""
+    from solver.build import build
+    three = Rules(stones=3)
+    build(tmp_path, three, progress=False)
+    folder = storage.rules_dir(tmp_path, three)
+    with h5py.File(folder / "place-2-3+1-0.h5", "r") as f:
+        attrs = A(f)
+        assert "pair" not in attrs and attrs["subspace"] == "2-3+1-0" and attrs["phase"] == "placement"
+        assert attrs["format"] == "muehle-pair" and "rounds" not in attrs and "checked" not in attrs
+        assert list(f) == ["2-3+1-0"]
+        ds = f["2-3+1-0"]
+        assert list(ds.attrs["chunk_crc32"]) == documented_crc32s("2-3+1-0", ds[()])
+    with h5py.File(folder / "pair-3-3.h5", "r") as f:
+        assert "subspace" not in A(f) and "phase" not in A(f)
+        ds = f["3-3"]
+        assert len(ds.attrs["chunk_crc32"]) == 4
+        assert list(ds.attrs["chunk_crc32"]) == documented_crc32s("3-3", ds[()])
 
 
 def test_pair_files_have_the_documented_layout(db4):

@@ -144,13 +144,15 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
     built, left = 0, 0.0
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
-        done = gap is None and building.is_stored(
-            Path(db), rules, Subspace.parse(f.name.removeprefix("pair-"), rules.board), verify=False)
-        built += done
+        done = gap is None and all(building.is_stored(
+            Path(db), rules, Subspace.parse(name.removeprefix("pair-"), rules.board), verify=False)
+            for name in f.outputs)
+        built += len(f.outputs) if done else 0
         left += 0.0 if done else f.seconds
         state = "built" if done else "to build" if gap is None else "plan only"
-        click.echo(f"{f.name:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  {state}")
-    click.echo(f"{len(files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
+        names = " ".join(f.outputs)      # a cycle of mixed placement: a file per subspace
+        click.echo(f"{names:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  {state}")
+    click.echo(f"{sum(len(f.outputs) for f in files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
                f"peak memory about {max((f.memory for f in files), default=0) / 2**30:.1f} GiB, "
                f"about {left / 3600:.1f} h left to build on 2 cores "
                f"(rates of docs/benchmarks.md; rules {rules.name})")
@@ -166,8 +168,8 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
                    f"on 2 cores ({how})")
     if rules.mixed:
         click.echo("mixed placement: a side with stones in hand may move, so the placement "
-                   "subspaces are not acyclic; each file is a cycle m-o+h-k, o-m+k-h solved "
-                   "in rounds like a moving pair")
+                   "subspaces are not acyclic; each row is a cycle m-o+h-k, o-m+k-h solved "
+                   "in rounds like a moving pair, a file per subspace")
     click.echo(f"slots here are positions up to the board's {len(rules.board.symmetries)} "
                f"symmetries (Board.orbits), without the kernels' slack; disk at "
                f"{building.DISK_BYTES_PER_SLOT} bytes a slot (the standard moving phase's files); "
