@@ -262,3 +262,45 @@ def test_a_search_without_placement_files_is_announced_on_stderr(db4):
     assert len(batch.stdout.splitlines()) == 3
     moving = run("query", "--db", db4, "--stones", 4, "W:a1,d1,g1 B:a7,d7,f6 w")
     assert moving.exit_code == 0 and moving.stderr == ""
+
+
+# --- standard streams -------------------------------------------------------------
+
+def shell(command: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """``command`` in bash, ``muehle`` being this interpreter's ``-m solver``; prints the
+    first command's exit status last (``PIPESTATUS``)."""
+    muehle = f"{sys.executable} -m solver"
+    return subprocess.run(["bash", "-c", command.replace("muehle", muehle) + "; echo rc=${PIPESTATUS[0]}"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+
+
+def test_a_reader_of_stderr_that_goes_away_does_not_stop_a_build_or_check(db4, tmp_path):
+    """`muehle build 2>&1 | less`, then q: the build goes on to the end (the progress
+    goes nowhere), and a check cut short so does not exit 0 as if it had passed."""
+    built = shell("muehle build --db built --stones 4 2>&1 | head -c 1 > /dev/null", tmp_path)
+    assert built.stdout.strip().splitlines()[-1] in ("rc=0", "rc=141")
+    ok = run("check", "--db", tmp_path / "built", "--stones", "4", "--quiet")
+    assert ok.exit_code == 0 and "consistent" in ok.output, ok.output
+    shutil.copytree(db4, tmp_path / "bad")
+    path = storage.pair_path(tmp_path / "bad", FOUR, (4, 4))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    checked = shell("muehle check --db bad --stones 4 2>&1 | head -c 1 > /dev/null", tmp_path)
+    assert checked.stdout.strip().splitlines()[-1] in ("rc=2", "rc=141")
+
+
+def test_closed_standard_streams(db4, tmp_path):
+    """stderr closed (`2>&-`): the build works, silently; stdout closed (`>&-`): one
+    line refuses, as the answer would be lost; a reader of stdout gone: status 141."""
+    built = shell("muehle build --db quiet --stones 3 2>&-", tmp_path)
+    assert built.stdout.startswith("1 pair(s) built") and built.stdout.endswith("rc=0\n"), built
+    assert storage.pair_path(tmp_path / "quiet", Rules(stones=3), (3, 3)).exists()
+    lost = shell(f"muehle query --db {db4} --stones 4 'W:a1,d1,g1 B:a7,d7,f6 b' >&-", tmp_path)
+    assert lost.stdout == "rc=2\n"
+    assert lost.stderr == "muehle: error: standard output is closed (send it to a file or to /dev/null)\n"
+    # the reader closed before anything is written: the write fails for certain
+    cut = subprocess.Popen([sys.executable, "-m", "solver", "moves", "startpos"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, cwd=ROOT)
+    cut.stdout.close()
+    assert cut.wait(timeout=60) == 141 and cut.stderr.read() == b""

@@ -55,14 +55,62 @@ class CliError(click.ClickException):
         click.echo(f"muehle: error: {self.format_message()}", err=True)
 
 
+#: Exit status when the reader of standard output went away: what a shell reports for
+#: a program killed by SIGPIPE (128 + 13), as ``cat`` would end.
+EXIT_CLOSED_PIPE = 141
+
+
 def quiet_exit_on_closed_pipe() -> NoReturn:
     """The reader of our output went away (``muehle moves startpos | head -1``): stop
-    quietly, as ``cat`` does, instead of reporting an error."""
-    import os
+    quietly, as ``cat`` does, instead of reporting an error, but with a status that
+    says the output was not all read (a ``check`` cut short must not look passed)."""
     import sys
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())      # the final flush must not fail again
-    sys.exit(0)
+    sys.exit(EXIT_CLOSED_PIPE)
+
+
+class Diagnostics:
+    """Standard error as the commands use it, for progress bars and log lines: a
+    reader that goes away (``muehle build 2>&1 | less``, then q) or a stream closed
+    from the start (``2>&-``) silences them, it does not stop the work (a build of
+    hours, a check).  Anything else is the stream's."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):       # EPIPE, EIO; a closed file
+                self._stream = None
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._stream = None
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def __getattr__(self, name):
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def guard_streams() -> None:
+    """Before a command runs: standard error as :class:`Diagnostics`; standard output
+    closed (``>&-``) refused in one line, as the answer would be lost unseen."""
+    import sys
+    if not isinstance(sys.stderr, Diagnostics):
+        sys.stderr = Diagnostics(sys.stderr)
+    if sys.stdout is None:
+        raise CliError("standard output is closed (send it to a file or to /dev/null)")
 
 
 def fail(message: str) -> NoReturn:
@@ -87,6 +135,14 @@ def report_errors(func: Callable) -> Callable:
 
 class MuehleGroup(click.Group):
     """The command group; it reports bad input of every command as one line."""
+
+    def main(self, *args, **kwargs):
+        try:
+            guard_streams()
+        except CliError as error:
+            error.show()
+            raise SystemExit(error.exit_code) from None
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context):
         try:
