@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import threading
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -210,15 +212,26 @@ class OpeningBook:
     @classmethod
     def read(cls, path, rules: Rules) -> "OpeningBook":
         try:
-            with np.load(path) as f:
+            with open(path, "rb") as raw:
+                if raw.read(4) != b"PK\x03\x04":     # else numpy would speak of pickles
+                    raise ValueError("not an .npz archive")
+            with np.load(path, allow_pickle=False) as f:
                 scheme = kernels_for(rules.board).INDEX_SCHEME
                 if str(f["rules"]) != rules.name or str(f["index_scheme"]) != scheme:
                     raise ForeignDatabaseError(f"{path}: opening book for rules {str(f['rules'])!r}, index "
                                         f"{str(f['index_scheme'])!r}; wanted {rules.name!r}, "
                                         f"{scheme!r}")
-                return cls(rules, f["keys"], f["values"], int(f["plies"]))
-        except (OSError, KeyError, ValueError) as exc:
-            raise CorruptDatabaseError(f"cannot read opening book {path}: {exc}") from None
+                keys, values = f["keys"], f["values"]
+                if (keys.dtype != np.uint64 or values.dtype != np.int8 or keys.ndim != 1
+                        or keys.shape != values.shape or not np.all(keys[1:] > keys[:-1])
+                        or not np.all(np.abs(values) <= 1)):
+                    raise ValueError("its keys and values are not a book's (sorted uint64 keys, "
+                                     "int8 values -1..1, as many of each)")
+                return cls(rules, keys, values, int(f["plies"]))
+        except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            # (a damaged archive fails in zipfile's CRC-32 or in zlib, as it is read)
+            raise CorruptDatabaseError(f"cannot read opening book {path}: {exc} (delete it, or make "
+                                       f"it again with: muehle solve-opening --book PLIES {path})") from None
 
 
 def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,

@@ -4,6 +4,7 @@ over every placement position of the smaller games."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -205,3 +206,23 @@ def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tm
     with pytest.raises(Exception, match="opening book"):
         OpeningBook.read(path, Rules(stones=5))
     assert len(build_book(OpeningSearch(FOUR, db.subspace), 0)) == 1
+    # a damaged book: one line (CorruptDatabaseError) from the reader and from query
+    from solver.errors import CorruptDatabaseError
+    intact = path.read_bytes()
+    flipped = bytearray(intact)
+    flipped[len(intact) // 2] ^= 0xFF
+    saved = np.load(path)
+    unsorted = tmp_path / "unsorted.npz"
+    np.savez(unsorted, **{**{k: saved[k] for k in saved.files}, "keys": saved["keys"][::-1].copy()})
+    for damaged, why in ((bytes(flipped), "CRC-32|Error|invalid|corrupt"), (intact[:len(intact) // 2], ""),
+                         (b"hello\n", "not an .npz archive"), (b"", "not an .npz archive"),
+                         (unsorted.read_bytes(), "not a book's")):
+        path.write_bytes(damaged)
+        with pytest.raises(CorruptDatabaseError, match=f"cannot read opening book .*{why}"):
+            OpeningBook.read(path, FOUR)
+        folder = tmp_path / "db"
+        shutil.copytree(db4, folder, dirs_exist_ok=True)
+        (folder / FOUR.name / "opening-book.npz").write_bytes(damaged)
+        answer = CliRunner().invoke(main, ["query", "--db", str(folder), "--stones", "4", "startpos"])
+        assert answer.exit_code == 2 and "Traceback" not in answer.output
+        assert answer.output.splitlines()[-1].startswith("muehle: error: cannot read opening book")
