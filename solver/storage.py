@@ -371,6 +371,8 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
     if not path.exists():
         raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
                                    f"missing database file {path}")
+    if not path.is_file():      # a FIFO would block the open for ever, a device read forever
+        raise CorruptDatabaseError(f"{path} is not a regular file, as a database file is: rebuild it")
     with hdf5_errors(path, "cannot be read (damaged or not a database file)"):
         try:
             f = h5py.File(path, "r", **kwargs)

@@ -155,3 +155,25 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
     holder.wait()
     with BuildLock(folder):
         pass
+
+
+def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_path):
+    """Opening a FIFO blocks until a writer comes: query, stats and check refuse it in
+    one line instead (subprocesses with a timeout), and build replaces it; a folder
+    there build leaves alone (it may hold someone's files) and says so in one line."""
+    path = storage.pair_path(tmp_path, FOUR, (3, 4))
+    for make in (os.mkfifo, os.mkdir):
+        shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+        path.unlink()
+        make(path)
+        for args in (["query", "W:a1,d1,g1 B:a7,d7,f6,b6 w"], ["stats"], ["check", "--quiet"]):
+            result = subprocess.run([sys.executable, "-m", "solver", *args, "--db", str(tmp_path),
+                                     "--stones", "4"], capture_output=True, text=True, timeout=60)
+            assert result.returncode in (1, 2) and "is not a regular file" in result.stderr, (args, result)
+            assert "Traceback" not in result.stderr
+        if make is os.mkdir:
+            with pytest.raises(DatabaseError, match="pair-3-4.h5 could not be written: .*Is a directory"):
+                build(tmp_path, FOUR, phase="moving", progress=False)
+            path.rmdir()
+        build(tmp_path, FOUR, phase="moving", progress=False)
+        assert path.is_file() and is_built(tmp_path, FOUR, PAIR) and is_built(tmp_path, FOUR, Pair(3, 4))
