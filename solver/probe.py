@@ -148,6 +148,20 @@ class Database:
             self._chunks.move_to_end((sub, k))
         return int(chunk[slot % storage.CHUNK])
 
+    def _forget(self, sub: Subspace) -> None:
+        """Let go of the file holding ``sub`` and all read from it (caller holds the lock)."""
+        key = storage.holding(sub)
+        f = self._files.pop(key, None)
+        if f is not None:
+            f.close()
+        for other in list(self._readers):
+            if storage.holding(other) == key:
+                del self._readers[other]
+        for chunk in [c for c in self._chunks if storage.holding(c[0]) == key]:
+            del self._chunks[chunk]
+        self._arrays.pop(sub, None)
+        self._wdl.pop(sub, None)
+
     def _path(self, sub: Subspace) -> Path:
         """The file holding ``sub``; MissingSubspaceError if it is not built."""
         path = storage.subspace_path(self.root, self.rules, sub)
@@ -162,7 +176,7 @@ class Database:
         """Whether any placement subspace of these rules is built (else positions with
         stones in hand are answered by the opening search, without plies)."""
         with self._lock:
-            if self._has_placement is None:
+            if not self._has_placement:     # (looked for again until found: a build may add them)
                 folder = storage.rules_dir(self.root, self.rules)
                 self._has_placement = any(folder.glob("place-*.h5"))
             return self._has_placement
@@ -200,16 +214,19 @@ class Database:
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()
-            if self.in_memory or sub in self._arrays:
-                code = int(self.subspace(*sub)[slot])
-            else:
-                try:
+            try:
+                if self.in_memory or sub in self._arrays:
+                    code = int(self.subspace(*sub)[slot])
+                else:
                     code = self._chunk_code(sub, slot)
-                except (CorruptDatabaseError, ForeignDatabaseError) as exc:
-                    # a damaged or foreign file: the build replaces it (it checks each file)
-                    command = storage.repair_command(self.root, self.rules, [sub])
-                    text = str(exc).removesuffix(": rebuild it")
-                    raise type(exc)(f"{text}; rebuild it with: {command}") from None
+            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                # A damaged or foreign file: the build replaces it (it checks each file).
+                # What was opened of it is let go, so that a long-lived reader (the
+                # server) reads the file that replaces it, not the one it held open.
+                self._forget(sub)
+                command = storage.repair_command(self.root, self.rules, [sub])
+                text = str(exc).removesuffix(": rebuild it")
+                raise type(exc)(f"{text}; rebuild it with: {command}") from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from solver import _kernels, storage
 from solver.cli import main
-from solver.position import Position
+from solver.index import Subspace
+from solver.position import Position, parse_position
 from solver.probe import Database, MissingSubspaceError, Probe, open_database
 from solver.rules import Rules
 from solver.values import decode
@@ -215,3 +216,46 @@ def test_move_probes_are_checked_as_values():
             MoveProbe(move, value, plies)
     with pytest.raises(TypeError, match="is a Move, not str"):
         MoveProbe("d2", "win", 1)
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_a_long_lived_database_reads_the_file_that_replaces_a_damaged_one(db4, tmp_path, in_memory):
+    """A server keeps its Database open: a damaged file's error names the build that
+    mends it (loaded whole or by chunks), and once it is rebuilt (here: removed and
+    copied back, a new file) the same Database answers from the new file."""
+    import shutil
+    from solver.errors import CorruptDatabaseError
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (4, 4))
+    intact = path.read_bytes()
+    pos = Position.from_view(0b111 | 1 << 9, 0b111 << 3 | 1 << 12)   # 4 v 4
+    with open_database(tmp_path, FOUR, in_memory=in_memory) as db:
+        expected = db.probe(pos)
+        db._forget(Subspace(4, 4))      # as if not read yet when the damage came
+        path.write_bytes(intact[: len(intact) // 2])
+        for _ in range(2):
+            with pytest.raises(CorruptDatabaseError, match="pair-4-4.h5.*rebuild it with: muehle build .*--pair 4-4"):
+                db.probe(pos)
+        path.unlink()
+        path.write_bytes(intact)
+        assert db.probe(pos) == expected
+
+
+def test_placement_files_built_later_are_used(db4, tmp_path):
+    """has_placement is looked for again until found, so that a server started on the
+    moving phase alone answers from placement files built while it runs."""
+    import shutil
+    from solver.build import build
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    for path in storage.rules_dir(tmp_path, FOUR).glob("place-*.h5"):
+        path.unlink()
+    positions = [parse_position(text, FOUR) for text in
+                 ("W:a1 B:d7 w 3 3", "W:a1,d1 B:d7 b 2 3", "W:a1,d1 B:a4,a7 w 2 2")]
+    with open_database(tmp_path, FOUR) as db:
+        assert not db.has_placement()
+        searched = [db.probe(p) for p in positions]      # by the opening search
+        assert all(v.plies is None for v in searched)
+        build(tmp_path, FOUR, phase="placement", progress=False)
+        assert db.has_placement()
+        assert [db.probe(p).value for p in positions] == [v.value for v in searched]
+        assert any(isinstance(key, Subspace) and not key.is_moving for key in db._files)   # read from files
