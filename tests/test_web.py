@@ -437,3 +437,50 @@ def test_play_without_databases(tmp_path):
         assert len(reply["played"]) == 2 and any("no database" in note for note in reply["notes"])
         sets = bare.get("/api/rules").json()["rule_sets"]
         assert sets[0]["name"] == "standard-s4" and sets[0]["status"].startswith("not built")
+
+
+def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answering(db4, monkeypatch):
+    """A query that takes minutes (the opening search) runs in a worker thread: the page,
+    /api/moves, /api/board.svg and /api/rules are answered meanwhile (a real server on
+    a free port; the long query is a query held until the test lets it go)."""
+    import threading
+    import time
+    import urllib.request
+    uvicorn = pytest.importorskip("uvicorn")
+    from solver.web import address, bind
+    from solver.web import app as web_app
+    release, entered = threading.Event(), threading.Event()
+    real = web_app.query_object
+
+    def held(db, pos):
+        entered.set()
+        assert release.wait(60)
+        return real(db, pos)
+    monkeypatch.setattr(web_app, "query_object", held)
+    sock = bind("127.0.0.1", 0)
+    srv = uvicorn.Server(uvicorn.Config(create_app(db4, FOUR), log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not srv.started:
+            time.sleep(0.05)
+        base = address(sock).rstrip("/")
+        answers = []
+        slow = threading.Thread(target=lambda: answers.append(
+            urllib.request.urlopen(f"{base}/api/query?position=startpos", timeout=60).read()))
+        slow.start()
+        assert entered.wait(20)
+        for path in ("/", "/api/moves?position=startpos", "/api/board.svg?position=startpos", "/api/rules"):
+            start = time.monotonic()
+            with urllib.request.urlopen(base + path, timeout=10) as reply:
+                assert reply.status == 200, path
+            assert time.monotonic() - start < 5, path
+        assert not answers                  # the query is still held
+        release.set()
+        slow.join(30)
+        assert json.loads(answers[0])["position"] == "W: B: w 4 4"
+    finally:
+        release.set()
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()

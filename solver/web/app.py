@@ -345,28 +345,27 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     """
     service = Service(root, rules)
 
-    def endpoint(work: Callable[[dict], Any], slow: bool = False) -> Callable:
-        """Read the parameters, run ``work`` under the service's lock, and answer with
-        JSON (a ``Response`` is passed through).
+    def endpoint(work: Callable[[dict], Any], shared: bool = True) -> Callable:
+        """Read the parameters, run ``work``, and answer with JSON (a ``Response`` is
+        passed through).
 
-        Quick work (a probe takes microseconds) runs right in the event loop when the
-        lock is free: a hop to a worker thread costs more than the work on a busy
-        machine.  ``slow`` work (the computer thinking), or any work while the lock is
-        held, runs in a worker thread so that the loop keeps serving.
+        ``shared`` work (anything that reads the databases, the games or a player) runs
+        in a worker thread under the service's lock, never in the event loop: a probe
+        takes microseconds, but a position of the placement phase without its files
+        starts the opening search, minutes on the 9-stone game, and the loop must keep
+        serving the page, its files and the work that shares nothing (``shared=False``:
+        moves, a board drawn, the rule sets), which runs right in the loop.
         """
         async def handler(request: Request) -> Response:
             try:
                 params = await read_params(request)
-                if not slow and service.lock.acquire(blocking=False):
-                    try:
-                        result = work(params)
-                    finally:
-                        service.lock.release()
-                else:
+                if shared:
                     def locked():
                         with service.lock:
                             return work(params)
                     result = await run_in_threadpool(locked)
+                else:
+                    result = work(params)
             except (ApiError, MuehleError, ValueError, OSError) as error:
                 message = " ".join(str(error).split()) or type(error).__name__
                 return json_response({"error": message}, status_of(error))
@@ -472,13 +471,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
-        Route("/api/moves", endpoint(api_moves), methods=["GET", "POST"]),
+        Route("/api/moves", endpoint(api_moves, shared=False), methods=["GET", "POST"]),
         Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
-        Route("/api/analyze", endpoint(api_analyze, slow=True), methods=["POST"]),
-        Route("/api/rules", endpoint(api_rules), methods=["GET"]),
+        Route("/api/analyze", endpoint(api_analyze), methods=["POST"]),
+        Route("/api/rules", endpoint(api_rules, shared=False), methods=["GET"]),
         Route("/api/game", endpoint(api_game), methods=["GET", "POST"]),
-        Route("/api/play", endpoint(api_play, slow=True), methods=["POST"]),
-        Route("/api/board.svg", endpoint(api_board), methods=["GET", "POST"]),
+        Route("/api/play", endpoint(api_play), methods=["POST"]),
+        Route("/api/board.svg", endpoint(api_board, shared=False), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     async def api_not_found(request: Request, error: HTTPException) -> Response:
