@@ -28,6 +28,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import shlex
 import signal
 import socket
 import time
@@ -122,6 +123,8 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
     'muehle build --db data --rules six-mens-jumping'
     >>> build_command("db", Rules(), pair=(5, 4))
     'muehle build --db db --pair 4-5'
+    >>> print(build_command("my dbs/it's", Rules()))     # one word for the shell
+    muehle build --db 'my dbs/it'"'"'s'
     """
     words = ["muehle", "build", "--db", str(root)]
     if not rules.is_classic:
@@ -139,7 +142,7 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
         words += ["--max-total", str(max_total)]
     if pair is not None:
         words += ["--pair", f"{min(pair)}-{max(pair)}"]
-    return " ".join(words)
+    return shlex.join(words)     # a folder with spaces or quotes pastes as one word
 
 
 def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]) -> str:

@@ -304,3 +304,16 @@ def test_closed_standard_streams(db4, tmp_path):
                            stderr=subprocess.PIPE, cwd=ROOT)
     cut.stdout.close()
     assert cut.wait(timeout=60) == 141 and cut.stderr.read() == b""
+
+
+def test_a_repair_hint_for_a_folder_with_spaces_and_quotes_pastes_into_a_shell(db4, tmp_path):
+    folder = tmp_path / "my dbs ä" / "it's"
+    shutil.copytree(db4, folder)
+    storage.pair_path(folder, FOUR, (3, 4)).unlink()
+    asked = run("query", "--db", folder, "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6,b6 w")
+    assert asked.exit_code == 2
+    hint = asked.output.split("build it with: ")[1].rstrip(")\n")
+    assert hint.startswith("muehle build --db '")
+    pasted = shell(hint, tmp_path)
+    assert pasted.stdout.strip().splitlines()[-1] == "rc=0", pasted
+    assert run("query", "--db", folder, "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6,b6 w").exit_code == 0
