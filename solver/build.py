@@ -178,15 +178,21 @@ def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool 
     return None
 
 
-def built_later(paths: list[Path], more: bool = False) -> list[bool]:
-    """For files in build order: whether a file after it (or, with ``more``, anything
-    built after all of them) is there.  Such a file, if absent, was there once (a
-    complete folder lacks it: deleted), and a build says it is missing."""
-    out, seen = [], more
-    for path in reversed(paths):
-        out.append(seen)
-        seen = seen or path.exists()
-    return out[::-1]
+def built_later(root: Path, rules: Rules, keys: list) -> list[bool]:
+    """For units of a build (their keys): whether a file built from it, directly or
+    through others, is in the folder.  Such a unit's file, if absent, was there once
+    (deleted), and a build says it is missing; one that a larger build adds (``--max-total
+    9``, then ``10``) was never there, and the build says nothing of it."""
+    full = plan_units(rules, phase="all")
+    dependents: dict = {}
+    for unit in full:
+        for need in unit.needs:
+            dependents.setdefault(need, []).append(unit)
+    made_from: dict = {}
+    for unit in reversed(full):         # (dependents come after what they need)
+        made_from[unit.key] = any(unit_path(root, rules, d).exists() or made_from[d.key]
+                                  for d in dependents.get(unit.key, ()))
+    return [made_from.get(key, False) for key in keys]
 
 
 class BuildLock:
@@ -558,14 +564,13 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 
     root = Path(root)
     units = plan_units(rules, max_total, pair, "moving")
-    paths = [unit_path(root, rules, u) for u in units]
     cache = SubspaceCache(root, rules)
     reports: list[PairReport | None] = [None] * len(units)
     budget = memory if memory is not None else max((u.memory for u in units), default=0)
     writer = BackgroundWriter(budget) if background else None
     overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
-    later = built_later(paths, any(storage.rules_dir(root, rules).glob("place-*.h5")))
+    later = built_later(root, rules, [u.key for u in units])
     try:
         for i, (unit, had_file) in enumerate(zip(units, later)):
             if writer is not None and writer.key in unit.needs:
@@ -794,14 +799,13 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     cache = SubspaceCache(root, rules)
     reports: list[PlacementReport] = []
     if rules.mixed:
-        later = built_later([storage.placement_path(root, rules, u[0])
-                             for u in placement.units(rules, max_total)])
+        later = built_later(root, rules, [u[0] for u in placement.units(rules, max_total)])
         for unit, had_file in zip(placement.units(rules, max_total), later):
             reports += build_cycle(root, rules, unit[0], cache, jobs=jobs, had_file=had_file)
         return reports
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
-    later = built_later([storage.placement_path(root, rules, s) for s in subs])
+    later = built_later(root, rules, subs)
     try:
         for sub, had_file in zip(subs, later):
             reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,

@@ -282,6 +282,14 @@ def test_a_build_says_which_files_of_a_built_folder_are_missing(db4_all, tmp_pat
     with caplog.at_level(logging.INFO, logger="muehle.build"):
         build(tmp_path / "new", FOUR, phase="moving", max_total=6, progress=False)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    # nor does a larger build over a smaller one (--max-total 7, then the whole game):
+    # the files it adds were never there, although files after them in build order are
+    build(tmp_path / "new", FOUR, max_total=7, progress=False)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="muehle.build"):
+        build(tmp_path / "new", FOUR, progress=False)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert sha256s(tmp_path / "new", FOUR) == sha256s(db4_all, FOUR)
 
 
 def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):
