@@ -317,3 +317,24 @@ def test_a_repair_hint_for_a_folder_with_spaces_and_quotes_pastes_into_a_shell(d
     pasted = shell(hint, tmp_path)
     assert pasted.stdout.strip().splitlines()[-1] == "rc=0", pasted
     assert run("query", "--db", folder, "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6,b6 w").exit_code == 0
+
+
+@pytest.mark.parametrize("damage", ["deleted", "truncated"])
+def test_analyze_with_a_file_it_cannot_read_warns_and_exits_1(db4, tmp_path, damage):
+    """As stats: the values it cannot give are '?' (null), a warning says why, and the
+    status is 1, so that a script does not take the analysis for a whole one."""
+    shutil.copytree(db4, tmp_path / "db")
+    path = storage.pair_path(tmp_path / "db", FOUR, (4, 4))
+    if damage == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[:1000])
+    record = tmp_path / "game.txt"
+    record.write_text("rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6,b6 w\ng4-g7\n")
+    for extra in ([], ["--json"]):
+        result = run("analyze", "--db", tmp_path / "db", *extra, record)
+        assert result.exit_code == 1, result.output
+        assert "muehle: warning:" in result.stderr and "pair-4-4.h5" in result.stderr
+        assert "Traceback" not in result.output
+    assert json.loads(run("analyze", "--db", tmp_path / "db", "--json", record).stdout)["moves"][0]["before"] is None
+    assert run("analyze", "--db", db4, record).exit_code == 0

@@ -366,6 +366,9 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     "before", "before_plies", "after", "after_plies", "blunder"}]}; values are
     "win", "loss", "draw" or null where a database is missing, blunder is null,
     "lost the win" or "lost the draw".
+
+    Where a database cannot answer (missing, damaged or foreign), a warning line on
+    stderr says why, the values there are '?' (null), and the exit status is 1.
     """
     text = Path(game_file).read_text()
     game = Game.from_record(text, None if rules == STANDARD else rules)
@@ -375,7 +378,13 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
         click.echo(f"muehle: warning: {problem}", err=True)
     if as_json:
         click.echo(json.dumps(obj))
-        return
+    else:
+        _print_analysis(obj, game)
+    if problems:
+        raise SystemExit(1)     # an analysis with holes is not a whole one (as stats)
+
+
+def _print_analysis(obj: dict, game: Game) -> None:
     rows, result = obj["moves"], game.result()
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
