@@ -484,3 +484,21 @@ def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answeri
         srv.should_exit = True
         thread.join(10)
         sock.close()
+
+
+def test_http_details_a_client_may_rely_on(client, tmp_path):
+    """405 names the allowed methods (Allow, as HTTP requires); a media type's case does
+    not matter and a text/plain body's charset is honoured; an empty --host is refused."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    refused = client.get("/api/play")
+    assert refused.status_code == 405 and "POST" in refused.headers["allow"]
+    assert refused.json()["error"].startswith("Method Not Allowed")
+    record = "rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6 w\ng4-g7\n"
+    plain = client.post("/api/analyze", content=record.encode(), headers={"Content-Type": "text/plain"}).json()
+    for kind in ("Text/Plain", "TEXT/PLAIN; charset=UTF-16", "text/plain; charset=no-such-charset"):
+        body = record.encode("utf-16") if "16" in kind else record.encode()
+        reply = client.post("/api/analyze", content=body, headers={"Content-Type": kind})
+        assert reply.status_code == 200 and reply.json() == plain, kind
+    empty = CliRunner().invoke(main, ["serve", "--db", str(tmp_path), "--host", " "])
+    assert empty.exit_code == 2 and "--host is empty" in empty.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..rules import Rules
-from .common import db_option, main, needs_kernels, rules_options
+from .common import db_option, fail, main, needs_kernels, rules_options
 
 
 @main.command()
@@ -29,5 +29,7 @@ def serve(db: str, rules: Rules, host: str, port: int) -> None:
     """
     from ..web import serve as run
 
+    if not host.strip():    # (an unset $HOST would otherwise listen on every interface)
+        fail("--host is empty: give an address, e.g. 127.0.0.1, or 0.0.0.0 for every interface")
     run(db, rules, host=host, port=port,
         announce=lambda url: click.echo(f"muehle: serving {url} (databases in {db}; Ctrl-C stops)"))

@@ -232,10 +232,16 @@ async def read_params(request: Request) -> dict:
             raise ApiError(f"request body too large (more than {MAX_BODY} bytes)", 413)
     if not body.strip():
         return params
-    kind = request.headers.get("content-type", "").split(";")[0].strip()
-    if kind == "text/plain":
-        # A game record sent as it is (curl --data-binary @game.txt).
-        params["record"] = body.decode("utf-8", "replace")
+    kind, _, options = request.headers.get("content-type", "").partition(";")
+    if kind.strip().lower() == "text/plain":      # (media types ignore case)
+        # A game record sent as it is (curl --data-binary @game.txt), in the declared
+        # charset if Python knows it, else UTF-8.
+        charset = next((v.strip().strip('"') for k, _, v in (o.partition("=") for o in options.split(";"))
+                        if k.strip().lower() == "charset"), "utf-8")
+        try:
+            params["record"] = body.decode(charset, "replace")
+        except LookupError:
+            params["record"] = body.decode("utf-8", "replace")
         return params
     try:
         data = json.loads(body)
@@ -484,9 +490,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         # The API answers JSON even for a wrong path or method; the page's files keep
         # Starlette's plain answers.
         if request.url.path.startswith("/api/"):
-            return json_response({"error": f"{error.detail}: {request.method} {request.url.path}"},
-                                 error.status_code)
-        return PlainTextResponse(str(error.detail), status_code=error.status_code)
+            response = json_response({"error": f"{error.detail}: {request.method} {request.url.path}"},
+                                     error.status_code)
+        else:
+            response = PlainTextResponse(str(error.detail), status_code=error.status_code)
+        response.headers.update(error.headers or {})      # 405's Allow, as HTTP requires
+        return response
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
