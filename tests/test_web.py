@@ -502,3 +502,32 @@ def test_http_details_a_client_may_rely_on(client, tmp_path):
         assert reply.status_code == 200 and reply.json() == plain, kind
     empty = CliRunner().invoke(main, ["serve", "--db", str(tmp_path), "--host", " "])
     assert empty.exit_code == 2 and "--host is empty" in empty.output
+
+
+def test_a_client_that_leaves_mid_body_is_no_error(db4, capfd):
+    """A body cut short by the client going away ends the request quietly: uvicorn
+    logged a 40-line traceback (ClientDisconnect) for each before."""
+    import socket
+    import threading
+    import time
+    uvicorn = pytest.importorskip("uvicorn")
+    from solver.web import bind
+    sock = bind("127.0.0.1", 0)
+    srv = uvicorn.Server(uvicorn.Config(create_app(db4, FOUR), log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not srv.started:
+            time.sleep(0.05)
+        client = socket.create_connection(sock.getsockname()[:2])
+        client.sendall(b"POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 100\r\n\r\n{\"position\":")
+        time.sleep(0.3)
+        client.close()
+        time.sleep(1.0)
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ClientDisconnect" not in err, err[:500]

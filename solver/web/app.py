@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -372,6 +372,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
                     result = await run_in_threadpool(locked)
                 else:
                     result = work(params)
+            except ClientDisconnect:
+                # the client left in the middle of its body: nobody reads an answer, and
+                # it is no fault of the server's to log a traceback for
+                return json_response({"error": "the client disconnected"}, 400)
             except (ApiError, MuehleError, ValueError, OSError) as error:
                 message = " ".join(str(error).split()) or type(error).__name__
                 return json_response({"error": message}, status_of(error))
