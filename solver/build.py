@@ -221,11 +221,29 @@ class BuildLock:
             os.close(fd)
             raise DatabaseError(f"{self.path.parent} is being built by {who}; "
                                 f"wait for it to finish (lock {self.path})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                  "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                      "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode(), 0)
+        except OSError as exc:      # a full disk: say which file, as every write error does
+            os.close(fd)
+            raise DatabaseError(f"cannot write the build lock {self.path}: {exc.strerror or exc}") from None
         self._fd = fd
+        self._clear_leftovers()
         return self
+
+    def _clear_leftovers(self) -> None:
+        """What killed runs left that only a run holding this lock uses: the token files
+        of a cluster build's check (deleted), and temporaries written on other hosts
+        (named in a warning: a machine of the cluster may still be writing one)."""
+        folder = self.path.parent
+        for token in folder.glob(".cluster-token-*"):
+            token.unlink(missing_ok=True)
+        for tmp in sorted(folder.glob(".*.tmp-*")):
+            host, _ = storage.temporary_owner(tmp)
+            if host != storage.HOST:
+                log.warning("leftover temporary file %s, written on host %s (a build killed "
+                            "there?): delete it unless a build there is still writing it", tmp, host)
 
     def __exit__(self, *exc) -> None:
         if self._fd is not None:

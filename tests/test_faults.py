@@ -177,3 +177,31 @@ def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_p
             path.rmdir()
         build(tmp_path, FOUR, phase="moving", progress=False)
         assert path.is_file() and is_built(tmp_path, FOUR, PAIR) and is_built(tmp_path, FOUR, Pair(3, 4))
+
+
+def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):
+    """Holding the folder's lock, a build deletes the token files of a killed cluster
+    build's check and names the temporaries written on other hosts (a machine of a
+    cluster may still write one), keeping them."""
+    import logging
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    token = folder / ".cluster-token-0123abcd"
+    token.write_text("secret")
+    foreign = folder / ".pair-3-4.h5.tmp-otherbox-4242"
+    foreign.write_bytes(b"partial")
+    with caplog.at_level(logging.WARNING, logger="muehle.build"):
+        build(tmp_path, FOUR, phase="moving", progress=False)
+    assert not token.exists() and foreign.exists()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"leftover temporary file {foreign}, written on host otherbox (a build killed there?): "
+        f"delete it unless a build there is still writing it"]
+
+
+def test_a_lock_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    def full(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "pwrite", full)
+    with pytest.raises(DatabaseError, match=r"^cannot write the build lock .*\.build\.lock: No space left on device$"):
+        with BuildLock(tmp_path):
+            pass
