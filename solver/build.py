@@ -26,7 +26,8 @@ from . import placement, storage
 from .index import Pair, Subspace, shape_name, successors
 from .retro import pair_order, solve_pair, solve_unit, unit_of
 from .verify.check import check_values
-from .errors import ConsistencyError, DatabaseError, InsufficientMemoryError, MissingSubspaceError
+from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, InsufficientMemoryError,
+                     MissingSubspaceError)
 from .rules import Rules, kernel_gap, require_kernels
 
 log = logging.getLogger("muehle.build")
@@ -735,12 +736,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
         log.warning("pair %s: rebuilding it, the file is unusable: %s", name, problem)
     elif had_file:
         log.warning("pair %s: missing, building it", name)
-    missing = [d for d in unit.needs if not is_built(root, rules, d, verify=False)]
-    if missing:
-        raise MissingSubspaceError(
-            missing[0].subspaces[0], storage.pair_path(root, rules, missing[0]),
-            f"pair {name} needs pair(s) {', '.join(d.name for d in missing)}, "
-            f"which are not built in {folder}")
+    require_stored(root, rules, f"pair {name} needs", [d.subspaces[0] for d in unit.needs])
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(())         # capture targets are read when needed, one at a time
@@ -837,8 +833,14 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
 
 def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -> None:
     """MissingSubspaceError, ``who`` (what needs them) naming the subspaces of ``needed``
-    that are not built, and the command that builds them."""
-    missing = [c for c in needed if not is_stored(root, rules, c, verify=False)]
+    that are not built, and the command that builds them; CorruptDatabaseError where the
+    first of them has a file, damaged or foreign (not "not built": it is there)."""
+    problems = {c: why_not_built(root, rules, c, verify=False) for c in needed}
+    missing = [c for c, problem in problems.items() if problem is not None]
+    if missing and (path := storage.subspace_path(root, rules, missing[0])).exists():
+        text = problems[missing[0]].removesuffix(": rebuild it")
+        raise CorruptDatabaseError(f"{who} {missing[0].name}, whose file {path.name} is unusable: "
+                                   f"{text}; rebuild it with: {storage.repair_command(root, rules, missing)}")
     if missing:
         raise MissingSubspaceError(
             missing[0], storage.subspace_path(root, rules, missing[0]),

@@ -338,3 +338,22 @@ def test_analyze_with_a_file_it_cannot_read_warns_and_exits_1(db4, tmp_path, dam
         assert "Traceback" not in result.output
     assert json.loads(run("analyze", "--db", tmp_path / "db", "--json", record).stdout)["moves"][0]["before"] is None
     assert run("analyze", "--db", db4, record).exit_code == 0
+
+
+def test_a_damaged_pair_that_a_placement_build_needs_is_called_damaged(db4, tmp_path):
+    """Not "not built": the file is there; the line says what is wrong with it and the
+    build that mends it, and following that build lets the placement build go on."""
+    shutil.copytree(db4, tmp_path / "db")
+    for path in storage.rules_dir(tmp_path / "db", FOUR).glob("place-*.h5"):
+        path.unlink()
+    path = storage.pair_path(tmp_path / "db", FOUR, (4, 4))
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    result = run("build", "--db", tmp_path / "db", "--stones", "4", "--phase", "placement", "--quiet")
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip().splitlines()[-1]
+    assert "needs 4-4, whose file pair-4-4.h5 is unusable: " in line and "not built" not in line
+    hint = line.split("rebuild it with: ")[1]
+    assert hint.endswith("--pair 4-4")
+    assert shell(hint, tmp_path).stdout.strip().splitlines()[-1] == "rc=0"
+    again = run("build", "--db", tmp_path / "db", "--stones", "4", "--phase", "placement", "--quiet")
+    assert again.exit_code == 0, again.output
