@@ -383,7 +383,17 @@ def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
 def prepare_folder(root: Path | str, rules: Rules) -> Path:
     """Create the rules' folder and delete the temporaries of killed builds; returns it."""
     folder = storage.rules_dir(root, rules)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        # mkdir says only "File exists": name what stands in the way
+        for part in (folder, *folder.parents):
+            if part.is_symlink() and not part.exists():
+                raise DatabaseError(f"{part} is a link to {os.readlink(part)}, which does not exist: "
+                                    f"create that folder or give another --db") from None
+            if part.exists() and not part.is_dir():
+                raise DatabaseError(f"{part} is not a folder: a database folder must be one") from None
+        raise
     remove_stale_temporaries(folder)
     return folder
 

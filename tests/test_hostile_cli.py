@@ -357,3 +357,17 @@ def test_a_damaged_pair_that_a_placement_build_needs_is_called_damaged(db4, tmp_
     assert shell(hint, tmp_path).stdout.strip().splitlines()[-1] == "rc=0"
     again = run("build", "--db", tmp_path / "db", "--stones", "4", "--phase", "placement", "--quiet")
     assert again.exit_code == 0, again.output
+
+
+def test_what_stands_in_the_way_of_a_database_folder_is_named(tmp_path):
+    (tmp_path / "db").symlink_to(tmp_path / "nowhere")
+    dangling = run("build", "--db", tmp_path / "db", "--stones", "3", "--quiet")
+    assert dangling.exit_code == 2
+    assert dangling.stderr == (f"muehle: error: {tmp_path / 'db'} is a link to {tmp_path / 'nowhere'}, which "
+                               f"does not exist: create that folder or give another --db\n")
+    (tmp_path / "db2").mkdir()
+    (tmp_path / "db2" / "standard-s3").write_text("")
+    blocked = run("build", "--db", tmp_path / "db2", "--stones", "3", "--quiet")
+    assert blocked.exit_code == 2
+    assert blocked.stderr == (f"muehle: error: {tmp_path / 'db2' / 'standard-s3'} is not a folder: "
+                              f"a database folder must be one\n")
