@@ -225,3 +225,50 @@ def test_build_command_with_workers(tmp_path):
     subs = placement.plan(Rules(stones=3))
     assert f"{len(subs)} placement subspace(s) built" in done.stdout
     assert all(building.is_stored(tmp_path, Rules(stones=3), s) for s in subs)
+
+
+def cluster_build(tmp_path, limit: str = "") -> subprocess.Popen:
+    """``muehle build --workers 2`` in a process group of its own (as a terminal's job),
+    with ``ulimit`` ``limit`` if given."""
+    command = (f"{limit} exec {sys.executable} -m solver build --db {tmp_path / 'db'} "
+               f"--max-total 9 --workers 2 --quiet")
+    return subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            env={**os.environ, "DASK_DISTRIBUTED__DASHBOARD__ENABLED": "False"})
+
+
+def noise(stderr: str) -> list[str]:
+    """The lines of stderr that are neither the build's log nor its one-line outcome."""
+    import re
+    return [line for line in stderr.splitlines()
+            if line and not re.match(r"\d\d:\d\d:\d\d |Dask dashboard: |muehle: error: |Aborted!$", line)]
+
+
+def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):
+    """Ctrl-C reaches every process of the terminal's group: the workers ignore it (no
+    traceback from each) and the build ends with click's 'Aborted!' alone."""
+    import signal
+    import time
+    build = cluster_build(tmp_path)
+    folder = storage.rules_dir(tmp_path / "db", STANDARD)
+    deadline = time.monotonic() + TIMEOUT
+    while not list(folder.glob("place-*.h5")):      # the workers are at work
+        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
+        time.sleep(0.1)
+    os.killpg(build.pid, signal.SIGINT)
+    out, err = build.communicate(timeout=TIMEOUT)
+    assert build.returncode != 0 and err.rstrip().endswith("Aborted!"), err[-2000:]
+    assert noise(err) == [], err[-2000:]
+    rerun = cluster_build(tmp_path)
+    out, err = rerun.communicate(timeout=TIMEOUT)
+    assert rerun.returncode == 0 and noise(err) == [], err[-2000:]
+    assert CliRunner().invoke(main, ["check", "--db", str(tmp_path / "db"), "--quiet"]).exit_code == 0
+
+
+def test_a_write_that_fails_on_a_worker_is_one_line(tmp_path):
+    """A file-size limit (as a full disk) on the workers: the task's error, one line,
+    and not the worker's 'Compute Failed' log with its traceback first."""
+    build = cluster_build(tmp_path, "ulimit -f 500;")     # KiB: pair-3-6.h5 is 740
+    out, err = build.communicate(timeout=TIMEOUT)
+    assert build.returncode == 2, err[-2000:]
+    assert noise(err) == [] and "could not be written" in err.splitlines()[-1], err[-2000:]
