@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import wdl as _wdl
+from . import storage, wdl as _wdl
 from .errors import CorruptDatabaseError, ForeignDatabaseError, UnsupportedRulesError
 from .index import Subspace
 from .kernels import kernels_for
@@ -211,6 +211,7 @@ class OpeningBook:
 
     @classmethod
     def read(cls, path, rules: Rules) -> "OpeningBook":
+        storage.require_regular(path, "an opening book")
         try:
             with open(path, "rb") as raw:
                 if raw.read(4) != b"PK\x03\x04":     # else numpy would speak of pickles
@@ -224,14 +225,14 @@ class OpeningBook:
                 keys, values = f["keys"], f["values"]
                 if (keys.dtype != np.uint64 or values.dtype != np.int8 or keys.ndim != 1
                         or keys.shape != values.shape or not np.all(keys[1:] > keys[:-1])
-                        or not np.all(np.abs(values) <= 1)):
+                        or not np.all((values >= -1) & (values <= 1))):
                     raise ValueError("its keys and values are not a book's (sorted uint64 keys, "
                                      "int8 values -1..1, as many of each)")
                 return cls(rules, keys, values, int(f["plies"]))
         except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             # (a damaged archive fails in zipfile's CRC-32 or in zlib, as it is read)
             raise CorruptDatabaseError(f"cannot read opening book {path}: {exc} (delete it, or make "
-                                       f"it again with: muehle solve-opening --book PLIES {path})") from None
+                                       f"it again with: {storage.book_command(path, rules)})") from None
 
 
 def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,

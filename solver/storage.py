@@ -112,6 +112,36 @@ def temporary_owner(tmp: Path) -> tuple[str, int | None]:
     return host or HOST, int(pid) if pid.isdigit() else None
 
 
+def rule_words(rules: Rules) -> list[str]:
+    """The shortest command-line options that name ``rules``.
+
+    >>> rule_words(Rules(stones=4, jumping=False, mill_rule="take-none"))
+    ['--rules', 'no-jumping', '--mill-rule', 'take-none', '--stones', '4']
+    """
+    if not rules.is_classic:
+        return ["--rules", rules.name]
+    words = []
+    if not rules.jumping:
+        words += ["--rules", "no-jumping"]
+    if rules.take_none:
+        words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
+    if rules.stones != 9:
+        words += ["--stones", str(rules.stones)]
+    return words
+
+
+def book_command(path: Path | str, rules: Rules) -> str:
+    """The command that makes the opening book ``path`` of ``rules`` again (PLIES to fill
+    in), from the databases of its folder where it lies in one.
+
+    >>> book_command("data/standard-s4/opening-book.npz", Rules(stones=4))
+    'muehle solve-opening --db data --stones 4 --book PLIES data/standard-s4/opening-book.npz'
+    """
+    path = Path(path)
+    root = ["--db", str(path.parent.parent)] if path.parent.name == rules.name else []
+    return shlex.join(["muehle", "solve-opening", *root, *rule_words(rules), "--book", "PLIES", str(path)])
+
+
 def build_command(root: Path | str, rules: Rules, phase: str | None = None,
                   max_total: int | None = None, pair: tuple[int, int] | None = None) -> str:
     """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
@@ -126,16 +156,7 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
     >>> print(build_command("my dbs/it's", Rules()))     # one word for the shell
     muehle build --db 'my dbs/it'"'"'s'
     """
-    words = ["muehle", "build", "--db", str(root)]
-    if not rules.is_classic:
-        words += ["--rules", rules.name]
-    else:
-        if not rules.jumping:
-            words += ["--rules", "no-jumping"]
-        if rules.take_none:
-            words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
-        if rules.stones != 9:
-            words += ["--stones", str(rules.stones)]
+    words = ["muehle", "build", "--db", str(root), *rule_words(rules)]
     if phase is not None:
         words += ["--phase", phase]
     if max_total is not None:
@@ -168,6 +189,13 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
     phase = "placement" if all(placing) else "moving" if not any(placing) else None
     total = max(sum(s) for s in shapes)
     return build_command(root, rules, phase, max_total=total if total < 2 * rules.stones else None)
+
+
+def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:
+    """``error`` (a damaged or foreign file of ``subs``) again, its line ending in the
+    command that rebuilds them: the one wording of every such hint."""
+    text = str(error).removesuffix(": rebuild it")
+    return type(error)(f"{text}; rebuild it with: {repair_command(root, rules, subs)}")
 
 
 def sha256_of(codes: np.ndarray) -> str:
@@ -362,6 +390,13 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
     return stats
 
 
+def require_regular(path: Path, what: str = "a database file") -> None:
+    """CorruptDatabaseError unless ``path`` (which exists) is a regular file: opening a
+    FIFO blocks until a writer comes, a device reads for ever."""
+    if not Path(path).is_file():
+        raise CorruptDatabaseError(f"{path} is not a regular file, as {what} is: rebuild it")
+
+
 def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.File:
     """Open a database file and check what it says it is: format, completeness, rules,
     index scheme, its attributes' checksum, and (given ``held``: a pair, or a subspace
@@ -374,8 +409,7 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
     if not path.exists():
         raise MissingSubspaceError(subspace if subspace is not None else path.name, path,
                                    f"missing database file {path}")
-    if not path.is_file():      # a FIFO would block the open for ever, a device read forever
-        raise CorruptDatabaseError(f"{path} is not a regular file, as a database file is: rebuild it")
+    require_regular(path)
     with hdf5_errors(path, "cannot be read (damaged or not a database file)"):
         try:
             f = h5py.File(path, "r", **kwargs)

@@ -183,7 +183,7 @@ def test_five_stone_game_search_agrees_with_backward_pass(tmp_path_factory):
                 checked += 1
 
 
-def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tmp_path):
+def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tmp_path, monkeypatch):
     from solver.opening import OpeningBook, build_book
     db, values = game4
     path = tmp_path / "book.npz"
@@ -214,15 +214,26 @@ def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tm
     saved = np.load(path)
     unsorted = tmp_path / "unsorted.npz"
     np.savez(unsorted, **{**{k: saved[k] for k in saved.files}, "keys": saved["keys"][::-1].copy()})
+    low = tmp_path / "low.npz"          # -128: np.abs would leave it negative
+    np.savez(low, **{**{k: saved[k] for k in saved.files},
+                     "values": np.full_like(saved["values"], -128)})
     for damaged, why in ((bytes(flipped), "CRC-32|Error|invalid|corrupt"), (intact[:len(intact) // 2], ""),
                          (b"hello\n", "not an .npz archive"), (b"", "not an .npz archive"),
-                         (unsorted.read_bytes(), "not a book's")):
+                         (unsorted.read_bytes(), "not a book's"), (low.read_bytes(), "not a book's")):
         path.write_bytes(damaged)
         with pytest.raises(CorruptDatabaseError, match=f"cannot read opening book .*{why}"):
             OpeningBook.read(path, FOUR)
         folder = tmp_path / "db"
         shutil.copytree(db4, folder, dirs_exist_ok=True)
         (folder / FOUR.name / "opening-book.npz").write_bytes(damaged)
-        answer = CliRunner().invoke(main, ["query", "--db", str(folder), "--stones", "4", "startpos"])
+        monkeypatch.chdir(tmp_path)      # (a short --db: the line keeps the whole hint)
+        answer = CliRunner().invoke(main, ["query", "--db", "db", "--stones", "4", "startpos"])
         assert answer.exit_code == 2 and "Traceback" not in answer.output
         assert answer.output.splitlines()[-1].startswith("muehle: error: cannot read opening book")
+        hint = answer.output.splitlines()[-1].split("make it again with: ")[1]
+        assert hint == "muehle solve-opening --db db --stones 4 --book PLIES db/standard-s4/opening-book.npz)"
+    import os
+    path.unlink()
+    os.mkfifo(path)         # opening a FIFO would wait for a writer for ever
+    with pytest.raises(CorruptDatabaseError, match="is not a regular file, as an opening book is"):
+        OpeningBook.read(path, FOUR)
