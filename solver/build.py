@@ -230,7 +230,12 @@ class BuildLock:
             os.close(fd)
             raise DatabaseError(f"cannot write the build lock {self.path}: {exc.strerror or exc}") from None
         self._fd = fd
-        self._clear_leftovers()
+        try:
+            self._clear_leftovers()
+        except OSError as exc:      # (__exit__ will not run: let the lock go here)
+            self.__exit__()
+            raise DatabaseError(f"cannot clear what killed builds left in {self.path.parent}: "
+                                f"{exc.strerror or exc} ({exc.filename})") from None
         return self
 
     def _clear_leftovers(self) -> None:
@@ -385,8 +390,8 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
     folder = storage.rules_dir(root, rules)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        # mkdir says only "File exists": name what stands in the way
+    except (FileExistsError, NotADirectoryError):
+        # mkdir says only "File exists" or "Not a directory": name what stands in the way
         for part in (folder, *folder.parents):
             if part.is_symlink() and not part.exists():
                 raise DatabaseError(f"{part} is a link to {os.readlink(part)}, which does not exist: "
@@ -746,7 +751,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
         log.warning("pair %s: rebuilding it, the file is unusable: %s", name, problem)
     elif had_file:
         log.warning("pair %s: missing, building it", name)
-    require_stored(root, rules, f"pair {name} needs", [d.subspaces[0] for d in unit.needs])
+    require_stored(root, rules, f"pair {name} needs", [s for d in unit.needs for s in d.subspaces])
     remove_stale_temporaries(folder, storage.pair_path(root, rules, p).name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(())         # capture targets are read when needed, one at a time
@@ -848,9 +853,9 @@ def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -
     problems = {c: why_not_built(root, rules, c, verify=False) for c in needed}
     missing = [c for c, problem in problems.items() if problem is not None]
     if missing and (path := storage.subspace_path(root, rules, missing[0])).exists():
-        text = problems[missing[0]].removesuffix(": rebuild it")
-        raise CorruptDatabaseError(f"{who} {missing[0].name}, whose file {path.name} is unusable: "
-                                   f"{text}; rebuild it with: {storage.repair_command(root, rules, missing)}")
+        raise storage.with_repair(CorruptDatabaseError(
+            f"{who} {missing[0].name}, whose file {path.name} is unusable: {problems[missing[0]]}"),
+            root, rules, missing)
     if missing:
         raise MissingSubspaceError(
             missing[0], storage.subspace_path(root, rules, missing[0]),

@@ -204,7 +204,10 @@ class Database:
                 if sub in self._arrays:
                     view = wdl.pack(self._arrays[sub])
                 else:
-                    view = storage.read_subspace_wdl(self._path(sub), self.rules, m, o)
+                    try:
+                        view = storage.read_subspace_wdl(self._path(sub), self.rules, m, o)
+                    except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                        raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
                 self._wdl[sub] = view
             return view
 
@@ -224,9 +227,7 @@ class Database:
                 # What was opened of it is let go, so that a long-lived reader (the
                 # server) reads the file that replaces it, not the one it held open.
                 self._forget(sub)
-                command = storage.repair_command(self.root, self.rules, [sub])
-                text = str(exc).removesuffix(": rebuild it")
-                raise type(exc)(f"{text}; rebuild it with: {command}") from None
+                raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code

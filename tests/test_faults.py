@@ -205,3 +205,19 @@ def test_a_lock_that_cannot_be_written_is_named(tmp_path, monkeypatch):
     with pytest.raises(DatabaseError, match=r"^cannot write the build lock .*\.build\.lock: No space left on device$"):
         with BuildLock(tmp_path):
             pass
+
+
+def test_a_lock_whose_leftovers_cannot_be_cleared_is_let_go(tmp_path, monkeypatch):
+    """An error while clearing (another user's token in a shared folder) is one line, and
+    the lock is free again (__exit__ does not run after a failed __enter__)."""
+    (tmp_path / ".cluster-token-0123abcd").write_text("x")
+
+    def refuse(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied", str(self))
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(DatabaseError, match="cannot clear what killed builds left in .*Permission denied"):
+        with BuildLock(tmp_path):
+            pass
+    monkeypatch.undo()
+    with BuildLock(tmp_path):       # free again
+        pass

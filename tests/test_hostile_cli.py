@@ -371,3 +371,7 @@ def test_what_stands_in_the_way_of_a_database_folder_is_named(tmp_path):
     assert blocked.exit_code == 2
     assert blocked.stderr == (f"muehle: error: {tmp_path / 'db2' / 'standard-s3'} is not a folder: "
                               f"a database folder must be one\n")
+    (tmp_path / "file").write_text("")
+    plain = run("build", "--db", tmp_path / "file" / "db", "--stones", "3", "--quiet")    # (mkdir: ENOTDIR)
+    assert plain.exit_code == 2
+    assert plain.stderr == f"muehle: error: {tmp_path / 'file'} is not a folder: a database folder must be one\n"

@@ -248,7 +248,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     A file missing that built ones need, or a file damaged or holding another
     subspace than its name says, gets a warning line on stderr (the totals are then
     of the other files) and exit status 1.  The figures are those the build counted
-    and stored in each file's header (under its checksum), so this takes seconds;
+    and stored in each file's header (under its checksum), so this takes seconds
+    (without --reachable);
     the values themselves are read and verified by ``muehle check``.
     """
     rows, problems = _collect_stats(db, rules)
