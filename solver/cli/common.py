@@ -80,17 +80,19 @@ class Diagnostics:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        if self._stream is not None:
+        stream = self._stream       # (once: another thread may let it go meanwhile)
+        if stream is not None:
             try:
-                return self._stream.write(text)
+                return stream.write(text)
             except (OSError, ValueError):       # EPIPE, EIO; a closed file
                 self._stream = None
         return len(text)
 
     def flush(self) -> None:
-        if self._stream is not None:
+        stream = self._stream
+        if stream is not None:
             try:
-                self._stream.flush()
+                stream.flush()
             except (OSError, ValueError):
                 self._stream = None
 
@@ -107,6 +109,14 @@ def guard_streams() -> None:
     """Before a command runs: standard error as :class:`Diagnostics`; standard output
     closed (``>&-``) refused in one line, as the answer would be lost unseen."""
     import sys
+    for fd, name in ((0, "stdin"), (2, "stderr")):
+        if getattr(sys, name) is None:
+            # Closed: the next file opened would get its number, and whatever writes to
+            # fd 2 (HDF5, OpenMP, a child process) would write into that file.
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
     if not isinstance(sys.stderr, Diagnostics):
         sys.stderr = Diagnostics(sys.stderr)
     if sys.stdout is None:
