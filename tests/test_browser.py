@@ -43,25 +43,15 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from solver.web import address, bind, create_app  # noqa: E402
+from liveserver import serving  # noqa: E402
+from solver.web import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server(db4):
     """The page and API on a free port of 127.0.0.1, in a thread of this process."""
-    sock = bind("127.0.0.1", 0)
-    config = uvicorn.Config(create_app(db4, FOUR), log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield address(sock)
-    srv.should_exit = True
-    thread.join(10)
-    sock.close()
+    with serving(create_app(db4, FOUR)) as (base, _):
+        yield base + "/"
 
 
 @pytest.fixture(scope="module")

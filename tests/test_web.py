@@ -24,6 +24,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient  # noqa: E402
 
 from solver.web.app import MAX_BODY, MAX_MOVES, create_app  # noqa: E402
+from liveserver import serving  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -441,13 +442,13 @@ def test_play_without_databases(tmp_path):
 
 def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answering(db4, monkeypatch):
     """A query that takes minutes (the opening search) runs in a worker thread: the page,
-    /api/moves, /api/board.svg and /api/rules are answered meanwhile (a real server on
-    a free port; the long query is a query held until the test lets it go)."""
+    /api/moves, /api/board.svg and /api/rules are answered meanwhile, also with more
+    shared requests waiting than the thread pool has threads (a real server on a free
+    port; the long query is a query held until the test lets it go)."""
     import threading
     import time
     import urllib.request
-    uvicorn = pytest.importorskip("uvicorn")
-    from solver.web import address, bind
+    pytest.importorskip("uvicorn")
     from solver.web import app as web_app
     release, entered = threading.Event(), threading.Event()
     real = web_app.query_object
@@ -457,33 +458,31 @@ def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answeri
         assert release.wait(60)
         return real(db, pos)
     monkeypatch.setattr(web_app, "query_object", held)
-    sock = bind("127.0.0.1", 0)
-    srv = uvicorn.Server(uvicorn.Config(create_app(db4, FOUR), log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not srv.started:
-            time.sleep(0.05)
-        base = address(sock).rstrip("/")
+    with serving(create_app(db4, FOUR)) as (base, _):
         answers = []
-        slow = threading.Thread(target=lambda: answers.append(
-            urllib.request.urlopen(f"{base}/api/query?position=startpos", timeout=60).read()))
-        slow.start()
-        assert entered.wait(20)
-        for path in ("/", "/api/moves?position=startpos", "/api/board.svg?position=startpos", "/api/rules"):
-            start = time.monotonic()
-            with urllib.request.urlopen(base + path, timeout=10) as reply:
-                assert reply.status == 200, path
-            assert time.monotonic() - start < 5, path
-        assert not answers                  # the query is still held
-        release.set()
-        slow.join(30)
-        assert json.loads(answers[0])["position"] == "W: B: w 4 4"
-    finally:
-        release.set()
-        srv.should_exit = True
-        thread.join(10)
-        sock.close()
+
+        def ask():
+            with urllib.request.urlopen(f"{base}/api/query?position=startpos", timeout=120) as reply:
+                answers.append(reply.read())
+        waiting = [threading.Thread(target=ask) for _ in range(45)]     # anyio's pool: 40
+        try:
+            waiting[0].start()
+            assert entered.wait(20)
+            for thread in waiting[1:]:
+                thread.start()
+            time.sleep(0.5)
+            for path in ("/", "/static/app.js", "/api/moves?position=startpos",
+                         "/api/board.svg?position=startpos", "/api/rules"):
+                start = time.monotonic()
+                with urllib.request.urlopen(base + path, timeout=10) as reply:
+                    assert reply.status == 200, path
+                assert time.monotonic() - start < 5, path
+            assert not answers                  # the queries are still held
+        finally:
+            release.set()
+            for thread in waiting:
+                thread.join(60)
+        assert len(answers) == 45 and json.loads(answers[0])["position"] == "W: B: w 4 4"
 
 
 def test_http_details_a_client_may_rely_on(client, tmp_path):
@@ -508,26 +507,20 @@ def test_a_client_that_leaves_mid_body_is_no_error(db4, capfd):
     """A body cut short by the client going away ends the request quietly: uvicorn
     logged a 40-line traceback (ClientDisconnect) for each before."""
     import socket
-    import threading
     import time
-    uvicorn = pytest.importorskip("uvicorn")
-    from solver.web import bind
-    sock = bind("127.0.0.1", 0)
-    srv = uvicorn.Server(uvicorn.Config(create_app(db4, FOUR), log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not srv.started:
-            time.sleep(0.05)
-        client = socket.create_connection(sock.getsockname()[:2])
+    pytest.importorskip("uvicorn")
+    with serving(create_app(db4, FOUR)) as (base, server):
+        host, port = base.removeprefix("http://").split(":")
+        client = socket.create_connection((host, int(port)))
         client.sendall(b"POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                        b"Content-Length: 100\r\n\r\n{\"position\":")
-        time.sleep(0.3)
+        until = time.monotonic() + 20
+        while not server.server_state.tasks:        # the request is being read
+            assert time.monotonic() < until
+            time.sleep(0.01)
         client.close()
-        time.sleep(1.0)
-    finally:
-        srv.should_exit = True
-        thread.join(10)
-        sock.close()
+        while server.server_state.tasks or server.server_state.connections:   # and is over
+            assert time.monotonic() < until
+            time.sleep(0.01)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "ClientDisconnect" not in err, err[:500]

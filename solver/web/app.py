@@ -24,6 +24,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -351,16 +353,21 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     """
     service = Service(root, rules)
 
-    def endpoint(work: Callable[[dict], Any], shared: bool = True) -> Callable:
+    # Shared work waits its turn here, in the event loop, not in a worker thread: waiting
+    # threads would take the pool that the page's files are read with too.
+    one_at_a_time = anyio.CapacityLimiter(1)
+
+    def endpoint(work: Callable[[dict], Any], shared: bool = True, blocking: bool = True) -> Callable:
         """Read the parameters, run ``work``, and answer with JSON (a ``Response`` is
         passed through).
 
         ``shared`` work (anything that reads the databases, the games or a player) runs
-        in a worker thread under the service's lock, never in the event loop: a probe
-        takes microseconds, but a position of the placement phase without its files
-        starts the opening search, minutes on the 9-stone game, and the loop must keep
-        serving the page, its files and the work that shares nothing (``shared=False``:
-        moves, a board drawn, the rule sets), which runs right in the loop.
+        in a worker thread, one at a time (and under the service's lock), never in the
+        event loop: a probe takes microseconds, but a position of the placement phase
+        without its files starts the opening search, minutes on the 9-stone game, and the
+        loop must keep serving the page, its files and the work that shares nothing
+        (``shared=False``: moves, a board drawn, right in the loop; the rule sets, which
+        look at the folder, ``blocking``, in a thread of their own).
         """
         async def handler(request: Request) -> Response:
             try:
@@ -369,7 +376,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
                     def locked():
                         with service.lock:
                             return work(params)
-                    result = await run_in_threadpool(locked)
+                    result = await anyio.to_thread.run_sync(locked, limiter=one_at_a_time)
+                elif blocking:
+                    result = await run_in_threadpool(work, params)
                 else:
                     result = work(params)
             except ClientDisconnect:
@@ -481,13 +490,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     routes = [
         Route("/", index),
         Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
-        Route("/api/moves", endpoint(api_moves, shared=False), methods=["GET", "POST"]),
+        Route("/api/moves", endpoint(api_moves, shared=False, blocking=False), methods=["GET", "POST"]),
         Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
         Route("/api/analyze", endpoint(api_analyze), methods=["POST"]),
         Route("/api/rules", endpoint(api_rules, shared=False), methods=["GET"]),
         Route("/api/game", endpoint(api_game), methods=["GET", "POST"]),
         Route("/api/play", endpoint(api_play), methods=["POST"]),
-        Route("/api/board.svg", endpoint(api_board, shared=False), methods=["GET", "POST"]),
+        Route("/api/board.svg", endpoint(api_board, shared=False, blocking=False), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     async def api_not_found(request: Request, error: HTTPException) -> Response:
