@@ -74,7 +74,7 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
     # would kill a worker whose estimate was slightly off and the retry would fail alike.
     # silence_logs: a task's error reaches the client, which says it in one line (a
     # worker's own "Compute Failed" log would repeat it with a traceback first)
-    with _workers_ignore_ctrl_c():      # (only while they start)
+    with _quiet_tracker(), _workers_ignore_ctrl_c():      # (only while they start)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
                                memory_limit=0, resources={MEMORY: memory},
                                dashboard_address=dashboard, silence_logs=logging.CRITICAL)
@@ -84,18 +84,13 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
 
 @contextmanager
 def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """SIGINT ignored while the worker processes start, so that they keep ignoring it
-    (Python leaves SIGINT as its parent set it): Ctrl-C in the terminal reaches every
-    process of its group, and the workers would each print a KeyboardInterrupt
-    traceback; this process stops them as it shuts the cluster down."""
+    """SIGINT ignored while the worker processes start (a second or two), so that they
+    keep ignoring it (Python leaves SIGINT as its parent set it): Ctrl-C in the terminal
+    reaches every process of its group, and the workers would each print a
+    KeyboardInterrupt traceback; this process stops them as it shuts the cluster down.
+    (A worker its nanny restarts later is started without this.)"""
     import signal
     import threading
-    # A worker stopped by its nanny leaves a semaphore that multiprocessing's resource
-    # tracker (a process started with the workers, with this environment) warns of in
-    # two lines at exit, after the build's one line; it is cleaned up all the same.
-    quiet = "ignore::UserWarning:multiprocessing.resource_tracker"
-    if quiet not in os.environ.get("PYTHONWARNINGS", ""):
-        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), quiet]))
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -104,6 +99,24 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _quiet_tracker() -> Iterator[None]:
+    """A worker stopped by its nanny leaves a semaphore that multiprocessing's resource
+    tracker (a process started with the workers, in this environment) warns of in two
+    lines at exit, after the build's one line; it is cleaned up all the same, so the
+    warning is filtered out for the processes started meanwhile."""
+    before = os.environ.get("PYTHONWARNINGS")
+    quiet = "ignore::UserWarning:multiprocessing.resource_tracker"
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [before, quiet]))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = before
 
 
 @contextmanager
