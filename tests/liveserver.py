@@ -11,12 +11,13 @@ from typing import Iterator
 
 
 @contextlib.contextmanager
-def serving(app, deadline: float = 20.0) -> Iterator[tuple[str, object]]:
-    """(the base address without a trailing slash, the uvicorn Server) while ``app`` runs."""
+def serving(app, deadline: float = 20.0, **options) -> Iterator[tuple[str, object]]:
+    """(the base address without a trailing slash, the uvicorn Server) while ``app`` runs,
+    configured as ``muehle serve`` configures it (``options``: of server_config)."""
     import uvicorn
-    from solver.web import address, bind
+    from solver.web import address, bind, server_config
     sock = bind("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(server_config(app, **options))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

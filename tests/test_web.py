@@ -524,3 +524,25 @@ def test_a_client_that_leaves_mid_body_is_no_error(db4, capfd):
             time.sleep(0.01)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "ClientDisconnect" not in err, err[:500]
+
+
+def test_a_connection_that_sends_nothing_is_closed(db4):
+    """uvicorn closes a connection idle between requests, but kept one that never sent
+    a request open for ever: enough of them used up the file descriptors. Closed after
+    the same timeout now, while one that sends its request in time is answered."""
+    import socket
+    import time
+    pytest.importorskip("uvicorn")
+    with serving(create_app(db4, FOUR), timeout=0.5) as (base, _):
+        host, port = base.removeprefix("http://").split(":")
+        silent = socket.create_connection((host, int(port)))
+        silent.settimeout(10)
+        start = time.monotonic()
+        assert silent.recv(100) == b""                  # closed by the server
+        assert time.monotonic() - start < 5
+        talking = socket.create_connection((host, int(port)))
+        talking.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+        talking.settimeout(10)
+        assert talking.recv(100).startswith(b"HTTP/1.1 200")
+        silent.close()
+        talking.close()

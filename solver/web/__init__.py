@@ -44,14 +44,32 @@ def address(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
+def server_config(app, timeout: float = 5.0):
+    """uvicorn's configuration of the server: the h11 protocol, with a connection that
+    sends no request within ``timeout`` seconds closed, as uvicorn closes one idle that
+    long between requests (it keeps one that never sends anything open for ever, so
+    that enough of them use up the process's file descriptors)."""
+    import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class FirstRequestTimeout(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            # (the timer uvicorn sets after a response; the first data cancels it)
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
+                                                                self.timeout_keep_alive_handler)
+
+    return uvicorn.Config(app, log_level="warning", lifespan="on", http=FirstRequestTimeout,
+                          timeout_keep_alive=timeout)
+
+
 def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0.0.1",
           port: int = 8000, announce: Optional[Callable[[str], None]] = print) -> None:
     """Serve the page and the API until interrupted; ``announce`` gets the address."""
     import uvicorn
 
     sock = bind(host, port)
-    config = uvicorn.Config(create_app(root, rules), log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(create_app(root, rules)))
     if announce is not None:
         announce(address(sock))
     try:
