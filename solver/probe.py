@@ -16,12 +16,13 @@ cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
@@ -148,6 +149,18 @@ class Database:
             self._chunks.move_to_end((sub, k))
         return int(chunk[slot % storage.CHUNK])
 
+    @contextlib.contextmanager
+    def _repairing(self, sub: Subspace) -> Iterator[None]:
+        """Around every read of ``sub``'s file: a damaged or foreign file's error ends in
+        the build that replaces it (the build checks each file), and what was opened of
+        it is let go, so that a long-lived reader (the server) reads the file that
+        replaces it, not the one it held open."""
+        try:
+            yield
+        except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+            self._forget(sub)
+            raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
+
     def _forget(self, sub: Subspace) -> None:
         """Let go of the file holding ``sub`` and all read from it (caller holds the lock)."""
         key = storage.holding(sub)
@@ -189,8 +202,9 @@ class Database:
             self._check_open()
             arr = self._arrays.get(sub)
             if arr is None:
-                arr = storage.read_subspace(self._path(sub), self.rules, m, o,
-                                            own_hand=own_hand, opp_hand=opp_hand)
+                with self._repairing(sub):
+                    arr = storage.read_subspace(self._path(sub), self.rules, m, o,
+                                                own_hand=own_hand, opp_hand=opp_hand)
                 self._arrays[sub] = arr
             return arr
 
@@ -204,10 +218,8 @@ class Database:
                 if sub in self._arrays:
                     view = wdl.pack(self._arrays[sub])
                 else:
-                    try:
+                    with self._repairing(sub):
                         view = storage.read_subspace_wdl(self._path(sub), self.rules, m, o)
-                    except (CorruptDatabaseError, ForeignDatabaseError) as exc:
-                        raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
                 self._wdl[sub] = view
             return view
 
@@ -217,17 +229,11 @@ class Database:
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()
-            try:
-                if self.in_memory or sub in self._arrays:
-                    code = int(self.subspace(*sub)[slot])
-                else:
+            if self.in_memory or sub in self._arrays:
+                code = int(self.subspace(*sub)[slot])
+            else:
+                with self._repairing(sub):
                     code = self._chunk_code(sub, slot)
-            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
-                # A damaged or foreign file: the build replaces it (it checks each file).
-                # What was opened of it is let go, so that a long-lived reader (the
-                # server) reads the file that replaces it, not the one it held open.
-                self._forget(sub)
-                raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         return code
