@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields, replace
 from numbers import Integral
 from typing import Optional
 
-from .board import BOARDS, STANDARD_BOARD, Board, board_named
+from .board import STANDARD_BOARD, Board, as_board
 from .errors import UnsupportedRulesError
 
 TAKE_ANY = "take-any"
@@ -67,10 +67,7 @@ class Rules:
     full_board: str = FULL_LOSS
 
     def __post_init__(self) -> None:
-        if isinstance(self.board, str):
-            object.__setattr__(self, "board", board_named(self.board))
-        if not isinstance(self.board, Board):
-            raise ValueError(f"board must be one of {', '.join(BOARDS)}")
+        object.__setattr__(self, "board", as_board(self.board))
         for name in ("stones", "two_mill_takes"):      # numpy integers too, not bools
             value = getattr(self, name)
             if isinstance(value, Integral) and not isinstance(value, bool):
