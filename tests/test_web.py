@@ -485,6 +485,54 @@ def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answeri
         assert len(answers) == 45 and json.loads(answers[0])["position"] == "W: B: w 4 4"
 
 
+def test_requests_whose_clients_left_while_waiting_are_dropped(db4, monkeypatch):
+    """Shared work runs one request at a time; one whose client went away while it waited
+    its turn is not worked on (reloads of a page waiting for the opening search queued
+    a search each), while one still waiting is answered."""
+    import socket
+    import threading
+    import time
+    import urllib.request
+    pytest.importorskip("uvicorn")
+    from solver.web import app as web_app
+    release, entered = threading.Event(), threading.Event()
+    real, calls = web_app.query_object, []
+
+    def held(db, pos):
+        calls.append(pos)
+        entered.set()
+        assert release.wait(60)
+        return real(db, pos)
+    monkeypatch.setattr(web_app, "query_object", held)
+    with serving(create_app(db4, FOUR)) as (base, server):
+        host, port = base.removeprefix("http://").split(":")
+        answers = []
+
+        def ask():
+            with urllib.request.urlopen(f"{base}/api/query?position=startpos", timeout=60) as reply:
+                answers.append(json.loads(reply.read()))
+        first = threading.Thread(target=ask)
+        first.start()
+        assert entered.wait(20)
+        leaving = [socket.create_connection((host, int(port))) for _ in range(3)]
+        for sock in leaving:
+            sock.sendall(b"GET /api/query?position=startpos HTTP/1.1\r\nHost: x\r\n\r\n")
+        until = time.monotonic() + 20
+        while len(server.server_state.tasks) < 4:       # the three wait their turn
+            assert time.monotonic() < until
+            time.sleep(0.01)
+        for sock in leaving:
+            sock.close()
+        time.sleep(0.3)                                  # the server sees them go
+        last = threading.Thread(target=ask)
+        last.start()
+        release.set()
+        first.join(60)
+        last.join(60)
+    assert len(answers) == 2 and all(a["position"] == "W: B: w 4 4" for a in answers)
+    assert len(calls) == 2, calls
+
+
 def test_http_details_a_client_may_rely_on(client, tmp_path):
     """405 names the allowed methods (Allow, as HTTP requires); a media type's case does
     not matter and a text/plain body's charset is honoured; an empty --host is refused."""

@@ -354,8 +354,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
     service = Service(root, rules)
 
     # Shared work waits its turn here, in the event loop, not in a worker thread: waiting
-    # threads would take the pool that the page's files are read with too.
-    one_at_a_time = anyio.CapacityLimiter(1)
+    # threads would take the pool that the page's files are read with too. A request
+    # whose client left while it waited is dropped when its turn comes, so that reloads
+    # of a page waiting for a long search do not queue one search each.
+    one_at_a_time = anyio.Lock()
 
     def endpoint(work: Callable[[dict], Any], shared: bool = True, blocking: bool = True) -> Callable:
         """Read the parameters, run ``work``, and answer with JSON (a ``Response`` is
@@ -376,7 +378,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
                     def locked():
                         with service.lock:
                             return work(params)
-                    result = await anyio.to_thread.run_sync(locked, limiter=one_at_a_time)
+                    async with one_at_a_time:
+                        if await request.is_disconnected():
+                            return json_response({"error": "the client disconnected"}, 400)
+                        result = await anyio.to_thread.run_sync(locked)
                 elif blocking:
                     result = await run_in_threadpool(work, params)
                 else:
