@@ -41,7 +41,7 @@ try:
     import dask
     import psutil            # a dependency of distributed
     from dask.utils import parse_timedelta
-    from distributed import Client, LocalCluster, as_completed, get_worker
+    from distributed import Client, LocalCluster, WorkerPlugin, as_completed, get_worker
     from distributed.comm import parse_address
     from distributed.comm.addressing import parse_host_port
     from distributed.core import rpc
@@ -75,11 +75,30 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
     # silence_logs: a task's error reaches the client, which says it in one line (a
     # worker's own "Compute Failed" log would repeat it with a traceback first)
     with _quiet_tracker(), _workers_ignore_ctrl_c():      # (only while they start)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
-                               memory_limit=0, resources={MEMORY: memory},
-                               dashboard_address=dashboard, silence_logs=logging.CRITICAL)
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                                   memory_limit=0, resources={MEMORY: memory},
+                                   dashboard_address=dashboard, silence_logs=logging.CRITICAL)
+        except (RuntimeError, OSError, asyncio.TimeoutError) as error:
+            # e.g. a worker process killed while it starts: Dask's "Nanny failed to start"
+            reason = " ".join(str(error.__cause__ or error).split()) or type(error).__name__
+            raise ClusterError(f"the local cluster did not start: {reason}") from None
     with cluster, Client(cluster) as client:
+        client.register_plugin(_IgnoreCtrlC())
         yield client
+
+
+class _IgnoreCtrlC(WorkerPlugin):
+    """SIGINT ignored in every worker, also in one its nanny starts anew after the first
+    died (this process's SIGINT is its own again by then, see :func:`_workers_ignore_ctrl_c`)."""
+
+    name = "muehle-ignore-ctrl-c"
+
+    def setup(self, worker) -> None:
+        import signal
+        import threading
+        if threading.current_thread() is threading.main_thread():   # (a worker's loop runs there)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager
@@ -88,7 +107,7 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
     keep ignoring it (Python leaves SIGINT as its parent set it): Ctrl-C in the terminal
     reaches every process of its group, and the workers would each print a
     KeyboardInterrupt traceback; this process stops them as it shuts the cluster down.
-    (A worker its nanny restarts later is started without this.)"""
+    A worker its nanny restarts later ignores it from :class:`_IgnoreCtrlC` on."""
     import signal
     import threading
     if threading.current_thread() is not threading.main_thread():

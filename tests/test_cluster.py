@@ -265,6 +265,70 @@ def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):
     assert CliRunner().invoke(main, ["check", "--db", str(tmp_path / "db"), "--quiet"]).exit_code == 0
 
 
+def workers_of(build: subprocess.Popen) -> list:
+    """The worker processes of a cluster build (its nannies' children, started by
+    multiprocessing's spawn; not its resource tracker)."""
+    import psutil
+    try:
+        return [child for child in psutil.Process(build.pid).children()
+                if "spawn_main" in " ".join(child.cmdline())]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def ignores_sigint(process) -> bool:
+    """Whether the process ignores SIGINT (the SigIgn mask of /proc/PID/status)."""
+    import signal
+    status = open(f"/proc/{process.pid}/status").read()
+    mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+    return bool(mask & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_started_again_by_its_nanny_ignores_ctrl_c_too(tmp_path):
+    """A worker that died (killed) is started again by its nanny, from this process whose
+    SIGINT is its own again: it ignores Ctrl-C as the first ones do, so Ctrl-C still ends
+    the build with one line, not with that worker's KeyboardInterrupt traceback."""
+    import signal
+    import time
+    build = cluster_build(tmp_path)
+    folder = storage.rules_dir(tmp_path / "db", STANDARD)
+    deadline = time.monotonic() + TIMEOUT
+    while not list(folder.glob("pair-*.h5")):        # the cluster is up, the workers at work
+        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
+        time.sleep(0.05)
+    first = workers_of(build)
+    assert len(first) == 2 and all(map(ignores_sigint, first))
+    first[0].kill()
+    while not (again := [w for w in workers_of(build) if w.pid not in {p.pid for p in first}]) \
+            or not ignores_sigint(again[0]):
+        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
+        time.sleep(0.05)
+    os.killpg(build.pid, signal.SIGINT)
+    out, err = build.communicate(timeout=TIMEOUT)
+    assert build.returncode != 0 and err.rstrip().endswith("Aborted!"), err[-2000:]
+    assert noise(err) == [], err[-2000:]
+
+
+def test_a_worker_killed_while_the_cluster_starts_is_one_line(tmp_path):
+    """Dask raises "Nanny failed to start" (a traceback) where a worker process dies before
+    it has started: the build says so in one line, and a rerun builds."""
+    import time
+    build = cluster_build(tmp_path)
+    deadline = time.monotonic() + TIMEOUT
+    while not (started := workers_of(build)):
+        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
+        time.sleep(0.01)
+    started[0].kill()
+    out, err = build.communicate(timeout=TIMEOUT)
+    assert build.returncode == 2 and noise(err) == [], err[-2000:]
+    assert err.splitlines()[-1] == ("muehle: error: the local cluster did not start: "
+                                    "Nanny failed to start worker process"), err[-2000:]
+    rerun = cluster_build(tmp_path)
+    out, err = rerun.communicate(timeout=TIMEOUT)
+    assert rerun.returncode == 0 and noise(err) == [], err[-2000:]
+
+
 def test_a_write_that_fails_on_a_worker_is_one_line(tmp_path):
     """A file-size limit (as a full disk) on the workers: the task's error, one line,
     and not the worker's 'Compute Failed' log with its traceback first."""
