@@ -63,7 +63,7 @@ class Termination(StrEnum):
     FEWER_THAN_THREE = "fewer than three stones"     # the loser has lost a mill too many
     NO_LEGAL_MOVE = "no legal move"                   # the loser is blocked
     REPETITION = "threefold repetition"
-    QUIET_PLIES = "50 moves without a mill"
+    QUIET_PLIES = "50 plies without a mill"       # (both sides counted: 25 moves each)
     RESIGNATION = "resignation"
     LINE_OF_THREE = "a line of three"                 # where a line wins (Three Men's)
     FULL_BOARD = "full board"                         # blocked on a full board, drawn
@@ -244,18 +244,26 @@ class Game:
         self._quiet.append(self._quiet[-1] + 1 if quiet else 0)
         return after
 
-    def undo(self) -> Move:
-        """Take back the last move and return it; IndexError if none was played."""
+    def undo(self) -> Optional[Move]:
+        """Take back what was done last: a resignation (None), else the last move (returned).
+        IndexError if neither was.
+
+        >>> game = Game(); _ = game.play("d2"); _ = game.resign("b")
+        >>> game.undo(), str(game.undo()), game.result()
+        (None, 'd2', None)
+        """
+        if self._resigned is not None:
+            self._resigned = None
+            return None
         if not self._moves:
             raise IndexError("no move to take back")
-        self._resigned = None
         self._positions.pop()
         self._quiet.pop()
         return self._moves.pop()
 
     def resign(self, colour: str) -> Outcome:
         """``colour`` (``'w'`` or ``'b'``; ValueError otherwise) gives up; the game is over
-        (:meth:`undo` takes that back too).
+        (:meth:`undo` takes that back).
 
         GameOverError if the game is already over.
         """
@@ -331,50 +339,20 @@ class Game:
         return "".join(line + "\n" for line in lines)
 
     @classmethod
-    def from_record(cls, text: str, rules: Optional[Rules] = None) -> "Game":
+    def from_record(cls, text: str, rules: Optional[Rules] = None,
+                    default: Rules = STANDARD) -> "Game":
         """Read a game record, checking every move; NotationError names the bad line.
 
         Header lines (``rules: <name>``, ``start: <position>``) come before the
-        first move; ``rules`` here is the default when the record names none, and
-        must agree with the record when it does.  A last line ``resigned: w`` (or
-        ``b``), after the moves, resigns for that side.
+        first move; ``rules``, where given, must agree with the record's when it names
+        them, and is the game's rules when it does not (else ``default``).  A last
+        line ``resigned: w`` (or ``b``), after the moves, resigns for that side.
 
         >>> game = Game.from_record("# a short game\\nd2 f4\\nd3")
         >>> [str(m) for m in game.moves]
         ['d2', 'f4', 'd3']
         """
-        if not isinstance(text, str):
-            raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
-        headers: dict[str, str] = {}
-        tokens: list[tuple[int, str]] = []
-        resigned: Optional[tuple[int, str]] = None
-        for number, line in enumerate(text.splitlines(), 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            if resigned is not None:
-                raise InvalidNotationError(f"line {number}: nothing follows the resignation "
-                                           f"(line {resigned[0]}) but comments")
-            key, colon, value = line.partition(":")
-            if colon and key.strip() == "resigned":
-                colour = value.strip()
-                if colour not in (WHITE, BLACK):
-                    raise InvalidNotationError(f"line {number}: resigned: is followed by w or b, "
-                                               f"not {colour[:20]!r}")
-                resigned = (number, colour)
-                continue
-            if colon:
-                key = key.strip()
-                if key not in ("rules", "start"):
-                    raise InvalidNotationError(f"line {number}: unknown header {key!r} "
-                                               f"(rules:, start: or resigned:)")
-                if tokens:
-                    raise InvalidNotationError(f"line {number}: header {key}: after the first move")
-                if key in headers:
-                    raise InvalidNotationError(f"line {number}: header {key}: given twice")
-                headers[key] = value.strip()
-                continue
-            tokens += [(number, token) for token in line.split()]
+        headers, tokens, resigned = read_record(text)
         if "rules" in headers:
             try:
                 named = Rules.from_name(headers["rules"])
@@ -383,7 +361,7 @@ class Game:
             if rules is not None and named != rules:
                 raise InvalidNotationError(f"record is for rules {named.name}, not {rules.name}")
             rules = named
-        rules = rules or STANDARD
+        rules = rules or default
         game = cls(parse_position(headers.get("start", "startpos"), rules), rules)
         for number, token in tokens:
             try:
@@ -396,6 +374,57 @@ class Game:
             except NotationError as error:
                 raise error.prefixed(f"line {resigned[0]}: ") from None
         return game
+
+
+class RecordText(NamedTuple):
+    """A game record's parts as written, not yet played (:func:`read_record`)."""
+
+    headers: dict[str, str]                 # rules, start: the text after the colon
+    moves: list[tuple[int, str]]            # (line number, a move's notation)
+    resigned: Optional[tuple[int, str]]     # (line number, 'w' or 'b')
+
+
+def read_record(text: str) -> RecordText:
+    """The headers, moves and resignation of a game record, checked for their form
+    only (:meth:`Game.from_record` plays them); InvalidNotationError names a bad line.
+    A byte-order mark at the start (as some editors write) is no part of the record.
+
+    >>> read_record("rules: standard-s4\\nd2 f4\\n")
+    RecordText(headers={'rules': 'standard-s4'}, moves=[(2, 'd2'), (2, 'f4')], resigned=None)
+    """
+    if not isinstance(text, str):
+        raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
+    headers: dict[str, str] = {}
+    tokens: list[tuple[int, str]] = []
+    resigned: Optional[tuple[int, str]] = None
+    for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if resigned is not None:
+            raise InvalidNotationError(f"line {number}: nothing follows the resignation "
+                                       f"(line {resigned[0]}) but comments")
+        key, colon, value = line.partition(":")
+        if colon and key.strip() == "resigned":
+            colour = value.strip()
+            if colour not in (WHITE, BLACK):
+                raise InvalidNotationError(f"line {number}: resigned: is followed by w or b, "
+                                           f"not {colour[:20]!r}")
+            resigned = (number, colour)
+            continue
+        if colon:
+            key = key.strip()
+            if key not in ("rules", "start"):
+                raise InvalidNotationError(f"line {number}: unknown header {key!r} "
+                                           f"(rules:, start: or resigned:)")
+            if tokens:
+                raise InvalidNotationError(f"line {number}: header {key}: after the first move")
+            if key in headers:
+                raise InvalidNotationError(f"line {number}: header {key}: given twice")
+            headers[key] = value.strip()
+            continue
+        tokens += [(number, token) for token in line.split()]
+    return RecordText(headers, tokens, resigned)
 
 
 def describe_result(result: tuple[str, str]) -> str:
@@ -430,6 +459,6 @@ def describe_phase(game: Game) -> str:
     return f"moving ({name} slides a stone)"
 
 
-__all__ = ["Game", "Outcome", "Termination", "describe_result", "describe_phase", "REPETITION_LIMIT",
+__all__ = ["Game", "Outcome", "Termination", "RecordText", "read_record", "describe_result", "describe_phase", "REPETITION_LIMIT",
            "QUIET_PLY_LIMIT", "DRAW", "FEWER_THAN_THREE", "NO_LEGAL_MOVE", "REPETITION",
            "QUIET_PLIES", "RESIGNATION", "LINE_OF_THREE", "FULL_BOARD"]

@@ -8,8 +8,9 @@ hard      iterative deepening alpha-beta within a time budget, transposition
           table, exact database values where the moving-phase databases have
           them; random among equally good moves
 perfect   the databases: shortest win, else a draw, else the longest loss,
-          random among equals; where they cannot answer, it says so once and
-          plays like hard
+          random among equals (a move that draws the game by repetition or by
+          the 50-ply rule counts as the draw it makes: :func:`probe_game_moves`);
+          where they cannot answer, it says so once and plays like hard
 ========  ====================================================================
 
 Every player takes a :class:`random.Random` (``rng``) for its random choices, so a
@@ -31,15 +32,16 @@ import time
 from typing import Callable, Optional
 
 from .board import STANDARD_BOARD, Board
-from .game import Game
+from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError
+from .probe import MoveProbe
 from .rules import Rules, require_kernels
 from .values import DRAW, WIN, decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
-           "LEVELS", "make_player"]
+           "LEVELS", "make_player", "probe_game_moves"]
 
 #: Score of a won game at the root; a win in k plies scores WIN_SCORE - k.
 WIN_SCORE = 100_000
@@ -389,10 +391,34 @@ class HardPlayer(SearchPlayer):
             self.say("hard: no database; searching without it", key="database")
 
 
+def probe_game_moves(database, game: Game) -> list[MoveProbe]:
+    """Every legal move of ``game`` with the value it leaves for its mover, best first:
+    the database's (:meth:`~solver.probe.Database.probe_moves`), but a move that ends the
+    game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
+    is that draw.
+
+    The databases know positions, not games: a move the database rates a win may repeat
+    a position for the third time where earlier moves were not the winner's own (its
+    shortest win never comes back to a position), and a side that loses may draw by
+    repetition at once.  Only the move's own effect is looked at, not where a line leads
+    later.  Raises what ``probe_moves`` raises (DatabaseError).
+    """
+    probes = []
+    for probe in database.probe_moves(game.position):
+        after = game.copy()
+        after.play(probe.move)
+        outcome = after.result()
+        if outcome is not None and outcome.termination in (REPETITION, QUIET_PLIES):
+            probe = MoveProbe(probe.move, DRAW)
+        probes.append(probe)
+    probes.sort(key=lambda mp: mp.rank)             # stable: the database's order in a rank
+    return probes
+
+
 class PerfectPlayer(Player):
-    """Plays the databases' best move (shortest win, else draw, else longest loss,
-    random among equals).  Where the databases cannot answer it says so once and
-    plays like :class:`HardPlayer` for that move."""
+    """Plays the databases' best move in this game (shortest win, else draw, else
+    longest loss, random among equals; :func:`probe_game_moves`).  Where the databases
+    cannot answer it says so once and plays like :class:`HardPlayer` for that move."""
 
     level = "perfect"
 
@@ -410,9 +436,12 @@ class PerfectPlayer(Player):
         moves = self._legal(game)
         if self.database is not None:
             try:
-                move = self.database.best_move(game.position, self.rng)
-                if move is not None:
-                    return move
+                probes = probe_game_moves(self.database, game)
+                if probes:
+                    # chosen as Database.best_move chooses (so a seed picks the same move
+                    # where the game's history changes nothing)
+                    equal = [mp.move for mp in probes if mp.rank == probes[0].rank]
+                    return self.rng.choice(equal)
             except DatabaseError as error:
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")

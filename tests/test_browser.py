@@ -179,7 +179,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
     result = text(driver, "result")
     # Black (perfect) wins once White has a losing move to make; else the draw rules end it.
     assert result in ("Game over: draw (threefold repetition). Draw.",
-                      "Game over: draw (50 moves without a mill). Draw.") or (
+                      "Game over: draw (50 plies without a mill). Draw.") or (
         result.startswith("Game over: Black wins") and result.endswith("You lose.")), result
     assert illegal_tried and undo_tried
     # A click after the end is refused too.

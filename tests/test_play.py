@@ -111,6 +111,54 @@ def test_perfect_never_loses_from_the_start(db, level):
         assert game.result()[0] in (perfect_colour, DRAW), (level, game.record())
 
 
+def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db):
+    """White wins here, but after moves made by others one of its shortest wins would
+    stand for the third time: a draw by the rules of play, which the database does not
+    know. Perfect plays another win, whatever its seed."""
+    from solver.players import probe_game_moves
+    game = Game("W:a4,c4,g7 B:c5,d7,e3 b", RULES)
+    for move in "c5-b6 a4-c3 b6-c5 c3-a4 c5-b6 a4-c3 b6-c5".split():
+        game.play(move)
+    probes = db.probe_moves(game.position)
+    best = [mp for mp in probes if mp.rank == probes[0].rank]
+    assert probes[0].value == WIN and len(best) > 1
+    repeating = {str(mp.move) for mp in best if _after(game, mp.move).result() is not None}
+    assert repeating == {"c3-a4"}                   # the premise: one of them draws
+    in_game = probe_game_moves(db, game)
+    assert {str(mp.move): mp.value for mp in in_game}["c3-a4"] == DRAW
+    assert in_game[0].value == WIN and in_game[0].plies == probes[0].plies
+    for seed in range(20):
+        move = PerfectPlayer(RULES, random.Random(seed), database=db).choose(game)
+        after = _after(game, move)
+        value = db.probe(after.position).for_mover()
+        assert after.result() is None and (value.value, value.plies) == (WIN, probes[0].plies), seed
+
+
+def test_perfect_takes_a_draw_by_repetition_where_it_would_lose(db):
+    """Black loses by the database, but one move repeats a position for the third time:
+    the draw the rules of play give it. Perfect plays it, and the values in the game
+    (what play's hint shows) rate it a draw."""
+    from solver.game import REPETITION
+    from solver.players import probe_game_moves
+    start, moves = "W:a4,a7,e5 B:b6,e4,f4 w", "e5-g4 e4-d7 g4-e5 d7-e4 e5-g4 e4-d7 g4-e5"
+    game = Game(start, RULES)
+    for move in moves.split():
+        game.play(move)
+    assert db.probe(game.position).value == LOSS
+    for seed in range(5):
+        move = PerfectPlayer(RULES, random.Random(seed), database=db).choose(game)
+        assert str(move) == "d7-e4" and _after(game, move).result().termination == REPETITION
+    in_game = probe_game_moves(db, game)
+    assert str(in_game[0].move) == "d7-e4" and in_game[0].value == DRAW
+    assert all(mp.value == LOSS for mp in in_game[1:])
+
+
+def _after(game: Game, move) -> Game:
+    after = game.copy()
+    after.play(move)
+    return after
+
+
 def test_easy_closes_a_mill_and_blocks_one():
     rng = random.Random(SEED)
     easy = EasyPlayer(RULES, rng, mistakes=0.0)
@@ -211,6 +259,18 @@ def test_play_commands_hint_undo_resign(db_root, tmp_path):
     assert len(Game.from_record(text, RULES).moves) == 1       # the computer's first move
 
 
+def test_play_undo_takes_back_a_resignation_also_before_any_move(db_root):
+    """resign then undo at the first prompt: the game goes on (it stayed lost, 'nothing to
+    take back', before); later, undo takes back the resignation alone."""
+    result = run("play", "--stones", 4, "--db", db_root, "--level", "easy", "--seed", 1,
+                 input="resign\nundo\nd2\nresign\nundo\nmoves\nquit\n")
+    out = result.output
+    assert result.exit_code == 0, out
+    assert out.count("taken back: the resignation") == 2 and "nothing to take back" not in out
+    assert out.count("Game over: Black wins (White resigns). You lose.") == 2
+    assert "no moves: the game is over" not in out.split("taken back: the resignation")[-1]
+
+
 def test_play_without_database(tmp_path):
     result = run("play", "--stones", 4, "--db", tmp_path, "--level", "perfect", "--seed", 2,
                  "--think", 0.05, input="hint\nd2\nd3\n")
@@ -263,6 +323,9 @@ def test_analyze_a_played_game_from_the_start(db, db_root, tmp_path):
     for a, b in zip(rows, rows[1:]):
         flip = {WIN: LOSS, LOSS: WIN, DRAW: DRAW}
         assert b["before"] == flip[a["after"]]
+    # as an editor on Windows saves it: a byte-order mark first, CRLF line ends
+    path.write_bytes(b"\xef\xbb\xbf" + game.record().replace("\n", "\r\n").encode())
+    assert json.loads(run("analyze", "--db", db_root, "--stones", 4, "--json", path).stdout) == data
 
 
 def test_analyze_bad_file_is_one_line_error(db_root, tmp_path):

@@ -91,8 +91,15 @@ def test_outcomes_and_resignation():
     game = Game("W:a1,d1,g1,b2 B:a4,a7,d7,g7 w", Rules(stones=4))
     game.play("b2-b4")
     game.resign("b")
-    game.undo()                                          # takes back the resignation too
-    assert game.result() is None and len(game.moves) == 0
+    assert game.undo() is None                           # takes back the resignation
+    assert game.result() is None and len(game.moves) == 1
+    game.resign("w")
+    assert game.undo() is None and str(game.undo()) == "b2-b4" and len(game.moves) == 0
+    fresh = Game()
+    fresh.resign("w")                                    # before any move: taken back too
+    assert fresh.undo() is None and fresh.result() is None
+    with pytest.raises(IndexError):
+        fresh.undo()
     draw = Outcome(DRAW, Termination.REPETITION)
     assert draw.value_for("w") == draw.value_for("b") == DRAW
     assert draw == ("draw", "threefold repetition")

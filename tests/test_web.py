@@ -104,6 +104,16 @@ def test_analyze_takes_the_rules_of_the_parameter_the_record_or_the_server(clien
     assert clash.status_code == 400 and "standard" in clash.json()["error"]
     bad = client.post("/api/analyze", json={"record": moves, "rules": 0})
     assert bad.status_code == 400 and bad.json()["error"].startswith("rules must be a rule set name")
+    # a header is read as Game.from_record reads it: lines ended by CR alone, a header
+    # indented by a no-break space, a byte-order mark first (the server's rules are
+    # another set than the record's there, so a header missed would be a clash)
+    standard = "start: W:a1,d1,g4,b4,b2 B:a7,d7,f6,b6 w\ng4-g7\n"
+    expected = client.post("/api/analyze", json={"record": "rules: standard-s5\n" + standard}).json()
+    assert expected["rules"] == "standard-s5"
+    for record in ("# a game\rrules: standard-s5\r" + standard.replace("\n", "\r"),
+                   "\u00a0rules: standard-s5\n" + standard, "\ufeffrules: standard-s5\n" + standard):
+        reply = client.post("/api/analyze", json={"record": record})
+        assert reply.status_code == 200 and reply.json() == expected, (record, reply.json())
 
 
 @pytest.mark.parametrize("path, params, status, message", [

@@ -20,9 +20,9 @@ import click
 from ..analysis import analyze_object
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
-from ..game import Game, Outcome
+from ..game import RESIGNATION, Game, Outcome
 from ..notation import format_position
-from ..players import LEVELS, make_player
+from ..players import LEVELS, make_player, probe_game_moves
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
@@ -37,7 +37,7 @@ Commands:
   help       this text
   moves      the legal moves
   hint       the database's best move and the value of every move
-  undo       take back your last move and the computer's reply
+  undo       take back your last move and the computer's reply (or a resignation)
   resign     give up the game
   save FILE  save the game record (read it with: muehle analyze FILE)
   quit       leave (end of input does the same)"""
@@ -219,6 +219,13 @@ class Session:
 
     def undo(self) -> None:
         game = self.game
+        result = game.result()
+        if result is not None and result.termination == RESIGNATION:
+            game.undo()
+            self.announced = False
+            self.out("taken back: the resignation")
+            self.show_board()
+            return
         if not any(p.turn == self.human for p in game.positions[:-1]):
             self.out("nothing to take back: you have not moved yet")
             return
@@ -251,7 +258,7 @@ class Session:
             self.out(f"no hint: {self.no_db_reason}")
             return
         try:
-            probes = self.database.probe_moves(self.game.position)
+            probes = probe_game_moves(self.database, self.game)   # a draw by the rules of play too
         except DatabaseError as error:
             self.out(f"no hint: the database cannot answer ({error})")
             return

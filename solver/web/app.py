@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -35,7 +34,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
-from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase
+from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError)
 from ..notation import format_position
@@ -329,20 +328,6 @@ def seed_param(params: dict, name: str = "seed") -> Optional[int]:
     raise ApiError(f"{name} must be an integer")
 
 
-#: A record's ``rules:`` header line (Game.from_record reads it).
-RULES_HEADER = re.compile(r"^[ \t]*rules[ \t]*:", re.MULTILINE)
-
-
-def record_moves(text: str) -> int:
-    """Moves in a game record (tokens outside comments and header lines)."""
-    count = 0
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and ":" not in line:
-            count += len(line.split())
-    return count
-
-
 # --- endpoints ------------------------------------------------------------------------
 
 def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
@@ -428,15 +413,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         record = text_param(params, "record")
         if record is None or not record.strip():
             raise ApiError("give a game record (record=...)")
-        if record_moves(record) > MAX_MOVES:
+        if len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         # the rules: the parameter's, else the record's own (a rules: header), else
         # the server's (a record without a header is a game of the server's rules)
-        if params.get("rules") not in (None, ""):
-            rules = service.rules_of(params)
-        else:
-            rules = None if RULES_HEADER.search(record) else service.rules
-        game = Game.from_record(record, rules)
+        given = service.rules_of(params) if params.get("rules") not in (None, "") else None
+        game = Game.from_record(record, given, default=service.rules)
         obj, problems = analyze_object(service.database(game.rules), game)
         obj["warnings"] = problems
         return obj
