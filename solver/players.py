@@ -35,6 +35,7 @@ from .board import STANDARD_BOARD, Board
 from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
+from . import storage
 from .errors import DatabaseError, GameOverError
 from .probe import MoveProbe
 from .rules import Rules, require_kernels
@@ -436,6 +437,8 @@ class PerfectPlayer(Player):
         moves = self._legal(game)
         if self.database is not None:
             try:
+                if game.position.in_placement:
+                    self._note_opening_search(game.position)
                 probes = probe_game_moves(self.database, game)
                 if probes:
                     # chosen as Database.best_move chooses (so a seed picks the same move
@@ -446,6 +449,22 @@ class PerfectPlayer(Player):
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]
+
+    def _note_opening_search(self, position: Position) -> None:
+        """Say once, before it starts, that the opening search values this placement
+        position: no placement file is built and no opening book holds it, and the search
+        takes a minute or more a move early in the 9-stone game (a wait that looks like a
+        hang).  Raises DatabaseError where the database cannot say."""
+        database = self.database
+        if database.has_placement() or not database.has_moving():  # (no search without them)
+            return
+        book = database.opening_book()
+        if book is not None and book.get(position) is not None:
+            return
+        command = storage.build_command(database.root, database.rules, phase="placement")
+        self.say(f"perfect: no placement files are built, so the opening search values the "
+                 f"placement phase (in the 9-stone game a minute or more a move at first); "
+                 f"build them with: {command}", key="opening")
 
 
 LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,

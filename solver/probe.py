@@ -194,6 +194,11 @@ class Database:
                 self._has_placement = any(folder.glob("place-*.h5"))
             return self._has_placement
 
+    def has_moving(self) -> bool:
+        """Whether any moving-phase pair of these rules is built (the opening search's
+        leaves are read from them)."""
+        return any(storage.rules_dir(self.root, self.rules).glob("pair-*.h5"))
+
     def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
         """All value codes of subspace m-o (with hands: a placement subspace), loaded into
         memory (kept for later probes)."""

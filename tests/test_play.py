@@ -159,6 +159,30 @@ def _after(game: Game, move) -> Game:
     return after
 
 
+def test_perfect_says_before_a_long_opening_search_where_it_is_the_answer(db_root, tmp_path):
+    """Without placement files (or a book that holds the position) perfect values the
+    placement phase by the opening search, a minute a move at first in the 9-stone game:
+    it says so once, with the command that builds them; with them, it does not."""
+    import shutil
+    from solver.build import build
+    notes = []
+    with open_database(db_root, RULES) as database:
+        player = PerfectPlayer(RULES, random.Random(1), say=notes.append, database=database)
+        game = Game(rules=RULES)
+        for _ in range(3):
+            game.play(player.choose(game))
+    assert len(notes) == 1 and "opening search" in notes[0], notes
+    assert notes[0].endswith(f"build them with: muehle build --db {db_root} --stones 4 --phase placement")
+    whole = tmp_path / "whole"
+    shutil.copytree(db_root, whole)
+    build(whole, RULES, phase="placement", progress=False)
+    notes.clear()
+    with open_database(whole, RULES) as database:
+        player = PerfectPlayer(RULES, random.Random(1), say=notes.append, database=database)
+        player.choose(Game(rules=RULES))
+    assert notes == []
+
+
 def test_easy_closes_a_mill_and_blocks_one():
     rng = random.Random(SEED)
     easy = EasyPlayer(RULES, rng, mistakes=0.0)
