@@ -35,7 +35,6 @@ from .board import STANDARD_BOARD, Board
 from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
-from . import storage
 from .errors import DatabaseError, GameOverError
 from .probe import MoveProbe
 from .rules import Rules, require_kernels
@@ -452,19 +451,10 @@ class PerfectPlayer(Player):
 
     def _note_opening_search(self, position: Position) -> None:
         """Say once, before it starts, that the opening search values this placement
-        position: no placement file is built and no opening book holds it, and the search
-        takes a minute or more a move early in the 9-stone game (a wait that looks like a
+        position (a wait of a minute or more early in the 9-stone game, which looks like a
         hang).  Raises DatabaseError where the database cannot say."""
-        database = self.database
-        if database.has_placement() or not database.has_moving():  # (no search without them)
-            return
-        book = database.opening_book()
-        if book is not None and book.get(position) is not None:
-            return
-        command = storage.build_command(database.root, database.rules, phase="placement")
-        self.say(f"perfect: no placement files are built, so the opening search values the "
-                 f"placement phase (in the 9-stone game a minute or more a move at first); "
-                 f"build them with: {command}", key="opening")
+        if self.database.needs_search(position):
+            self.say(f"perfect: {self.database.search_note()}", key="opening")
 
 
 LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,

@@ -278,9 +278,15 @@ class Database:
                                                           mixed=self.rules.mixed):
             return Value(DRAW) if self.rules.full_draw and not position.free else Value(LOSS, 0)
         if position.in_placement:
-            sub = Subspace.of(position)
-            if placement.is_placement(sub, self.rules) and self.has_placement():
-                return decode(self.code(own, opp, position.own_hand, position.opp_hand))
+            if self.has_placement():
+                if placement.is_placement(Subspace.of(position), self.rules):
+                    return decode(self.code(own, opp, position.own_hand, position.opp_hand))
+                # Hands no game from the start reaches (the files hold none): from the
+                # moves, where every one leads to a position the files hold, with plies as
+                # probe_moves gives them, so that query and best-move agree.
+                value = self._by_moves(position)
+                if value is not None:
+                    return value
             # Win/draw/loss from the opening book, else by the opening search (no plies).
             book = self.opening_book()
             value = book.get(position) if book is not None else None
@@ -288,6 +294,31 @@ class Database:
                 value = self.opening_search().solve(position).value
             return Value(value)
         return decode(self.code(own, opp))
+
+    def _by_moves(self, position: Position) -> Optional[Value]:
+        """The value of ``position`` (not over) as the best of its moves' values, where
+        every move leads to a position that the files hold; else None."""
+        children = [position.play_unchecked(move) for move in position.legal_moves(self.rules)]
+        if any(child.in_placement and not placement.is_placement(Subspace.of(child), self.rules)
+               for child in children):
+            return None
+        return min((self.probe(child).for_mover() for child in children), key=lambda v: v.rank)
+
+    def needs_search(self, position: Position) -> bool:
+        """Whether :meth:`probe` answers ``position`` by the opening search (minutes
+        early in a large game): stones in hand, no placement file built, no opening book
+        that holds it, and the moving phase there for its leaves."""
+        if not position.in_placement or self.rules.mixed or self.has_placement():
+            return False                   # (mixed rules: the search refuses them)
+        book = self.opening_book()
+        return (book is None or book.get(position) is None) and self.has_moving()
+
+    def search_note(self) -> str:
+        """What a user waiting for the opening search should read, before it starts."""
+        command = storage.build_command(self.root, self.rules, phase="placement")
+        return (f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
+                f"answers (exact, without plies; the first moves of the 9-stone game take a minute "
+                f"or more each; '{command}' makes them instant)")
 
     def opening_book(self):
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""

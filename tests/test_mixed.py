@@ -236,3 +236,16 @@ def test_what_assumes_separate_placement_refuses_mixed_rules():
         OpeningSearch(SMALL, wdl=lambda m, o: None)
     with pytest.raises(UnsupportedRulesError, match="separate placement"):
         placement.reachable(SMALL)
+
+
+def test_a_mixed_query_without_placement_files_is_one_line(tmp_path):
+    """Mixed rules' placement positions are read from their files only: without them
+    the query is refused in one line, not announced as an opening search first."""
+    from solver.cli import main
+    root = tmp_path / "db"
+    building.build(root, SMALL, phase="moving", progress=False)
+    result = CliRunner().invoke(main, ["query", "--db", str(root), "--rules", SMALL.name,
+                                       "W:a1 B:a5 w 2 2"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [result.stderr.strip()] and "note:" not in result.stderr
+    assert "separate placement only" in result.stderr

@@ -122,6 +122,40 @@ def test_every_entry_point_answers_odd_hands(db4, tmp_path, brute):
     assert "Traceback" not in r.stderr
 
 
+def test_with_placement_files_odd_hands_one_move_from_them_have_plies(db4, tmp_path_factory, brute):
+    """Where the placement files are built and every move of an odd-hand position leads to
+    a position they hold, probe answers from those moves, with plies: query and best-move
+    (which takes its value from the moves) gave 'win' and 'win in 3' for the same position."""
+    import shutil
+    from solver.analysis import best_move_object, query_object
+    from solver.build import build
+    from solver.position import parse_position
+    _, value = brute
+    whole = tmp_path_factory.mktemp("whole") / "db"
+    shutil.copytree(db4, whole)
+    build(whole, FOUR, phase="placement", progress=False)
+    with open_database(whole, FOUR) as db:
+        reported = parse_position("W:b6,f2,g4 B:c3,d1 w 0 1", FOUR)
+        assert (db.probe(reported).value, db.probe(reported).plies) == (WIN, 3)
+        with_plies = 0
+        for pos in odd_hand_positions(FOUR, 12, seed=7) + [reported]:
+            probe, moves = db.probe(pos), db.probe_moves(pos)
+            assert RANK[probe.value] == value(pos), str(pos)
+            if all(not c.in_placement or db.has_placement() and _fits(c) for c in
+                   (pos.play_unchecked(m.move) for m in moves)):
+                with_plies += 1
+                assert (probe.value, probe.plies) == (moves[0].value, moves[0].plies), str(pos)
+                query, best = query_object(db, pos), best_move_object(db, pos, None)
+                assert (query["value"], query["plies"]) == (best["value"], best["plies"]), str(pos)
+        assert with_plies >= 3, with_plies
+
+
+def _fits(pos) -> bool:
+    from solver import placement
+    from solver.index import Subspace
+    return placement.is_placement(Subspace.of(pos), FOUR)
+
+
 def test_finished_games_answer_by_the_rules(brute):
     db, _ = brute
     from solver.position import parse_position

@@ -15,7 +15,6 @@ from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from ..storage import build_command
 from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options, value_text
 
 
@@ -57,13 +56,13 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                     continue
                 try:
                     pos = parse_position(text, rules)
-                    noted = noted or note_search(database, pos, db)
+                    noted = noted or note_search(database, pos)
                     click.echo(json.dumps(query_object(database, pos)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
         pos = parse_position(" ".join(position), rules)
-        note_search(database, pos, db)
+        note_search(database, pos)
         obj = query_object(database, pos)
     if as_json:
         click.echo(json.dumps(obj))
@@ -75,16 +74,13 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
 
 
-def note_search(database, pos, db: str) -> bool:
+def note_search(database, pos) -> bool:
     """Say on stderr, before a search that may take minutes without a word, that a
     position with stones in hand is answered by the opening search (no placement
     file is built); returns whether it said so."""
-    if not (pos.white_hand or pos.black_hand) or database.has_placement():
+    if not database.needs_search(pos):
         return False
-    click.echo(f"note: no placement files of rules {database.rules.name} in {db}: the opening "
-               f"search answers (exact, without plies; early positions of large games take "
-               f"minutes; '{build_command(db, database.rules, 'placement')}' makes them instant)",
-               err=True)
+    click.echo(f"note: {database.search_note()}", err=True)
     return True
 
 
@@ -112,7 +108,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[i
 
     pos = parse_position(" ".join(position), rules)
     with open_database(db, rules) as database:
-        note_search(database, pos, db)
+        note_search(database, pos)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed))
     if as_json:
         click.echo(json.dumps(obj))
