@@ -565,9 +565,7 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     root = Path(root)
     reports: list = []
     units = plan_units(rules, max_total, pair, phase)
-    check_needs(root, rules, units)
-    if memory is not None:
-        check_memory_limit([u for u in units if not unit_path(root, rules, u).exists()], memory)
+    check_plan(root, rules, units, memory)
     with BuildLock(prepare_folder(root, rules)):
         if phase in ("moving", "all"):
             reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
@@ -626,6 +624,28 @@ def unit_path(root: Path, rules: Rules, unit: Unit) -> Path:
     if isinstance(unit.key, Pair):
         return storage.pair_path(root, rules, unit.key)
     return storage.placement_path(root, rules, unit.key)
+
+
+def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None = None) -> None:
+    """What a build refuses before any work, one line each (a dry run says the same):
+    files it needs outside the plan (:func:`check_needs`), a folder where a file belongs
+    (:func:`check_places`), and with ``memory`` a file to build whose peak is above it
+    (:func:`check_memory_limit`)."""
+    check_needs(root, rules, units)
+    check_places(root, rules, units)
+    if memory is not None:
+        check_memory_limit([u for u in units if not unit_path(root, rules, u).exists()], memory)
+
+
+def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:
+    """Raise DatabaseError, before any work, where a folder stands in the place of a
+    planned file: the build could not put its file there, and would find that out only
+    after the solve."""
+    blocked = [path for path in (unit_path(root, rules, u) for u in units) if path.is_dir()]
+    if blocked:
+        more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
+        raise DatabaseError(f"{blocked[0]} is a folder where a database file belongs{more}: "
+                            f"move it away, then build again")
 
 
 def check_needs(root: Path, rules: Rules, units: list[Unit]) -> None:

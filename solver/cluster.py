@@ -195,7 +195,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
     folder = building.prepare_folder(root, rules)
     with building.BuildLock(folder):
         units = building.plan_units(rules, max_total, pair, phase)
-        building.check_needs(root, rules, units)
+        building.check_plan(root, rules, units)
         check_workers(client, folder)
         check_memory(client, units)
         build_id = secrets.token_hex(4)

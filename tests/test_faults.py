@@ -159,8 +159,10 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
 
 def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_path):
     """Opening a FIFO blocks until a writer comes: query, stats and check refuse it in
-    one line instead (subprocesses with a timeout), and build replaces it; a folder
-    there build leaves alone (it may hold someone's files) and says so in one line."""
+    one line instead (subprocesses with a timeout), naming the command that rebuilds it,
+    and build replaces it; a folder there build leaves alone (it may hold someone's
+    files) and says so in one line before any work (it said so after the solve, when
+    its file could not be put there), a dry run too."""
     path = storage.pair_path(tmp_path, FOUR, (3, 4))
     for make in (os.mkfifo, os.mkdir):
         shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
@@ -170,13 +172,54 @@ def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_p
             result = subprocess.run([sys.executable, "-m", "solver", *args, "--db", str(tmp_path),
                                      "--stones", "4"], capture_output=True, text=True, timeout=60)
             assert result.returncode in (1, 2) and "is not a regular file" in result.stderr, (args, result)
-            assert "Traceback" not in result.stderr
+            assert "Traceback" not in result.stderr and "rebuild it with: muehle build" in result.stderr
         if make is os.mkdir:
-            with pytest.raises(DatabaseError, match="pair-3-4.h5 could not be written: .*Is a directory"):
-                build(tmp_path, FOUR, phase="moving", progress=False)
+            for dry in ([], ["--dry-run"]):
+                result = subprocess.run([sys.executable, "-m", "solver", "build", *dry, "--db",
+                                         str(tmp_path), "--stones", "4", "--quiet"],
+                                        capture_output=True, text=True, timeout=60)
+                assert result.returncode == 2 and result.stderr.splitlines()[-1] == (
+                    f"muehle: error: {path} is a folder where a database file belongs: "
+                    f"move it away, then build again"), result.stderr
+            assert not list(path.parent.glob(".*tmp*")) and path.is_dir()    # nothing done
             path.rmdir()
         build(tmp_path, FOUR, phase="moving", progress=False)
         assert path.is_file() and is_built(tmp_path, FOUR, PAIR) and is_built(tmp_path, FOUR, Pair(3, 4))
+
+
+def test_check_and_stats_name_the_command_that_rebuilds_a_file(db4, tmp_path):
+    """check and stats end a line on a damaged, foreign or missing file with the command
+    that builds it again, as query does (they said only what was wrong); a file that is
+    well formed but wrong gets the same command, to run after deleting it (build keeps it
+    as intact); and a dry run refuses what the build would refuse."""
+    from click.testing import CliRunner
+    from solver.cli import main
+
+    def run(*args):
+        return CliRunner().invoke(main, [*args, "--db", str(tmp_path), "--stones", "4"])
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    target = storage.pair_path(tmp_path, FOUR, (3, 4))
+    hint = f"rebuild it with: muehle build --db {tmp_path} --stones 4 --pair 3-4"
+    shutil.copy(storage.pair_path(tmp_path, FOUR, PAIR), target)        # 3-3 as 3-4
+    for args, status in ((["check", "--quiet"], 1), (["stats"], 1), (["check", "--quiet", "--pair", "4-4"], 2)):
+        result = run(*args)
+        assert result.exit_code == status and result.stderr.rstrip().endswith(hint), (args, result.stderr)
+    target.unlink()
+    result = run("check", "--quiet", "--pair", "3-4")
+    assert result.exit_code == 2 and result.stderr.rstrip().endswith(
+        f"(build it with: muehle build --db {tmp_path} --stones 4 --pair 3-4)"), result.stderr
+    shutil.copy(storage.pair_path(db4, FOUR, (3, 4)), target)
+    codes = {sub: storage.read_subspace(target, FOUR, *sub).copy() for sub in Pair(3, 4).subspaces}
+    first = next(iter(codes))
+    codes[first][int(np.flatnonzero(codes[first] == 0)[0])] = 3          # a draw made a win
+    storage.write_pair(target, FOUR, codes)
+    result = run("check", "--quiet")
+    assert result.exit_code == 1 and "states disagree with their successors" in result.stderr
+    assert result.stderr.rstrip().endswith(
+        f"is well formed but wrong (its checksums match what was written): delete it and build "
+        f"it again with: muehle build --db {tmp_path} --stones 4 --pair 3-4"), result.stderr
+    dry = run("build", "--dry-run", "--memory", "1M")
+    assert dry.exit_code == 2 and "more than the limit of 1 MiB (--memory); nothing was built" in dry.stderr
 
 
 def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):

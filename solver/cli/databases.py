@@ -109,6 +109,9 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
+        if gap is None:          # and what the build would refuse before any work, as it would
+            building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase),
+                                memory)
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
@@ -216,7 +219,7 @@ def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
             # ``held``: a file copied over another (pair-3-3.h5 as pair-3-4.h5) is refused.
             stats = storage.pair_stats(path, rules, held)
         except DatabaseError as error:
-            problems.append(str(error))
+            problems.append(str(storage.with_repair(error, db, rules, [held])))
             continue
         for sub in (held.subspaces if isinstance(held, Pair) else [held]):
             info = stats[sub.name]
@@ -332,26 +335,59 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
         if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
         _refuse_incomplete(db, rules, max_total, phase)
-    for path in [storage.pair_path(db, rules, p) for p in pairs] + [storage.placement_path(db, rules, s) for s in subs]:
+    pairs = [Pair(*p, board=rules.board) for p in pairs]
+    for held in pairs + subs:
+        path = _file_of(db, rules, held)
         if not path.exists():
-            fail(f"missing database file {path}")
-    total = sum(Pair(*p, board=rules.board).slots for p in pairs) + sum(s.slots for s in subs)
+            fail(f"missing database file {path} (build it with: "
+                 f"{storage.repair_command(db, rules, [held])})")
+    total = sum(p.slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
-        for what, run in ([(f"pair {Pair(*p, board=rules.board)}", lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
-                           for p in pairs]
-                          + [(f"placement subspace {s.name}",
-                              lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))
-                             for s in subs]):
-            bad = run()
+        for what, held, run in ([(f"pair {p}", p, lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
+                                 for p in pairs]
+                                + [(f"placement subspace {s.name}", s,
+                                    lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))
+                                   for s in subs]):
+            try:
+                bad = run()
+            except DatabaseError as error:
+                raise _at_fault(error, db, rules, what, held) from None
             if bad:
                 bar.close()
                 click.echo(f"{what}: {len(bad)}+ states disagree with their successors; first:", err=True)
                 for state in bad[:5]:
                     click.echo(f"  {state.describe()}", err=True)
+                path = _file_of(db, rules, held)
+                click.echo(f"where the files it reads pass their checks, its file {path} is well "
+                           f"formed but wrong (its checksums match what was written): delete it "
+                           f"and build it again with: {storage.repair_command(db, rules, [held])}",
+                           err=True)
                 raise SystemExit(1)
     click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
                f"{total:,} slots consistent")
+
+
+def _file_of(db: str, rules: Rules, held: Pair | Subspace) -> Path:
+    return storage.pair_path(db, rules, held) if isinstance(held, Pair) else storage.subspace_path(db, rules, held)
+
+
+def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
+              held: Pair | Subspace) -> DatabaseError:
+    """The error met checking ``held`` (``what``), naming the file at fault and the
+    command that builds it again: the file itself or one it reads."""
+    if building.why_not_built(Path(db), rules, held, verify=False) is not None:
+        return storage.with_repair(error, db, rules, [held])        # its own file
+    reads = (list(held.dependencies) if isinstance(held, Pair) else placement.reads(held, rules))
+    try:
+        building.require_stored(Path(db), rules, f"{what} reads",
+                                [s for x in reads for s in (x.subspaces if isinstance(x, Pair) else [x])])
+    except DatabaseError as named:         # missing, or a damaged or foreign header
+        return named
+    for x in [held, *reads]:               # damaged data, found by the check's reads
+        if str(_file_of(db, rules, x)) in str(error):
+            return storage.with_repair(error, db, rules, [x])
+    return error
 
 
 def _refuse_beyond(what: str, stones: int, max_total: Optional[int]) -> None:
@@ -379,7 +415,7 @@ def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
         try:
             storage.file_attrs(path, rules, held)
         except DatabaseError as error:
-            problems.append(str(error))
+            problems.append(str(storage.with_repair(error, db, rules, [held])))
     for problem in problems:
         click.echo(f"muehle: error: {' '.join(problem.split())}", err=True)
     if problems:
