@@ -576,7 +576,7 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
                          *pair)
             else:
                 reports += build_placement(root, rules, max_total=max_total, jobs=jobs,
-                                           progress=progress)
+                                           progress=progress, memory=memory)
     return reports
 
 
@@ -607,6 +607,7 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
         for i, (unit, had_file) in enumerate(zip(units, later)):
             if writer is not None and writer.key in unit.needs:
                 writer.wait()           # the next pair reads the file being written
+            check_rebuild_memory(root, rules, unit, memory)
             reports[i] = build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
                                     progress=progress, had_file=had_file, writer=writer,
                                     done=lambda report, i=i: reports.__setitem__(i, report))
@@ -669,9 +670,11 @@ def check_needs(root: Path, rules: Rules, units: list[Unit]) -> None:
                                    f"{storage.repair_command(root, rules, list(missing))})")
 
 
-def check_memory_limit(units: list[Unit], memory: int | None) -> None:
+def check_memory_limit(units: list[Unit], memory: int | None,
+                       outcome: str = "nothing was built") -> None:
     """Refuse, before anything is built, a plan with a unit whose peak is above
-    ``memory`` bytes (None: no limit): one line naming the file, the need and the limit."""
+    ``memory`` bytes (None: no limit): one line naming the file, the need and the limit
+    (and ``outcome``: what became of the build)."""
     if memory is None:
         return
     def size(n: int) -> str:
@@ -684,7 +687,16 @@ def check_memory_limit(units: list[Unit], memory: int | None) -> None:
             what = f"pair {unit.key.name}" if isinstance(unit.key, Pair) else f"placement {unit.key.name}"
             raise InsufficientMemoryError(
                 f"{what} needs about {size(unit.memory)} of memory, more than the limit of "
-                f"{size(memory)} (--memory); nothing was built", unit.memory, memory)
+                f"{size(memory)} (--memory); {outcome}", unit.memory, memory)
+
+
+def check_rebuild_memory(root: Path, rules: Rules, unit: Unit, memory: int | None) -> None:
+    """The ``memory`` limit for a unit whose file was there at the build's start (so
+    :func:`check_plan` let it pass) but is damaged: refused before its solve, not built
+    above the limit.  Reads the file only where the unit would not fit."""
+    if memory is not None and unit.memory > memory and why_not_built(root, rules, unit.key) is not None:
+        check_memory_limit([unit], memory, "its file is unusable and was not built again; the "
+                                           "files built before it are kept")
 
 
 def write_memory(unit: Unit) -> int:
@@ -839,17 +851,20 @@ def _cpu_seconds() -> float:
 
 
 def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, jobs: int = 2,
-                    progress: bool = True) -> list[PlacementReport]:
+                    progress: bool = True, memory: int | None = None) -> list[PlacementReport]:
     """Build (or resume) the placement subspaces in this process, children first; one
-    report each (the caller holds the folder's :class:`BuildLock`, see :func:`build`)."""
+    report each (the caller holds the folder's :class:`BuildLock`, see :func:`build`).
+    ``memory``: the limit (bytes) for a file found damaged (:func:`check_rebuild_memory`)."""
     from tqdm import tqdm
 
     subs = placement.plan(rules, max_total)
     cache = SubspaceCache(root, rules)
     reports: list[PlacementReport] = []
+    planned = {u.key: u for u in plan_units(rules, max_total, phase="placement")}
     if rules.mixed:
         later = built_later(root, rules, [u[0] for u in placement.units(rules, max_total)])
         for unit, had_file in zip(placement.units(rules, max_total), later):
+            check_rebuild_memory(root, rules, planned[unit[0]], memory)
             reports += build_cycle(root, rules, unit[0], cache, jobs=jobs, had_file=had_file)
         return reports
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
@@ -857,6 +872,7 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
     later = built_later(root, rules, subs)
     try:
         for sub, had_file in zip(subs, later):
+            check_rebuild_memory(root, rules, planned[sub], memory)
             reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,
                                           advance=overall.update, had_file=had_file))
             if reports[-1].skipped:

@@ -222,6 +222,29 @@ def test_check_and_stats_name_the_command_that_rebuilds_a_file(db4, tmp_path):
     assert dry.exit_code == 2 and "more than the limit of 1 MiB (--memory); nothing was built" in dry.stderr
 
 
+def test_memory_limit_holds_for_a_damaged_file_built_again(db4, tmp_path):
+    """--memory was checked only for the files missing at the start: a damaged one was
+    rebuilt above the limit. Now it is refused before its solve, the others kept."""
+    from click.testing import CliRunner
+    from solver.build import plan_units
+    from solver.cli import main
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (4, 4))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(data)
+    need = {u.key.name: u.memory for u in plan_units(FOUR, phase="moving")}["4-4"]
+    args = ["build", "--db", str(tmp_path), "--stones", "4", "--phase", "moving", "--quiet"]
+    refused = CliRunner().invoke(main, [*args, "--memory", str(need - 2**20)])
+    assert refused.exit_code == 2 and refused.stderr.rstrip().endswith(
+        "(--memory); its file is unusable and was not built again; the files built before it "
+        "are kept"), refused.stderr
+    assert path.read_bytes() == data
+    built = CliRunner().invoke(main, [*args, "--memory", str(need + 2**20)])
+    assert built.exit_code == 0 and "1 pair(s) built, 2 already there" in built.output
+    assert is_built(tmp_path, FOUR, Pair(4, 4))
+
+
 def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):
     """Holding the folder's lock, a build deletes the token files of a killed cluster
     build's check and names the temporaries written on other hosts (a machine of a
