@@ -115,10 +115,11 @@ def _parse_hand(token: str, colour: str) -> int:
     # isdigit() alone also accepts digits like '²' that int() rejects.
     if not (token.isascii() and token.isdigit()):
         raise InvalidNotationError(f"stones in hand for {colour} must be a number, got {token[:20]!r}")
-    if len(token) > 2:            # no int() of a 5,000-digit string (and no stone count has 3)
+    digits = token.lstrip("0") or "0"
+    if len(digits) > 2:           # no int() of a 5,000-digit string (no stone count has 3)
         raise InvalidNotationError(f"stones in hand for {colour}: {token[:20]}"
                                    f"{'…' if len(token) > 20 else ''} is too many")
-    return int(token)
+    return int(digits)
 
 
 def read_position(text: str, stones: int = STANDARD_STONES,

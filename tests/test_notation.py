@@ -28,8 +28,12 @@ def test_hands_and_startpos():
     assert start == Position(0, 0, 9, 9, "w")
     assert parse_position(format_position(start)) == start
     assert parse_position("startpos", Rules(stones=5)) == Position(0, 0, 5, 5, "w")
-    # Extra whitespace between fields is harmless.
+    # Extra whitespace between fields is harmless, and so are leading zeros of a hand
+    # (any number of them: "07" was read, "007" was 'too many').
     assert parse_position("  W:d2   B:f4\tw  ") == parse_position("W:d2 B:f4 w")
+    assert parse_position("W:d2 B:f4 w 008 " + "0" * 5000 + "8") == pos
+    with pytest.raises(NotationError, match="100 is too many"):
+        parse_position("W:d2 B:f4 w 100 8")
 
 
 @pytest.mark.parametrize("text, message", [
