@@ -332,7 +332,7 @@ def test_a_worker_killed_while_the_cluster_starts_is_one_line(tmp_path):
 def test_a_write_that_fails_on_a_worker_is_one_line(tmp_path):
     """A file-size limit (as a full disk) on the workers: the task's error, one line,
     and not the worker's 'Compute Failed' log with its traceback first."""
-    build = cluster_build(tmp_path, "ulimit -f 500;")     # KiB: pair-3-6.h5 is 740
+    build = cluster_build(tmp_path, "ulimit -f 32;")      # KiB: the smallest pair file, 3-3, has 66
     out, err = build.communicate(timeout=TIMEOUT)
     assert build.returncode == 2, err[-2000:]
     assert noise(err) == [] and "could not be written" in err.splitlines()[-1], err[-2000:]
