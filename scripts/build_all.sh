@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The full build: every moving-phase pair of a rule set (default: standard), the forward
-# check, the statistics table in docs/results.md (docs/results-RULES.md for the other
-# rule sets) and, for the standard rules, the draw proof of the start position.
+# The full build of the moving phase: every moving-phase pair of a rule set (default:
+# standard), the forward check, the statistics table in DB_DIR/results-RULES.md (the
+# first section of docs/results.md was made so; the file is written anew, so nothing
+# else in docs/ is overwritten) and, for the standard rules, the draw proof of the start
+# position.
 # Resumable: rerun after a kill.  MUEHLE_SKIP_CHECK=1 skips the separate check pass
 # (every pair is already checked by the build before it is written).
 #
@@ -18,15 +20,14 @@ timed() {   # GNU time reports peak memory where it is installed (Debian package
 }
 
 echo "== build ($rules) into $db, log in $log"
-muehle build --db "$db" --rules "$rules" --jobs "$jobs" --quiet 2>&1 | tee -a "$log"
+muehle build --db "$db" --rules "$rules" --phase moving --jobs "$jobs" --quiet 2>&1 | tee -a "$log"
 
 if [ "${MUEHLE_SKIP_CHECK:-0}" != 1 ]; then
   echo "== check"
-  muehle check --db "$db" --rules "$rules" --jobs "$jobs" --quiet | tee -a "$log"
+  muehle check --db "$db" --rules "$rules" --phase moving --jobs "$jobs" --quiet | tee -a "$log"
 fi
 
-out=docs/results.md
-[ "$rules" = standard ] || out="docs/results-$rules.md"
+out="$db/results-$rules.md"
 {
   echo "# Results: the $rules rule set"
   echo
