@@ -124,6 +124,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
 
     ply = 0
     illegal_tried = undo_tried = False
+    noted = 0             # replies with perfect's note of the opening search (shown once a game)
     for _ in range(60):
         if text(driver, "result"):
             break
@@ -163,6 +164,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
         assert played == str(ply)
         reply = text(driver, "message")
         assert "Black (computer, perfect) plays" in reply
+        noted += "the opening search answers" in reply
         after = parse_position(driver.find_element(By.ID, "board").get_attribute("data-position"), FOUR)
         before = position.play(move, FOUR)
         best = database.probe_moves(before)
@@ -182,6 +184,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
                       "Game over: draw (50 plies without a mill). Draw.") or (
         result.startswith("Game over: Black wins") and result.endswith("You lose.")), result
     assert illegal_tried and undo_tried
+    assert noted == 1, "the placement files are not built: said once, not with every move"
     # A click after the end is refused too.
     click_point(driver, "board", "d2")
     assert "game is over" in text(driver, "message")

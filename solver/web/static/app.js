@@ -14,6 +14,7 @@ const S = {
   selected: null,       // the point of the stone chosen to move
   pending: null,        // moves that differ only in the stone they take
   busy: 0,
+  said: new Set(),      // the computer's notes shown in this game (each once, as in the terminal)
   // ?seed=N in the address makes the computer's choices repeatable (tests, bug reports).
   seed: new URLSearchParams(window.location.search).get("seed"),
 };
@@ -253,7 +254,9 @@ async function computerTurn() {
   }
   S.moves = S.state.played;
   render();
-  const notes = S.state.notes.length ? ` (${S.state.notes.join("; ")})` : "";
+  const fresh = S.state.notes.filter((note) => !S.said.has(note));
+  fresh.forEach((note) => S.said.add(note));
+  const notes = fresh.length ? ` (${fresh.join("; ")})` : "";
   say("message", `${COLOUR[other(S.state.side)]} (computer, ${$("level").value}) plays ${S.state.computer_move}${notes}`);
 }
 
@@ -310,6 +313,7 @@ async function newGame() {
   S.human = choice === "random" ? (Math.random() < 0.5 ? "w" : "b") : choice;
   S.moves = [];
   S.selected = S.pending = null;
+  S.said.clear();
   say("message", "");
   try {
     await refresh();
