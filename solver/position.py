@@ -269,6 +269,22 @@ class Position:
         """Whether any stone is still in hand (the placement phase)."""
         return self.white_hand > 0 or self.black_hand > 0
 
+    def hands_arise(self, rules) -> bool:
+        """Whether a game from the start can hold these hands with this side to move:
+        under separate placement White to move holds as many stones in hand as Black,
+        Black to move one more; under mixed placement any hands arise.  (Positions with
+        other hands are answered all the same, as the rules play them on.)
+
+        >>> from solver.rules import Rules
+        >>> parse_position("W:a1 B:a7 b 7 8").hands_arise(Rules()), parse_position("W:a1 B:a7 w 7 8").hands_arise(Rules())
+        (True, False)
+        """
+        if rules.mixed or not self.in_placement:
+            return True
+        if self.turn == WHITE:
+            return self.white_hand == self.black_hand
+        return self.black_hand == self.white_hand + 1
+
     def swap_colours(self) -> "Position":
         """The same game with colours exchanged (values for the side to move are equal)."""
         return Position(self.black, self.white, self.black_hand, self.white_hand,

@@ -375,3 +375,22 @@ def test_what_stands_in_the_way_of_a_database_folder_is_named(tmp_path):
     plain = run("build", "--db", tmp_path / "file" / "db", "--stones", "3", "--quiet")    # (mkdir: ENOTDIR)
     assert plain.exit_code == 2
     assert plain.stderr == f"muehle: error: {tmp_path / 'file'} is not a folder: a database folder must be one\n"
+
+
+def test_hands_no_game_holds_are_answered_with_a_note(db4):
+    """'b 1 0' (Black to move with fewer in hand than White) is no position of a game from
+    the start, more likely a slip than a study: query, best-move and show say so (stderr,
+    so that --json stays the answer), and answer it as given; a batch says it once."""
+    odd, fine = "W:a1,d1,g1 B:a7,d7,f6 b 1 0", "W:a1,d1,g1 B:a7,d7,f6 b 0 1"
+    note = f"note: {odd}: no game from the start holds these hands (Black to move holds one more"
+    for command in (["query", "--json"], ["best-move", "--json"]):
+        result = run(*command, "--db", db4, "--stones", 4, odd)
+        assert result.exit_code == 0 and result.stderr.startswith(note), result.stderr
+        assert json.loads(result.stdout)["value"] in ("win", "draw", "loss")
+        quiet = run(*command, "--db", db4, "--stones", 4, fine)
+        assert quiet.exit_code == 0 and "no game from the start" not in quiet.stderr
+    batch = run("query", "--db", db4, "--stones", 4, "--batch", "-", input=f"{odd}\n{odd}\n{fine}\n")
+    assert batch.exit_code == 0 and batch.stderr.count("no game from the start") == 1
+    shown = run("show", "--stones", 4, odd)
+    assert "(hands no game from the start holds with this side to move)" in shown.stdout
+    assert "no game from the start" not in run("show", "--stones", 4, fine).stdout

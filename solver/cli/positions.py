@@ -42,7 +42,9 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     click.echo(f"Position:  {format_position(pos)}")
     click.echo(f"To move:   {COLOUR[pos.turn]}")
     click.echo(f"White ({white}): {popcount(pos.white)} on the board, {pos.white_hand} in hand")
-    click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand")
+    click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand"
+               + ("" if pos.hands_arise(rules) else " (hands no game from the start holds "
+                                                     "with this side to move)"))
     click.echo(f"Phase:     {describe_phase(game)}")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")

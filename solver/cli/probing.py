@@ -44,7 +44,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE, not both")
     with open_database(db, rules) as database:
         if batch is not None:
-            noted = False
+            noted = odd = False
             for number, raw in enumerate(batch, 1):
                 try:
                     text = raw.decode("utf-8").strip()
@@ -57,11 +57,13 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 try:
                     pos = parse_position(text, rules)
                     noted = noted or note_search(database, pos)
+                    odd = odd or note_hands(pos, rules)
                     click.echo(json.dumps(query_object(database, pos)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
         pos = parse_position(" ".join(position), rules)
+        note_hands(pos, rules)
         note_search(database, pos)
         obj = query_object(database, pos)
     if as_json:
@@ -72,6 +74,18 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def note_hands(pos, rules: Rules) -> bool:
+    """Say on stderr where the hands cannot arise in a game from the start (a typing
+    slip, or a study): the answer is for the position as given; returns whether it said so."""
+    if pos.hands_arise(rules):
+        return False
+    turn = "White to move holds as many stones in hand as Black" if pos.turn == "w" else \
+        "Black to move holds one more stone in hand than White"
+    click.echo(f"note: {format_position(pos)}: no game from the start holds these hands "
+               f"({turn}); answered for the position as given", err=True)
+    return True
 
 
 def note_search(database, pos) -> bool:
@@ -108,6 +122,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[i
 
     pos = parse_position(" ".join(position), rules)
     with open_database(db, rules) as database:
+        note_hands(pos, rules)
         note_search(database, pos)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed))
     if as_json:
