@@ -240,7 +240,7 @@ def test_query_prints_plies_of_placement_positions(db4_all):
     with open_database(db4_all, FOUR) as db:
         decided = [p for p in sampled_positions(db4_all, FOUR, 40, seed=2) if db.probe(p).value != "draw"]
     for pos in decided[:5]:
-        data = json.loads(run("query", "--db", db4_all, "--stones", 4, "--json", format_position(pos)).output)
+        data = json.loads(run("query", "--db", db4_all, "--stones", 4, "--json", format_position(pos)).stdout)
         assert data["value"] in ("win", "loss") and data["plies"] > 0
         assert all(m["plies"] is not None for m in data["moves"] if m["value"] != "draw")
         assert data["moves"][0]["plies"] == data["plies"]
