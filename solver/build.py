@@ -694,7 +694,9 @@ def check_rebuild_memory(root: Path, rules: Rules, unit: Unit, memory: int | Non
     """The ``memory`` limit for a unit whose file was there at the build's start (so
     :func:`check_plan` let it pass) but is damaged: refused before its solve, not built
     above the limit.  Reads the file only where the unit would not fit."""
-    if memory is not None and unit.memory > memory and why_not_built(root, rules, unit.key) is not None:
+    own = unit_of(unit.key) if rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
+    if memory is not None and unit.memory > memory and any(why_not_built(root, rules, key) is not None
+                                                           for key in own):
         check_memory_limit([unit], memory, "its file is unusable and was not built again; the "
                                            "files built before it are kept")
 

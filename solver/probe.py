@@ -297,24 +297,35 @@ class Database:
 
     def _by_moves(self, position: Position) -> Optional[Value]:
         """The value of ``position`` (not over) as the best of its moves' values, where
-        every move leads to a position that the files hold; else None."""
+        every move leads to a position that the files hold or the rules decide; else None."""
         children = [position.play_unchecked(move) for move in position.legal_moves(self.rules)]
-        if any(child.in_placement and not placement.is_placement(Subspace.of(child), self.rules)
-               for child in children):
+        if not all(map(self._held_or_over, children)):
             return None
         return min((self.probe(child).for_mover() for child in children), key=lambda v: v.rank)
+
+    def _held_or_over(self, position: Position) -> bool:
+        return (not position.in_placement or position.outcome(self.rules) is not None
+                or placement.is_placement(Subspace.of(position), self.rules))
 
     def needs_search(self, position: Position) -> bool:
         """Whether :meth:`probe` answers ``position`` by the opening search (minutes
         early in a large game): stones in hand, no placement file built, no opening book
         that holds it, and the moving phase there for its leaves."""
-        if not position.in_placement or self.rules.mixed or self.has_placement():
+        if not position.in_placement or self.rules.mixed or position.outcome(self.rules) is not None:
             return False                   # (mixed rules: the search refuses them)
+        if self.has_placement() and (self._held_or_over(position) or all(
+                map(self._held_or_over, (position.play_unchecked(move)
+                                         for move in position.legal_moves(self.rules))))):
+            return False                   # probe reads the files (or its moves' files)
         book = self.opening_book()
         return (book is None or book.get(position) is None) and self.has_moving()
 
     def search_note(self) -> str:
         """What a user waiting for the opening search should read, before it starts."""
+        if self.has_placement():           # hands no placement file holds, nor its moves
+            return ("these hands are in no placement file, nor are all of its moves': the "
+                    "opening search answers (exact, without plies; early in the 9-stone game "
+                    "a minute or more)")
         command = storage.build_command(self.root, self.rules, phase="placement")
         return (f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
                 f"answers (exact, without plies; the first moves of the 9-stone game take a minute "

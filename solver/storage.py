@@ -194,7 +194,10 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
 def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:
     """``error`` (a damaged or foreign file of ``subs``) again, its line ending in the
     command that rebuilds them: the one wording of every such hint."""
-    text = str(error).removesuffix(": rebuild it")
+    text = str(error)
+    if isinstance(error, MissingSubspaceError) or text.endswith("then build again"):
+        return error                       # (says what to do already)
+    text = text.removesuffix(": rebuild it")
     return type(error)(f"{text}; rebuild it with: {repair_command(root, rules, subs)}")
 
 
@@ -393,6 +396,8 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
 def require_regular(path: Path, what: str = "a database file") -> None:
     """CorruptDatabaseError unless ``path`` (which exists) is a regular file: opening a
     FIFO blocks until a writer comes, a device reads for ever."""
+    if Path(path).is_dir():                # (build leaves a folder alone: it may hold files)
+        raise CorruptDatabaseError(f"{path} is a folder, not {what}: move it away, then build again")
     if not Path(path).is_file():
         raise CorruptDatabaseError(f"{path} is not a regular file, as {what} is: rebuild it")
 

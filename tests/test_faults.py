@@ -171,8 +171,12 @@ def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_p
         for args in (["query", "W:a1,d1,g1 B:a7,d7,f6,b6 w"], ["stats"], ["check", "--quiet"]):
             result = subprocess.run([sys.executable, "-m", "solver", *args, "--db", str(tmp_path),
                                      "--stones", "4"], capture_output=True, text=True, timeout=60)
-            assert result.returncode in (1, 2) and "is not a regular file" in result.stderr, (args, result)
-            assert "Traceback" not in result.stderr and "rebuild it with: muehle build" in result.stderr
+            assert result.returncode in (1, 2) and "Traceback" not in result.stderr, (args, result)
+            if make is os.mkfifo:
+                assert "is not a regular file" in result.stderr, (args, result)
+                assert "rebuild it with: muehle build" in result.stderr
+            else:                 # not 'rebuild it', which build refuses for a folder (below)
+                assert "is a folder, not a database file: move it away, then build again" in result.stderr
         if make is os.mkdir:
             for dry in ([], ["--dry-run"]):
                 result = subprocess.run([sys.executable, "-m", "solver", "build", *dry, "--db",

@@ -137,6 +137,14 @@ def test_with_placement_files_odd_hands_one_move_from_them_have_plies(db4, tmp_p
     with open_database(whole, FOUR) as db:
         reported = parse_position("W:b6,f2,g4 B:c3,d1 w 0 1", FOUR)
         assert (db.probe(reported).value, db.probe(reported).plies) == (WIN, 3)
+        # a move that ends the game (Black left with 2) is no reason to search
+        ending = parse_position("W:a1,d1,g4 B:a7,d7 w 0 1", FOUR)
+        assert (db.probe(ending).value, db.probe(ending).plies) == (WIN, 1)
+        assert not db.needs_search(reported) and not db.needs_search(ending)
+        # hands whose moves lead to other such hands: the search, and the note says so
+        far = parse_position("W:a1 B:a7 w 2 3", FOUR)
+        assert db.needs_search(far) and db.probe(far).plies is None
+        assert db.search_note().startswith("these hands are in no placement file")
         with_plies = 0
         for pos in odd_hand_positions(FOUR, 12, seed=7) + [reported]:
             probe, moves = db.probe(pos), db.probe_moves(pos)
