@@ -607,9 +607,8 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
         for i, (unit, had_file) in enumerate(zip(units, later)):
             if writer is not None and writer.key in unit.needs:
                 writer.wait()           # the next pair reads the file being written
-            check_rebuild_memory(root, rules, unit, memory)
             reports[i] = build_unit(root, rules, unit, cache, jobs=jobs, verify=verify,
-                                    progress=progress, had_file=had_file, writer=writer,
+                                    progress=progress, had_file=had_file, writer=writer, memory=memory,
                                     done=lambda report, i=i: reports.__setitem__(i, report))
             release_free_memory()
             overall.update(unit.slots)
@@ -677,28 +676,38 @@ def check_memory_limit(units: list[Unit], memory: int | None,
     (and ``outcome``: what became of the build)."""
     if memory is None:
         return
+    for unit in units:
+        if unit.memory > memory:
+            what = f"pair {unit.key.name}" if isinstance(unit.key, Pair) else f"placement {unit.key.name}"
+            raise over_limit(what, unit.memory, memory, outcome)
+
+
+def over_limit(what: str, need: int, memory: int, outcome: str) -> InsufficientMemoryError:
+    """The one line for ``what`` needing ``need`` bytes above the ``--memory`` limit."""
     def size(n: int) -> str:
         if n >= 2**30:
             return f"{n / 2**30:.2f} GiB"
         return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
-
-    for unit in units:
-        if unit.memory > memory:
-            what = f"pair {unit.key.name}" if isinstance(unit.key, Pair) else f"placement {unit.key.name}"
-            raise InsufficientMemoryError(
-                f"{what} needs about {size(unit.memory)} of memory, more than the limit of "
-                f"{size(memory)} (--memory); {outcome}", unit.memory, memory)
+    return InsufficientMemoryError(f"{what} needs about {size(need)} of memory, more than the "
+                                   f"limit of {size(memory)} (--memory); {outcome}", need, memory)
 
 
-def check_rebuild_memory(root: Path, rules: Rules, unit: Unit, memory: int | None) -> None:
-    """The ``memory`` limit for a unit whose file was there at the build's start (so
-    :func:`check_plan` let it pass) but is damaged: refused before its solve, not built
-    above the limit.  Reads the file only where the unit would not fit."""
-    own = unit_of(unit.key) if rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
-    if memory is not None and unit.memory > memory and any(why_not_built(root, rules, key) is not None
-                                                           for key in own):
-        check_memory_limit([unit], memory, "its file is unusable and was not built again; the "
-                                           "files built before it are kept")
+#: What a build says when a file found unusable would need more than ``--memory``.
+UNUSABLE_OVER_LIMIT = "its file is unusable and was not built again; the files built before it are kept"
+
+
+def require_memory(what: str, need: int, cache: "SubspaceCache", memory: int | None) -> None:
+    """Before a file's solve or pass: its ``need`` (bytes) within what is available (the
+    cache's arrays can be let go) and within the ``--memory`` limit.  The limit was
+    checked for the files missing at the build's start (:func:`check_plan`); here it
+    holds for one that was there but is found unusable, too."""
+    have = memory_available()
+    if have is not None and need > have + cache_bytes(cache):
+        raise InsufficientMemoryError(
+            f"{what} needs about {need / 2**30:.1f} GiB of memory, "
+            f"only {have / 2**30:.1f} GiB is available", need, have)
+    if memory is not None and need > memory:
+        raise over_limit(what, need, memory, UNUSABLE_OVER_LIMIT)
 
 
 def write_memory(unit: Unit) -> int:
@@ -756,7 +765,8 @@ class BackgroundWriter:
 def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None = None, *,
                jobs: int = 2, verify: bool = True, progress: bool = False,
                had_file: bool = False, writer: BackgroundWriter | None = None,
-               done: Callable[[PairReport], None] | None = None) -> "PairReport | PlacementReport | None":
+               done: Callable[[PairReport], None] | None = None,
+               memory: int | None = None) -> "PairReport | PlacementReport | None":
     """Build one unit (solve, check, write its file) unless its file is built and intact;
     returns its report.  ``cache`` holds solved subspaces between calls (None: a fresh
     one); ``progress`` shows a bar of the solve's rounds; ``had_file``: the folder had
@@ -764,15 +774,17 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     unit is built by :func:`build_subspace` (its pass needs no separate check:
     ``verify`` is not used).  With ``writer`` a pair's file is written in its thread:
     the call returns None once the write has started, and ``done(report)`` is called
-    when it is finished."""
+    when it is finished.  ``memory``: the ``--memory`` limit, for a file found unusable
+    (:func:`require_memory`)."""
     from tqdm import tqdm
 
     root = Path(root)
     if not isinstance(unit.key, Pair):
         if rules.mixed:
-            return build_cycle(root, rules, unit.key, cache, jobs=jobs, had_file=had_file)[0]
+            return build_cycle(root, rules, unit.key, cache, jobs=jobs, had_file=had_file,
+                               memory=memory)[0]
         return build_subspace(root, rules, unit.key, cache, jobs=jobs, progress=progress,
-                              had_file=had_file)
+                              had_file=had_file, memory=memory)
     p, name, slots = unit.key, unit.key.name, unit.slots
     folder = storage.rules_dir(root, rules)
     path = storage.pair_path(root, rules, p)
@@ -792,11 +804,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     need = unit.memory
     if writer is not None and not writer.fits(need):
         writer.wait()           # not beside the write in progress: after it
-    have = memory_available()
-    if have is not None and need > have + cache_bytes(cache):
-        raise InsufficientMemoryError(
-            f"pair {name} needs about {need / 2**30:.1f} GiB of memory, "
-            f"only {have / 2**30:.1f} GiB is available", need, have)
+    require_memory(f"pair {name}", need, cache, memory)
     start = time.perf_counter()
     bar = tqdm(desc=f"pair {name}", unit="round", disable=not progress, position=1,
                leave=False, dynamic_ncols=True)
@@ -856,27 +864,25 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                     progress: bool = True, memory: int | None = None) -> list[PlacementReport]:
     """Build (or resume) the placement subspaces in this process, children first; one
     report each (the caller holds the folder's :class:`BuildLock`, see :func:`build`).
-    ``memory``: the limit (bytes) for a file found damaged (:func:`check_rebuild_memory`)."""
+    ``memory``: the limit (bytes) for a file found unusable (:func:`require_memory`)."""
     from tqdm import tqdm
 
     subs = placement.plan(rules, max_total)
     cache = SubspaceCache(root, rules)
     reports: list[PlacementReport] = []
-    planned = {u.key: u for u in plan_units(rules, max_total, phase="placement")}
     if rules.mixed:
         later = built_later(root, rules, [u[0] for u in placement.units(rules, max_total)])
         for unit, had_file in zip(placement.units(rules, max_total), later):
-            check_rebuild_memory(root, rules, planned[unit[0]], memory)
-            reports += build_cycle(root, rules, unit[0], cache, jobs=jobs, had_file=had_file)
+            reports += build_cycle(root, rules, unit[0], cache, jobs=jobs, had_file=had_file,
+                                   memory=memory)
         return reports
     overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
     later = built_later(root, rules, subs)
     try:
         for sub, had_file in zip(subs, later):
-            check_rebuild_memory(root, rules, planned[sub], memory)
             reports.append(build_subspace(root, rules, sub, cache, jobs=jobs, progress=progress,
-                                          advance=overall.update, had_file=had_file))
+                                          advance=overall.update, had_file=had_file, memory=memory))
             if reports[-1].skipped:
                 overall.update(sub.slots)
     finally:
@@ -903,7 +909,7 @@ def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -
 
 
 def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
-                jobs: int = 2, had_file: bool = False) -> list[PlacementReport]:
+                jobs: int = 2, had_file: bool = False, memory: int | None = None) -> list[PlacementReport]:
     """Build the unit of ``sub`` under mixed placement (:func:`solver.retro.unit_of`: a
     cycle m-o+h-k / o-m+k-h, where a move keeps the hands) in rounds, like a moving
     pair, from the stored subspaces its moves lead to out of it; check each subspace
@@ -925,6 +931,9 @@ def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | 
         elif had_file and problem:
             log.warning("placement %s: missing, building it", s.name)
     needed = list(dict.fromkeys(c for s in own for c in placement.reads(s, rules) if c not in own))
+    need = cycle_memory([s.slots for s in own], [c.slots for c in needed])
+    if memory is not None and need > memory:       # (a file found unusable: see require_memory)
+        raise over_limit(f"placement {own[0].name}", need, memory, UNUSABLE_OVER_LIMIT)
     require_stored(root, rules, f"placement subspaces {' '.join(s.name for s in own)} need", needed)
     for p in paths:
         remove_stale_temporaries(folder, p.name)
@@ -954,7 +963,7 @@ def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | 
 def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
                    jobs: int = 2, progress: bool = False,
                    advance: Callable[[int], None] | None = None,
-                   had_file: bool = False) -> PlacementReport:
+                   had_file: bool = False, memory: int | None = None) -> PlacementReport:
     """Build one placement subspace by one pass from its stored children, unless its file
     is built and intact; returns its report.  ``cache``, ``had_file``: as for
     :func:`build_unit`; ``progress`` shows a bar of the pass, ``advance(slots)`` is
@@ -982,11 +991,7 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
     remove_stale_temporaries(folder, path.name)
     cache = cache if cache is not None else SubspaceCache(root, rules)
     cache.keep_only(needed)
-    need, have = placement.memory_needed(sub), memory_available()
-    if have is not None and need > have + cache_bytes(cache):
-        raise InsufficientMemoryError(
-            f"placement subspace {sub.name} needs about {need / 2**30:.1f} GiB of memory, "
-            f"only {have / 2**30:.1f} GiB is available", need, have)
+    require_memory(f"placement subspace {sub.name}", placement.memory_needed(sub), cache, memory)
     start, cpu0 = time.perf_counter(), _cpu_seconds()
     bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
                disable=not progress, position=1, leave=False, dynamic_ncols=True)
