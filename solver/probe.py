@@ -298,10 +298,16 @@ class Database:
     def _by_moves(self, position: Position) -> Optional[Value]:
         """The value of ``position`` (not over) as the best of its moves' values, where
         every move leads to a position that the files hold or the rules decide; else None."""
-        children = [position.play_unchecked(move) for move in position.legal_moves(self.rules)]
-        if not all(map(self._held_or_over, children)):
+        children = self._held_children(position)
+        if children is None:
             return None
         return min((self.probe(child).for_mover() for child in children), key=lambda v: v.rank)
+
+    def _held_children(self, position: Position) -> Optional[list[Position]]:
+        """The positions the moves of ``position`` lead to, where every one is held by
+        the files or decided by the rules; else None."""
+        children = [position.play_unchecked(move) for move in position.legal_moves(self.rules)]
+        return children if all(map(self._held_or_over, children)) else None
 
     def _held_or_over(self, position: Position) -> bool:
         return (not position.in_placement or position.outcome(self.rules) is not None
@@ -313,9 +319,8 @@ class Database:
         that holds it, and the moving phase there for its leaves."""
         if not position.in_placement or self.rules.mixed or position.outcome(self.rules) is not None:
             return False                   # (mixed rules: the search refuses them)
-        if self.has_placement() and (self._held_or_over(position) or all(
-                map(self._held_or_over, (position.play_unchecked(move)
-                                         for move in position.legal_moves(self.rules))))):
+        if self.has_placement() and (self._held_or_over(position)
+                                     or self._held_children(position) is not None):
             return False                   # probe reads the files (or its moves' files)
         book = self.opening_book()
         return (book is None or book.get(position) is None) and self.has_moving()
