@@ -237,6 +237,25 @@ def cluster_build(tmp_path, limit: str = "") -> subprocess.Popen:
                             env={**os.environ, "DASK_DISTRIBUTED__DASHBOARD__ENABLED": "False"})
 
 
+def wait_until(build: subprocess.Popen, condition, step: float = 0.05):
+    """``condition()``'s first true value, while the build runs (within TIMEOUT)."""
+    import time
+    deadline = time.monotonic() + TIMEOUT
+    while not (value := condition()):
+        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
+        time.sleep(step)
+    return value
+
+
+def ctrl_c(build: subprocess.Popen) -> None:
+    """Ctrl-C to the build's process group: it ends with click's 'Aborted!' alone."""
+    import signal
+    os.killpg(build.pid, signal.SIGINT)
+    out, err = build.communicate(timeout=TIMEOUT)
+    assert build.returncode != 0 and err.rstrip().endswith("Aborted!"), err[-2000:]
+    assert noise(err) == [], err[-2000:]
+
+
 def noise(stderr: str) -> list[str]:
     """The lines of stderr that are neither the build's log nor its one-line outcome."""
     import re
@@ -247,18 +266,10 @@ def noise(stderr: str) -> list[str]:
 def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):
     """Ctrl-C reaches every process of the terminal's group: the workers ignore it (no
     traceback from each) and the build ends with click's 'Aborted!' alone."""
-    import signal
-    import time
     build = cluster_build(tmp_path)
     folder = storage.rules_dir(tmp_path / "db", STANDARD)
-    deadline = time.monotonic() + TIMEOUT
-    while not list(folder.glob("place-*.h5")):      # the workers are at work
-        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
-        time.sleep(0.1)
-    os.killpg(build.pid, signal.SIGINT)
-    out, err = build.communicate(timeout=TIMEOUT)
-    assert build.returncode != 0 and err.rstrip().endswith("Aborted!"), err[-2000:]
-    assert noise(err) == [], err[-2000:]
+    wait_until(build, lambda: list(folder.glob("place-*.h5")), 0.1)     # the workers are at work
+    ctrl_c(build)
     rerun = cluster_build(tmp_path)
     out, err = rerun.communicate(timeout=TIMEOUT)
     assert rerun.returncode == 0 and noise(err) == [], err[-2000:]
@@ -289,37 +300,22 @@ def test_a_worker_started_again_by_its_nanny_ignores_ctrl_c_too(tmp_path):
     """A worker that died (killed) is started again by its nanny, from this process whose
     SIGINT is its own again: it ignores Ctrl-C as the first ones do, so Ctrl-C still ends
     the build with one line, not with that worker's KeyboardInterrupt traceback."""
-    import signal
-    import time
     build = cluster_build(tmp_path)
     folder = storage.rules_dir(tmp_path / "db", STANDARD)
-    deadline = time.monotonic() + TIMEOUT
-    while not list(folder.glob("pair-*.h5")):        # the cluster is up, the workers at work
-        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
-        time.sleep(0.05)
+    wait_until(build, lambda: list(folder.glob("pair-*.h5")))     # the cluster is up, at work
     first = workers_of(build)
     assert len(first) == 2 and all(map(ignores_sigint, first))
     first[0].kill()
-    while not (again := [w for w in workers_of(build) if w.pid not in {p.pid for p in first}]) \
-            or not ignores_sigint(again[0]):
-        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
-        time.sleep(0.05)
-    os.killpg(build.pid, signal.SIGINT)
-    out, err = build.communicate(timeout=TIMEOUT)
-    assert build.returncode != 0 and err.rstrip().endswith("Aborted!"), err[-2000:]
-    assert noise(err) == [], err[-2000:]
+    old = {p.pid for p in first}
+    wait_until(build, lambda: any(w.pid not in old and ignores_sigint(w) for w in workers_of(build)))
+    ctrl_c(build)
 
 
 def test_a_worker_killed_while_the_cluster_starts_is_one_line(tmp_path):
     """Dask raises "Nanny failed to start" (a traceback) where a worker process dies before
     it has started: the build says so in one line, and a rerun builds."""
-    import time
     build = cluster_build(tmp_path)
-    deadline = time.monotonic() + TIMEOUT
-    while not (started := workers_of(build)):
-        assert time.monotonic() < deadline and build.poll() is None, build.communicate()
-        time.sleep(0.01)
-    started[0].kill()
+    wait_until(build, lambda: workers_of(build), 0.01)[0].kill()
     out, err = build.communicate(timeout=TIMEOUT)
     assert build.returncode == 2 and noise(err) == [], err[-2000:]
     assert err.splitlines()[-1] == ("muehle: error: the local cluster did not start: "
