@@ -155,6 +155,9 @@ class Game:
         self._positions: list[Position] = [start]
         # _quiet[i]: quiet plies in a row up to position i (the 50-move counter).
         self._quiet: list[int] = [0]
+        # _since[i]: the first position with the stones (board and hand) of position i;
+        # no earlier one can repeat it, as placements and takes cannot be undone.
+        self._since: list[int] = [0]
         self._resigned: Optional[str] = None      # the colour that resigned
 
     # --- the history ------------------------------------------------------------
@@ -181,7 +184,7 @@ class Game:
     @property
     def repetitions(self) -> int:
         """How often the current position has occurred (1 the first time)."""
-        return self._positions.count(self.position)
+        return self._positions[self._since[-1]:].count(self.position)
 
     def __len__(self) -> int:
         return len(self._moves)
@@ -197,7 +200,8 @@ class Game:
         """
         twin = Game.__new__(Game)
         twin.__dict__.update(self.__dict__)          # immutable values are shared
-        twin._moves, twin._positions, twin._quiet = list(self._moves), list(self._positions), list(self._quiet)
+        twin._moves, twin._positions = list(self._moves), list(self._positions)
+        twin._quiet, twin._since = list(self._quiet), list(self._since)
         return twin
 
     # --- playing ------------------------------------------------------------------
@@ -242,6 +246,8 @@ class Game:
         self._moves.append(move)
         self._positions.append(after)
         self._quiet.append(self._quiet[-1] + 1 if quiet else 0)
+        self._since.append(self._since[-1] if not move.is_placement and move.take is None
+                           else len(self._positions) - 1)
         return after
 
     def undo(self) -> Optional[Move]:
@@ -259,6 +265,7 @@ class Game:
             raise IndexError("no move to take back")
         self._positions.pop()
         self._quiet.pop()
+        self._since.pop()
         return self._moves.pop()
 
     def resign(self, colour: str) -> Outcome:

@@ -401,8 +401,11 @@ def probe_game_moves(database, game: Game) -> list[MoveProbe]:
     a position for the third time where earlier moves were not the winner's own (its
     shortest win never comes back to a position), and a side that loses may draw by
     repetition at once.  Only the move's own effect is looked at, not where a line leads
-    later.  Raises what ``probe_moves`` raises (DatabaseError).
+    later.  [] once the game is over (as :meth:`Game.legal_moves`).  Raises what
+    ``probe_moves`` raises (DatabaseError).
     """
+    if game.result() is not None:
+        return []
     probes = []
     for probe in database.probe_moves(game.position):
         after = game.copy()

@@ -70,6 +70,30 @@ def test_repetition_needs_the_same_side_to_move():
     assert game.positions.count(game.positions[1]) == 1
 
 
+@pytest.mark.parametrize("rules, start", [
+    (Rules(), None), (Rules(stones=4), None),
+    (Rules(mill_rule="take-none", jumping=False), "W:a1,g1,d2 B:b6,d6,f6 w")])
+def test_repetitions_are_counted_as_over_the_whole_game(rules, start):
+    # Game counts only since the last placement or take (nothing earlier can come back):
+    # the same count as over every position, also across mills that took nothing.
+    rng = random.Random(7)
+    repeated = took_nothing = 0
+    for _ in range(30):
+        game = Game(start, rules)
+        while not game.is_over() and len(game) < 300:
+            move = rng.choice(game.legal_moves())
+            game.play(move)
+            assert game.repetitions == game.positions.count(game.position)
+            repeated += game.repetitions > 1
+            took_nothing += not move.is_placement and move.take is None and game.quiet_plies == 0
+        copy = game.copy()
+        while len(copy):
+            copy.undo()
+            assert copy.repetitions == copy.positions.count(copy.position)
+    assert repeated > 0
+    assert took_nothing > 0 or rules.mill_rule != "take-none"
+
+
 def _fresh_quiet_walk(game: Game, plies: int) -> None:
     """Play ``plies`` moves that close no mill and repeat no position."""
     for _ in range(plies):

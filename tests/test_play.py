@@ -151,6 +151,9 @@ def test_perfect_takes_a_draw_by_repetition_where_it_would_lose(db):
     in_game = probe_game_moves(db, game)
     assert str(in_game[0].move) == "d7-e4" and in_game[0].value == DRAW
     assert all(mp.value == LOSS for mp in in_game[1:])
+    game.play("d7-e4")                  # over: no moves to rate, as legal_moves says
+    assert game.result().termination == REPETITION and db.probe_moves(game.position)
+    assert probe_game_moves(db, game) == game.legal_moves() == []
 
 
 def _after(game: Game, move) -> Game:
