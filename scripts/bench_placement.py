@@ -121,7 +121,7 @@ def run_check(rules: Rules, root: Path, names: list[str], jobs: int) -> None:
     from solver.retro import check_by_opponent_sets
 
     def read(s):
-        return storage.read_subspace(storage.subspace_path(root, rules, s), rules, s.m, s.o,
+        return storage.read_subspace(storage.file_of(root, rules, s), rules, s.m, s.o,
                                      verify=True, own_hand=s.own_hand, opp_hand=s.opp_hand)
 
     by_name = {s.name: s for s in placement.plan(rules)}

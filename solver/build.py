@@ -172,7 +172,7 @@ def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool 
     subs = held.subspaces if isinstance(held, Pair) else [Subspace(*held, board=rules.board)]
     try:
         for sub in subs:
-            storage.read_subspace(storage.subspace_path(root, rules, sub), rules, sub.m, sub.o,
+            storage.read_subspace(storage.file_of(root, rules, sub), rules, sub.m, sub.o,
                                   verify=verify, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
     except DatabaseError as exc:
         return str(exc)
@@ -191,7 +191,7 @@ def built_later(root: Path, rules: Rules, keys: list) -> list[bool]:
             dependents.setdefault(need, []).append(unit)
     made_from: dict = {}
     for unit in reversed(full):         # (dependents come after what they need)
-        made_from[unit.key] = any(unit_path(root, rules, d).exists() or made_from[d.key]
+        made_from[unit.key] = any(storage.file_of(root, rules, d.key).exists() or made_from[d.key]
                                   for d in dependents.get(unit.key, ()))
     return [made_from.get(key, False) for key in keys]
 
@@ -294,7 +294,7 @@ class SubspaceCache:
 
     def load(self, sub: Subspace) -> np.ndarray:
         if sub not in self.arrays:
-            path = storage.subspace_path(self.root, self.rules, sub)
+            path = storage.file_of(self.root, self.rules, sub)
             self.arrays[sub] = storage.read_subspace(path, self.rules, sub.m, sub.o,
                                                      own_hand=sub.own_hand, opp_hand=sub.opp_hand)
         return self.arrays[sub]
@@ -308,7 +308,7 @@ class SubspaceCache:
         sub = Subspace(m, o, board=self.rules.board)
         if sub in self.arrays:
             return self.arrays[sub]
-        return storage.read_subspace(storage.subspace_path(self.root, self.rules, sub),
+        return storage.read_subspace(storage.file_of(self.root, self.rules, sub),
                                      self.rules, m, o)
 
     def keep_only(self, needed: Iterable[Subspace]) -> None:
@@ -619,13 +619,6 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     return [r for r in reports if r is not None]
 
 
-def unit_path(root: Path, rules: Rules, unit: Unit) -> Path:
-    """The file a unit writes."""
-    if isinstance(unit.key, Pair):
-        return storage.pair_path(root, rules, unit.key)
-    return storage.placement_path(root, rules, unit.key)
-
-
 def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None = None) -> None:
     """What a build refuses before any work, one line each (a dry run says the same):
     files it needs outside the plan (:func:`check_needs`), a folder where a file belongs
@@ -634,14 +627,14 @@ def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None =
     check_needs(root, rules, units)
     check_places(root, rules, units)
     if memory is not None:
-        check_memory_limit([u for u in units if not unit_path(root, rules, u).exists()], memory)
+        check_memory_limit([u for u in units if not storage.file_of(root, rules, u.key).exists()], memory)
 
 
 def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:
     """Raise DatabaseError, before any work, where a folder stands in the place of a
     planned file: the build could not put its file there, and would find that out only
     after the solve."""
-    blocked = [path for path in (unit_path(root, rules, u) for u in units) if path.is_dir()]
+    blocked = [path for path in (storage.file_of(root, rules, u.key) for u in units) if path.is_dir()]
     if blocked:
         more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
         raise DatabaseError(f"{blocked[0]} is a folder where a database file belongs{more}: "
@@ -657,7 +650,7 @@ def check_needs(root: Path, rules: Rules, units: list[Unit]) -> None:
     for unit in units:
         for need in unit.needs:
             sub = need.subspaces[0] if isinstance(need, Pair) else need
-            path = storage.subspace_path(root, rules, sub)
+            path = storage.file_of(root, rules, sub)
             if need not in planned and need not in missing and not path.exists():
                 missing[need] = (unit, sub, path)
     if missing:
@@ -896,13 +889,13 @@ def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -
     first of them has a file, damaged or foreign (not "not built": it is there)."""
     problems = {c: why_not_built(root, rules, c, verify=False) for c in needed}
     missing = [c for c, problem in problems.items() if problem is not None]
-    if missing and (path := storage.subspace_path(root, rules, missing[0])).exists():
+    if missing and (path := storage.file_of(root, rules, missing[0])).exists():
         raise storage.with_repair(CorruptDatabaseError(
             f"{who} {missing[0].name}, whose file {path.name} is unusable: {problems[missing[0]]}"),
             root, rules, missing)
     if missing:
         raise MissingSubspaceError(
-            missing[0], storage.subspace_path(root, rules, missing[0]),
+            missing[0], storage.file_of(root, rules, missing[0]),
             f"{who} {', '.join(c.name for c in missing)}, not built in "
             f"{storage.rules_dir(root, rules)} (build it with: "
             f"{storage.repair_command(root, rules, missing)})")

@@ -177,7 +177,7 @@ class Database:
 
     def _path(self, sub: Subspace) -> Path:
         """The file holding ``sub``; MissingSubspaceError if it is not built."""
-        path = storage.subspace_path(self.root, self.rules, sub)
+        path = storage.file_of(self.root, self.rules, sub)
         if not path.exists():
             command = storage.repair_command(self.root, self.rules, [sub])
             raise MissingSubspaceError(sub.name if sub.is_moving else sub, path,

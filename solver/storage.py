@@ -76,9 +76,12 @@ def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     return rules_dir(root, rules) / f"place-{sub.name}.h5"
 
 
-def subspace_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
-    """File that holds ``sub``: its pair's file (moving phase) or its own (placement)."""
-    return pair_path(root, rules, (sub.m, sub.o)) if sub.is_moving else placement_path(root, rules, sub)
+def file_of(root: Path | str, rules: Rules, key: Pair | Subspace) -> Path:
+    """File that holds ``key``: a pair's, a subspace's pair's (moving phase) or the
+    subspace's own (placement phase); the file of :func:`holding`."""
+    if isinstance(key, Pair):
+        return pair_path(root, rules, key)
+    return pair_path(root, rules, (key.m, key.o)) if key.is_moving else placement_path(root, rules, key)
 
 
 def holding(key, board: Board = STANDARD_BOARD) -> Pair | Subspace:

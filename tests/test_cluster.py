@@ -30,7 +30,7 @@ def checksums(root, rules=STANDARD, max_total=MAX_TOTAL, phase="moving") -> dict
     built under ``root``, computed from the data."""
     sums = {}
     for unit in building.plan_units(rules, max_total, phase=phase):
-        path = storage.subspace_path(root, rules, Subspace(*unit.key))
+        path = storage.file_of(root, rules, Subspace(*unit.key))
         for sub in unit.key.subspaces if isinstance(unit.key, Pair) else [unit.key]:
             sums[sub.name] = storage.sha256_of(storage.read_subspace(
                 path, rules, sub.m, sub.o, verify=True, own_hand=sub.own_hand, opp_hand=sub.opp_hand))

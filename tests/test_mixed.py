@@ -146,7 +146,7 @@ def built_values(root, rules: Rules) -> dict:
     for unit in plan_units(rules, phase="all"):
         subs = unit.key.subspaces if hasattr(unit.key, "subspaces") else unit_of(unit.key)
         for sub in subs:
-            values[sub] = storage.read_subspace(storage.subspace_path(root, rules, sub), rules,
+            values[sub] = storage.read_subspace(storage.file_of(root, rules, sub), rules,
                                                 sub.m, sub.o, own_hand=sub.own_hand,
                                                 opp_hand=sub.opp_hand)
     assert len(values) == len(placement.plan(rules)) + sum(
@@ -221,7 +221,7 @@ def test_pull_and_push_rounds_give_the_same_cycle(tmp_path):
 
     def lookup(*shape):
         sub = Subspace(*shape, board=rules.board)
-        return storage.read_subspace(storage.subspace_path(tmp_path, rules, sub), rules, sub.m,
+        return storage.read_subspace(storage.file_of(tmp_path, rules, sub), rules, sub.m,
                                      sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
 
     for pull in (True, False):

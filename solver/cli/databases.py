@@ -196,9 +196,8 @@ def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspac
     have = {path for path, _ in built} if have is None else have
     missing: dict[Path, Pair | Subspace] = {}
     for _, held in built:
-        needs = ([(storage.pair_path(db, rules, p), p) for p in held.dependencies]
-                 if isinstance(held, Pair) else
-                 [(storage.subspace_path(db, rules, c), c) for c in placement.reads(held, rules)])
+        reads = held.dependencies if isinstance(held, Pair) else placement.reads(held, rules)
+        needs = [(storage.file_of(db, rules, x), x) for x in reads]
         missing.update((path, what) for path, what in needs if path not in have)
     return missing
 
@@ -337,7 +336,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
         _refuse_incomplete(db, rules, max_total, phase)
     pairs = [Pair(*p, board=rules.board) for p in pairs]
     for held in pairs + subs:
-        path = _file_of(db, rules, held)
+        path = storage.file_of(db, rules, held)
         if not path.exists():
             fail(f"missing database file {path} (build it with: "
                  f"{storage.repair_command(db, rules, [held])})")
@@ -358,7 +357,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                 click.echo(f"{what}: {len(bad)}+ states disagree with their successors; first:", err=True)
                 for state in bad[:5]:
                     click.echo(f"  {state.describe()}", err=True)
-                path = _file_of(db, rules, held)
+                path = storage.file_of(db, rules, held)
                 click.echo(f"where the files it reads pass their checks, its file {path} is well "
                            f"formed but wrong (its checksums match what was written): delete it "
                            f"and build it again with: {storage.repair_command(db, rules, [held])}",
@@ -366,10 +365,6 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                 raise SystemExit(1)
     click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
                f"{total:,} slots consistent")
-
-
-def _file_of(db: str, rules: Rules, held: Pair | Subspace) -> Path:
-    return storage.pair_path(db, rules, held) if isinstance(held, Pair) else storage.subspace_path(db, rules, held)
 
 
 def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
@@ -385,7 +380,7 @@ def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
     except DatabaseError as named:         # missing, or a damaged or foreign header
         return named
     for x in [held, *reads]:               # damaged data, found by the check's reads
-        if str(_file_of(db, rules, x)) in str(error):
+        if str(storage.file_of(db, rules, x)) in str(error):
             return storage.with_repair(error, db, rules, [x])
     return error
 

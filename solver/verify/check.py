@@ -121,7 +121,7 @@ def check_placement(root: Path | str, rules: Rules, sub: Subspace, jobs: int = 2
     """Check a stored placement subspace: every slot recomputed from its children's
     stored codes (read with ``lookup``, by default from their files, verified)."""
     def read(s: Subspace) -> np.ndarray:
-        return storage.read_subspace(storage.subspace_path(root, rules, s), rules, s.m, s.o,
+        return storage.read_subspace(storage.file_of(root, rules, s), rules, s.m, s.o,
                                      verify=True, own_hand=s.own_hand, opp_hand=s.opp_hand)
 
     values = read(sub)
