@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Optional
 
-from .errors import DatabaseError
+from .errors import DatabaseError, one_line
 from .game import Game
 from .notation import format_position
 from .position import Position
@@ -91,7 +91,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
         try:
             probe = database.probe(pos)
         except DatabaseError as error:
-            text = " ".join(str(error).split())
+            text = one_line(error)
             if text not in problems:
                 problems.append(text)
             return None, None

@@ -33,7 +33,7 @@ from typing import Iterator
 from .kernels import kernels_for
 from . import build as building
 from . import storage
-from .errors import ClusterError, InsufficientMemoryError, MissingSubspaceError
+from .errors import ClusterError, InsufficientMemoryError, MissingSubspaceError, one_line
 from .index import Pair
 from .rules import Rules
 
@@ -81,7 +81,7 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
                                    dashboard_address=dashboard, silence_logs=logging.CRITICAL)
         except (RuntimeError, OSError, asyncio.TimeoutError) as error:
             # e.g. a worker process killed while it starts: Dask's "Nanny failed to start"
-            reason = " ".join(str(error.__cause__ or error).split()) or type(error).__name__
+            reason = one_line(str(error.__cause__ or error) or type(error).__name__)
             raise ClusterError(f"the local cluster did not start: {reason}") from None
     with cluster, Client(cluster) as client:
         client.register_plugin(_IgnoreCtrlC())

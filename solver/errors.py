@@ -33,7 +33,8 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
 'subspace 4-5 is not built: missing data/standard/pair-4-5.h5 (build it with: muehle build --pair 4-5)'
 
 This module imports nothing from the package: every other module may use it (also
-for :func:`integer`, the one test of an integer argument that the value types share).
+for :func:`integer`, the one test of an integer argument that the value types share,
+and :func:`one_line`, the form of every message a user is shown).
 """
 
 from __future__ import annotations
@@ -205,3 +206,25 @@ def integer(value: Any, what: str, rule: str = "must be an integer") -> int:
         except TypeError:
             pass
     raise ValueError(f"{what} {rule}, not {str(value)[:40]!r}")
+
+
+#: Characters of an error line as the command line and the browser's API show it.
+MESSAGE_LIMIT = 300
+
+
+def one_line(message: Any, limit: int = MESSAGE_LIMIT) -> str:
+    """``message`` as one line of at most ``limit`` characters: tools that read the
+    command line's stderr, and the page, rely on one line.  A message that echoes input
+    (a 1 MB argument) loses its middle: the start says what is wrong and with which
+    file, the end what to do (the command that rebuilds it).
+
+    >>> one_line("cannot parse   move 'x'")
+    "cannot parse move 'x'"
+    >>> one_line("cannot parse position " + "a" * 1000 + ": expected W:...", 41)
+    'cannot parse positio…aaaa: expected W:...'
+    """
+    text = " ".join(str(message).split()) or "error"
+    if len(text) > limit:
+        half = (limit - 1) // 2
+        text = text[:half] + "…" + text[len(text) - half:]
+    return text

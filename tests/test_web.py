@@ -238,6 +238,31 @@ def test_huge_numbers_are_refused(client):
         assert response.status_code == 400 and response.json()["error"] == f"{name} must be a number"
 
 
+def test_every_parameter_of_play_is_checked_before_the_computer_thinks(client, monkeypatch):
+    # The thinking may take minutes (perfect without placement files): a bad parameter
+    # is said at once, not after it.
+    import solver.web.app as web
+
+    def no_thinking(*args, **kwargs):
+        raise AssertionError("the computer thought before the parameters were checked")
+    monkeypatch.setattr(web, "make_player", no_thinking)
+    for bad, message in (({"hints": "maybe"}, "hints must be true or false"),
+                         ({"think": 99}, "think must be between"), ({"seed": "x"}, "seed must be an integer"),
+                         ({"level": "god"}, "unknown level 'god'")):
+        response = client.post("/api/play", json={"moves": ["d2"], "level": "hard", **bad})
+        assert response.status_code == 400 and response.json()["error"].startswith(message), bad
+
+
+def test_an_error_that_echoes_a_huge_input_stays_a_short_line(client):
+    for path, body in (("/api/query", {"position": "a" * 200_000}),
+                       ("/api/moves", {"position": MOVING, "after": ["x" * 200_000]}),
+                       ("/api/game", {"moves": ["d2", "d2" * 100_000]})):
+        response = client.post(path, json=body)
+        error = response.json()["error"]
+        assert response.status_code == 400 and len(error) <= 300 and "\n" not in error, (path, error[:80])
+        assert "…" in error
+
+
 def test_no_file_outside_the_database_folder(client, db4, tmp_path):
     # Rule names are parsed, never used as paths; static files stay in their folder.
     for name in ("../standard-s4", "/etc", "standard-s4/../../x", "..", "standard-s4\x00"):

@@ -16,7 +16,7 @@ from typing import Callable, NoReturn, Optional
 import click
 
 from .._version import __version__
-from ..errors import MuehleError
+from ..errors import MuehleError, one_line
 from ..game import Game
 from ..kernels import MAX_JOBS
 from ..position import BLACK, WHITE
@@ -32,7 +32,6 @@ EXIT_BAD_INPUT = 2
 #: damaged database ...), reported as one line.  Anything else is a bug and keeps
 #: its traceback.
 KNOWN_ERRORS: tuple[type[BaseException], ...] = (MuehleError, ValueError, OSError)
-MESSAGE_LIMIT = 300      # characters of an error line
 
 
 class CliError(click.ClickException):
@@ -41,15 +40,7 @@ class CliError(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
     def __init__(self, message: str):
-        # One line, whatever the message: tools that read our stderr rely on it.
-        message = " ".join(str(message).split()) or "error"
-        # A message that echoes input (a 1 MB argument) stays one readable line.  The
-        # middle goes: the start says what is wrong and with which file, the end what
-        # to do (the command that rebuilds it).
-        if len(message) > MESSAGE_LIMIT:
-            half = (MESSAGE_LIMIT - 1) // 2
-            message = message[:half] + "…" + message[len(message) - half:]
-        super().__init__(message)
+        super().__init__(one_line(message))
 
     def show(self, file=None) -> None:
         click.echo(f"muehle: error: {self.format_message()}", err=True)

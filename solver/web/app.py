@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
 from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
-                      MissingSubspaceError, MuehleError)
+                      MissingSubspaceError, MuehleError, one_line)
 from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
@@ -62,7 +62,7 @@ class ApiError(Exception):
     """Bad input: ``status`` and the one-line ``message`` the client gets."""
 
     def __init__(self, message: str, status: int = 400):
-        super().__init__(" ".join(str(message).split()) or "error")
+        super().__init__(one_line(message))
         self.status = status
 
 
@@ -202,7 +202,7 @@ class Service:
                 obj["hints"] = query_object(self.database(game.rules), pos)
             except (ApiError, MuehleError, ValueError) as error:
                 # No hints (no database, say), but the game goes on.
-                obj["hints"] = {"error": " ".join(str(error).split())}
+                obj["hints"] = {"error": one_line(error)}
         return obj
 
 
@@ -376,7 +376,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
                 # it is no fault of the server's to log a traceback for
                 return json_response({"error": "the client disconnected"}, 400)
             except (ApiError, MuehleError, ValueError, OSError) as error:
-                message = " ".join(str(error).split()) or type(error).__name__
+                message = one_line(str(error) or type(error).__name__)
                 return json_response({"error": message}, status_of(error))
             return result if isinstance(result, Response) else json_response(result)
         return handler
@@ -442,13 +442,14 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         if level not in LEVELS:
             raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
         seed = seed_param(params)
+        hints = bool_param(params, "hints", True)       # every parameter before the thinking
         rng = play_rng(seed, len(game.moves))
         notes: list[str] = []
         player = make_player(level, game.rules, rng, service.optional_database(game.rules),
                              say=notes.append, seconds=number_param(params, "think", 1.0, *THINK_RANGE))
         move = player.choose(game)
         game.play(move)
-        state = service.state(game, bool_param(params, "hints", True))
+        state = service.state(game, hints)
         state["computer_move"] = str(move)
         state["notes"] = notes
         return state
