@@ -26,8 +26,8 @@ from . import placement, storage
 from .index import Pair, Subspace, shape_name, successors
 from .retro import pair_order, solve_pair, solve_unit, unit_of
 from .verify.check import check_values
-from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, InsufficientMemoryError,
-                     MissingSubspaceError)
+from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                     InsufficientMemoryError, MissingSubspaceError)
 from .rules import Rules, kernel_gap, require_kernels
 
 log = logging.getLogger("muehle.build")
@@ -174,8 +174,10 @@ def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool 
         for sub in subs:
             storage.read_subspace(storage.file_of(root, rules, sub), rules, sub.m, sub.o,
                                   verify=verify, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
-    except DatabaseError as exc:
+    except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
+    # (any other DatabaseError, a file that could not be opened at all, goes up: a build
+    # stops there rather than replace a file it could not look at)
     return None
 
 

@@ -49,10 +49,15 @@ def kernels_for(board: Board = STANDARD_BOARD) -> ModuleType:
     name = f"solver._kernels{suffix}"
     try:
         module = importlib.import_module(name)
-    except ImportError:
+    except ModuleNotFoundError:
         raise UnsupportedRulesError(
             f"the kernels of the {board.name} board ({name}) are not compiled in this "
             f"installation: rebuild with `python setup.py build_ext --inplace`") from None
+    except ImportError as error:
+        # There, but not loadable: built for another Python, or no file descriptor left
+        # (EMFILE) to open it with; "not compiled" would send the user to the wrong fix.
+        raise UnsupportedRulesError(f"the kernels of the {board.name} board ({name}) cannot be "
+                                    f"loaded: {' '.join(str(error).split())}") from None
     assert module.BOARD == board and module.max_stones() == board.index_stones, (
         f"{name} was compiled for another {board.name} board")
     _LOADED[suffix] = module

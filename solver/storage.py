@@ -25,6 +25,7 @@ it touches it.  Every HDF5 failure becomes a :class:`CorruptDatabaseError` namin
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import hashlib
 import json
 import os
@@ -58,6 +59,9 @@ HOST = socket.gethostname().replace("/", "_") or "localhost"
 META_KEY = "meta_sha256"         # SHA-256 of an object's other attributes
 CRC_KEY = "chunk_crc32"          # per-chunk CRC-32 of the decoded values (format 2)
 MESSAGE_LIMIT = 120
+#: What an OSError says of the process or the system, not of the file: out of file
+#: descriptors or memory, or no permission.
+NOT_THE_FILE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EACCES, errno.EPERM})
 
 
 def rules_dir(root: Path | str, rules: Rules) -> Path:
@@ -196,10 +200,12 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
 
 def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:
     """``error`` (a damaged or foreign file of ``subs``) again, its line ending in the
-    command that rebuilds them: the one wording of every such hint."""
+    command that rebuilds them: the one wording of every such hint.  Other errors
+    (a missing file says its command already; a file that could not be opened for want
+    of descriptors or permission is not to be rebuilt) are returned as they are."""
     text = str(error)
-    if isinstance(error, MissingSubspaceError) or text.endswith("then build again"):
-        return error                       # (says what to do already)
+    if not isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)) or text.endswith("then build again"):
+        return error
     text = text.removesuffix(": rebuild it")
     return type(error)(f"{text}; rebuild it with: {repair_command(root, rules, subs)}")
 
@@ -422,6 +428,11 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
         try:
             f = h5py.File(path, "r", **kwargs)
         except OSError as exc:
+            if exc.errno in NOT_THE_FILE:
+                # The process or the system, not the file: no advice to rebuild it, and a
+                # build that meets this stops rather than replace a good file.
+                raise DatabaseError(f"cannot open database file {path}: "
+                                    f"{os.strerror(exc.errno).lower()}") from None
             raise CorruptDatabaseError(f"cannot read database file {path}: {short(exc)}") from None
     try:
         with hdf5_errors(path):

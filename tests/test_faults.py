@@ -249,6 +249,58 @@ def test_memory_limit_holds_for_a_damaged_file_built_again(db4, tmp_path):
     assert is_built(tmp_path, FOUR, Pair(4, 4))
 
 
+def test_a_file_that_cannot_be_opened_for_want_of_descriptors_is_not_called_damaged(db4, tmp_path,
+                                                                                   monkeypatch):
+    """Out of file descriptors (a server with many connections), opening a good file
+    failed as "cannot read database file ...; rebuild it with": advice to throw away a
+    good file, and a build would have built it again. Now the error says why, with no
+    such advice, and a build stops there, the file kept."""
+    script = f"""
+import os, resource
+from solver.probe import open_database
+from solver.position import parse_position
+from solver.rules import Rules
+db = open_database({str(db4)!r}, Rules(stones=4))
+pos = parse_position("W:a1,d1,g1,b4 B:a7,d7,f6,g4 b")
+from solver.kernels import kernels_for; kernels_for(pos.board)
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+try:
+    db.probe(pos)
+except Exception as error:
+    print(type(error).__name__, error)
+for fd in held:
+    os.close(fd)
+print(db.probe(pos))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    first, second = result.stdout.splitlines()[:2]
+    assert first.startswith("DatabaseError cannot open database file ") and first.endswith(
+        "pair-4-4.h5: too many open files"), result.stdout + result.stderr[-2000:]
+    assert second.startswith(("win", "loss", "draw"))       # the same file, once there are some
+    # A build that cannot open a file it finds does not build it again.
+    import errno
+    import h5py
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (4, 4))
+    data, opened = path.read_bytes(), h5py.File
+
+    def no_descriptor(name, mode="r", *args, **kwargs):
+        if Path(name) == path and mode == "r":
+            raise OSError(errno.EMFILE, "Too many open files")
+        return opened(name, mode, *args, **kwargs)
+    monkeypatch.setattr(h5py, "File", no_descriptor)
+    with pytest.raises(DatabaseError, match="too many open files$") as caught:
+        build(tmp_path, FOUR, phase="moving", progress=False)
+    assert type(caught.value) is DatabaseError and "rebuild" not in str(caught.value)
+    assert path.read_bytes() == data
+
+
 def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):
     """Holding the folder's lock, a build deletes the token files of a killed cluster
     build's check and names the temporaries written on other hosts (a machine of a
