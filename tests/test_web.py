@@ -629,3 +629,85 @@ def test_a_connection_that_sends_nothing_is_closed(db4):
         assert talking.recv(100).startswith(b"HTTP/1.1 200")
         silent.close()
         talking.close()
+
+
+def _connect(base: str):
+    import socket
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.settimeout(10)
+    return sock
+
+
+def _closed_within(sock, seconds: float) -> bool:
+    """Whether the server closes ``sock`` within ``seconds`` (reading what it sends)."""
+    import time
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        if sock.recv(65536) == b"":
+            return True
+    return False
+
+
+def test_a_request_sent_in_part_does_not_hold_its_connection(db4, capfd, monkeypatch):
+    """uvicorn's timer stopped at a request's first byte: half a request line, or a body
+    shorter than its length, held the connection for ever (a thousand of them, the
+    process's descriptors). A request must arrive whole within the deadline now; one
+    sent slowly but within it is answered, and so is one whose work takes longer."""
+    import time
+    import solver.web.app as web
+    pytest.importorskip("uvicorn")
+    answer = web.query_object
+
+    def slow_answer(*args):
+        time.sleep(1.5)
+        return answer(*args)
+    monkeypatch.setattr(web, "query_object", slow_answer)
+    with serving(create_app(db4, FOUR), timeout=5.0, request_deadline=1.0) as (base, server):
+        line, body, second = _connect(base), _connect(base), _connect(base)
+        line.sendall(b"GET /api/rules HT")
+        body.sendall(b"POST /api/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"position\":")
+        second.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = b""
+        while b"\r\n\r\n" not in reply or not reply.rstrip().endswith(b"}"):
+            reply += second.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 200")
+        second.sendall(b"GET /api/ru")               # the next request on it, in part
+        start = time.monotonic()
+        for sock in (line, body, second):
+            assert _closed_within(sock, 4.5)         # before the idle timeout of 5 s
+        assert time.monotonic() - start < 4.5
+        slow = _connect(base)
+        for piece in (b"GET /api/rules HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"):
+            slow.sendall(piece)
+            time.sleep(0.2)
+        assert slow.recv(100).startswith(b"HTTP/1.1 200")
+        working = _connect(base)
+        working.sendall(f"GET /api/query?position={MOVING.replace(' ', '+')} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert working.recv(100).startswith(b"HTTP/1.1 200")
+        for sock in (line, body, second, slow, working):
+            sock.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err[:500]
+
+
+def test_connections_beyond_the_limit_are_closed_at_once(db4, capfd):
+    """A burst of connections could use up the descriptors (asyncio then logged a
+    traceback per failed accept, megabytes a second); beyond the limit a new connection
+    is closed at once, with one warning, and served again once others end."""
+    pytest.importorskip("uvicorn")
+    with serving(create_app(db4, FOUR), timeout=5.0, max_connections=3) as (base, server):
+        held = [_connect(base) for _ in range(3)]
+        over = [_connect(base) for _ in range(2)]
+        for sock in over:
+            assert _closed_within(sock, 2.0)         # well before the idle timeout
+        for sock in held + over:
+            sock.close()
+        fresh = _connect(base)
+        fresh.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert fresh.recv(100).startswith(b"HTTP/1.1 200")
+        fresh.close()
+    err = capfd.readouterr().err
+    assert err.count("connections open, the most this server takes") == 1, err[-500:]
+

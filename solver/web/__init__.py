@@ -44,23 +44,101 @@ def address(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def server_config(app, timeout: float = 5.0):
-    """uvicorn's configuration of the server: the h11 protocol, with a connection that
-    sends no request within ``timeout`` seconds closed, as uvicorn closes one idle that
-    long between requests (it keeps one that never sends anything open for ever, so
-    that enough of them use up the process's file descriptors)."""
+#: Seconds a request may take to arrive whole (its line, headers and body), counted from
+#: when the connection is ready for it.
+REQUEST_DEADLINE = 10.0
+
+
+def connection_limit() -> int:
+    """Connections served at once by default: a quarter of the process's file
+    descriptors (at most 1000), the rest left to the database files (a probe keeps each
+    file it read open: some 500 for the standard game's two phases)."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1000 if soft == resource.RLIM_INFINITY else max(16, min(1000, soft // 4))
+
+
+def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_DEADLINE,
+                  max_connections: Optional[int] = None):
+    """uvicorn's configuration of the server: the h11 protocol, with three limits that
+    uvicorn leaves out, so that no client (a careless one, or a slowloris) holds
+    connections for ever and uses up the descriptors the database files need:
+
+    - a connection that sends no request within ``timeout`` seconds is closed, as uvicorn
+      closes one idle that long between requests (it keeps one that never sends
+      anything open);
+    - a request must have arrived whole within ``request_deadline`` seconds of the connection
+      being ready for it (uvicorn's timer stops at the first byte: half a request line,
+      or a body shorter than its length, kept the connection open for ever); the work it
+      asks for has no limit;
+    - beyond ``max_connections`` open at once (default :func:`connection_limit`) a new
+      connection is closed at once, with a warning a minute at most (without it, the
+      process ran out of descriptors, and asyncio logged each failed accept, megabytes a
+      second).
+    """
+    import logging
+    import time
+
     import uvicorn
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class FirstRequestTimeout(H11Protocol):
+    most = connection_limit() if max_connections is None else max_connections
+    log = logging.getLogger("uvicorn.error")
+    warned = [float("-inf")]
+
+    class GuardedH11(H11Protocol):
+        _deadline_task = None
+        _ready_cycle = None
+
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
+            if len(self.connections) > most:
+                if time.monotonic() - warned[0] > 60:
+                    warned[0] = time.monotonic()
+                    log.warning("%d connections open, the most this server takes: new ones are "
+                                "closed until some end", most)
+                transport.close()
+                return
             # (the timer uvicorn sets after a response; the first data cancels it)
             self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
                                                                 self.timeout_keep_alive_handler)
+            self._arm_deadline()
 
-    return uvicorn.Config(app, log_level="warning", lifespan="on", http=FirstRequestTimeout,
-                          timeout_keep_alive=timeout)
+        def _arm_deadline(self) -> None:
+            if self._deadline_task is not None:
+                self._deadline_task.cancel()
+            self._ready_cycle = self.cycle          # the request to come makes a new one
+            self._deadline_task = self.loop.call_later(request_deadline, self._deadline_passed)
+
+        def _request_whole(self) -> bool:
+            return self.cycle is not None and self.cycle is not self._ready_cycle and not self.cycle.more_body
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self._deadline_task is not None and self._request_whole():
+                self._deadline_task.cancel()
+                self._deadline_task = None
+
+        def on_response_complete(self) -> None:
+            if not self.transport.is_closing():
+                self._arm_deadline()                # before a pipelined request is read
+            super().on_response_complete()
+
+        def connection_lost(self, exc) -> None:
+            if self._deadline_task is not None:
+                self._deadline_task.cancel()
+                self._deadline_task = None
+            super().connection_lost(exc)
+
+        def _deadline_passed(self) -> None:
+            self._deadline_task = None
+            if not self.transport.is_closing() and not self._request_whole():
+                self.transport.close()              # a request being read learns it left
+
+    # backlog: also how many connections asyncio accepts at one go, before any of them
+    # is seen (uvicorn's 2048 took a burst of a thousand past the limit at once)
+    return uvicorn.Config(app, log_level="warning", lifespan="on", http=GuardedH11,
+                          timeout_keep_alive=timeout, backlog=min(128, most))
 
 
 def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0.0.1",
