@@ -31,9 +31,11 @@ the index read; its numbering never changes (database files depend on it).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import Iterable
+from types import MappingProxyType
+from typing import Iterable, Mapping
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
 #: kernels' tables are sized for it.
@@ -75,6 +77,19 @@ def points_of(mask: int) -> list[int]:
 # MAX_POINTS points.
 _BYTE_POINTS = [[[8 * k + i for i in range(8) if b >> i & 1] for b in range(256)]
                 for k in range((MAX_POINTS + 7) // 8)]
+
+
+def _number_below(value, end: int, rule: str) -> int:
+    """``value`` as an int in 0..end-1 (numpy integers too, not bools); ValueError
+    saying ``rule`` otherwise."""
+    if not isinstance(value, bool):
+        try:
+            number = operator.index(value)
+        except TypeError:
+            number = None
+        if number is not None and 0 <= number < end:
+            return number
+    raise ValueError(f"{rule}, not {str(value)[:20]!r}")
 
 
 @lru_cache(maxsize=None)
@@ -256,12 +271,23 @@ class Board:
             raise ValueError(f"unknown point {name!r}") from None
 
     def point_name(self, index: int) -> str:
-        """Name of point number ``index``."""
-        return self.points[index]
+        """Name of point number ``index``; ValueError if the board has none (-1 is no
+        point, not the last).
+
+        >>> STANDARD_BOARD.point_name(0), STANDARD_BOARD.point_name(23)
+        ('a7', 'g1')
+        """
+        return self.points[self._number(index)]
 
     def neighbours(self, point: int) -> list[int]:
-        """Points adjacent to ``point``, ascending."""
-        return points_of(self.adjacent[point])
+        """Points adjacent to ``point``, ascending; ValueError if the board has no such point."""
+        return points_of(self.adjacent[self._number(point)])
+
+    def _number(self, point: int) -> int:
+        if type(point) is int and 0 <= point < self.num_points:
+            return point
+        return _number_below(point, self.num_points,
+                             f"points of the {self.name} board are numbered 0..{self.num_points - 1}")
 
     @property
     def drawn_lines(self) -> tuple[tuple[int, ...], ...]:
@@ -284,8 +310,17 @@ class Board:
                                     frozenset(frozenset(line) for line in self.mill_lines)))
 
     def apply_symmetry(self, sym: int, mask: int) -> int:
-        """Image of the point set ``mask`` under symmetry number ``sym``."""
-        perm = self.symmetries[sym]
+        """Image of the point set ``mask`` under symmetry number ``sym`` (0 ..
+        ``len(symmetries) - 1``); ValueError for another number or a mask of points the
+        board does not have."""
+        symmetries = self.symmetries
+        if not (type(sym) is int and 0 <= sym < len(symmetries)):
+            sym = _number_below(sym, len(symmetries), f"the {self.name} board has symmetries "
+                                                       f"0..{len(symmetries) - 1}")
+        if not (type(mask) is int and 0 <= mask <= self.full_mask):
+            mask = _number_below(mask, self.full_mask + 1, f"a mask of the {self.name} board is "
+                                                           f"an int of {self.num_points} bits")
+        perm = symmetries[sym]
         out = 0
         while mask:
             low = mask & -mask
@@ -359,7 +394,7 @@ _SPOKES = ["a3 b3", "d3 e3", "c1 c2", "c4 c5"]
 STANDARD_BOARD = _make("standard", _STANDARD_ROWS, _STANDARD_MILLS, index_stones=STANDARD_INDEX_STONES)
 #: Every board by name.  Three men's morris slides along rows and columns only: the
 #: diagonals are lines that win, not paths (Murray's "smaller merels").
-BOARDS: dict[str, Board] = {b.name: b for b in (
+BOARDS: Mapping[str, Board] = MappingProxyType({b.name: b for b in (
     STANDARD_BOARD,
     _make("morabaraba", _STANDARD_ROWS, _STANDARD_MILLS + _DIAGONALS),
     _make("six-mens", _SMALL_ROWS, _SMALL_MILLS, _SPOKES),
@@ -369,7 +404,7 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
           ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3", "b1 b2 b3", "c1 c2 c3",
            "a1 b2 c3", "a3 b2 c1"], ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3",
                                    "b1 b2 b3", "c1 c2 c3"], slide_along_mills=False),
-)}
+)})
 
 
 def board_named(name: str) -> Board:

@@ -37,7 +37,9 @@ def popcount(mask: int) -> int:
 
 
 def in_mill(stones: int, point: int, board: Board = STANDARD_BOARD) -> bool:
-    """Whether the stone on ``point`` stands in a closed mill of ``stones``."""
+    """Whether the stone on ``point`` stands in a closed mill of ``stones``.  ``point``
+    is a point number of ``board``, unchecked (the reference rules' inner loops call this;
+    :meth:`Board.point_index <solver.board.Board.point_index>` gives one from a name)."""
     return any(m & stones == m for m in board.mills_through[point])
 
 
@@ -259,9 +261,12 @@ class Position:
     @classmethod
     def from_view(cls, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0,
                   turn: str = WHITE, board: Board = STANDARD_BOARD) -> "Position":
-        """Build a position from the side to move's view."""
+        """Build a position from the side to move's view (``turn``: ``'w'`` or ``'b'``,
+        ValueError otherwise)."""
         if turn == WHITE:
             return cls(own, opp, own_hand, opp_hand, WHITE, board)
+        if turn != BLACK:
+            raise ValueError(f"side to move must be 'w' or 'b', not {str(turn)[:20]!r}")
         return cls(opp, own, opp_hand, own_hand, BLACK, board)
 
     @property
@@ -496,19 +501,26 @@ class Position:
 
         >>> str(parse_position("startpos").play("d2"))
         'W:d2 B: b 8 9'
-        >>> three = Rules.from_name("three-mens")
-        >>> parse_position("startpos", three).play(Move(19), three)
+        >>> six = Rules.from_name("six-mens")
+        >>> parse_position("startpos", six).play(parse_move("d7"), six)
         Traceback (most recent call last):
         ...
-        solver.errors.IllegalMoveError: illegal move Move(target=19, origin=None, take=None) in this position: points of the three-mens board are numbered 0..8
+        solver.errors.IllegalMoveError: move d7 is a move of the standard board, and this position is on the six-mens board (parse it with board='six-mens')
         """
         if isinstance(move, str):
             return self.play_unchecked(parse_legal_move(move, self, rules))
+        if isinstance(move, Move) and move.board.points != self.board.points:
+            # Its text names other points than its numbers do here: played, a game would
+            # record a move that is not the one made.
+            raise IllegalMoveError(f"move {move} is a move of the {move.board.name} board, and this "
+                                   f"position is on the {self.board.name} board (parse it with "
+                                   f"board={self.board.name!r})", move)
         reason = self.why_illegal(move, rules)
         if reason is not None:
             # The move's text names its own board's points: on another board, its numbers.
             named = str(move) if move.board == self.board else repr(move)
-            raise IllegalMoveError(f"illegal move {named} in this position: {reason}", move)
+            kind = GameOverError if self.outcome(rules) is not None else IllegalMoveError
+            raise kind(f"illegal move {named} in this position: {reason}", move)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":

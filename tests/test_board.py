@@ -99,3 +99,27 @@ def test_symmetry_group_is_searched_on_first_use_and_kept():
          "print(sorted(n for n, b in BOARDS.items() if 'symmetries' in vars(b)))"],
         capture_output=True, text=True, check=True).stdout.strip()
     assert searched == "['standard']"
+
+
+def test_point_and_symmetry_numbers_off_the_board_are_refused():
+    # Python's negative indexes made -1 the last point and the last symmetry, and 24 an
+    # IndexError: wrong answers, or an error that says nothing of the board.
+    import numpy as np
+    from solver.board import BOARDS, STANDARD_BOARD as B
+    for call in (lambda: B.point_name(-1), lambda: B.point_name(24), lambda: B.neighbours(-1),
+                 lambda: B.neighbours(True), lambda: B.apply_symmetry(-1, 7), lambda: B.apply_symmetry(16, 7),
+                 lambda: B.apply_symmetry(1, 1 << 30), lambda: B.apply_symmetry(1, -1)):
+        with pytest.raises(ValueError, match="standard board"):
+            call()
+    assert B.point_name(np.int64(23)) == "g1" and B.neighbours(np.uint8(0)) == B.neighbours(0)
+    assert B.apply_symmetry(np.int64(1), np.uint32(7)) == B.apply_symmetry(1, 7)
+    with pytest.raises(TypeError):
+        BOARDS["mine"] = B                     # the boards are the package's, read-only
+
+
+def test_from_view_refuses_a_side_that_is_none():
+    from solver.position import Position
+    for turn in ("x", "W", None):
+        with pytest.raises(ValueError, match="side to move"):
+            Position.from_view(1, 2, turn=turn)
+    assert Position.from_view(1, 2, turn="b") == Position(2, 1, turn="b")

@@ -196,8 +196,27 @@ def test_play_refuses_points_off_its_board_and_reads_text():
     from solver.errors import IllegalMoveError
     three = Rules.from_name("three-mens")
     pos = parse_position("startpos", three)
-    with pytest.raises(IllegalMoveError, match="numbered 0..8"):
+    with pytest.raises(IllegalMoveError, match="a move of the standard board, and this position is on the three-mens"):
         pos.play(Move(19), three)
+    # Numbered like another board's points, a move would be recorded as a point it did
+    # not take (d7 is c5 on the Six Men's board): refused, in a game too.
+    from solver.game import Game
+    six = Rules.from_name("six-mens")
+    game = Game(rules=six)
+    with pytest.raises(IllegalMoveError, match="on the six-mens board"):
+        game.play(parse_move("d7"))
+    assert len(game) == 0
+    game.play(parse_move("c5", six.board))
+    assert game.record().splitlines()[-1] == "c5" and Game.from_record(game.record()).position == game.position
+    # A board whose points are named as the standard board's takes its moves.
+    mora = Rules.from_name("morabaraba")
+    assert parse_position("startpos", mora).play(parse_move("d7"), mora) == parse_position("W:d7 B: b 11 12", mora)
+    # The game is over: GameOverError for a Move as for its text.
+    from solver.errors import GameOverError
+    over = parse_position("W:a1,d1 B:a4,a7,d7 w")
+    for move in ("a1-b2", parse_move("a1-b2")):
+        with pytest.raises(GameOverError):
+            over.play(move)
     start = parse_position("startpos")
     assert start.play("d2") == start.play(parse_move("d2"))
     with pytest.raises(IllegalMoveError):
