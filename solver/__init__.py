@@ -19,11 +19,11 @@ from .index import Pair, Subspace
 from .notation import format_position
 from .position import parse_move, parse_position
 from .position import Move, Position
-from .probe import MoveProbe, Probe, open_database
+from .probe import Database, MoveProbe, Probe, open_database
 from .rules import STANDARD, Rules
 from .values import WDL, Value
 
 __all__ = ["__version__", "Game", "Outcome", "Termination", "Pair", "Subspace", "WDL", "Value", "format_position", "parse_move", "parse_position", "Move", "Position",
-           "MoveProbe", "Probe", "open_database", "STANDARD", "Rules", "MuehleError",
+           "MoveProbe", "Probe", "Database", "open_database", "STANDARD", "Rules", "MuehleError",
            "NotationError", "InvalidNotationError", "IllegalMoveError", "AmbiguousMoveError",
            "GameOverError", "DatabaseError", "MissingSubspaceError"]

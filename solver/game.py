@@ -42,7 +42,7 @@ from .errors import GameOverError, IllegalMoveError, InvalidNotationError, Notat
 from .notation import format_position
 from .position import (BLACK, WHITE, Move, Position, in_mill, mill_points, parse_legal_move,
                        parse_position, popcount)
-from .rules import STANDARD, Rules
+from .rules import STANDARD, Rules, as_rules
 from .values import DRAW, LOSS, WDL, WIN
 
 #: The same position (side to move included) for this many times is a draw.
@@ -139,7 +139,8 @@ class Game:
     ('b', 1)
     """
 
-    def __init__(self, start: Union[Position, str, None] = None, rules: Rules = STANDARD):
+    def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD):
+        rules = as_rules(rules)
         if start is None:
             start = "startpos"
         if not isinstance(start, (Position, str)):
@@ -188,6 +189,17 @@ class Game:
 
     def __len__(self) -> int:
         return len(self._moves)
+
+    def __repr__(self) -> str:
+        """
+        >>> game = Game(); _ = game.play("d2"); game
+        <Game of rules standard: 1 move from 'startpos', now 'W:d2 B: b 8 9'>
+        """
+        start = format_position(self.start)
+        moves = f"{len(self)} move{'' if len(self) == 1 else 's'}"
+        if start == format_position(parse_position("startpos", self.rules)):
+            start = "startpos"
+        return f"<Game of rules {self.rules.name}: {moves} from {start!r}, now {format_position(self.position)!r}>"
 
     def copy(self) -> "Game":
         """An independent copy: moves played on it leave this game unchanged.

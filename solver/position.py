@@ -317,7 +317,10 @@ class Position:
     # --- rules of play ----------------------------------------------------------
     def check_board(self, rules: Rules) -> None:
         """ValueError unless ``rules`` are played on this position's board (masks of one
-        board mean other points on another)."""
+        board mean other points on another); TypeError if ``rules`` are no Rules."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules are a Rules (Rules.from_name reads a rule set's name), "
+                            f"not {type(rules).__name__}")
         if rules.board is not self.board and rules.board != self.board:
             raise ValueError(f"a position of the {self.board.name} board cannot be played under "
                              f"rules {rules.name!r} (the {rules.board.name} board)")

@@ -32,8 +32,8 @@ from . import placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .kernels import kernels_for
-from .position import Move, Position, mill_points, popcount
-from .rules import STANDARD, Rules, require_kernels
+from .position import Move, Position, mill_points, parse_position, popcount
+from .rules import STANDARD, Rules, as_rules, require_kernels
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
@@ -56,7 +56,11 @@ class MoveProbe:
     def __post_init__(self) -> None:
         if not isinstance(self.move, Move):
             raise TypeError(f"a MoveProbe's move is a Move, not {type(self.move).__name__}")
-        Value(self.value, self.plies)       # the same checks as a Value's (ValueError)
+        # the same checks as a Value's (ValueError), and the same normal form ("win" is
+        # WDL.WIN, a numpy integer an int), so that equal probes compare equal
+        value = Value(self.value, self.plies)
+        object.__setattr__(self, "value", value.value)
+        object.__setattr__(self, "plies", value.plies)
 
     @property
     def rank(self) -> tuple:
@@ -65,12 +69,24 @@ class MoveProbe:
 
 
 class Database:
-    """Read access to the databases of one rule set (moving and placement phase).  Thread-safe."""
+    """Read access to the databases of one rule set (moving and placement phase).
+    Thread-safe; pickled, it is opened again where it is unpickled (a process pool's
+    workers each read the files themselves).
 
-    def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
+    ``rules``: a :class:`~solver.rules.Rules` or its name.  ``book``: an opening book
+    (DatabaseError if there is none there), else ``<root>/<rules>/opening-book.npz``
+    where there is one.  Positions are :class:`~solver.position.Position`\\ s or their
+    text (:func:`~solver.notation.parse_position` under these rules)."""
+
+    def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
+        rules = as_rules(rules)
         require_kernels(rules)
+        if book is not None and not Path(book).is_file():
+            raise DatabaseError(f"opening book {book} is not there (write one with: muehle "
+                                f"solve-opening --book {book})")
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
+        self._given = (cache_mib, book)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
         self._book = None
@@ -84,6 +100,26 @@ class Database:
         self._search = None
         self._has_placement: Optional[bool] = None
         self._closed = False
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<Database of rules {self.rules.name} in {str(self.root)!r} ({state})>"
+
+    def __reduce__(self):
+        cache_mib, book = self._given
+        return (Database, (self.root, self.rules, self.in_memory, cache_mib, book))
+
+    def _position(self, position: Position | str) -> Position:
+        """``position`` (or its text) checked for these rules: their board, at most their
+        stones a side (ValueError), an open database."""
+        if isinstance(position, str):
+            position = parse_position(position, self.rules)
+        elif not isinstance(position, Position):
+            raise TypeError(f"a position is a Position or its text, not {type(position).__name__}")
+        position.check_board(self.rules)     # else its masks would read as other points
+        self._check_stones(position)
+        self._check_open()
+        return position
 
     # --- context manager -------------------------------------------------------
     def __enter__(self) -> "Database":
@@ -180,7 +216,7 @@ class Database:
         path = storage.file_of(self.root, self.rules, sub)
         if not path.exists():
             command = storage.repair_command(self.root, self.rules, [sub])
-            raise MissingSubspaceError(sub.name if sub.is_moving else sub, path,
+            raise MissingSubspaceError(sub, path,
                                        f"subspace {sub.name} is not built: missing {path} "
                                        f"(build it with: {command})")
         return path
@@ -218,6 +254,7 @@ class Database:
         use; packed from the codes in memory if loaded, else read from the file in blocks."""
         sub = Subspace(m, o, board=self.rules.board)
         with self._lock:
+            self._check_open()
             view = self._wdl.get(sub)
             if view is None:
                 if sub in self._arrays:
@@ -244,7 +281,7 @@ class Database:
         return code
 
     # --- probing -----------------------------------------------------------------
-    def probe(self, position: Position) -> Probe:
+    def probe(self, position: Position | str) -> Probe:
         """Value and plies for the side to move.
 
         Positions with stones in hand are read from the placement files.  Where no
@@ -253,9 +290,7 @@ class Database:
         (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
         needs is not built.
         """
-        position.check_board(self.rules)     # else its masks would read as other points
-        self._check_stones(position)
-        self._check_open()
+        position = self._position(position)
         own, opp = position.own, position.opp
         if popcount(own) + position.own_hand < 3:
             return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3
@@ -313,10 +348,11 @@ class Database:
         return (not position.in_placement or position.outcome(self.rules) is not None
                 or placement.is_placement(Subspace.of(position), self.rules))
 
-    def needs_search(self, position: Position) -> bool:
+    def needs_search(self, position: Position | str) -> bool:
         """Whether :meth:`probe` answers ``position`` by the opening search (minutes
         early in a large game): stones in hand, no placement file built, no opening book
         that holds it, and the moving phase there for its leaves."""
+        position = self._position(position)
         if not position.in_placement or self.rules.mixed or position.outcome(self.rules) is not None:
             return False                   # (mixed rules: the search refuses them)
         if self.has_placement() and (self._held_or_over(position)
@@ -352,7 +388,7 @@ class Database:
                 self._search = OpeningSearch(self.rules, wdl=self.wdl)
             return self._search
 
-    def get(self, position: Position, default=None):
+    def get(self, position: Position | str, default=None):
         """Like :meth:`probe`, but ``default`` where a subspace it needs is not built.
 
         As python-chess's ``get_wdl``: only a missing file (:class:`MissingSubspaceError`)
@@ -370,8 +406,9 @@ class Database:
         except MissingSubspaceError:
             return default
 
-    def probe_moves(self, position: Position) -> list[MoveProbe]:
+    def probe_moves(self, position: Position | str) -> list[MoveProbe]:
         """Every legal move with the value it leaves for the mover, best first."""
+        position = self._position(position)
         result = []
         for move in position.legal_moves(self.rules):
             mover = self.probe(position.play_unchecked(move)).for_mover()
@@ -379,11 +416,14 @@ class Database:
         result.sort(key=lambda mp: mp.rank)
         return result
 
-    def best_move(self, position: Position, rng: random.Random | None = None) -> Optional[Move]:
-        """Shortest win, else a draw, else the longest loss; random among equals with ``rng``.
+    def best_move(self, position: Position | str, rng: random.Random | None = None) -> Optional[Move]:
+        """Shortest win, else a draw, else the longest loss; random among equals with ``rng``
+        (a :class:`random.Random`).
 
         None when the game is over.
         """
+        if rng is not None and not callable(getattr(rng, "choice", None)):
+            raise TypeError(f"rng is a random.Random, not {type(rng).__name__}")
         moves = self.probe_moves(position)
         if not moves:
             return None
@@ -394,8 +434,9 @@ class Database:
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
                   in_memory: bool = False, book: Path | str | None = None) -> Database:
-    """Open the databases under ``root`` for ``rules`` (a context manager)."""
-    root = Path(root)
+    """Open the databases under ``root`` for ``rules`` (a :class:`~solver.rules.Rules` or
+    its name; a context manager)."""
+    root, rules = Path(root), as_rules(rules)
     require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: "
@@ -403,4 +444,8 @@ def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDA
     if not root.is_dir():
         raise DatabaseError(f"{root} is not a folder (--db names the folder that holds "
                             f"the rules' folders, such as {root.parent / 'data'})")
+    folder = storage.rules_dir(root, rules)
+    if folder.exists() and not folder.is_dir():
+        raise DatabaseError(f"{folder} is a file where the folder of rules {rules.name} belongs: "
+                            f"move it away")
     return Database(root, rules, in_memory=in_memory, book=book)

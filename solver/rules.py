@@ -323,6 +323,20 @@ def require_kernels(rules: Rules) -> None:
         raise UnsupportedRulesError(gap)
 
 
+def as_rules(rules) -> Rules:
+    """``rules`` itself, or the rule set of that name (:meth:`Rules.from_name`), as the
+    entry points take either (a database, a game); TypeError for anything else.
+
+    >>> as_rules("no-jumping").jumping, as_rules(STANDARD) is STANDARD
+    (False, True)
+    """
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.from_name(rules)
+    raise TypeError(f"rules are a Rules or a rule set's name, not {type(rules).__name__}")
+
+
 #: The named rule sets the command line offers with ``--rules``.
 RULESET_NAMES = tuple(VARIANTS)
 

@@ -226,3 +226,14 @@ def test_record_of_a_finished_game_says_the_result():
     for text in CYCLE * 2:
         game.play(text)
     assert game.record().endswith("# result: draw (threefold repetition)\n")
+
+
+def test_a_game_takes_rules_by_name_and_says_what_it_is():
+    game = Game(rules="no-jumping")
+    assert game.rules == Rules(jumping=False)
+    game.play("d2")
+    assert repr(game) == "<Game of rules no-jumping: 1 move from 'startpos', now 'W:d2 B: b 8 9'>"
+    with pytest.raises(TypeError, match="rules are a Rules or a rule set's name"):
+        Game(rules=9)
+    with pytest.raises(ValueError, match="unknown rule set"):
+        Game(rules="nine-mens")

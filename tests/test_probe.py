@@ -259,3 +259,48 @@ def test_placement_files_built_later_are_used(db4, tmp_path):
         assert db.has_placement()
         assert [db.probe(p).value for p in positions] == [v.value for v in searched]
         assert any(isinstance(key, Subspace) and not key.is_moving for key in db._files)   # read from files
+
+
+def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
+    """What an API review found: a string for a position or rules was an AttributeError
+    from inside, a closed database still read its files (wdl), a missing book given by
+    name was ignored, a database could not be pickled, a missing subspace was named by a
+    string or a Subspace depending on the phase."""
+    import pickle
+    from solver.errors import DatabaseError
+    from solver.position import parse_move
+    from solver.probe import MoveProbe
+    text = "W:a1,d1,g1 B:a7,d7,f6 b"
+    with open_database(db4, "standard-s4") as db:
+        assert db.rules == FOUR and "standard-s4" in repr(db) and "(open)" in repr(db)
+        assert db.probe(text) == db.probe(parse_position(text, FOUR)) == db.get(text)
+        assert db.probe_moves(text) == db.probe_moves(parse_position(text, FOUR))
+        assert db.best_move(text, random.Random(1)) in [mp.move for mp in db.probe_moves(text)]
+        for call, kind in ((lambda: db.probe(5), TypeError), (lambda: db.best_move(text, rng=3), TypeError),
+                           (lambda: db.probe("W:a1 B:a7 q"), ValueError)):
+            with pytest.raises(kind):
+                call()
+        again = pickle.loads(pickle.dumps(db))
+        assert again.rules == FOUR and again.probe(text) == db.probe(text)
+        again.close()
+    import shutil
+    shutil.copytree(db4, tmp_path / "copy")
+    storage.pair_path(tmp_path / "copy", FOUR, (4, 4)).unlink()
+    with open_database(tmp_path / "copy", FOUR) as partial, pytest.raises(MissingSubspaceError) as missing:
+        partial.probe("W:a1,d1,g1,b2 B:a7,d7,f6,b4 b")
+    assert type(missing.value.subspace) is Subspace and missing.value.subspace.name == "4-4"
+    assert "(closed)" in repr(db)
+    for call in (lambda: db.wdl(3, 3), lambda: db.subspace(3, 3), lambda: db.probe(text)):
+        with pytest.raises(ValueError, match="is closed"):
+            call()
+    with pytest.raises(TypeError, match="rules are a Rules or a rule set's name"):
+        open_database(db4, 4)
+    with pytest.raises(DatabaseError, match="opening book .* is not there"):
+        open_database(db4, FOUR, book=tmp_path / "book.npz")
+    (tmp_path / "standard-s4").write_text("not a folder")
+    with pytest.raises(DatabaseError, match="is a file where the folder of rules standard-s4 belongs"):
+        open_database(tmp_path, FOUR)
+    with pytest.raises(TypeError, match="rules are a Rules"):
+        parse_position(text, FOUR).legal_moves("standard-s4")
+    probe = MoveProbe(parse_move("d2"), "win", np.int64(1))
+    assert probe == MoveProbe(parse_move("d2"), probe.value, 1) and type(probe.plies) is int
