@@ -177,7 +177,9 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
     """The narrowest command that builds ``needed`` (files missing or damaged under
     ``root``; a build keeps every intact file): one moving pair by ``--pair``, else all
     up to the most stones any of them holds (the whole phase or game where that is all),
-    only the phase they are all of.
+    only the phase they are all of, where the build of that phase alone can run: a
+    placement file needs the moving phase up to its stones, so where a pair of it is
+    missing under ``root``, the command builds both phases.
 
     >>> repair_command("db", Rules(), [Subspace(4, 5)])
     'muehle build --db db --pair 4-5'
@@ -185,8 +187,8 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
     'muehle build --db db --max-total 8'
     >>> repair_command("db", Rules(), [Pair(9, 9), Pair(3, 3)])
     'muehle build --db db --phase moving'
-    >>> repair_command("db", Rules(), [Subspace(2, 2, 2, 2)])
-    'muehle build --db db --phase placement --max-total 8'
+    >>> repair_command("no-such-folder", Rules(), [Subspace(2, 2, 2, 2)])
+    'muehle build --db no-such-folder --max-total 8'
     """
     shapes = [(*x, 0, 0) if isinstance(x, Pair) else (x.m, x.o, x.own_hand, x.opp_hand)
               for x in needed]
@@ -195,6 +197,10 @@ def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]
         return build_command(root, rules, pair=shapes[0][:2])
     phase = "placement" if all(placing) else "moving" if not any(placing) else None
     total = max(sum(s) for s in shapes)
+    if phase == "placement" and not all(pair_path(root, rules, (m, o)).exists()
+                                        for m in range(3, rules.stones + 1)
+                                        for o in range(m, rules.stones + 1) if m + o <= total):
+        phase = None                   # (build --phase placement refuses without them)
     return build_command(root, rules, phase, max_total=total if total < 2 * rules.stones else None)
 
 

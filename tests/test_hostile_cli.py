@@ -287,7 +287,7 @@ def test_a_reader_of_stderr_that_goes_away_does_not_stop_a_build_or_check(db4, t
     data[len(data) // 2] ^= 0xFF
     path.write_bytes(bytes(data))
     checked = shell("muehle check --db bad --stones 4 2>&1 | head -c 1 > /dev/null", tmp_path)
-    assert checked.stdout.strip().splitlines()[-1] in ("rc=2", "rc=141")
+    assert checked.stdout.strip().splitlines()[-1] in ("rc=1", "rc=141")
 
 
 def test_closed_standard_streams(db4, tmp_path):
@@ -394,3 +394,29 @@ def test_hands_no_game_holds_are_answered_with_a_note(db4):
     shown = run("show", "--stones", 4, odd)
     assert "(hands no game from the start holds with this side to move)" in shown.stdout
     assert "no game from the start" not in run("show", "--stones", 4, fine).stdout
+
+
+def test_the_command_given_for_a_missing_placement_file_runs(tmp_path):
+    """After a build of the small endgames (the README's first command), a position of
+    the placement phase named 'muehle build --phase placement' as its fix, which refuses
+    to run without the moving phase it reads: the command now builds what it needs."""
+    import shlex
+    assert run("build", "--db", tmp_path, "--stones", 4, "--max-total", 6, "--quiet").exit_code == 0
+    position = "W:d2 B:f4 w 3 3"
+    missing = run("query", "--db", tmp_path, "--stones", 4, position)
+    assert missing.exit_code != 0
+    command = missing.stderr.split("build it with: ")[1].rstrip().rstrip(")")
+    assert "--phase" not in command, command
+    built = run(*shlex.split(command)[1:], "--quiet")
+    assert built.exit_code == 0, built.output + built.stderr
+    answered = run("query", "--db", tmp_path, "--stones", 4, position)
+    assert answered.exit_code == 0 and "W:d2 B:f4 w 3 3:" in answered.output, answered.stderr
+    # check takes a placement subspace by its name (the README's example) without --phase
+    checked = run("check", "--db", tmp_path, "--stones", 4, "--pair", "1-1+3-3", "--quiet")
+    assert checked.exit_code == 0 and "1 placement subspace(s)" in checked.output, checked.stderr
+    wrong = run("check", "--db", tmp_path, "--stones", 4, "--pair", "1-1+3-3", "--phase", "moving")
+    assert wrong.exit_code == 2 and "is a placement subspace" in wrong.stderr
+    # With the moving phase there, the placement phase alone is the fix.
+    storage.placement_path(tmp_path, FOUR, __import__("solver").Subspace(1, 1, 3, 3)).unlink()
+    again = run("query", "--db", tmp_path, "--stones", 4, position)
+    assert again.stderr.rstrip().endswith("--stones 4 --phase placement)"), again.stderr

@@ -16,7 +16,8 @@ from .. import build as building
 from .. import index, placement, storage
 from ..verify.check import check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
-from ..errors import DatabaseError
+from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
+                      one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
@@ -299,7 +300,7 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
 @rules_options
 @needs_kernels
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
-              help="Check only this pair (or, with --phase placement, only this subspace, e.g. 3-2+6-5).")
+              help="Check only this pair, or this placement subspace (with stones in hand, e.g. 3-2+6-5).")
 @click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
               help="Check the moving phase, the placement phase or both.")
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
@@ -316,7 +317,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
     children's stored values); a missing child file is an error naming it.
     """
     pairs, subs = [], []
-    if pair_text is not None and phase == "placement":
+    if pair_text is not None and "+" in pair_text and phase == "moving":
+        fail(f"{pair_text} is a placement subspace (stones in hand), not a pair of the moving phase")
+    if pair_text is not None and (phase == "placement" or "+" in pair_text):
         subs = [Subspace.parse(pair_text, rules.board)]
         if not placement.is_placement(subs[0], rules):
             fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
@@ -350,6 +353,12 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                                    for s in subs]):
             try:
                 bad = run()
+            except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as error:
+                # the check's verdict, as for values that disagree: the database is bad
+                # (exit 1), not the command (2)
+                bar.close()
+                click.echo(f"muehle: error: {one_line(_at_fault(error, db, rules, what, held))}", err=True)
+                raise SystemExit(1)
             except DatabaseError as error:
                 raise _at_fault(error, db, rules, what, held) from None
             if bad:
