@@ -363,14 +363,14 @@ class Database:
 
     def search_note(self) -> str:
         """What a user waiting for the opening search should read, before it starts."""
+        # (measured on the 9-stone game, docs/benchmarks.md; small games take seconds)
+        slow = "; early in a game of nine stones a minute or more" if self.rules.stones >= 9 else ""
         if self.has_placement():           # hands no placement file holds, nor its moves
             return ("these hands are in no placement file, nor are all of its moves': the "
-                    "opening search answers (exact, without plies; early in the 9-stone game "
-                    "a minute or more)")
+                    f"opening search answers (exact, without plies{slow})")
         command = storage.build_command(self.root, self.rules, phase="placement")
         return (f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
-                f"answers (exact, without plies; the first moves of the 9-stone game take a minute "
-                f"or more each; '{command}' makes them instant)")
+                f"answers (exact, without plies{slow}; '{command}' makes it instant)")
 
     def opening_book(self):
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""

@@ -188,3 +188,22 @@ def test_readme_show_example_is_true():
     command = "$ muehle show 'W:a1,d2,g7 B:a4,b6 w'\n"
     example = readme.split(command, 1)[1].split("\n$ ", 1)[0].rstrip("\n")
     assert run("show", "W:a1,d2,g7 B:a4,b6 w").stdout.rstrip("\n") == example
+
+
+def test_the_groups_own_bad_options_are_one_line_too():
+    from click.testing import CliRunner
+    from solver.cli import main
+    for args, words in ((["-v"], "No such option '-v'"), (["--verison"], "Did you mean '--version'?"),
+                        (["--db", "data", "query", "startpos"], "No such option '--db'")):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith("muehle: error: ") and words in result.stderr
+
+
+def test_show_names_the_svg_file_it_cannot_write(tmp_path):
+    from click.testing import CliRunner
+    from solver.cli import main
+    target = tmp_path / "no-such-folder" / "b.svg"
+    result = CliRunner().invoke(main, ["show", "startpos", "--svg", str(target)])
+    assert result.exit_code == 2 and result.stderr == (
+        f"muehle: error: cannot write {target}: no such file or directory\n")

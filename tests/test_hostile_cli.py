@@ -254,7 +254,7 @@ def test_a_search_without_placement_files_is_announced_on_stderr(db4):
         assert result.exit_code == 0, result.output
         assert result.stderr.startswith("note: no placement files of rules standard-s4 in ")
         assert result.stderr.rstrip().endswith(
-            f"'muehle build --db {db4} --stones 4 --phase placement' makes them instant)")
+            f"'muehle build --db {db4} --stones 4 --phase placement' makes it instant)")
         assert json.loads(result.stdout)["plies"] is None
     batch = run("query", "--db", db4, "--stones", 4, "--batch", "-",
                 input=f"{position}\n{position}\nW:a1,d1,g1 B:a7,d7,f6 w\n")
@@ -382,7 +382,7 @@ def test_hands_no_game_holds_are_answered_with_a_note(db4):
     the start, more likely a slip than a study: query, best-move and show say so (stderr,
     so that --json stays the answer), and answer it as given; a batch says it once."""
     odd, fine = "W:a1,d1,g1 B:a7,d7,f6 b 1 0", "W:a1,d1,g1 B:a7,d7,f6 b 0 1"
-    note = f"note: {odd}: no game from the start holds these hands (Black to move holds one more"
+    note = f"note: {odd}: no game from the start holds these hands (in a game, with Black to move, Black holds one more"
     for command in (["query", "--json"], ["best-move", "--json"]):
         result = run(*command, "--db", db4, "--stones", 4, odd)
         assert result.exit_code == 0 and result.stderr.startswith(note), result.stderr

@@ -175,7 +175,7 @@ def test_perfect_says_before_a_long_opening_search_where_it_is_the_answer(db_roo
         for _ in range(3):
             game.play(player.choose(game))
     assert len(notes) == 1 and "opening search" in notes[0], notes
-    assert notes[0].endswith(f"'muehle build --db {db_root} --stones 4 --phase placement' makes them instant)")
+    assert notes[0].endswith(f"'muehle build --db {db_root} --stones 4 --phase placement' makes it instant)")
     whole = tmp_path / "whole"
     shutil.copytree(db_root, whole)
     build(whole, RULES, phase="placement", progress=False)

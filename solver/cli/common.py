@@ -145,6 +145,15 @@ class MuehleGroup(click.Group):
             raise SystemExit(error.exit_code) from None
         return super().main(*args, **kwargs)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise                          # bare 'muehle': the help, as click gives it
+        except click.UsageError as error:
+            # the group's own options (muehle --verison): one line, as for a command's
+            raise CliError(f"{error.format_message()} (see 'muehle --help')") from error
+
     def invoke(self, ctx: click.Context):
         try:
             return report_errors(super().invoke)(ctx)

@@ -137,7 +137,9 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     if placed:
         done = sum(not r.skipped for r in placed)
         text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
-    click.echo(f"{text}, {seconds:.1f} s ({time.perf_counter() - started:.1f} s wall), "
+    # (the files' own times, summed: more than the wall time where writes overlapped the
+    # next solve, less where a build waited on the folder or the cluster)
+    click.echo(f"{text}, {seconds:.1f} s summed over the files, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
@@ -253,7 +255,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     of the other files) and exit status 1.  The figures are those the build counted
     and stored in each file's header (under its checksum), so this takes seconds
     (without --reachable);
-    the values themselves are read and verified by ``muehle check``.
+    the values themselves are read and verified by muehle check.
     """
     rows, problems = _collect_stats(db, rules)
     for problem in problems:
@@ -442,7 +444,7 @@ def index_stats(rules: Rules, as_json: bool, threads: int) -> None:
     """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
 
     Orbits are counted from the index itself (its real slots), not from a formula;
-    the board and the stones a side are the rules' (``--rules six-mens``).
+    the board and the stones a side are the rules' (--rules six-mens).
     """
 
     start = time.perf_counter()

@@ -16,7 +16,7 @@ from ..notation import format_position
 from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
-from .common import COLOUR, main, position_argument, rules_options
+from .common import COLOUR, fail, main, position_argument, rules_options
 
 
 @main.command()
@@ -35,7 +35,10 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     """
     pos = game.position
     if svg_file is not None:
-        Path(svg_file).write_text(board_svg(pos, last_move=game.moves[-1] if game.moves else None))
+        try:
+            Path(svg_file).write_text(board_svg(pos, last_move=game.moves[-1] if game.moves else None))
+        except OSError as error:          # (the system's words alone did not say which file)
+            fail(f"cannot write {svg_file}: {(error.strerror or str(error)).lower()}")
     click.echo(diagram(pos, UNICODE if unicode else ASCII))
     click.echo()
     white, black = (UNICODE if unicode else ASCII)[:2]
@@ -58,8 +61,9 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
     """List every legal move in POSITION, one per line.
 
     With --json: {"position", "side", "moves", "game_over"}, where game_over is
-    null, "win" or "loss" for the side to move ("draw" only after --after moves
-    that repeat a position or make 50 quiet plies).
+    null, "win" or "loss" for the side to move ("draw": a full board where the rules
+    draw it, as Twelve Men's, or --after moves that repeat a position or make 50
+    quiet plies).
 
     \b
     Example:

@@ -81,10 +81,10 @@ def note_hands(pos, rules: Rules) -> bool:
     slip, or a study): the answer is for the position as given; returns whether it said so."""
     if pos.hands_arise(rules):
         return False
-    turn = "White to move holds as many stones in hand as Black" if pos.turn == "w" else \
-        "Black to move holds one more stone in hand than White"
+    rule = ("with White to move, both sides hold as many stones in hand" if pos.turn == "w" else
+            "with Black to move, Black holds one more stone in hand than White")
     click.echo(f"note: {format_position(pos)}: no game from the start holds these hands "
-               f"({turn}); answered for the position as given", err=True)
+               f"(in a game, {rule}); answered for the position as given", err=True)
     return True
 
 
