@@ -711,3 +711,34 @@ def test_connections_beyond_the_limit_are_closed_at_once(db4, capfd):
     err = capfd.readouterr().err
     assert err.count("connections open, the most this server takes") == 1, err[-500:]
 
+
+
+def test_pages_of_other_sites_are_not_answered(db4):
+    """Any web page open in the browser could make the local server search for minutes
+    (an image pointing at /api/query) or, renaming its own site to 127.0.0.1 (DNS
+    rebinding), read the answers. The browser says where a request comes from; programs
+    (curl, scripts) send neither header and are answered."""
+    from solver.web.app import LOOPBACK_HOSTS
+    query = {"position": MOVING}
+    with TestClient(create_app(db4, FOUR)) as c:
+        assert c.get("/api/query", params=query).status_code == 200
+        assert c.get("/api/query", params=query, headers={"sec-fetch-site": "same-origin"}).status_code == 200
+        assert c.post("/api/query", json=query, headers={"origin": "http://testserver"}).status_code == 200
+        for headers in ({"sec-fetch-site": "cross-site"}, {"origin": "http://evil.example"}, {"origin": "null"}):
+            response = c.post("/api/query", json=query, headers=headers)
+            assert response.status_code == 403 and "other sites" in response.json()["error"], headers
+        assert c.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200    # a link to the page
+    with TestClient(create_app(db4, FOUR, hosts=set(LOOPBACK_HOSTS)), base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/query", params=query).status_code == 200
+        assert c.get("/api/query", params=query, headers={"host": "localhost:8000"}).status_code == 200
+        rebound = c.get("/api/query", params=query, headers={"host": "evil.example:8000"})
+        assert rebound.status_code == 403 and "not 'evil.example:8000'" in rebound.json()["error"]
+        assert c.get("/", headers={"host": "evil.example"}).status_code == 403
+
+
+def test_a_board_of_too_many_arrows_is_refused(client):
+    from solver.web.app import MAX_ARROWS
+    ok = client.get("/api/board.svg", params={"arrows": " ".join(["d2-d3"] * MAX_ARROWS)})
+    assert ok.status_code == 200
+    refused = client.post("/api/board.svg", json={"arrows": " ".join(["d2-d3"] * (MAX_ARROWS + 1))})
+    assert refused.status_code == 413 and refused.json()["error"] == f"too many arrows: {MAX_ARROWS + 1} (at most {MAX_ARROWS})"

@@ -8,12 +8,13 @@ It sits at the top of the pipeline with the command line: it uses the public API
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from pathlib import Path
 from typing import Callable, Optional
 
 from ..rules import STANDARD, Rules
-from .app import create_app
+from .app import LOOPBACK_HOSTS, create_app
 
 __all__ = ["create_app", "serve", "bind"]
 
@@ -147,7 +148,11 @@ def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0
     import uvicorn
 
     sock = bind(host, port)
-    server = uvicorn.Server(server_config(create_app(root, rules)))
+    # On loopback only the local names: a site that points its own name at 127.0.0.1
+    # (DNS rebinding) is not answered.
+    loopback = ipaddress.ip_address(sock.getsockname()[0]).is_loopback
+    app = create_app(root, rules, hosts=set(LOOPBACK_HOSTS) if loopback else None)
+    server = uvicorn.Server(server_config(app))
     if announce is not None:
         announce(address(sock))
     try:

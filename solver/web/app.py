@@ -28,6 +28,7 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
@@ -52,6 +53,8 @@ STATIC = Path(__file__).parent / "static"
 MAX_BODY = 256 * 1024
 #: Most moves in a game record or move list.
 MAX_MOVES = 5000
+#: Most arrows on a board drawn (more than any position has moves).
+MAX_ARROWS = 1000
 #: Seconds of thinking the page may ask of the hard level (and of perfect's fallback).
 THINK_RANGE = (0.05, 10.0)
 #: Games kept to extend by a move instead of replaying them from the start.
@@ -330,11 +333,48 @@ def seed_param(params: dict, name: str = "seed") -> Optional[int]:
 
 # --- endpoints ------------------------------------------------------------------------
 
-def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
+class OwnPagesOnly:
+    """ASGI middleware: the API answers the page it serves and programs (curl, scripts),
+    not pages of other sites open in the same browser.  A browser says where a request
+    comes from (``Sec-Fetch-Site``, ``Origin``); without this, any web page could make
+    the server search for minutes (an image pointing at ``/api/query``) or read its
+    answers after a DNS rebinding.  ``hosts``: the names the server answers to (the
+    ``Host`` header; None: any), e.g. only loopback names where it listens on loopback.
+    """
+
+    def __init__(self, app, hosts: Optional[set[str]] = None):
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            host = headers.get("host", "")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            why = None
+            if self.hosts is not None and name.lower() not in self.hosts:
+                why = f"this server answers to {', '.join(sorted(self.hosts))}, not {host[:60]!r}"
+            elif scope["path"].startswith("/api/"):
+                origin = headers.get("origin")
+                if headers.get("sec-fetch-site") == "cross-site" or (
+                        origin is not None and origin.split("://", 1)[-1] != host):
+                    why = "requests from pages of other sites are refused"
+            if why is not None:
+                await json_response({"error": why}, 403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+#: What a server listening on loopback answers to.
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
+
+
+def create_app(root: Path | str = "data", rules: Rules = STANDARD,
+               hosts: Optional[set[str]] = None) -> Starlette:
     """The application: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
 
     ``root``: the database folder (one sub-folder per rule set); ``rules``: the rule
-    set of requests that name none.
+    set of requests that name none; ``hosts``: the names it answers to
+    (:class:`OwnPagesOnly`; None: any).
     """
     service = Service(root, rules)
 
@@ -465,9 +505,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
             if not (len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
                 raise ApiError(f"mark {item!r}: expected POINT:win|draw|loss|#rrggbb")
             marks[parse_move(point, rules.board).target] = colour
+        arrows = (text_param(params, "arrows") or "").split()
+        if len(arrows) > MAX_ARROWS:           # (each drawn costs the loop, and 150 bytes)
+            raise ApiError(f"too many arrows: {len(arrows)} (at most {MAX_ARROWS})", 413)
         size = params.get("size")
         svg = board_svg(pos, last_move=parse_move(last, rules.board) if last else None, marks=marks,
-                        arrows=[parse_move(a, rules.board) for a in (text_param(params, "arrows") or "").split()],
+                        arrows=[parse_move(a, rules.board) for a in arrows],
                         coordinates=bool_param(params, "coordinates", True),
                         size=None if size in (None, "") else int(number_param(params, "size", 400, 50, 4000)))
         return Response(svg, media_type="image/svg+xml")
@@ -503,7 +546,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD) -> Starlette:
         yield
         service.close()
 
-    app = Starlette(routes=routes, lifespan=lifespan,
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(OwnPagesOnly, hosts=hosts)],
                     exception_handlers={HTTPException: api_not_found})
     app.state.service = service
     return app
