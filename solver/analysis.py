@@ -17,7 +17,7 @@ from typing import Optional
 from .errors import DatabaseError, one_line
 from .game import Game
 from .notation import format_position
-from .position import Position
+from .position import Move, Position
 from .probe import Database
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -26,13 +26,56 @@ LOST_THE_WIN = "lost the win"
 LOST_THE_DRAW = "lost the draw"
 
 
-def query_object(database: Database, pos: Position) -> dict:
-    """``{"position", "value", "plies", "moves": [{"move", "value", "plies"}]}``: the
-    value for the side to move and of every legal move for its mover, best first."""
+#: Plies a drawn line (or one of values without plies) is followed.
+DRAWN_LINE = 20
+
+
+def principal_line(database: Database, pos: Position, limit: Optional[int] = None) -> list[Move]:
+    """The line both sides play by the databases' best moves (the first of equal ones):
+    the shortest win against the longest defence.  A decided position's line runs to
+    the end of the game, as many plies as its value says; a drawn one (or one valued
+    without plies, by the opening search) is followed :data:`DRAWN_LINE` plies.
+    ``limit``: at most this many plies.  The rules of play's draws (repetition, 50
+    plies without a mill) are not applied: the values do not know them."""
     probe = database.probe(pos)
-    return {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
-            "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
-                      for mp in database.probe_moves(pos)]}
+    length = probe.plies if probe.plies is not None and probe.value != DRAW else DRAWN_LINE
+    if limit is not None:
+        length = min(length, limit)
+    line: list[Move] = []
+    while len(line) < length:
+        move = database.best_move(pos)
+        if move is None:
+            break
+        line.append(move)
+        pos = pos.play_unchecked(move)
+    return line
+
+
+def query_object(database: Database, pos: Position, line: bool = False) -> dict:
+    """``{"position", "value", "plies", "moves": [{"move", "value", "plies"}]}``: the
+    value for the side to move and of every legal move for its mover, best first;
+    with ``line``, also ``"line"``: the :func:`principal_line` as move texts, and
+    ``"line_drawn"``: where a game from this position along that line would end in a
+    draw by the rules of play, ``{"ply", "termination"}`` (a win of more than 50 plies
+    without a mill is one: the values count plies to the end, not to the next mill),
+    else null."""
+    probe = database.probe(pos)
+    obj = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
+           "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
+                     for mp in database.probe_moves(pos)]}
+    if line:
+        moves = principal_line(database, pos)
+        obj["line"] = [str(m) for m in moves]
+        obj["line_drawn"] = None
+        game = Game(pos, database.rules)
+        for ply, move in enumerate(moves, 1):
+            game.play(move)
+            result = game.result()
+            if result is not None:
+                if result.winner == DRAW and probe.value != DRAW:
+                    obj["line_drawn"] = {"ply": ply, "termination": str(result.termination)}
+                break
+    return obj
 
 
 def game_over(game: Game) -> Optional[WDL]:

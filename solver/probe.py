@@ -281,14 +281,17 @@ class Database:
         return code
 
     # --- probing -----------------------------------------------------------------
-    def probe(self, position: Position | str) -> Probe:
+    def probe(self, position: Position | str, search: bool = True) -> Probe:
         """Value and plies for the side to move.
 
         Positions with stones in hand are read from the placement files.  Where no
         placement file of these rules is built at all (or the hands cannot arise from
         the start of this game), the opening book or the opening search answers them
-        (value only, ``plies`` None).  Raises MissingSubspaceError if a subspace it
-        needs is not built.
+        (value only, ``plies`` None; :meth:`needs_search` says where, as the search
+        takes minutes early in the 9-stone game).  ``search=False``: never the search,
+        a lookup only (as python-chess's probes): where it would answer, the
+        position's placement file is missing (MissingSubspaceError).  Raises
+        MissingSubspaceError if a subspace it needs is not built.
         """
         position = self._position(position)
         own, opp = position.own, position.opp
@@ -326,6 +329,12 @@ class Database:
             book = self.opening_book()
             value = book.get(position) if book is not None else None
             if value is None:
+                if not search:
+                    sub = Subspace.of(position)
+                    path = storage.file_of(self.root, self.rules, sub)
+                    raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: "
+                                               f"missing {path}; the opening search would answer "
+                                               f"(search=True)")
                 value = self.opening_search().solve(position).value
             return Value(value)
         return decode(self.code(own, opp))
@@ -388,8 +397,9 @@ class Database:
                 self._search = OpeningSearch(self.rules, wdl=self.wdl)
             return self._search
 
-    def get(self, position: Position | str, default=None):
-        """Like :meth:`probe`, but ``default`` where a subspace it needs is not built.
+    def get(self, position: Position | str, default=None, search: bool = True):
+        """Like :meth:`probe`, but ``default`` where a subspace it needs is not built
+        (``search=False``: also where only the opening search would answer).
 
         As python-chess's ``get_wdl``: only a missing file (:class:`MissingSubspaceError`)
         gives the default; a damaged or foreign file still raises, so that damage is
@@ -402,7 +412,7 @@ class Database:
         'not built'
         """
         try:
-            return self.probe(position)
+            return self.probe(position, search)
         except MissingSubspaceError:
             return default
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from solver.build import build
 from solver.rules import Rules
 
 FOUR = Rules(stones=4)
+
+# The tests name their folders; a user's default folder (muehle's --db) is not theirs.
+os.environ.pop("MUEHLE_DB", None)
 
 
 @pytest.fixture(scope="session")

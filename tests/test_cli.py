@@ -207,3 +207,29 @@ def test_show_names_the_svg_file_it_cannot_write(tmp_path):
     result = CliRunner().invoke(main, ["show", "startpos", "--svg", str(target)])
     assert result.exit_code == 2 and result.stderr == (
         f"muehle: error: cannot write {target}: no such file or directory\n")
+
+
+def test_the_database_folder_may_come_from_the_environment(db4, monkeypatch):
+    from click.testing import CliRunner
+    from solver.cli import main
+    args = ["query", "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6 b"]
+    monkeypatch.setenv("MUEHLE_DB", str(db4))
+    assert CliRunner().invoke(main, args).output.startswith("W:a1,d1,g1 B:a7,d7,f6 b: win in 1")
+    monkeypatch.setenv("MUEHLE_DB", str(db4 / "nowhere"))
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and f"database folder {db4 / 'nowhere'} does not exist" in result.stderr
+    assert CliRunner().invoke(main, [*args[:1], "--db", str(db4), *args[1:]]).exit_code == 0   # --db first
+
+
+def test_query_prints_the_line_of_best_play(db4):
+    from click.testing import CliRunner
+    from solver.cli import main
+    args = ["query", "--db", str(db4), "--stones", "4", "--line"]
+    result = CliRunner().invoke(main, [*args, "W:a1,d1,g1 B:a7,d7,f6 w"])
+    lines = result.output.splitlines()
+    assert lines[0] == "W:a1,d1,g1 B:a7,d7,f6 w: win in 3 plies for White" and lines[1].startswith("line: ")
+    assert len(lines[1].split()) == 1 + 3 and result.stderr == ""
+    over = CliRunner().invoke(main, [*args, "W:a1,d1 B:a7,d7,f6 w"])
+    assert "line: (none: the game is over)" in over.output
+    as_json = json.loads(CliRunner().invoke(main, [*args, "--json", "W:a1,d1,g1 B:a7,d7,f6 w"]).output)
+    assert as_json["line"] == lines[1].split()[1:] and as_json["line_drawn"] is None

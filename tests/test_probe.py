@@ -280,6 +280,13 @@ def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
                            (lambda: db.probe("W:a1 B:a7 q"), ValueError)):
             with pytest.raises(kind):
                 call()
+        # a lookup only: where the opening search would answer (no placement files), the
+        # placement file is missing, as for python-chess's probes
+        placing = "W:d2 B:f4 w 3 3"
+        assert db.needs_search(placing) and db.get(placing, "none", search=False) == "none"
+        with pytest.raises(MissingSubspaceError, match="place-1-1\\+3-3.h5; the opening search would answer"):
+            db.probe(placing, search=False)
+        assert db.get(placing, "none").value in ("win", "draw", "loss")
         again = pickle.loads(pickle.dumps(db))
         assert again.rules == FOUR and again.probe(text) == db.probe(text)
         again.close()
@@ -304,3 +311,34 @@ def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
         parse_position(text, FOUR).legal_moves("standard-s4")
     probe = MoveProbe(parse_move("d2"), "win", np.int64(1))
     assert probe == MoveProbe(parse_move("d2"), probe.value, 1) and type(probe.plies) is int
+
+
+def test_the_line_of_best_play_ends_as_its_value_says(db4):
+    """query --line: from a decided position the line runs as many plies as the value
+    says and ends with the game won by the side the value names; every position on it
+    keeps the value (one ply nearer); a drawn position is followed 20 plies, all drawn."""
+    from solver.analysis import DRAWN_LINE, principal_line, query_object
+    from solver.values import DRAW, WIN
+    checked = {WIN: 0, "loss": 0, DRAW: 0}
+    with open_database(db4, FOUR) as db:
+        for pos, _ in sample_positions(db4, 15, seed=4):
+            value = db.probe(pos)
+            line = principal_line(db, pos)
+            after = pos
+            for ply, move in enumerate(line):
+                expected = value if ply % 2 == 0 else value.for_mover()
+                now = db.probe(after)
+                assert now.value == expected.value, (pos, ply)
+                if value.value != DRAW:
+                    assert now.plies == value.plies - ply, (pos, ply)
+                after = after.play(move, FOUR)
+            if value.value == DRAW:
+                assert len(line) == DRAWN_LINE or after.outcome(FOUR) is not None
+            else:
+                assert len(line) == value.plies
+                # over, lost for the side to move there: the mover of the last ply won
+                assert after.outcome(FOUR) == "loss" and (len(line) % 2 == 1) == (value.value == WIN)
+            checked[value.value] += 1
+        assert all(checked.values()), checked
+        obj = query_object(db, pos, line=True)
+        assert obj["line"] == [str(m) for m in principal_line(db, pos)] and "line_drawn" in obj

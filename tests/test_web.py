@@ -488,10 +488,10 @@ def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answeri
     release, entered = threading.Event(), threading.Event()
     real = web_app.query_object
 
-    def held(db, pos):
+    def held(db, pos, *line):
         entered.set()
         assert release.wait(60)
-        return real(db, pos)
+        return real(db, pos, *line)
     monkeypatch.setattr(web_app, "query_object", held)
     with serving(create_app(db4, FOUR)) as (base, _):
         answers = []
@@ -533,11 +533,11 @@ def test_requests_whose_clients_left_while_waiting_are_dropped(db4, monkeypatch)
     release, entered = threading.Event(), threading.Event()
     real, calls = web_app.query_object, []
 
-    def held(db, pos):
+    def held(db, pos, *line):
         calls.append(pos)
         entered.set()
         assert release.wait(60)
-        return real(db, pos)
+        return real(db, pos, *line)
     monkeypatch.setattr(web_app, "query_object", held)
     with serving(create_app(db4, FOUR)) as (base, server):
         host, port = base.removeprefix("http://").split(":")
@@ -742,3 +742,10 @@ def test_a_board_of_too_many_arrows_is_refused(client):
     assert ok.status_code == 200
     refused = client.post("/api/board.svg", json={"arrows": " ".join(["d2-d3"] * (MAX_ARROWS + 1))})
     assert refused.status_code == 413 and refused.json()["error"] == f"too many arrows: {MAX_ARROWS + 1} (at most {MAX_ARROWS})"
+
+
+def test_query_with_the_line_is_the_cli_object(client, database):
+    expected = query_object(database, parse_position(MOVING, FOUR), line=True)
+    answer = client.get("/api/query", params={"position": MOVING, "line": "true"})
+    assert answer.status_code == 200 and answer.json() == expected and expected["line"] == ["f6-g7xa1"]
+    assert "line" not in client.get("/api/query", params={"position": MOVING}).json()

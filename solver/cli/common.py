@@ -257,9 +257,11 @@ def position_argument(func: Callable) -> Callable:
 
 
 def db_option(func: Callable) -> Callable:
-    """Add ``--db DIR``, the folder that holds one sub-folder of databases per rule set."""
+    """Add ``--db DIR``, the folder that holds one sub-folder of databases per rule set
+    (default: ``$MUEHLE_DB``, else ``data`` in the current folder)."""
     return click.option("--db", "db", type=click.Path(file_okay=False), default=str(DEFAULT_ROOT),
-                        show_default=True, help="Database folder (one sub-folder per rule set).")(func)
+                        envvar="MUEHLE_DB", show_default=True, show_envvar=True,
+                        help="Database folder (one sub-folder per rule set).")(func)
 
 
 class FiniteRange(click.FloatRange):

@@ -26,7 +26,10 @@ from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options,
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--batch", type=click.File("rb"), default=None,
               help="Read one position per line from FILE ('-': stdin); print one JSON object per line.")
-def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch) -> None:
+@click.option("--line", "with_line", is_flag=True,
+              help="Also the line of best play (shortest win, longest defence) to the end of "
+                   "the game; a draw 20 plies of it.")
+def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -58,19 +61,25 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                     pos = parse_position(text, rules)
                     noted = noted or note_search(database, pos)
                     odd = odd or note_hands(pos, rules)
-                    click.echo(json.dumps(query_object(database, pos)))
+                    click.echo(json.dumps(query_object(database, pos, with_line)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
         pos = parse_position(" ".join(position), rules)
         note_hands(pos, rules)
         note_search(database, pos)
-        obj = query_object(database, pos)
+        obj = query_object(database, pos, with_line)
     if as_json:
         click.echo(json.dumps(obj))
         return
     plies = "" if obj["plies"] is None else f" in {obj['plies']} plies"
     click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR[pos.turn]}")
+    if with_line:
+        click.echo(f"line: {' '.join(obj['line']) or '(none: the game is over)'}")
+        if obj["line_drawn"] is not None:
+            click.echo(f"note: played as a game from here, this line is a draw at ply "
+                       f"{obj['line_drawn']['ply']} ({obj['line_drawn']['termination']}): "
+                       f"the values count plies to the end, not to the next mill", err=True)
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")

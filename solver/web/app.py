@@ -432,7 +432,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
     def api_query(params: dict) -> dict:
         rules = service.rules_of(params)
         pos = position_of(params, rules)
-        return query_object(service.database(rules), pos)
+        line = bool_param(params, "line")
+        return query_object(service.database(rules), pos, line)
 
     def api_moves(params: dict) -> dict:
         rules = service.rules_of(params)
