@@ -66,16 +66,28 @@ def query_object(database: Database, pos: Position, line: bool = False) -> dict:
     if line:
         moves = principal_line(database, pos)
         obj["line"] = [str(m) for m in moves]
-        obj["line_drawn"] = None
-        game = Game(pos, database.rules)
-        for ply, move in enumerate(moves, 1):
-            game.play(move)
-            result = game.result()
-            if result is not None:
-                if result.winner == DRAW and probe.value != DRAW:
-                    obj["line_drawn"] = {"ply": ply, "termination": str(result.termination)}
-                break
+        drawn = drawn_in_play(Game(pos, database.rules), moves) if probe.value != DRAW else None
+        obj["line_drawn"] = None if drawn is None else {"ply": drawn[0], "termination": drawn[1]}
     return obj
+
+
+def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
+    """(ply, termination) where ``moves`` (Moves or their text) played on a copy of
+    ``game`` end it in a draw by the rules of play (threefold repetition, 50 plies
+    without a mill), else None.
+
+    >>> drawn_in_play(Game("W:a1,d1,a4,d2 B:g7,b6,f6 w"), "d2-d3 b6-b4 d3-d2 b4-b6".split() * 2)
+    (8, 'threefold repetition')
+    >>> drawn_in_play(Game("W:a1,d1,a4,d2 B:g7,b6,f6 w"), "d2-d3 b6-b4".split()) is None
+    True
+    """
+    game = game.copy()
+    for ply, move in enumerate(moves, 1):
+        game.play(move)
+        result = game.result()
+        if result is not None:
+            return (ply, str(result.termination)) if result.winner == DRAW else None
+    return None
 
 
 def game_over(game: Game) -> Optional[WDL]:

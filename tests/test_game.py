@@ -237,3 +237,17 @@ def test_a_game_takes_rules_by_name_and_says_what_it_is():
         Game(rules=9)
     with pytest.raises(ValueError, match="unknown rule set"):
         Game(rules="nine-mens")
+
+
+def test_a_line_that_the_rules_of_play_draw_is_found():
+    # (query --line's note: the values count plies to the end, the rules of play also
+    # draw 50 plies without a mill and a third repetition)
+    from solver.analysis import drawn_in_play
+    start = "W:a1,d1,b4,f2,e5 B:g7,d6,c5,e4,b2 w"
+    walk = Game(start)
+    _fresh_quiet_walk(walk, 50)
+    assert drawn_in_play(Game(start), list(walk.moves)) == (50, "50 plies without a mill")
+    assert drawn_in_play(Game(start), list(walk.moves[:49])) is None
+    assert drawn_in_play(Game(SHUFFLE), CYCLE * 2) == (8, "threefold repetition")
+    won = Game("W:a1,d1,g4 B:a7,d7,b4 b")               # a game won is no draw; a copy is played
+    assert drawn_in_play(won, ["b4-g7xg4"]) is None and len(won) == 0
