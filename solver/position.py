@@ -239,6 +239,17 @@ class Position:
                                  f"{hand} in hand), but a side has at most {most} on the "
                                  f"{board.name} board")
 
+    def __repr__(self) -> str:
+        """The fields, the board too where it is not the standard one (the same masks
+        are other points there); evaluated, it gives the position back.
+
+        >>> parse_position("W:a1 B:c5 w 2 3", Rules.from_name("six-mens"))
+        Position(white=8192, black=2, white_hand=2, black_hand=3, turn='w', board='six-mens')
+        """
+        board = "" if self.board is STANDARD_BOARD else f", board={self.board.name!r}"
+        return (f"Position(white={self.white}, black={self.black}, white_hand={self.white_hand}, "
+                f"black_hand={self.black_hand}, turn={self.turn!r}{board})")
+
     # --- the side to move's view -------------------------------------------------
     @property
     def own(self) -> int:
