@@ -166,6 +166,10 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
     pos = parse_position(" ".join(position) or "startpos", rules)
     with open_database(db, rules) as database:
         search = OpeningSearch(rules, wdl=database.wdl, table_bits=table_bits)
+        if pos.in_placement and rules.stones >= 9:
+            # (otherwise a minute without a word; measured in docs/results.md)
+            click.echo("note: searching the placement phase; from the start of a 9-stone game "
+                       "this takes about a minute", err=True)
         result = search.solve(pos)
         if book is not None:
             if not pos.in_placement:
