@@ -233,3 +233,18 @@ def test_query_prints_the_line_of_best_play(db4):
     assert "line: (none: the game is over)" in over.output
     as_json = json.loads(CliRunner().invoke(main, [*args, "--json", "W:a1,d1,g1 B:a7,d7,f6 w"]).output)
     assert as_json["line"] == lines[1].split()[1:] and as_json["line_drawn"] is None
+
+
+def test_query_and_best_move_play_moves_first(db4):
+    from click.testing import CliRunner
+    from solver.cli import main
+    common = ["--db", str(db4), "--stones", "4"]
+    start, after, reached = "W:a1,d1,g1 B:a7,d7,f6 b", "f6-f4 a1-a4", "W:a4,d1,g1 B:a7,d7,f4 b"
+    for command in (["query", "--json"], ["best-move", "--json"]):
+        played = CliRunner().invoke(main, [*command, *common, start, "--after", after])
+        direct = CliRunner().invoke(main, [*command, *common, reached])
+        assert played.exit_code == 0 and played.output == direct.output, played.output + played.stderr
+        bad = CliRunner().invoke(main, [*command, *common, start, "--after", "f6-f9"])
+        assert bad.exit_code == 2 and "unknown point 'f9'" in bad.stderr
+    batch = CliRunner().invoke(main, ["query", *common, "--batch", "-", "--after", after], input=start)
+    assert batch.exit_code == 2 and "not with --batch" in batch.stderr

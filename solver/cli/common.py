@@ -249,11 +249,16 @@ def position_argument(func: Callable) -> Callable:
                   help="Play these moves (space-separated) from POSITION first.")
     @functools.wraps(func)
     def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, **kwargs):
-        game = Game(" ".join(position), rules)
-        for text in after.split():
-            game.play(text)
-        return func(*args, game=game, rules=rules, **kwargs)
+        return func(*args, game=game_after(" ".join(position), after, rules), rules=rules, **kwargs)
     return wrapper
+
+
+def game_after(position: str, after: str, rules: Rules) -> Game:
+    """The game from ``position`` after the space-separated moves ``after`` (--after)."""
+    game = Game(position, rules)
+    for text in after.split():
+        game.play(text)
+    return game
 
 
 def db_option(func: Callable) -> Callable:

@@ -15,7 +15,7 @@ from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options, value_text
+from .common import COLOUR, db_option, fail, game_after, main, needs_kernels, rules_options, value_text
 
 
 @main.command()
@@ -29,7 +29,10 @@ from .common import COLOUR, db_option, fail, main, needs_kernels, rules_options,
 @click.option("--line", "with_line", is_flag=True,
               help="Also the line of best play (shortest win, longest defence) to the end of "
                    "the game; a draw 20 plies of it.")
-def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool) -> None:
+@click.option("--after", "after", metavar="MOVES", default="",
+              help="Play these moves (space-separated) from POSITION first.")
+def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
+          after: str) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -45,6 +48,8 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE")
     if batch is not None and position:
         fail("give a POSITION or --batch FILE, not both")
+    if batch is not None and after.strip():
+        fail("--after plays moves from POSITION: not with --batch")
     with open_database(db, rules) as database:
         if batch is not None:
             noted = odd = False
@@ -65,7 +70,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
             return
-        pos = parse_position(" ".join(position), rules)
+        pos = game_after(" ".join(position), after, rules).position
         note_hands(pos, rules)
         note_search(database, pos)
         obj = query_object(database, pos, with_line)
@@ -112,10 +117,12 @@ def note_search(database, pos) -> bool:
 @rules_options
 @needs_kernels
 @click.argument("position", nargs=-1, required=True)
+@click.option("--after", "after", metavar="MOVES", default="",
+              help="Play these moves (space-separated) from POSITION first.")
 @click.option("--seed", type=int, default=None,
               help="Choose at random among equally good moves (repeatable with the seed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[int],
+def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed: Optional[int],
               as_json: bool) -> None:
     """The database's best move in POSITION: the shortest win, else a draw, else the
     longest loss, and its value for the side to move.
@@ -129,7 +136,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], seed: Optional[i
     """
     import random
 
-    pos = parse_position(" ".join(position), rules)
+    pos = game_after(" ".join(position), after, rules).position
     with open_database(db, rules) as database:
         note_hands(pos, rules)
         note_search(database, pos)
