@@ -31,11 +31,12 @@ the index read; its numbering never changes (database files depend on it).
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Iterable, Mapping
+
+from .errors import integer
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
 #: kernels' tables are sized for it.
@@ -80,16 +81,15 @@ _BYTE_POINTS = [[[8 * k + i for i in range(8) if b >> i & 1] for b in range(256)
 
 
 def _number_below(value, end: int, rule: str) -> int:
-    """``value`` as an int in 0..end-1 (numpy integers too, not bools); ValueError
-    saying ``rule`` otherwise."""
-    if not isinstance(value, bool):
-        try:
-            number = operator.index(value)
-        except TypeError:
-            number = None
-        if number is not None and 0 <= number < end:
-            return number
-    raise ValueError(f"{rule}, not {str(value)[:20]!r}")
+    """``value`` as an int in 0..end-1 (:func:`~solver.errors.integer`: numpy integers
+    too, not bools); ValueError saying ``rule`` otherwise."""
+    try:
+        number = integer(value, "a number")
+    except ValueError:
+        number = -1
+    if not 0 <= number < end:
+        raise ValueError(f"{rule}, not {str(value)[:20]!r}")
+    return number
 
 
 @lru_cache(maxsize=None)
@@ -341,9 +341,13 @@ class Board:
         return fixed // len(self.symmetries)
 
     def inverse_symmetry(self, sym: int) -> int:
-        """Number of the symmetry that undoes ``sym``."""
+        """Number of the symmetry that undoes ``sym``; ValueError for a number the board
+        has no symmetry of (as :meth:`apply_symmetry`)."""
+        symmetries = self.symmetries
+        sym = _number_below(sym, len(symmetries), f"the {self.name} board has symmetries "
+                                                   f"0..{len(symmetries) - 1}")
         inv = [0] * self.num_points
-        for i, j in enumerate(self.symmetries[sym]):
+        for i, j in enumerate(symmetries[sym]):
             inv[j] = i
         return self.symmetries.index(tuple(inv))
 

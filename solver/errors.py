@@ -1,7 +1,8 @@
 """Every error the package raises for bad input or a bad database, by kind.
 
 The command line reports each of them as one line (``muehle: error: <message>``,
-exit status 2); a program catches the kind it can handle.  Modelled on
+exit status 2; ``check`` and ``stats`` exit 1 where the database they judge is at
+fault); a program catches the kind it can handle.  Modelled on
 python-chess: notation errors are ``ValueError``\\ s, and a subspace that is not
 built is also a ``KeyError`` (like a missing table of a tablebase).
 

@@ -24,7 +24,7 @@ import importlib
 from types import ModuleType
 
 from .board import STANDARD_BOARD, Board
-from .errors import UnsupportedRulesError
+from .errors import UnsupportedRulesError, one_line
 
 _LOADED: dict[str, ModuleType] = {}
 
@@ -57,7 +57,7 @@ def kernels_for(board: Board = STANDARD_BOARD) -> ModuleType:
         # There, but not loadable: built for another Python, or no file descriptor left
         # (EMFILE) to open it with; "not compiled" would send the user to the wrong fix.
         raise UnsupportedRulesError(f"the kernels of the {board.name} board ({name}) cannot be "
-                                    f"loaded: {' '.join(str(error).split())}") from None
+                                    f"loaded: {one_line(error)}") from None
     assert module.BOARD == board and module.max_stones() == board.index_stones, (
         f"{name} was compiled for another {board.name} board")
     _LOADED[suffix] = module

@@ -408,6 +408,8 @@ class Position:
         if not isinstance(move, Move):
             raise TypeError(f"a move is a Move, not {type(move).__name__}")
         self.check_board(rules)
+        if move.board is not self.board and move.board.points != self.board.points:
+            return False                   # (its text names other points: why_illegal)
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
@@ -422,6 +424,11 @@ class Position:
         """
         if self.is_legal(move, rules):
             return None
+        if move.board is not self.board and move.board.points != self.board.points:
+            # Its text names other points than its numbers do here: played, a game would
+            # record a move that is not the one made.
+            return (f"it is a move of the {move.board.name} board, and this position is on the "
+                    f"{self.board.name} board (parse it with board={self.board.name!r})")
         name, colour = rules.name, "White" if self.turn == WHITE else "Black"
         enemy = "Black" if self.turn == WHITE else "White"
         n = self.board.num_points
@@ -519,22 +526,14 @@ class Position:
         >>> parse_position("startpos", six).play(parse_move("d7"), six)
         Traceback (most recent call last):
         ...
-        solver.errors.IllegalMoveError: move d7 is a move of the standard board, and this position is on the six-mens board (parse it with board='six-mens')
+        solver.errors.IllegalMoveError: illegal move d7 in this position: it is a move of the standard board, and this position is on the six-mens board (parse it with board='six-mens')
         """
         if isinstance(move, str):
             return self.play_unchecked(parse_legal_move(move, self, rules))
-        if isinstance(move, Move) and move.board.points != self.board.points:
-            # Its text names other points than its numbers do here: played, a game would
-            # record a move that is not the one made.
-            raise IllegalMoveError(f"move {move} is a move of the {move.board.name} board, and this "
-                                   f"position is on the {self.board.name} board (parse it with "
-                                   f"board={self.board.name!r})", move)
         reason = self.why_illegal(move, rules)
         if reason is not None:
-            # The move's text names its own board's points: on another board, its numbers.
-            named = str(move) if move.board == self.board else repr(move)
             kind = GameOverError if self.outcome(rules) is not None else IllegalMoveError
-            raise kind(f"illegal move {named} in this position: {reason}", move)
+            raise kind(f"illegal move {move} in this position: {reason}", move)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":

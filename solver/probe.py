@@ -71,7 +71,7 @@ class MoveProbe:
 class Database:
     """Read access to the databases of one rule set (moving and placement phase).
     Thread-safe; pickled, it is opened again where it is unpickled (a process pool's
-    workers each read the files themselves).
+    workers each read the files themselves), even if it was closed here.
 
     ``rules``: a :class:`~solver.rules.Rules` or its name.  ``book``: an opening book
     (DatabaseError if there is none there), else ``<root>/<rules>/opening-book.npz``
@@ -224,6 +224,7 @@ class Database:
     def has_placement(self) -> bool:
         """Whether any placement subspace of these rules is built (else positions with
         stones in hand are answered by the opening search, without plies)."""
+        self._check_open()
         with self._lock:
             if not self._has_placement:     # (looked for again until found: a build may add them)
                 folder = storage.rules_dir(self.root, self.rules)
@@ -233,6 +234,7 @@ class Database:
     def has_moving(self) -> bool:
         """Whether any moving-phase pair of these rules is built (the opening search's
         leaves are read from them)."""
+        self._check_open()
         return any(storage.rules_dir(self.root, self.rules).glob("pair-*.h5"))
 
     def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
@@ -384,6 +386,7 @@ class Database:
     def opening_book(self):
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
         from .opening import OpeningBook
+        self._check_open()
         with self._lock:
             if self._book is None and self._book_path.exists():
                 self._book = OpeningBook.read(self._book_path, self.rules)
@@ -392,6 +395,7 @@ class Database:
     def opening_search(self):
         """The opening search over this database (shares its transposition table)."""
         from .opening import OpeningSearch
+        self._check_open()
         with self._lock:
             if self._search is None:
                 self._search = OpeningSearch(self.rules, wdl=self.wdl)
@@ -442,7 +446,7 @@ class Database:
         return rng.choice(equal) if rng is not None else equal[0]
 
 
-def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules = STANDARD,
+def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
                   in_memory: bool = False, book: Path | str | None = None) -> Database:
     """Open the databases under ``root`` for ``rules`` (a :class:`~solver.rules.Rules` or
     its name; a context manager)."""

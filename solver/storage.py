@@ -41,7 +41,7 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads, f
 import numpy as np
 
 from .board import STANDARD_BOARD, Board
-from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, one_line
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .rules import Rules
@@ -58,7 +58,8 @@ DEFAULT_ROOT = Path("data")
 HOST = socket.gethostname().replace("/", "_") or "localhost"
 META_KEY = "meta_sha256"         # SHA-256 of an object's other attributes
 CRC_KEY = "chunk_crc32"          # per-chunk CRC-32 of the decoded values (format 2)
-MESSAGE_LIMIT = 120
+#: Characters of a library's message or a file's attribute quoted in one of ours.
+QUOTE_LIMIT = 120
 #: What an OSError says of the process or the system, not of the file: out of file
 #: descriptors or memory, or no permission.
 NOT_THE_FILE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EACCES, errno.EPERM})
@@ -286,12 +287,6 @@ def _crash_point(point: str, path: Path) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def short(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """One line of at most ``limit`` characters (for error messages that echo input)."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 @contextmanager
 def hdf5_errors(path: Path, what: str = "is damaged"):
     """Turn any failure of the HDF5 library inside the block into one DatabaseError
@@ -303,7 +298,7 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
     except MemoryError:
         raise CorruptDatabaseError(f"{path} {what} (it asks for more memory than there is)") from None
     except Exception as exc:            # noqa: BLE001 - any library failure is damage
-        raise CorruptDatabaseError(f"{path} {what}: {short(exc)}") from None
+        raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
 
 
 def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None,
@@ -339,7 +334,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:
-            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
+            raise CorruptDatabaseError(f"{path} could not be written: {one_line(exc, QUOTE_LIMIT)}") from None
         del image
         _crash_point("temporary-complete", path)
         # Re-read before publishing: what is renamed into place is known to be readable,
@@ -353,7 +348,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         try:
             os.replace(tmp, path)
         except OSError as exc:
-            raise CorruptDatabaseError(f"{path} could not be written: {short(exc)}") from None
+            raise CorruptDatabaseError(f"{path} could not be written: {one_line(exc, QUOTE_LIMIT)}") from None
         _crash_point("after-rename", path)
     finally:
         try:
@@ -439,7 +434,7 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
                 # build that meets this stops rather than replace a good file.
                 raise DatabaseError(f"cannot open database file {path}: "
                                     f"{os.strerror(exc.errno).lower()}") from None
-            raise CorruptDatabaseError(f"cannot read database file {path}: {short(exc)}") from None
+            raise CorruptDatabaseError(f"cannot read database file {path}: {one_line(exc, QUOTE_LIMIT)}") from None
     try:
         with hdf5_errors(path):
             attrs = _attrs(f)
@@ -447,17 +442,17 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
                 raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
             if attrs.get("rules") != rules.name:
                 raise ForeignDatabaseError(f"{path} was built for rules "
-                                           f"{short(repr(attrs.get('rules')))}, not {rules.name!r}")
+                                           f"{one_line(repr(attrs.get('rules')), QUOTE_LIMIT)}, not {rules.name!r}")
             scheme = kernels_for(rules.board).INDEX_SCHEME
             if attrs.get("index_scheme") != scheme:
                 raise ForeignDatabaseError(
-                    f"{path} uses index scheme {short(repr(attrs.get('index_scheme')))}, "
+                    f"{path} uses index scheme {one_line(repr(attrs.get('index_scheme')), QUOTE_LIMIT)}, "
                     f"this solver reads {scheme!r}: rebuild it")
             if not attrs.get("complete", False):
                 raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
             version = _plain(attrs.get("format_version"))
             if version not in (1, FORMAT_VERSION):
-                raise ForeignDatabaseError(f"{path} has format version {short(repr(version))}, "
+                raise ForeignDatabaseError(f"{path} has format version {one_line(repr(version), QUOTE_LIMIT)}, "
                                            f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
@@ -466,7 +461,7 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
                 names = set(f.keys())
                 if names != expected or (version >= 2 and attrs.get(attribute) != name):
                     raise ForeignDatabaseError(f"{path} does not hold {attribute} {name} (it holds "
-                                               f"{short(', '.join(sorted(names)) or 'nothing')})")
+                                               f"{one_line(', '.join(sorted(names)) or 'nothing', QUOTE_LIMIT)})")
     except DatabaseError:
         f.close()
         raise
@@ -511,7 +506,7 @@ class SubspaceReader:
                 return self.ds[start:stop]
             except OSError as exc:
                 raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
-                                    f"({short(exc)})") from None
+                                    f"({one_line(exc, QUOTE_LIMIT)})") from None
 
     def _verify_whole(self) -> None:
         digest = hashlib.sha256()

@@ -108,7 +108,8 @@ def test_point_and_symmetry_numbers_off_the_board_are_refused():
     from solver.board import BOARDS, STANDARD_BOARD as B
     for call in (lambda: B.point_name(-1), lambda: B.point_name(24), lambda: B.neighbours(-1),
                  lambda: B.neighbours(True), lambda: B.apply_symmetry(-1, 7), lambda: B.apply_symmetry(16, 7),
-                 lambda: B.apply_symmetry(1, 1 << 30), lambda: B.apply_symmetry(1, -1)):
+                 lambda: B.apply_symmetry(1, 1 << 30), lambda: B.apply_symmetry(1, -1),
+                 lambda: B.inverse_symmetry(-1), lambda: B.inverse_symmetry(16)):
         with pytest.raises(ValueError, match="standard board"):
             call()
     assert B.point_name(np.int64(23)) == "g1" and B.neighbours(np.uint8(0)) == B.neighbours(0)

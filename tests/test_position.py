@@ -205,6 +205,8 @@ def test_play_refuses_points_off_its_board_and_reads_text():
     game = Game(rules=six)
     with pytest.raises(IllegalMoveError, match="on the six-mens board"):
         game.play(parse_move("d7"))
+    start6 = parse_position("startpos", six)         # is_legal and why_illegal agree with play
+    assert not start6.is_legal(parse_move("d7"), six) and "standard board" in start6.why_illegal(parse_move("d7"), six)
     assert len(game) == 0
     game.play(parse_move("c5", six.board))
     assert game.record().splitlines()[-1] == "c5" and Game.from_record(game.record()).position == game.position

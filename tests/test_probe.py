@@ -297,7 +297,8 @@ def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
         partial.probe("W:a1,d1,g1,b2 B:a7,d7,f6,b4 b")
     assert type(missing.value.subspace) is Subspace and missing.value.subspace.name == "4-4"
     assert "(closed)" in repr(db)
-    for call in (lambda: db.wdl(3, 3), lambda: db.subspace(3, 3), lambda: db.probe(text)):
+    for call in (lambda: db.wdl(3, 3), lambda: db.subspace(3, 3), lambda: db.probe(text),
+                 db.has_placement, db.has_moving, db.opening_book, db.opening_search):
         with pytest.raises(ValueError, match="is closed"):
             call()
     with pytest.raises(TypeError, match="rules are a Rules or a rule set's name"):

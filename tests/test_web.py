@@ -749,3 +749,23 @@ def test_query_with_the_line_is_the_cli_object(client, database):
     answer = client.get("/api/query", params={"position": MOVING, "line": "true"})
     assert answer.status_code == 200 and answer.json() == expected and expected["line"] == ["f6-g7xa1"]
     assert "line" not in client.get("/api/query", params={"position": MOVING}).json()
+
+
+def test_a_server_on_loopback_answers_to_the_address_it_announces(db4):
+    """Bound to 127.0.0.2 (or the machine's name, 127.0.1.1 on Debian), the server
+    refused its own announced address: it knew only localhost, 127.0.0.1 and [::1]."""
+    from solver.web import bind, host_names
+    sock = bind("127.0.0.2", 0)
+    try:
+        names = host_names("127.0.0.2", sock)
+    finally:
+        sock.close()
+    assert {"127.0.0.2", "localhost", "127.0.0.1"} <= names
+    with TestClient(create_app(db4, FOUR, hosts=names), base_url="http://127.0.0.2:8000") as c:
+        assert c.get("/").status_code == 200 and c.get("/api/rules").status_code == 200
+        assert c.get("/api/rules", headers={"host": "evil.example"}).status_code == 403
+    wide = bind("0.0.0.0", 0)
+    try:
+        assert host_names("0.0.0.0", wide) is None           # elsewhere: any name
+    finally:
+        wide.close()

@@ -2,7 +2,8 @@
 
 Bad input never shows a traceback: a command raises one of the package's errors
 (:mod:`solver.errors`), a ValueError or an OSError, or calls :func:`fail`, and the
-group prints ONE line ``muehle: error: <message>`` on stderr and exits with status 2.
+group prints ONE line ``muehle: error: <message>`` on stderr and exits with status 2
+(``check`` and ``stats`` exit 1 where their verdict is that the database is at fault).
 """
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     """
     rows, problems = _collect_stats(db, rules)
     for problem in problems:
-        click.echo(f"muehle: warning: {' '.join(problem.split())}", err=True)
+        click.echo(f"muehle: warning: {one_line(problem)}", err=True)
     if not rows and not problems:
         fail(f"no databases for rules {rules.name} in {db} (build them with: "
              f"{storage.build_command(db, rules)})")
@@ -313,10 +313,12 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total: Optional[int],
           jobs: int, quiet: bool) -> None:
-    """Recompute every stored state from its successors and compare (exit 1 on a mismatch).
+    """Recompute every stored state from its successors and compare.
 
     Every built file of the chosen phase is checked (placement subspaces from their
-    children's stored values); a missing child file is an error naming it.
+    children's stored values).  Exit status 1 where the database is at fault: states
+    that disagree with their successors, a file damaged, foreign or missing (each
+    named, with the command that builds it again); 2 where the command cannot run.
     """
     pairs, subs = [], []
     if pair_text is not None and "+" in pair_text and phase == "moving":
@@ -342,9 +344,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
     pairs = [Pair(*p, board=rules.board) for p in pairs]
     for held in pairs + subs:
         path = storage.file_of(db, rules, held)
-        if not path.exists():
-            fail(f"missing database file {path} (build it with: "
-                 f"{storage.repair_command(db, rules, [held])})")
+        if not path.exists():              # (the verdict on the database: exit 1, below)
+            click.echo(f"muehle: error: missing database file {path} (build it with: "
+                       f"{storage.repair_command(db, rules, [held])})", err=True)
+            raise SystemExit(1)
     total = sum(p.slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
@@ -423,7 +426,7 @@ def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
         except DatabaseError as error:
             problems.append(str(storage.with_repair(error, db, rules, [held])))
     for problem in problems:
-        click.echo(f"muehle: error: {' '.join(problem.split())}", err=True)
+        click.echo(f"muehle: error: {one_line(problem)}", err=True)
     if problems:
         raise SystemExit(1)
 

@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from ..analysis import best_move_object, query_object
-from ..errors import DatabaseError
+from ..errors import DatabaseError, one_line
 from ..notation import format_position
 from ..position import parse_position
 from ..opening import OpeningSearch, build_book
@@ -68,7 +68,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                     odd = odd or note_hands(pos, rules)
                     click.echo(json.dumps(query_object(database, pos, with_line)))
                 except (ValueError, DatabaseError) as error:
-                    click.echo(json.dumps({"position": text[:80], "error": f"line {number}: {error}"[:300]}))
+                    click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
             return
         pos = game_after(" ".join(position), after, rules).position
         note_hands(pos, rules)

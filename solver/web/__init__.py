@@ -142,6 +142,21 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
                           timeout_keep_alive=timeout, backlog=min(128, most))
 
 
+def host_names(host: str, sock: socket.socket) -> Optional[set[str]]:
+    """The names a server listening on ``sock`` (from :func:`bind`, given ``host``)
+    answers to: on loopback the local names, the address and the name it was given
+    (127.0.1.1 is the machine's own name on Debian), so that a site that points its
+    own name at it (DNS rebinding) is not answered; elsewhere any (None).
+
+    >>> sock = bind("127.0.0.1", 0); sorted(host_names("localhost", sock)); sock.close()
+    ['127.0.0.1', '[::1]', 'localhost']
+    """
+    bound = sock.getsockname()[0]
+    if not ipaddress.ip_address(bound).is_loopback:
+        return None
+    return set(LOOPBACK_HOSTS) | {host.lower(), f"[{bound}]" if ":" in bound else bound}
+
+
 def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0.0.1",
           port: int = 8000, announce: Optional[Callable[[str], None]] = print) -> None:
     """Serve the page and the API until interrupted; ``announce`` gets the address."""
@@ -150,8 +165,7 @@ def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0
     sock = bind(host, port)
     # On loopback only the local names: a site that points its own name at 127.0.0.1
     # (DNS rebinding) is not answered.
-    loopback = ipaddress.ip_address(sock.getsockname()[0]).is_loopback
-    app = create_app(root, rules, hosts=set(LOOPBACK_HOSTS) if loopback else None)
+    app = create_app(root, rules, hosts=host_names(host, sock))
     server = uvicorn.Server(server_config(app))
     if announce is not None:
         announce(address(sock))

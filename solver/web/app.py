@@ -351,7 +351,8 @@ class OwnPagesOnly:
             host = headers.get("host", "")
             name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
             why = None
-            if self.hosts is not None and name.lower() not in self.hosts:
+            if self.hosts is not None and host and name.lower() not in self.hosts:
+                # (no Host at all: HTTP/1.0, a program; every browser sends one)
                 why = f"this server answers to {', '.join(sorted(self.hosts))}, not {host[:60]!r}"
             elif scope["path"].startswith("/api/"):
                 origin = headers.get("origin")
