@@ -694,7 +694,8 @@ def test_two_takes_are_one_move_in_either_order_and_the_message_names_the_right_
         Move(None)                        # no move: refused where it is made
     three = Rules.from_name("three-mens")
     assert (parse_position("startpos", three).why_illegal(Move(19), three)
-            == "points of the three-mens board are numbered 0..8")
+            == "it is a move of the standard board, and this position is on the three-mens board "
+               "(parse it with board='three-mens')")
 
 
 def test_rule_words_out_of_order_get_the_name_and_options_must_be_booleans():
