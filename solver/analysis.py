@@ -15,7 +15,7 @@ import random
 from typing import Optional
 
 from .errors import DatabaseError, one_line
-from .game import Game
+from .game import QUIET_PLIES, REPETITION, Game
 from .notation import format_position
 from .position import Move, Position
 from .probe import Database
@@ -26,19 +26,24 @@ LOST_THE_WIN = "lost the win"
 LOST_THE_DRAW = "lost the draw"
 
 
-#: Plies a drawn line (or one of values without plies) is followed.
+#: Plies a drawn line is followed.
 DRAWN_LINE = 20
+#: Most plies of a line (a guard: a decided one ends long before).
+LONGEST_LINE = 1000
 
 
 def principal_line(database: Database, pos: Position, limit: Optional[int] = None) -> list[Move]:
     """The line both sides play by the databases' best moves (the first of equal ones):
     the shortest win against the longest defence.  A decided position's line runs to
-    the end of the game, as many plies as its value says; a drawn one (or one valued
-    without plies, by the opening search) is followed :data:`DRAWN_LINE` plies.
-    ``limit``: at most this many plies.  The rules of play's draws (repetition, 50
-    plies without a mill) are not applied: the values do not know them."""
+    the end of the game, as many plies as its value says; one valued without plies (by
+    the opening search, in the placement phase) runs to the end too, a win but not the
+    shortest (the values do not tell wins apart) until the moving phase's plies take
+    over; a drawn one is followed :data:`DRAWN_LINE` plies.  ``limit``: at most this
+    many plies.  The rules of play's draws (repetition, 50 plies without a mill) are
+    not applied: the values do not know them."""
     probe = database.probe(pos)
-    length = probe.plies if probe.plies is not None and probe.value != DRAW else DRAWN_LINE
+    length = (DRAWN_LINE if probe.value == DRAW else
+              probe.plies if probe.plies is not None else LONGEST_LINE)
     if limit is not None:
         length = min(length, limit)
     line: list[Move] = []
@@ -51,14 +56,22 @@ def principal_line(database: Database, pos: Position, limit: Optional[int] = Non
     return line
 
 
-def query_object(database: Database, pos: Position, line: bool = False) -> dict:
+def query_object(database: Database, pos: Position, line: bool = False,
+                 game: Optional[Game] = None) -> dict:
     """``{"position", "value", "plies", "moves": [{"move", "value", "plies"}]}``: the
     value for the side to move and of every legal move for its mover, best first;
     with ``line``, also ``"line"``: the :func:`principal_line` as move texts, and
     ``"line_drawn"``: where a game from this position along that line would end in a
     draw by the rules of play, ``{"ply", "termination"}`` (a win of more than 50 plies
     without a mill is one: the values count plies to the end, not to the next mill),
-    else null."""
+    else null.  ``game``: the game that reached ``pos`` (``--after``): where its history
+    has drawn it (:func:`drawn_by_play`) the answer is that draw, in 0 plies, no moves;
+    else its counters count towards ``line_drawn``."""
+    if drawn_by_play(game) is not None:
+        obj = {"position": format_position(pos), "value": DRAW, "plies": 0, "moves": []}
+        if line:
+            obj.update(line=[], line_drawn=None)
+        return obj
     probe = database.probe(pos)
     obj = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
            "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
@@ -66,9 +79,25 @@ def query_object(database: Database, pos: Position, line: bool = False) -> dict:
     if line:
         moves = principal_line(database, pos)
         obj["line"] = [str(m) for m in moves]
-        drawn = drawn_in_play(Game(pos, database.rules), moves) if probe.value != DRAW else None
+        played = game if game is not None else Game(pos, database.rules)
+        drawn = drawn_in_play(played, moves) if probe.value != DRAW else None
         obj["line_drawn"] = None if drawn is None else {"ply": drawn[0], "termination": drawn[1]}
     return obj
+
+
+def drawn_by_play(game: Optional[Game]) -> Optional[str]:
+    """What ended ``game`` in a draw by its history (threefold repetition, 50 plies
+    without a mill), which no position's value knows; None if nothing did (or no game).
+
+    >>> game = Game("W:a1,d1,a4,d2 B:g7,b6,f6 w")
+    >>> for move in "d2-d3 b6-b4 d3-d2 b4-b6".split() * 2: _ = game.play(move)
+    >>> drawn_by_play(game)
+    'draw (threefold repetition)'
+    """
+    result = game.result() if game is not None else None
+    if result is None or result.winner != DRAW or result.termination not in (REPETITION, QUIET_PLIES):
+        return None
+    return str(result)
 
 
 def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
@@ -104,10 +133,13 @@ def moves_object(game: Game) -> dict:
 
 
 def best_move_object(database: Database, pos: Position,
-                     rng: Optional[random.Random] = None) -> dict:
+                     rng: Optional[random.Random] = None, game: Optional[Game] = None) -> dict:
     """``{"position", "move", "value", "plies"}``: the database's best move (shortest
     win, else a draw, else the longest loss; random among equals with ``rng``) and its
-    value for the mover; ``move`` null when the game is over."""
+    value for the mover; ``move`` null when the game is over (``game``: the game that
+    reached ``pos``, over also where its history drew it, :func:`drawn_by_play`)."""
+    if drawn_by_play(game) is not None:
+        return {"position": format_position(pos), "move": None, "value": DRAW, "plies": 0}
     moves = database.probe_moves(pos)
     if not moves:
         probe = database.probe(pos)

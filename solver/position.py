@@ -398,8 +398,10 @@ class Position:
                 for m in self._completed(origin, target, rules)]
 
     def is_legal(self, move: Move, rules: Rules = STANDARD) -> bool:
-        """Whether ``move`` is legal here: the same as ``move in self.legal_moves(rules)``,
-        without generating every move (retrograde checks call it very often).
+        """Whether ``move`` is legal here: the same as ``move in self.legal_moves(rules)``
+        for a move of this board (moves compare by their points alone; one named on
+        another board is not legal here), without generating every move (retrograde
+        checks call it very often).
 
         >>> pos = parse_position("W:a1,d1 B:a4 w 1 2")
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))

@@ -219,6 +219,13 @@ def test_the_database_folder_may_come_from_the_environment(db4, monkeypatch):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and f"database folder {db4 / 'nowhere'} does not exist" in result.stderr
     assert CliRunner().invoke(main, [*args[:1], "--db", str(db4), *args[1:]]).exit_code == 0   # --db first
+    monkeypatch.delenv("MUEHLE_DB")
+    a_file = db4 / "standard-s4" / "pair-3-3.h5"
+    for command in (["query", "startpos"], ["check"], ["stats"], ["serve"]):
+        result = CliRunner().invoke(main, [command[0], "--db", str(a_file), *command[1:]])
+        assert result.exit_code == 2 and result.stderr == (
+            f"muehle: error: {a_file} is not a folder (--db, or MUEHLE_DB, names the folder that holds "
+            f"one folder of databases per rule set)\n"), (command, result.stderr)
 
 
 def test_query_prints_the_line_of_best_play(db4):
@@ -248,3 +255,22 @@ def test_query_and_best_move_play_moves_first(db4):
         assert bad.exit_code == 2 and "unknown point 'f9'" in bad.stderr
     batch = CliRunner().invoke(main, ["query", *common, "--batch", "-", "--after", after], input=start)
     assert batch.exit_code == 2 and "not with --batch" in batch.stderr
+
+
+def test_moves_given_that_end_the_game_by_the_rules_of_play_are_that_draw(db4):
+    """query and best-move --after answered the position's value after moves that had
+    drawn the game by a third repetition (moves said the game was over)."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    common = ["--db", str(db4), "--stones", "4", "W:a1,d2,g4 B:b6,d7,f2 w", "--after",
+              " ".join(["a1-a4 b6-b4 a4-a1 b4-b6"] * 2)]
+    note = "note: the moves given end the game: draw (threefold repetition)\n"
+    query = CliRunner().invoke(main, ["query", "--json", "--line", *common])
+    assert query.exit_code == 0 and query.stderr == note
+    assert json.loads(query.stdout) == {"position": "W:a1,d2,g4 B:b6,d7,f2 w", "value": "draw", "plies": 0,
+                                        "moves": [], "line": [], "line_drawn": None}
+    best = CliRunner().invoke(main, ["best-move", *common])
+    assert best.stdout == "W:a1,d2,g4 B:b6,d7,f2 w: no move, the game is over (draw for White)\n"
+    # three plies fewer: not over, the position's own value and moves
+    fewer = CliRunner().invoke(main, ["query", "--json", *common[:-1], " ".join(["a1-a4 b6-b4 a4-a1 b4-b6"] * 2)[:-6]])
+    assert fewer.exit_code == 0 and json.loads(fewer.stdout)["moves"] and fewer.stderr == ""

@@ -343,3 +343,36 @@ def test_the_line_of_best_play_ends_as_its_value_says(db4):
         assert all(checked.values()), checked
         obj = query_object(db, pos, line=True)
         assert obj["line"] == [str(m) for m in principal_line(db, pos)] and "line_drawn" in obj
+
+
+def test_the_line_of_a_position_valued_by_the_search_runs_to_the_end(db4):
+    """Without placement files the opening search values placement positions without
+    plies: the line stopped after 20 plies as for a draw, the game not over. It now runs
+    to the end, won by the side the value names (not the shortest win: the values do
+    not tell wins apart until the moving phase)."""
+    from solver.analysis import principal_line
+    rng = random.Random(5)
+    decided = longest = 0
+    with open_database(db4, FOUR) as db:
+        for _ in range(300):
+            if decided == 30:
+                break
+            # stones placed at random, some in hand (hands a game may not reach: the
+            # 4-stone game's own placement positions are almost all drawn)
+            hw, hb = rng.randrange(0, 4), rng.randrange(0, 4)
+            mw, mb = rng.randrange(0, 5 - hw), rng.randrange(0, 5 - hb)
+            points = rng.sample(range(24), mw + mb)
+            pos = Position(sum(1 << p for p in points[:mw]), sum(1 << p for p in points[mw:]),
+                           hw, hb, rng.choice("wb"))
+            value = db.probe(pos)
+            if value.value == "draw" or not pos.in_placement or pos.outcome(FOUR) is not None:
+                continue
+            assert value.plies is None
+            after, line = pos, principal_line(db, pos)
+            for move in line:
+                after = after.play(move, FOUR)
+            longest = max(longest, len(line))
+            assert after.outcome(FOUR) == "loss"             # over: the side to move there lost
+            assert (after.turn != pos.turn) == (value.value == "win")
+            decided += 1
+    assert decided == 30 and longest > 20, (decided, longest)     # (20: where it stopped)

@@ -265,7 +265,13 @@ def game_after(position: str, after: str, rules: Rules) -> Game:
 def db_option(func: Callable) -> Callable:
     """Add ``--db DIR``, the folder that holds one sub-folder of databases per rule set
     (default: ``$MUEHLE_DB``, else ``data`` in the current folder)."""
-    return click.option("--db", "db", type=click.Path(file_okay=False), default=str(DEFAULT_ROOT),
+    def folder(ctx, param, value: str) -> str:
+        # (click's own test of a path blamed MUEHLE_DB for a --db given on the line)
+        if os.path.exists(value) and not os.path.isdir(value):
+            raise CliError(f"{value} is not a folder (--db, or MUEHLE_DB, names the folder that "
+                           f"holds one folder of databases per rule set)")
+        return value
+    return click.option("--db", "db", type=click.Path(), default=str(DEFAULT_ROOT), callback=folder,
                         envvar="MUEHLE_DB", show_default=True, show_envvar=True,
                         help="Database folder (one sub-folder per rule set).")(func)
 

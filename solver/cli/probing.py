@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from ..analysis import best_move_object, query_object
+from ..analysis import best_move_object, drawn_by_play, query_object
 from ..errors import DatabaseError, one_line
 from ..notation import format_position
 from ..position import parse_position
@@ -70,10 +70,16 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
             return
-        pos = game_after(" ".join(position), after, rules).position
-        note_hands(pos, rules)
-        note_search(database, pos)
-        obj = query_object(database, pos, with_line)
+        game = game_after(" ".join(position), after, rules)
+        pos = game.position
+        if not note_drawn(game):
+            note_hands(pos, rules)
+            note_search(database, pos)
+        obj = query_object(database, pos, with_line, game)
+    if with_line and obj["line_drawn"] is not None:
+        click.echo(f"note: played as a game from here, this line is a draw at ply "
+                   f"{obj['line_drawn']['ply']} ({obj['line_drawn']['termination']}): "
+                   f"the values count plies to the end, not to the next mill", err=True)
     if as_json:
         click.echo(json.dumps(obj))
         return
@@ -81,13 +87,18 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR[pos.turn]}")
     if with_line:
         click.echo(f"line: {' '.join(obj['line']) or '(none: the game is over)'}")
-        if obj["line_drawn"] is not None:
-            click.echo(f"note: played as a game from here, this line is a draw at ply "
-                       f"{obj['line_drawn']['ply']} ({obj['line_drawn']['termination']}): "
-                       f"the values count plies to the end, not to the next mill", err=True)
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def note_drawn(game) -> bool:
+    """Say on stderr where the moves of --after have ended the game in a draw by the
+    rules of play (the answer is that draw); returns whether it said so."""
+    drawn = drawn_by_play(game)
+    if drawn is not None:
+        click.echo(f"note: the moves given end the game: {drawn}", err=True)
+    return drawn is not None
 
 
 def note_hands(pos, rules: Rules) -> bool:
@@ -136,11 +147,13 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     """
     import random
 
-    pos = game_after(" ".join(position), after, rules).position
+    game = game_after(" ".join(position), after, rules)
+    pos = game.position
     with open_database(db, rules) as database:
-        note_hands(pos, rules)
-        note_search(database, pos)
-        obj = best_move_object(database, pos, None if seed is None else random.Random(seed))
+        if not note_drawn(game):
+            note_hands(pos, rules)
+            note_search(database, pos)
+        obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game)
     if as_json:
         click.echo(json.dumps(obj))
         return
