@@ -724,6 +724,7 @@ def test_pages_of_other_sites_are_not_answered(db4):
         assert c.get("/api/query", params=query).status_code == 200
         assert c.get("/api/query", params=query, headers={"sec-fetch-site": "same-origin"}).status_code == 200
         assert c.post("/api/query", json=query, headers={"origin": "http://testserver"}).status_code == 200
+        assert c.post("/api/query", json=query, headers={"origin": "http://TestServer"}).status_code == 200
         for headers in ({"sec-fetch-site": "cross-site"}, {"origin": "http://evil.example"}, {"origin": "null"}):
             response = c.post("/api/query", json=query, headers=headers)
             assert response.status_code == 403 and "other sites" in response.json()["error"], headers

@@ -357,7 +357,7 @@ class OwnPagesOnly:
             elif scope["path"].startswith("/api/"):
                 origin = headers.get("origin")
                 if headers.get("sec-fetch-site") == "cross-site" or (
-                        origin is not None and origin.split("://", 1)[-1] != host):
+                        origin is not None and origin.split("://", 1)[-1].lower() != host.lower()):
                     why = "requests from pages of other sites are refused"
             if why is not None:
                 await json_response({"error": why}, 403)(scope, receive, send)
