@@ -31,12 +31,11 @@ the index read; its numbering never changes (database files depend on it).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Iterable, Mapping
-
-from .errors import integer
 
 #: Most points a board may have: masks, packed moves (5 bits a point) and the
 #: kernels' tables are sized for it.
@@ -81,12 +80,15 @@ _BYTE_POINTS = [[[8 * k + i for i in range(8) if b >> i & 1] for b in range(256)
 
 
 def _number_below(value, end: int, rule: str) -> int:
-    """``value`` as an int in 0..end-1 (:func:`~solver.errors.integer`: numpy integers
-    too, not bools); ValueError saying ``rule`` otherwise."""
-    try:
-        number = integer(value, "a number")
-    except ValueError:
-        number = -1
+    """``value`` as an int in 0..end-1 (numpy integers too, not bools, as
+    :func:`solver.errors.integer` takes them: this module imports nothing of the package,
+    as setup.py reads it alone); ValueError saying ``rule`` otherwise."""
+    number = -1
+    if not isinstance(value, bool):
+        try:
+            number = operator.index(value)
+        except TypeError:
+            pass
     if not 0 <= number < end:
         raise ValueError(f"{rule}, not {str(value)[:20]!r}")
     return number

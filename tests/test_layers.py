@@ -136,3 +136,18 @@ def test_kernel_stub_lists_the_extension():
     public = {name for name in dir(_kernels) if not name.startswith("_")
               and (callable(getattr(_kernels, name)) or name.isupper())}
     assert declared == public
+
+
+def test_the_board_module_stands_alone():
+    """setup.py reads solver/board.py alone (the package's __init__ imports the kernels
+    it builds): the module imports nothing of the package. A fresh install failed when
+    it did."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_standalone_board", ROOT / "board.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        assert "standard" in module.BOARDS
+    finally:
+        del sys.modules[spec.name]
