@@ -725,9 +725,10 @@ def test_pages_of_other_sites_are_not_answered(db4):
         assert c.get("/api/query", params=query, headers={"sec-fetch-site": "same-origin"}).status_code == 200
         assert c.post("/api/query", json=query, headers={"origin": "http://testserver"}).status_code == 200
         assert c.post("/api/query", json=query, headers={"origin": "http://TestServer"}).status_code == 200
-        for headers in ({"sec-fetch-site": "cross-site"}, {"origin": "http://evil.example"}, {"origin": "null"}):
+        for headers in ({"sec-fetch-site": "cross-site"}, {"sec-fetch-site": "same-site"},
+                        {"origin": "http://evil.example"}, {"origin": "null"}, {"origin": "http://testserver:8001"}):
             response = c.post("/api/query", json=query, headers=headers)
-            assert response.status_code == 403 and "other sites" in response.json()["error"], headers
+            assert response.status_code == 403 and "than this server's own" in response.json()["error"], headers
         assert c.get("/", headers={"sec-fetch-site": "cross-site"}).status_code == 200    # a link to the page
     with TestClient(create_app(db4, FOUR, hosts=set(LOOPBACK_HOSTS)), base_url="http://127.0.0.1:8000") as c:
         assert c.get("/api/query", params=query).status_code == 200

@@ -335,8 +335,9 @@ def seed_param(params: dict, name: str = "seed") -> Optional[int]:
 
 class OwnPagesOnly:
     """ASGI middleware: the API answers the page it serves and programs (curl, scripts),
-    not pages of other sites open in the same browser.  A browser says where a request
-    comes from (``Sec-Fetch-Site``, ``Origin``); without this, any web page could make
+    not other pages open in the same browser (other sites, other ports of this machine).
+    A browser says where a request comes from (``Sec-Fetch-Site``, ``Origin``); without
+    this, any web page could make
     the server search for minutes (an image pointing at ``/api/query``) or read its
     answers after a DNS rebinding.  ``hosts``: the names the server answers to (the
     ``Host`` header; None: any), e.g. only loopback names where it listens on loopback.
@@ -356,9 +357,10 @@ class OwnPagesOnly:
                 why = f"this server answers to {', '.join(sorted(self.hosts))}, not {host[:60]!r}"
             elif scope["path"].startswith("/api/"):
                 origin = headers.get("origin")
-                if headers.get("sec-fetch-site") == "cross-site" or (
+                # (same-site: a page of another port of this machine, not the server's own)
+                if headers.get("sec-fetch-site") in ("cross-site", "same-site") or (
                         origin is not None and origin.split("://", 1)[-1].lower() != host.lower()):
-                    why = "requests from pages of other sites are refused"
+                    why = "requests from pages other than this server's own are refused"
             if why is not None:
                 await json_response({"error": why}, 403)(scope, receive, send)
                 return
