@@ -337,9 +337,8 @@ class OwnPagesOnly:
     """ASGI middleware: the API answers the page it serves and programs (curl, scripts),
     not other pages open in the same browser (other sites, other ports of this machine).
     A browser says where a request comes from (``Sec-Fetch-Site``, ``Origin``); without
-    this, any web page could make
-    the server search for minutes (an image pointing at ``/api/query``) or read its
-    answers after a DNS rebinding.  ``hosts``: the names the server answers to (the
+    this, any web page could make the server search for minutes (an image pointing at
+    ``/api/query``) or read its answers after a DNS rebinding.  ``hosts``: the names the server answers to (the
     ``Host`` header; None: any), e.g. only loopback names where it listens on loopback.
     """
 
