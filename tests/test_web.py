@@ -771,3 +771,19 @@ def test_a_server_on_loopback_answers_to_the_address_it_announces(db4):
         assert host_names("0.0.0.0", wide) is None           # elsewhere: any name
     finally:
         wide.close()
+
+
+def test_query_and_best_move_take_moves_after_the_position_as_the_cli(client, db4):
+    """/api/query answered the position before its `after` moves (ignored without a
+    word); the command line's --after now has its twin, a drawn game included."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    start, cycle = "W:a1,d2,g4 B:b6,d7,f2 w", " ".join(["a1-a4 b6-b4 a4-a1 b4-b6"] * 2)
+    for after in ("a1-a4 b6-b4", cycle):
+        for path, command in (("/api/query", "query"), ("/api/best-move", "best-move")):
+            answer = client.get(path, params={"position": start, "after": after})
+            cli = CliRunner().invoke(main, [command, "--json", "--db", str(db4), "--stones", "4", start,
+                                            "--after", after])
+            assert answer.status_code == 200 and answer.json() == json.loads(cli.stdout), (path, after)
+    drawn = client.post("/api/query", json={"position": start, "after": cycle.split()}).json()
+    assert (drawn["value"], drawn["plies"], drawn["moves"]) == ("draw", 0, [])

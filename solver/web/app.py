@@ -431,26 +431,32 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             text = "startpos"
         return parse_position(text, rules)
 
+    def game_after(params: dict, rules: Rules, required: bool = True) -> Game:
+        """The game from ``position`` after the moves ``after`` (as the command line's
+        --after): its history's draws count."""
+        game = Game(position_of(params, rules, required), rules)
+        for text in moves_param(params, "after"):
+            game.play(text)
+        return game
+
     def api_query(params: dict) -> dict:
         rules = service.rules_of(params)
-        pos = position_of(params, rules)
+        game = game_after(params, rules)
         line = bool_param(params, "line")
-        return query_object(service.database(rules), pos, line)
+        return query_object(service.database(rules), game.position, line, game)
 
     def api_moves(params: dict) -> dict:
         rules = service.rules_of(params)
-        game = Game(position_of(params, rules, required=False), rules)
-        for text in moves_param(params, "after"):
-            game.play(text)
+        game = game_after(params, rules, required=False)
         return moves_object(game)
 
     def api_best_move(params: dict) -> dict:
         rules = service.rules_of(params)
-        pos = position_of(params, rules)
+        game = game_after(params, rules)
         seed = seed_param(params)
         # Seeded as muehle best-move --seed seeds, so both choose the same move.
         rng = None if seed is None else random.Random(seed)
-        return best_move_object(service.database(rules), pos, rng)
+        return best_move_object(service.database(rules), game.position, rng, game)
 
     def api_analyze(params: dict) -> dict:
         record = text_param(params, "record")
