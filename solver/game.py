@@ -161,6 +161,19 @@ class Game:
         self._since: list[int] = [0]
         self._resigned: Optional[str] = None      # the colour that resigned
 
+    @classmethod
+    def after(cls, start: Union[Position, str, None], moves, rules: Rules | str = STANDARD) -> "Game":
+        """The game from ``start`` after ``moves`` (Moves or their text, in order): what
+        the command line's ``--after`` and the API's ``after`` mean.
+
+        >>> Game.after("startpos", ["d2", "f4"]).position.turn
+        'w'
+        """
+        game = cls(start, rules)
+        for move in moves:
+            game.play(move)
+        return game
+
     # --- the history ------------------------------------------------------------
     @property
     def position(self) -> Position:

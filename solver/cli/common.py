@@ -239,6 +239,11 @@ def needs_kernels(func: Callable) -> Callable:
     return wrapper
 
 
+#: ``--after MOVES``: moves (space-separated) played from POSITION first (:meth:`Game.after`).
+after_option = click.option("--after", "after", metavar="MOVES", default="",
+                            help="Play these moves (space-separated) from POSITION first.")
+
+
 def position_argument(func: Callable) -> Callable:
     """Add a POSITION argument and an ``--after MOVES`` option; pass ``game: Game``.
 
@@ -246,20 +251,12 @@ def position_argument(func: Callable) -> Callable:
     (``muehle show W:a1 B:a4 w``).  Needs ``rules``: put it below ``@rules_options``.
     """
     @click.argument("position", nargs=-1, required=True)
-    @click.option("--after", "after", metavar="MOVES", default="",
-                  help="Play these moves (space-separated) from POSITION first.")
+    @after_option
     @functools.wraps(func)
     def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, **kwargs):
-        return func(*args, game=game_after(" ".join(position), after, rules), rules=rules, **kwargs)
+        return func(*args, game=Game.after(" ".join(position), after.split(), rules), rules=rules,
+                    **kwargs)
     return wrapper
-
-
-def game_after(position: str, after: str, rules: Rules) -> Game:
-    """The game from ``position`` after the space-separated moves ``after`` (--after)."""
-    game = Game(position, rules)
-    for text in after.split():
-        game.play(text)
-    return game
 
 
 def db_option(func: Callable) -> Callable:

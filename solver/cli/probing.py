@@ -10,12 +10,14 @@ import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object
 from ..errors import DatabaseError, one_line
+from ..game import Game
 from ..notation import format_position
 from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from .common import COLOUR, db_option, fail, game_after, main, needs_kernels, rules_options, value_text
+from .common import (COLOUR, after_option, db_option, fail, main, needs_kernels, rules_options,
+                     value_text)
 
 
 @main.command()
@@ -29,8 +31,7 @@ from .common import COLOUR, db_option, fail, game_after, main, needs_kernels, ru
 @click.option("--line", "with_line", is_flag=True,
               help="Also the line of best play (shortest win, longest defence) to the end of "
                    "the game; a draw 20 plies of it.")
-@click.option("--after", "after", metavar="MOVES", default="",
-              help="Play these moves (space-separated) from POSITION first.")
+@after_option
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
           after: str) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
@@ -70,11 +71,9 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
             return
-        game = game_after(" ".join(position), after, rules)
+        game = Game.after(" ".join(position), after.split(), rules)
         pos = game.position
-        if not note_drawn(game):
-            note_hands(pos, rules)
-            note_search(database, pos)
+        note_first(database, game)
         obj = query_object(database, pos, with_line, game)
     if with_line and obj["line_drawn"] is not None:
         click.echo(f"note: played as a game from here, this line is a draw at ply "
@@ -92,13 +91,16 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
 
 
-def note_drawn(game) -> bool:
-    """Say on stderr where the moves of --after have ended the game in a draw by the
-    rules of play (the answer is that draw); returns whether it said so."""
+def note_first(database, game) -> None:
+    """What query and best-move say on stderr before they answer: that the moves of
+    --after ended the game in a draw by the rules of play (the answer is that draw),
+    else that no game holds these hands, and that the opening search answers."""
     drawn = drawn_by_play(game)
     if drawn is not None:
         click.echo(f"note: the moves given end the game: {drawn}", err=True)
-    return drawn is not None
+        return
+    note_hands(game.position, database.rules)
+    note_search(database, game.position)
 
 
 def note_hands(pos, rules: Rules) -> bool:
@@ -128,8 +130,7 @@ def note_search(database, pos) -> bool:
 @rules_options
 @needs_kernels
 @click.argument("position", nargs=-1, required=True)
-@click.option("--after", "after", metavar="MOVES", default="",
-              help="Play these moves (space-separated) from POSITION first.")
+@after_option
 @click.option("--seed", type=int, default=None,
               help="Choose at random among equally good moves (repeatable with the seed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
@@ -147,12 +148,10 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     """
     import random
 
-    game = game_after(" ".join(position), after, rules)
+    game = Game.after(" ".join(position), after.split(), rules)
     pos = game.position
     with open_database(db, rules) as database:
-        if not note_drawn(game):
-            note_hands(pos, rules)
-            note_search(database, pos)
+        note_first(database, game)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game)
     if as_json:
         click.echo(json.dumps(obj))

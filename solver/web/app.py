@@ -338,8 +338,9 @@ class OwnPagesOnly:
     not other pages open in the same browser (other sites, other ports of this machine).
     A browser says where a request comes from (``Sec-Fetch-Site``, ``Origin``); without
     this, any web page could make the server search for minutes (an image pointing at
-    ``/api/query``) or read its answers after a DNS rebinding.  ``hosts``: the names the server answers to (the
-    ``Host`` header; None: any), e.g. only loopback names where it listens on loopback.
+    ``/api/query``) or read its answers after a DNS rebinding.  ``hosts``: the names the
+    server answers to (the ``Host`` header; None: any), e.g. only loopback names where
+    it listens on loopback.
     """
 
     def __init__(self, app, hosts: Optional[set[str]] = None):
@@ -434,10 +435,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
     def game_after(params: dict, rules: Rules, required: bool = True) -> Game:
         """The game from ``position`` after the moves ``after`` (as the command line's
         --after): its history's draws count."""
-        game = Game(position_of(params, rules, required), rules)
-        for text in moves_param(params, "after"):
-            game.play(text)
-        return game
+        return Game.after(position_of(params, rules, required), moves_param(params, "after"), rules)
 
     def api_query(params: dict) -> dict:
         rules = service.rules_of(params)
