@@ -410,11 +410,17 @@ class Position:
         if not isinstance(move, Move):
             raise TypeError(f"a move is a Move, not {type(move).__name__}")
         self.check_board(rules)
-        if move.board is not self.board and move.board.points != self.board.points:
-            return False                   # (its text names other points: why_illegal)
+        if self._named_elsewhere(move):
+            return False
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))
+
+    def _named_elsewhere(self, move: Move) -> bool:
+        """Whether ``move`` was made on a board whose points are named otherwise: its
+        text names other points than its numbers do here, so played, a game would record
+        a move that is not the one made."""
+        return move.board is not self.board and move.board.points != self.board.points
 
     def why_illegal(self, move: Move, rules: Rules = STANDARD) -> Optional[str]:
         """None if ``move`` is legal here, else the rule it breaks, in words that name
@@ -426,9 +432,7 @@ class Position:
         """
         if self.is_legal(move, rules):
             return None
-        if move.board is not self.board and move.board.points != self.board.points:
-            # Its text names other points than its numbers do here: played, a game would
-            # record a move that is not the one made.
+        if self._named_elsewhere(move):
             return (f"it is a move of the {move.board.name} board, and this position is on the "
                     f"{self.board.name} board (parse it with board={self.board.name!r})")
         name, colour = rules.name, "White" if self.turn == WHITE else "Black"
