@@ -8,6 +8,9 @@
 # reports which view it needs: the caller loads it and runs the search again.  What the
 # transposition table holds stays valid (bounds are exact facts about positions,
 # independent of the window), so a rerun repeats only the path to the missing leaf.
+# It unwinds the same way when asked to stop (SearchEngine.stop, from another thread)
+# or when its deadline passes: both are looked at every STOP_EVERY + 1 nodes, so that
+# a server can end a search whose client left, and bound any search's time.
 #
 # Transposition table: a fixed array of 2^bits uint64 entries in buckets of 4; 0 empty.
 # Entry: bits 0-1 lower bound + 1, bits 2-3 upper bound + 1, bits 4-8 target and bits
@@ -27,6 +30,14 @@ from libc.string cimport memset
 cdef extern from *:
     """
     #include <stdlib.h>
+    #include <time.h>
+    static inline int mu_flag_get(int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void mu_flag_set(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    static inline double mu_monotonic(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    }
     static inline void* mu_aligned_calloc(size_t n) {
         void* p = NULL;
         if (posix_memalign(&p, 64, n) != 0) return NULL;
@@ -35,13 +46,19 @@ cdef extern from *:
     }
     """
     void* aligned_calloc "mu_aligned_calloc"(size_t n) nogil
+    int flag_get "mu_flag_get"(int* p) nogil
+    void flag_set "mu_flag_set"(int* p, int v) nogil
+    double monotonic "mu_monotonic"() nogil
 
 cdef enum:
     WDL_DRAW = 0
     WDL_WIN = 1
     WDL_LOSS = 2
     WDL_SLACK = 3
-    S_ABORT = 99          # returned up the tree: a view is missing (or a slack leaf)
+    S_ABORT = 99          # returned up the tree: a view is missing (or a slack leaf),
+                          # or the search was stopped
+    NEED_STOPPED = -2     # need_m when the search unwound because it was stopped
+    STOP_EVERY = 0x3FFF   # nodes between looks at the stop flag and the clock (~ms)
     KEY_SHIFT = 14
     BUCKET = 4
     MAX_PLACE_MOVES = 512  # placement: at most 24 targets x 12 takes
@@ -110,8 +127,11 @@ ctypedef struct SearchCtx:
     int table_bits
     const uint8_t* views[MAX_STONES + 1][MAX_STONES + 1]
     int64_t nodes
-    int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot)
+    int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot,
+                                # NEED_STOPPED: stopped)
     bint jumping, take_none
+    int stop                    # set by another thread (flag_set): unwind
+    double deadline             # monotonic seconds; 0: none
 
 
 cdef inline uint32_t tt_move(uint32_t mv) noexcept nogil:
@@ -235,6 +255,10 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
     cdef uint64_t key, e
     cdef int64_t slot
     c.nodes += 1
+    if (c.nodes & STOP_EVERY) == 0 and (
+            flag_get(&c.stop) or (c.deadline > 0 and monotonic() >= c.deadline)):
+        c.need_m = NEED_STOPPED
+        return S_ABORT
     if hm == 0 and ho == 0:
         return leaf_value(c, own, opp)
     m = popcount(own)
@@ -389,10 +413,25 @@ cdef class SearchEngine:
         memset(self.c.table, 0, (<size_t>1 << self.c.table_bits) * sizeof(uint64_t))
         self.c.nodes = 0
 
-    def run(self, uint32_t own, uint32_t opp, int own_hand, int opp_hand):
+    def stop(self):
+        """Ask the search running in another thread to unwind (its ``run`` returns
+        ``(None, None)`` within a few milliseconds); it stays asked until
+        :meth:`clear_stop`."""
+        flag_set(&self.c.stop, 1)
+
+    def clear_stop(self):
+        flag_set(&self.c.stop, 0)
+
+    @property
+    def stopping(self):
+        return bool(flag_get(&self.c.stop))
+
+    def run(self, uint32_t own, uint32_t opp, int own_hand, int opp_hand, double deadline=0):
         """Search a position; returns (value, None) with value 1/0/-1 for the side to
-        move, or (None, (m, o)) when the view of m-o must be loaded first (then run
-        again).  Nodes accumulate in ``nodes``."""
+        move, (None, (m, o)) when the view of m-o must be loaded first (then run
+        again), or (None, None) when it was stopped (:meth:`stop`) or ``deadline`` (in
+        ``time.monotonic()`` seconds; 0: none) passed.  Nodes accumulate in ``nodes``;
+        what the table learnt stays."""
         cdef int value
         if (own | opp) & ~FULL or own & opp:
             raise ValueError("not a position")
@@ -401,10 +440,13 @@ cdef class SearchEngine:
         if popcount(own) + own_hand > MAX_STONES or popcount(opp) + opp_hand > MAX_STONES:
             raise ValueError("more than nine stones a side")
         self.c.need_m = self.c.need_o = 0
+        self.c.deadline = deadline
         with nogil:
             value = negamax(&self.c, own, opp, own_hand, opp_hand, -1, 1)
         if value != S_ABORT:
             return value, None
+        if self.c.need_m == NEED_STOPPED:
+            return None, None
         if self.c.need_m < 0:
             raise RuntimeError("a leaf maps to a slack slot: damaged view or index")
         return None, (self.c.need_m, self.c.need_o)

@@ -148,9 +148,15 @@ class SearchEngine:
     def nodes(self) -> int: ...
     def table_used(self) -> int: ...
     def clear(self) -> None: ...
-    def run(self, own: int, opp: int, own_hand: int, opp_hand: int
+    def stop(self) -> None:
+        """Ask a run in another thread to unwind; stays asked until clear_stop()."""
+    def clear_stop(self) -> None: ...
+    @property
+    def stopping(self) -> bool: ...
+    def run(self, own: int, opp: int, own_hand: int, opp_hand: int, deadline: float = 0
             ) -> tuple[Optional[int], Optional[tuple[int, int]]]:
-        """(value 1/0/-1, None), or (None, (m, o)) when that view must be loaded first."""
+        """(value 1/0/-1, None); (None, (m, o)) when that view must be loaded first;
+        (None, None) when stopped or past ``deadline`` (time.monotonic(); 0: none)."""
 
 # --- values.pxi: statistics of value codes ---------------------------------------------------
 

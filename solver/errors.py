@@ -47,7 +47,7 @@ from typing import Any, Sequence
 __all__ = ["MuehleError", "NotationError", "InvalidNotationError", "IllegalMoveError",
            "GameOverError", "AmbiguousMoveError", "DatabaseError", "MissingSubspaceError",
            "CorruptDatabaseError", "ForeignDatabaseError", "InsufficientMemoryError",
-           "ConsistencyError", "ClusterError", "UnsupportedRulesError"]
+           "ConsistencyError", "ClusterError", "SearchStoppedError", "UnsupportedRulesError"]
 
 
 class MuehleError(Exception):
@@ -176,6 +176,18 @@ class ConsistencyError(DatabaseError):
 class ClusterError(MuehleError):
     """A cluster that cannot run a build: Dask is not installed, the scheduler does not
     answer, or workers cannot see the database folder."""
+
+
+# --- the opening search ----------------------------------------------------------------
+
+class SearchStoppedError(MuehleError):
+    """The opening search ended without a value: its time ran out, or it was asked to
+    stop (a server's client left).  ``seconds``: how long it had searched.  Nothing is
+    wrong with the position; the placement phase's files answer it at once."""
+
+    def __init__(self, message: str, seconds: float = 0.0):
+        super().__init__(message)
+        self.seconds = seconds
 
 
 # --- rules -----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import storage, wdl as _wdl
-from .errors import CorruptDatabaseError, ForeignDatabaseError, UnsupportedRulesError
+from .errors import CorruptDatabaseError, ForeignDatabaseError, SearchStoppedError, UnsupportedRulesError
 from .index import Subspace
 from .kernels import kernels_for
 from .position import Position
@@ -136,11 +136,23 @@ class OpeningSearch:
         """Bytes held: transposition table plus the leaf views loaded so far."""
         return self.engine.table_bytes + self.engine.view_bytes
 
-    def solve(self, position: Position) -> SearchResult:
+    def stop(self) -> None:
+        """Ask the search to end (from any thread): a :meth:`solve` running raises
+        :class:`~solver.errors.SearchStoppedError` within milliseconds, and so does every
+        later one until :meth:`resume`."""
+        self.engine.stop()
+
+    def resume(self) -> None:
+        """Let searches run again after :meth:`stop`."""
+        self.engine.clear_stop()
+
+    def solve(self, position: Position, deadline: Optional[float] = None) -> SearchResult:
         """Exact value of a placement position for the side to move.
 
         Any hands the rules allow are answered, also those no game from the standard
         start reaches (a side with none in hand slides while the other still places).
+        ``deadline`` (``time.monotonic()`` seconds): SearchStoppedError once it passes,
+        as after :meth:`stop`; what the search learnt stays in its table.
         """
         with self._lock:
             start = time.perf_counter()
@@ -151,10 +163,19 @@ class OpeningSearch:
                 value = outcome.score
             else:
                 while True:
-                    value, need = self.engine.run(position.own, position.opp,
-                                                  position.own_hand, position.opp_hand)
-                    if need is None:
+                    if self.engine.stopping or (deadline is not None and time.monotonic() >= deadline):
+                        value, need = None, None
+                    else:
+                        value, need = self.engine.run(position.own, position.opp,
+                                                      position.own_hand, position.opp_hand,
+                                                      deadline or 0.0)
+                    if value is not None:
                         break
+                    if need is None:
+                        seconds = time.perf_counter() - start
+                        why = "was asked to stop" if self.engine.stopping else "ran out of time"
+                        raise SearchStoppedError(f"the opening search {why} after {seconds:.1f} s "
+                                                 f"without a value", seconds)
                     t = time.perf_counter()
                     self.engine.set_view(*need, self._view(*need))
                     loading += time.perf_counter() - t

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,8 @@ class Database:
         self._wdl: dict[Subspace, np.ndarray] = {}
         self._lock = threading.RLock()
         self._search = None
+        self._search_deadline: Optional[float] = None      # see search_limit
+        self._search_stopped = False
         self._has_placement: Optional[bool] = None
         self._closed = False
 
@@ -337,7 +340,10 @@ class Database:
                     raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: "
                                                f"missing {path}; the opening search would answer "
                                                f"(search=True)")
-                value = self.opening_search().solve(position).value
+                search = self.opening_search()
+                if self._search_stopped:     # (asked before the search existed)
+                    search.stop()
+                value = search.solve(position, self._search_deadline).value
             return Value(value)
         return decode(self.code(own, opp))
 
@@ -400,6 +406,35 @@ class Database:
             if self._search is None:
                 self._search = OpeningSearch(self.rules, wdl=self.wdl)
             return self._search
+
+    @contextlib.contextmanager
+    def search_limit(self, seconds: Optional[float]) -> Iterator[None]:
+        """Within the block, the opening searches of this database (any thread) give up
+        after ``seconds`` in all (None: no limit) with :class:`~solver.errors.SearchStoppedError`, and
+        :meth:`stop_search` ends them.  For a server, whose clients wait; not nested.
+        """
+        with self._lock:
+            self._search_deadline = None if seconds is None else time.monotonic() + seconds
+            self._resume_search()
+        try:
+            yield
+        finally:
+            self._search_deadline = None
+            self._resume_search()
+
+    def _resume_search(self) -> None:
+        self._search_stopped = False
+        if self._search is not None:
+            self._search.resume()
+
+    def stop_search(self) -> None:
+        """End the opening search running in another thread (SearchStoppedError there),
+        and any started later within the same :meth:`search_limit` block.  Takes no
+        lock: the search holds it."""
+        self._search_stopped = True
+        search = self._search
+        if search is not None:
+            search.stop()
 
     def get(self, position: Position | str, default=None, search: bool = True):
         """Like :meth:`probe`, but ``default`` where a subspace it needs is not built

@@ -21,6 +21,7 @@ from solver.rules import Rules
 from solver.values import SLACK_CODE, decode
 
 FOUR = Rules(stones=4)
+MOVING_FOUR = "W:a1,d1,g1 B:a7,d7,f6 b"
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +147,74 @@ def test_search_loads_views_lazily_and_keeps_its_table(game4):
     assert again.value == "draw" and again.nodes < first.nodes and again.load_seconds == 0
     for pos in random_positions(FOUR, 30, seed=5):
         assert search.solve(pos).value == backward_value(values, pos), str(pos)
+
+
+def test_a_search_stops_when_asked_or_past_its_deadline_and_resumes(game4):
+    """stop() from another thread, or a deadline, ends a search with SearchStoppedError
+    (the kernel looks every 16,384 nodes; the 4-stone start takes some 37,000) and
+    leaves its table sound: resumed, it gives the value the backward pass gives."""
+    import threading
+    import time
+    from solver.errors import SearchStoppedError
+    db, values = game4
+    start = parse_position("startpos", FOUR)
+    search = OpeningSearch(FOUR, db.subspace)
+    search.solve(start)                               # the views loaded
+    engine = search.engine
+    for stop in (lambda: engine.stop(), lambda: None):
+        engine.clear()                                # an empty table: a whole search again
+        stop()
+        deadline = 0.0 if engine.stopping else time.monotonic() - 1
+        assert engine.run(start.own, start.opp, 4, 4, deadline) == (None, None)
+        assert 16384 <= engine.nodes < 37000          # it unwound at its first look
+        engine.clear_stop()
+    search.stop()
+    with pytest.raises(SearchStoppedError, match="asked to stop"):
+        search.solve(start)
+    with pytest.raises(SearchStoppedError, match="asked to stop"):   # until resumed
+        search.solve(start)
+    search.resume()
+    with pytest.raises(SearchStoppedError, match="ran out of time"):
+        search.solve(start, deadline=time.monotonic())
+    assert search.solve(start).value == "draw"
+    # stopped from another thread while it runs (the table emptied and re-filled so that
+    # each search is long enough for the timer to meet one)
+    stopped = []
+    timer = threading.Timer(0.05, search.stop)
+    timer.start()
+    until = time.monotonic() + 30
+    while not stopped and time.monotonic() < until:
+        search.engine.clear()
+        try:
+            search.solve(start)
+        except SearchStoppedError as error:
+            stopped.append(error)
+    timer.join()
+    assert stopped and stopped[0].seconds < 5
+    search.resume()
+    for pos in random_positions(FOUR, 20, seed=9):
+        assert search.solve(pos).value == backward_value(values, pos), str(pos)
+
+
+def test_database_search_limit_and_stop(db4):
+    """Database.search_limit bounds the searches of a block in all, stop_search ends
+    them (also one asked before the search existed), and both end with the block."""
+    import time
+    from solver.errors import SearchStoppedError
+    with open_database(db4, FOUR) as db:
+        with db.search_limit(0):
+            with pytest.raises(SearchStoppedError, match="ran out of time"):
+                db.probe("startpos")
+            assert db.probe(MOVING_FOUR).plies == 1        # the files need no search
+        with db.search_limit(None):
+            db.stop_search()
+            with pytest.raises(SearchStoppedError, match="asked to stop"):
+                db.probe("W:d2 B:f4 w 3 3")
+        start = time.monotonic()
+        assert db.probe("startpos").value == "draw"        # no limit, nothing asked
+        assert time.monotonic() - start < 10
+        with db.search_limit(60):
+            assert db.get("W:d2 B:f4 w 3 3").value == db.probe("W:d2 B:f4 w 3 3").value
 
 
 def test_database_search_reads_views_from_files(db4):

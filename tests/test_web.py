@@ -433,14 +433,23 @@ def test_serve_starts_and_stops(db4):
     import subprocess
     import sys
     import urllib.request
+    import urllib.error
+    from solver.cli import main
+    from solver.web.app import SEARCH_SECONDS
+    default, = [p.default for p in main.commands["serve"].params if p.name == "search_seconds"]
+    assert default == SEARCH_SECONDS
     proc = subprocess.Popen([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--stones", "4",
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--port", "0", "--search-seconds", "1e-9"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("muehle: serving http://127.0.0.1:"), line
         url = line.split()[2]
         with urllib.request.urlopen(url + "api/rules", timeout=20) as response:
             assert json.load(response)["default"] == "standard-s4"
+        with pytest.raises(urllib.error.HTTPError) as slow:      # the search's time is up
+            urllib.request.urlopen(url + "api/query?position=startpos", timeout=20)
+        assert slow.value.code == 503 and "1e-09 s, muehle serve --search-seconds" in slow.value.read().decode()
         # A second server on the same port: one line and exit status 2.
         port = url.rstrip("/").rsplit(":", 1)[1]
         second = subprocess.run([sys.executable, "-m", "solver", "serve", "--db", str(db4), "--port", port],
@@ -566,6 +575,67 @@ def test_requests_whose_clients_left_while_waiting_are_dropped(db4, monkeypatch)
         last.join(60)
     assert len(answers) == 2 and all(a["position"] == "W: B: w 4 4" for a in answers)
     assert len(calls) == 2, calls
+
+
+def test_the_opening_search_of_a_request_is_bounded(db4):
+    """A request may start the opening search (no placement files) for --search-seconds
+    in all; past them it gets 503 and a line saying why, while positions the files
+    answer, and the game's state without its hints, are served as before."""
+    with TestClient(create_app(db4, FOUR, search_seconds=0)) as bounded:
+        slow = bounded.get("/api/query", params={"position": "startpos"})
+        assert slow.status_code == 503
+        assert slow.json()["error"].startswith("the opening search ran out of time after")
+        assert "--search-seconds" in slow.json()["error"]
+        assert bounded.get("/api/query", params={"position": MOVING}).json()["plies"] == 1
+        state = bounded.post("/api/game", json={"moves": ["d2"]}).json()
+        assert state["played"] == ["d2"] and "ran out of time" in state["hints"]["error"]
+    with TestClient(create_app(db4, FOUR, search_seconds=None)) as unbounded:
+        assert unbounded.get("/api/query", params={"position": "startpos"}).json()["value"] == "draw"
+
+
+def test_a_search_whose_client_left_is_stopped(db4, monkeypatch):
+    """The opening search of a request whose client closed the connection ends within a
+    second or so (it would hold the lock, and every other request, for minutes), and
+    the next request searches again as usual. The search here is the real one, run
+    again and again with its table emptied until it is stopped."""
+    import socket
+    import threading
+    import time
+    import urllib.request
+    pytest.importorskip("uvicorn")
+    from solver.errors import SearchStoppedError
+    from solver.web import app as web_app
+    entered, ended = threading.Event(), []
+    real = web_app.query_object
+
+    def searching(db, pos, *line):
+        if not entered.is_set():
+            entered.set()
+            until = time.monotonic() + 30
+            try:
+                while time.monotonic() < until:
+                    db.opening_search().engine.clear()
+                    db.probe(pos)
+            except SearchStoppedError as error:
+                ended.append((time.monotonic(), error))
+                raise
+        return real(db, pos, *line)
+    monkeypatch.setattr(web_app, "query_object", searching)
+    with serving(create_app(db4, FOUR)) as (base, _):
+        host, port = base.removeprefix("http://").split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(b"GET /api/query?position=startpos HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert entered.wait(20)
+        time.sleep(0.3)
+        sock.close()
+        left = time.monotonic()
+        until = left + 10
+        while not ended and time.monotonic() < until:
+            time.sleep(0.05)
+        assert ended and "asked to stop" in str(ended[0][1])
+        assert ended[0][0] - left < 3
+        with urllib.request.urlopen(f"{base}/api/query?position=startpos", timeout=30) as reply:
+            assert json.loads(reply.read())["value"] == "draw"
 
 
 def test_http_details_a_client_may_rely_on(client, tmp_path):

@@ -16,7 +16,13 @@ from .common import db_option, fail, main, needs_kernels, rules_options
               help="Address to listen on (the default is reachable from this machine only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
-def serve(db: str, rules: Rules, host: str, port: int) -> None:
+# (default: solver.web.app.SEARCH_SECONDS, not imported here, as Starlette would load
+# with every command; a test holds the two equal)
+@click.option("--search-seconds", type=click.FloatRange(0, 1e9), default=300.0, show_default=True,
+              help="Opening search a request may start, in seconds (0: no limit). Where the "
+                   "placement phase is not built, a request past it gets status 503; one "
+                   "whose client leaves is stopped at once.")
+def serve(db: str, rules: Rules, host: str, port: int, search_seconds: float) -> None:
     """Serve a page to play, query and analyse on a board, and a JSON API under /api/.
 
     Prints the address to open in a browser; Ctrl-C stops.  The rule options set
@@ -31,5 +37,5 @@ def serve(db: str, rules: Rules, host: str, port: int) -> None:
 
     if not host.strip():    # (an unset $HOST would otherwise listen on every interface)
         fail("--host is empty: give an address, e.g. 127.0.0.1, or 0.0.0.0 for every interface")
-    run(db, rules, host=host, port=port,
+    run(db, rules, host=host, port=port, search_seconds=search_seconds or None,
         announce=lambda url: click.echo(f"muehle: serving {url} (databases in {db}; Ctrl-C stops)"))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..rules import STANDARD, Rules
-from .app import LOOPBACK_HOSTS, create_app
+from .app import LOOPBACK_HOSTS, SEARCH_SECONDS, create_app
 
 __all__ = ["create_app", "serve", "bind"]
 
@@ -158,14 +158,16 @@ def host_names(host: str, sock: socket.socket) -> Optional[set[str]]:
 
 
 def serve(root: Path | str = "data", rules: Rules = STANDARD, host: str = "127.0.0.1",
-          port: int = 8000, announce: Optional[Callable[[str], None]] = print) -> None:
-    """Serve the page and the API until interrupted; ``announce`` gets the address."""
+          port: int = 8000, announce: Optional[Callable[[str], None]] = print,
+          search_seconds: Optional[float] = SEARCH_SECONDS) -> None:
+    """Serve the page and the API until interrupted; ``announce`` gets the address;
+    ``search_seconds``: the opening search a request may start (None: no limit)."""
     import uvicorn
 
     sock = bind(host, port)
     # On loopback only the local names: a site that points its own name at 127.0.0.1
     # (DNS rebinding) is not answered.
-    app = create_app(root, rules, hosts=host_names(host, sock))
+    app = create_app(root, rules, hosts=host_names(host, sock), search_seconds=search_seconds)
     server = uvicorn.Server(server_config(app))
     if announce is not None:
         announce(address(sock))

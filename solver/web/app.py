@@ -19,6 +19,7 @@ import contextlib
 import json
 import random
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -37,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
 from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
-                      MissingSubspaceError, MuehleError, one_line)
+                      MissingSubspaceError, MuehleError, SearchStoppedError, one_line)
 from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
@@ -57,6 +58,12 @@ MAX_MOVES = 5000
 MAX_ARROWS = 1000
 #: Seconds of thinking the page may ask of the hard level (and of perfect's fallback).
 THINK_RANGE = (0.05, 10.0)
+#: Seconds of opening search one request may start (``muehle serve --search-seconds``):
+#: the start position of the 9-stone game takes about one, its moves' values together
+#: about one and a half minutes (docs/results.md), and nobody waits for more.
+SEARCH_SECONDS = 300.0
+#: Seconds between looks at whether the client of a running request has left.
+DISCONNECT_POLL = 0.5
 #: Games kept to extend by a move instead of replaying them from the start.
 GAME_CACHE = 64
 
@@ -75,6 +82,8 @@ def status_of(error: BaseException) -> int:
         return error.status
     if isinstance(error, MissingSubspaceError):
         return 404                 # the database it needs is not built
+    if isinstance(error, SearchStoppedError):
+        return 503                 # the search took too long: no answer now
     if isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)):
         return 500                 # the server's databases are at fault, not the request
     if isinstance(error, DatabaseError):
@@ -85,13 +94,47 @@ def status_of(error: BaseException) -> int:
 class Service:
     """What the endpoints share: the database folder, the default rules, one open
     :class:`~solver.probe.Database` per rule set, recent games.  One lock serialises
-    the work on databases and players (a local page has one user)."""
+    the work on databases and players (a local page has one user).  A request's work
+    runs :meth:`limited`: its opening searches stop after ``search_seconds`` in all
+    (None: never), or when :meth:`stop` is called because its client left."""
 
-    def __init__(self, root: Path | str, rules: Rules = STANDARD):
-        self.root, self.rules = Path(root), rules
+    def __init__(self, root: Path | str, rules: Rules = STANDARD,
+                 search_seconds: Optional[float] = SEARCH_SECONDS):
+        self.root, self.rules, self.search_seconds = Path(root), rules, search_seconds
         self.lock = threading.Lock()
         self._databases: dict[Rules, Database] = {}
         self._games: OrderedDict[tuple, Game] = OrderedDict()
+        self._limits: Optional[contextlib.ExitStack] = None    # of the running request
+        self._until: Optional[float] = None
+        self._stopped = False
+
+    @contextlib.contextmanager
+    def limited(self):
+        """One request's work (under :attr:`lock`): the opening searches of every
+        database, also one opened meanwhile, share its time limit and :meth:`stop`."""
+        with contextlib.ExitStack() as stack:
+            self._stopped = False
+            self._until = (None if self.search_seconds is None
+                           else time.monotonic() + self.search_seconds)
+            self._limits = stack
+            try:
+                for db in self._databases.values():
+                    self._limit(db)
+                yield
+            finally:
+                self._limits = None
+
+    def _limit(self, db: Database) -> None:
+        left = None if self._until is None else max(0.0, self._until - time.monotonic())
+        self._limits.enter_context(db.search_limit(left))
+        if self._stopped:
+            db.stop_search()
+
+    def stop(self) -> None:
+        """End the running request's opening search (from any thread: takes no lock)."""
+        self._stopped = True
+        for db in list(self._databases.values()):
+            db.stop_search()
 
     def close(self) -> None:
         with self.lock:
@@ -118,6 +161,8 @@ class Service:
             except DatabaseError as error:       # no database folder at all
                 raise ApiError(str(error), 404) from None
             self._databases[rules] = db
+            if self._limits is not None:
+                self._limit(db)
         return db
 
     def optional_database(self, rules: Rules) -> Optional[Database]:
@@ -372,14 +417,23 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]"})
 
 
 def create_app(root: Path | str = "data", rules: Rules = STANDARD,
-               hosts: Optional[set[str]] = None) -> Starlette:
+               hosts: Optional[set[str]] = None,
+               search_seconds: Optional[float] = SEARCH_SECONDS) -> Starlette:
     """The application: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
 
     ``root``: the database folder (one sub-folder per rule set); ``rules``: the rule
     set of requests that name none; ``hosts``: the names it answers to
-    (:class:`OwnPagesOnly`; None: any).
+    (:class:`OwnPagesOnly`; None: any); ``search_seconds``: the opening search a
+    request may start (None: no limit; 503 after it, as when its client leaves).
     """
-    service = Service(root, rules)
+    service = Service(root, rules, search_seconds)
+
+    async def stop_when_gone(request: Request) -> None:
+        # A search of minutes for a page that was closed or reloaded would hold the
+        # lock, and every other request, until it ends.
+        while not await request.is_disconnected():
+            await anyio.sleep(DISCONNECT_POLL)
+        service.stop()
 
     # Shared work waits its turn here, in the event loop, not in a worker thread: waiting
     # threads would take the pool that the page's files are read with too. A request
@@ -404,12 +458,21 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
                 params = await read_params(request)
                 if shared:
                     def locked():
-                        with service.lock:
-                            return work(params)
+                        # (returns what it raises: a task group would wrap it in a group)
+                        with service.lock, service.limited():
+                            try:
+                                return work(params), None
+                            except Exception as error:    # noqa: BLE001 - raised below
+                                return None, error
                     async with one_at_a_time:
                         if await request.is_disconnected():
                             return json_response({"error": "the client disconnected"}, 400)
-                        result = await anyio.to_thread.run_sync(locked)
+                        async with anyio.create_task_group() as watching:
+                            watching.start_soon(stop_when_gone, request)
+                            result, error = await anyio.to_thread.run_sync(locked)
+                            watching.cancel_scope.cancel()
+                        if error is not None:
+                            raise error
                 elif blocking:
                     result = await run_in_threadpool(work, params)
                 else:
@@ -419,8 +482,11 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
                 # it is no fault of the server's to log a traceback for
                 return json_response({"error": "the client disconnected"}, 400)
             except (ApiError, MuehleError, ValueError, OSError) as error:
-                message = one_line(str(error) or type(error).__name__)
-                return json_response({"error": message}, status_of(error))
+                message = str(error) or type(error).__name__
+                if isinstance(error, SearchStoppedError):
+                    message += (f" (this server's limit: {service.search_seconds:g} s, muehle serve "
+                                f"--search-seconds; the placement phase's files answer at once)")
+                return json_response({"error": one_line(message)}, status_of(error))
             return result if isinstance(result, Response) else json_response(result)
         return handler
 
