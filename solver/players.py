@@ -35,7 +35,7 @@ from .board import STANDARD_BOARD, Board
 from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
-from .errors import DatabaseError, GameOverError
+from .errors import DatabaseError, GameOverError, SearchStoppedError
 from .probe import MoveProbe
 from .rules import Rules, require_kernels
 from .values import DRAW, WIN, decode
@@ -447,7 +447,8 @@ class PerfectPlayer(Player):
                     # where the game's history changes nothing)
                     equal = [mp.move for mp in probes if mp.rank == probes[0].rank]
                     return self.rng.choice(equal)
-            except DatabaseError as error:
+            except (DatabaseError, SearchStoppedError) as error:
+                # (stopped: a server's time for the opening search is up)
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]

@@ -589,6 +589,10 @@ def test_the_opening_search_of_a_request_is_bounded(db4):
         assert bounded.get("/api/query", params={"position": MOVING}).json()["plies"] == 1
         state = bounded.post("/api/game", json={"moves": ["d2"]}).json()
         assert state["played"] == ["d2"] and "ran out of time" in state["hints"]["error"]
+        reply = bounded.post("/api/play", json={"moves": ["d2"], "level": "perfect", "think": 0.05})
+        assert reply.status_code == 200 and len(reply.json()["played"]) == 2
+        assert any("ran out of time" in note and "playing by search" in note
+                   for note in reply.json()["notes"])
     with TestClient(create_app(db4, FOUR, search_seconds=None)) as unbounded:
         assert unbounded.get("/api/query", params={"position": "startpos"}).json()["value"] == "draw"
 
