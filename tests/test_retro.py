@@ -499,3 +499,27 @@ def test_ab_kernels_replays_one_push_round(tmp_path):
     pulled = ab("3-4:1")            # a jumping side's rounds into losses pull
     assert pulled.returncode == 1
     assert pulled.stderr.strip() == "the solve of pair 3-4 has no push round 1 from 3-4"
+
+
+def test_mill_distance_counts_plies_to_the_next_take(tmp_path):
+    """scripts/mill_distance.py (docs/results.md): the pairs solved again with every
+    capture an end, checked by the forward check; in 3-4, where the jumping side's
+    wins last up to 33 plies, the next take is at most 11 plies away, so a limit of
+    10 quiet plies takes some wins away and the standard 50 none."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    build(tmp_path, Rules(), phase="moving", max_total=7, progress=False)
+    script = Path(__file__).parent.parent / "scripts" / "mill_distance.py"
+
+    def rows(*extra):
+        done = subprocess.run([sys.executable, str(script), str(tmp_path), "3-4", "--json", *extra],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return {row["subspace"]: row for row in map(json.loads, done.stdout.splitlines())}
+    standard, ten = rows(), rows("--limit", "10")
+    assert standard["3-4"]["wins"] == ten["3-4"]["wins"] == 102281
+    assert standard["3-4"]["longest_win"] == 33 and standard["3-4"]["longest_to_take"] == 11
+    assert standard["3-4"]["wins_take_beyond_limit"] == 0 < ten["3-4"]["wins_take_beyond_limit"]
+    assert ten["3-4"]["wins_end_beyond_limit"] > ten["3-4"]["wins_take_beyond_limit"]
