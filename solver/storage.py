@@ -476,7 +476,7 @@ class SubspaceReader:
 
     def __init__(self, f: h5py.File, path: Path, sub: Subspace):
         sub = sub if isinstance(sub, Subspace) else Subspace(*sub)
-        self.path, self.name, self.slots = Path(path), sub.name, sub.slots
+        self.path, self.name, self.slots, self.board = Path(path), sub.name, sub.slots, sub.board
         with hdf5_errors(self.path):
             if self.name not in f:
                 raise ForeignDatabaseError(f"{path} has no subspace {self.name}")
@@ -536,26 +536,49 @@ class SubspaceReader:
         return codes[start - lo:stop - lo]
 
     def verify(self, block: int = 64 * CHUNK) -> None:
-        """Check every chunk's CRC-32 and the SHA-256 of the whole, block by block (so
-        that a subspace's values never sit in memory whole); a block's SHA-256 runs in a
-        thread of its own while the next block is read (two blocks in memory at most)."""
+        """Check every chunk's CRC-32, the SHA-256 of the whole and the recorded
+        statistics (:meth:`check_stats`), block by block (so that a subspace's values
+        never sit in memory whole); a block's SHA-256 runs in a thread of its own while
+        the next block is read (two blocks in memory at most)."""
         digest = hashlib.sha256()
+        hist = np.zeros(0x10000, dtype=np.int64)
         with concurrent.futures.ThreadPoolExecutor(1) as hasher:
             hashed = hasher.submit(lambda: None)
             for start in range(0, self.slots, block):
                 codes = self.read(start, min(self.slots, start + block))
                 hashed.result()
                 hashed = hasher.submit(_sha_update, digest, codes)
+                hist += self.histogram(codes)
             hashed.result()
         if self.version >= 2 and digest.hexdigest() != self.sha256:
             raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+        self.check_stats(hist)
 
     def all(self, sha256: bool = False) -> np.ndarray:
-        """Every value; ``sha256`` also checks the SHA-256 of the whole."""
+        """Every value; ``sha256`` also checks the SHA-256 of the whole and the
+        statistics recorded beside it (:meth:`check_stats`)."""
         codes = self.read(0, self.slots)
-        if sha256 and self.version >= 2 and sha256_of(codes) != self.sha256:
-            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+        if sha256:
+            if self.version >= 2 and sha256_of(codes) != self.sha256:
+                raise CorruptDatabaseError(f"{self.path}: subspace {self.name} fails its SHA-256 check")
+            self.check_stats(self.histogram(codes))
         return codes
+
+    def histogram(self, codes: np.ndarray) -> np.ndarray:
+        """How many of ``codes`` hold each code (for :meth:`check_stats`; add blocks' up)."""
+        return kernels_for(self.board).code_histogram(np.ascontiguousarray(codes, dtype=np.uint16))
+
+    def check_stats(self, hist: np.ndarray) -> None:
+        """CorruptDatabaseError unless the counts and longest win and loss the file
+        records (what ``muehle stats`` prints, written by the build) are those of its
+        values (``hist``, over every slot), so that a header edited with its checksum
+        made again cannot pass for the values' statistics."""
+        counted = summarize(hist)
+        wrong = [f"{key}: {self.attrs[key]:,} recorded, {value:,} counted"
+                 for key, value in counted.items() if key in self.attrs and self.attrs[key] != value]
+        if wrong:
+            raise CorruptDatabaseError(f"{self.path}: subspace {self.name} records statistics its "
+                                       f"values do not have ({wrong[0]})")
 
 
 def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False,

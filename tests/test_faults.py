@@ -226,6 +226,31 @@ def test_check_and_stats_name_the_command_that_rebuilds_a_file(db4, tmp_path):
     assert dry.exit_code == 2 and "more than the limit of 1 MiB (--memory); nothing was built" in dry.stderr
 
 
+def test_check_recounts_the_statistics_a_file_records(db4, tmp_path, monkeypatch):
+    """The counts and longest win and loss that stats prints are the build's own count,
+    kept in the file's header; check counts the values again, so a header edited with
+    its checksum made again does not pass (the values themselves are intact)."""
+    import h5py
+    from click.testing import CliRunner
+    from solver.cli import main
+    monkeypatch.chdir(tmp_path)             # (a short path: the whole line is kept)
+    shutil.copytree(db4, "db")
+    path = storage.pair_path("db", FOUR, (4, 4))
+    for key, value, wrong in (("longest_win", 999, "longest_win: 999 recorded, 9 counted"),
+                              ("wins", 1159, "wins: 1,159 recorded, 159 counted")):
+        with h5py.File(path, "r+") as f:
+            ds = f["4-4"]
+            ds.attrs[key] = value
+            ds.attrs[storage.META_KEY] = storage.meta_digest(storage._attrs(ds))
+        stats = CliRunner().invoke(main, ["stats", "--db", "db", "--stones", "4"])
+        assert stats.exit_code == 0 and f"{value:,}" in stats.output   # (the header only)
+        result = CliRunner().invoke(main, ["check", "--quiet", "--db", "db", "--stones", "4"])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == (f"muehle: error: {path}: subspace 4-4 records statistics its values "
+                                 f"do not have ({wrong}); rebuild it with: "
+                                 f"muehle build --db db --stones 4 --pair 4-4\n")
+
+
 def test_memory_limit_holds_for_a_damaged_file_built_again(db4, tmp_path):
     """--memory was checked only for the files missing at the start: a damaged one was
     rebuilt above the limit. Now it is refused before its solve, the others kept."""
