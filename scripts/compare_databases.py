@@ -3,7 +3,7 @@
 each file records (docs/format.md), so that a change to the kernels can prove that it
 left every value as it was.
 
-Usage: python scripts/compare_databases.py A B [--rules standard] [--save FILE]
+Usage: python scripts/compare_databases.py A B [--rules standard] [--save FILE] [--verify]
 
 A and B are each a database folder (its RULES subfolder is read) or a manifest: a
 text file of lines ``SUBSPACE SHA256`` (``#`` starts a comment), as ``--save`` writes
@@ -11,6 +11,12 @@ A's.  docs/checksums-standard.txt is the manifest of the standard moving phase, 
 new build can be compared with it without the old files.  Prints one line per
 subspace (``same`` or ``DIFFERENT``) and exits with status 1 if a subspace differs or
 is in one only (with --save and no B: writes the manifest and compares nothing).
+
+A file's digest is what its build recorded; ``--verify`` first reads every value of a
+folder's files and checks it against that digest (each chunk's CRC-32, the SHA-256 of
+the whole, the recorded statistics: minutes for the whole moving phase), so that
+"same" says the values are the same, not only the records.  ``muehle check`` does that
+and more (it recomputes every value from its successors).
 """
 
 from __future__ import annotations
@@ -22,13 +28,27 @@ from pathlib import Path
 import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter)
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def digests(folder: Path) -> dict[str, str]:
-    """Subspace name -> the SHA-256 its file records, for every finished file."""
+
+def digests(folder: Path, rules: str, verify: bool = False) -> dict[str, str]:
+    """Subspace name -> the SHA-256 its file records, for every finished file (``verify``:
+    after checking the values against it)."""
+    if verify:
+        from solver.errors import DatabaseError
+        from solver.index import Subspace
+        from solver.rules import Rules
+        from solver.storage import SubspaceReader
+        board = Rules.from_name(rules).board
     out = {}
     for path in sorted(folder.glob("*.h5")):
         with h5py.File(path, "r") as f:
             for name, dataset in f.items():
+                if verify:
+                    try:
+                        SubspaceReader(f, path, Subspace.parse(name, board)).verify()
+                    except DatabaseError as error:
+                        raise SystemExit(f"compare_databases: {error}") from None
                 value = dataset.attrs["sha256"]
                 out[name] = value.decode() if isinstance(value, bytes) else str(value)
     return out
@@ -47,13 +67,13 @@ def read_manifest(path: Path) -> dict[str, str]:
     return out
 
 
-def load(where: Path, rules: str) -> dict[str, str]:
+def load(where: Path, rules: str, verify: bool = False) -> dict[str, str]:
     """The digests of a folder's rule set, or of a manifest file."""
     if where.is_file():
         return read_manifest(where)
     if not where.is_dir():
         raise SystemExit(f"compare_databases: {where}: no such folder or manifest")
-    return digests(where / rules)
+    return digests(where / rules, rules, verify)
 
 
 def order(name: str) -> list[int]:
@@ -66,10 +86,12 @@ def main() -> int:
     ap.add_argument("b", type=Path, nargs="?")
     ap.add_argument("--rules", default="standard", help="the rule set's folder name")
     ap.add_argument("--save", type=Path, help="write A's digests to this manifest")
+    ap.add_argument("--verify", action="store_true",
+                    help="check a folder's values against the digests its files record first")
     args = ap.parse_args()
     if args.b is None and args.save is None:
         ap.error("give B, or --save FILE")
-    a = load(args.a, args.rules)
+    a = load(args.a, args.rules, args.verify)
     if args.save:
         lines = [f"# SHA-256 of the values of each subspace ({args.rules}), "
                  "scripts/compare_databases.py --save"]
@@ -78,7 +100,7 @@ def main() -> int:
         print(f"{len(a)} subspaces written to {args.save}")
         if args.b is None:
             return 0 if a else 1
-    b = load(args.b, args.rules)
+    b = load(args.b, args.rules, args.verify)
     same = different = alone = 0
     for name in sorted(set(a) | set(b), key=order):
         if name not in a or name not in b:

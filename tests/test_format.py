@@ -213,6 +213,17 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     assert f"{name:>12}  DIFFERENT {'0' * 16} {digest[:16]}" in differ.stdout
     assert f"only in {db4}" in differ.stdout
     assert "4 subspaces: 2 same, 1 different, 1 in one only" in differ.stdout
+    # a value changed under its recorded digest: "same" by the records, refused by --verify
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(db4, copy)
+    with h5py.File(storage.pair_path(copy, FOUR, (4, 4)), "r+") as f:
+        f["4-4"][7] = f["4-4"][7] ^ 2
+    assert run(manifest, copy).returncode == 0
+    verified = run(manifest, copy, "--verify")
+    assert verified.returncode == 1 and verified.stdout == ""
+    assert verified.stderr.startswith("compare_databases: ") and "subspace 4-4 is damaged" in verified.stderr
+    assert run(manifest, db4, "--verify").returncode == 0
     garbled = tmp_path / "garbled.txt"
     garbled.write_text("3-3 nothex\n")
     assert "expected 'SUBSPACE SHA256'" in run(garbled, db4).stderr
