@@ -34,7 +34,7 @@ import numpy as np
 from .errors import UnsupportedRulesError
 from .index import Subspace
 from .position import Position, parse_position
-from .retro import check_by_opponent_sets
+from .retro import MAX_BAD, check_by_opponent_sets
 from .rules import Rules
 from .values import SLACK_CODE
 
@@ -175,7 +175,7 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
 
 
 def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int = 2,
-          progress: Callable[[int], None] | None = None, max_bad: int = 16) -> list[int]:
+          progress: Callable[[int], None] | None = None, max_bad: int = MAX_BAD) -> list[int]:
     """Forward check: the slots of ``values`` (stored codes of ``sub``) that differ from
     what their children's stored codes give (at most ``max_bad``)."""
     if len(values) != sub.slots:

@@ -66,6 +66,8 @@ PULL_RATIO_JUMPING = 0.03
 #: costs some hundred ns less (its successors come from cache), but every state costs
 #: about 20 ns more (its slot is computed): break-even near a tenth.
 GROUPED_PULL_SHARE = 0.1
+#: States that disagree a check names at most (it stops looking there).
+MAX_BAD = 16
 
 
 @dataclass

@@ -218,7 +218,7 @@ def test_check_and_stats_name_the_command_that_rebuilds_a_file(db4, tmp_path):
     codes[first][int(np.flatnonzero(codes[first] == 0)[0])] = 3          # a draw made a win
     storage.write_pair(target, FOUR, codes)
     result = run("check", "--quiet")
-    assert result.exit_code == 1 and "states disagree with their successors" in result.stderr
+    assert result.exit_code == 1 and "pair 3-4: 3 states disagree with their successors; first:" in result.stderr
     assert result.stderr.rstrip().endswith(
         f"is well formed but wrong (its checksums match what was written): delete it and build "
         f"it again with: muehle build --db {tmp_path} --stones 4 --pair 3-4"), result.stderr

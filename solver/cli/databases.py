@@ -14,7 +14,7 @@ from tqdm import tqdm
 
 from .. import build as building
 from .. import index, placement, storage
-from ..verify.check import check_pair, check_placement
+from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       one_line)
@@ -368,7 +368,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                 raise _at_fault(error, db, rules, what, held) from None
             if bad:
                 bar.close()
-                click.echo(f"{what}: {len(bad)}+ states disagree with their successors; first:", err=True)
+                count = (f"{len(bad)}+ states disagree with their" if len(bad) >= MAX_BAD
+                         else "1 state disagrees with its" if len(bad) == 1     # (it stops there)
+                         else f"{len(bad)} states disagree with their")
+                click.echo(f"{what}: {count} successors; first:", err=True)
                 for state in bad[:5]:
                     click.echo(f"  {state.describe()}", err=True)
                 path = storage.file_of(db, rules, held)

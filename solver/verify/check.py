@@ -19,7 +19,7 @@ from ..board import STANDARD_BOARD, Board
 from ..index import Pair, Subspace
 from ..kernels import kernels_for
 from ..position import Position
-from ..retro import check_by_opponent_sets
+from ..retro import MAX_BAD, check_by_opponent_sets
 from ..rules import Rules
 
 EMPTY = np.zeros(0, dtype=np.uint16)
@@ -45,7 +45,7 @@ class BadState:
 
 
 def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs: int = 2,
-                 progress: Callable[[int], None] | None = None, max_bad: int = 16,
+                 progress: Callable[[int], None] | None = None, max_bad: int = MAX_BAD,
                  grouped: bool = False) -> list[BadState]:
     """Check the solved values of ``pair``; ``lookup(m, o)`` gives capture targets.
 
