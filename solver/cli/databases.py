@@ -254,8 +254,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     subspace than its name says, gets a warning line on stderr (the totals are then
     of the other files) and exit status 1.  The figures are those the build counted
     and stored in each file's header (under its checksum), so this takes seconds
-    (without --reachable);
-    the values themselves are read and verified by muehle check.
+    (without --reachable); muehle check reads and verifies the values and counts
+    them again.
     """
     rows, problems = _collect_stats(db, rules)
     for problem in problems:
