@@ -211,7 +211,19 @@ class BuildLock:
         import fcntl
         import json
         import socket
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        import stat
+        try:
+            # not through a link: it is emptied below, and a link planted in a shared
+            # folder would have a build empty whatever it points to
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            why = ("it is a symbolic link: remove it, a build makes its own"
+                   if self.path.is_symlink() else exc.strerror or str(exc))
+            raise DatabaseError(f"cannot open the build lock {self.path}: {why}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise DatabaseError(f"the build lock {self.path} is not a regular file: remove it, "
+                                f"a build makes its own")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -242,14 +254,21 @@ class BuildLock:
 
     def _clear_leftovers(self) -> None:
         """What killed runs left that only a run holding this lock uses: the token files
-        of a cluster build's check (deleted), and temporaries written on other hosts
-        (named in a warning: a machine of the cluster may still be writing one)."""
+        of a cluster build's check (deleted), the database files' temporaries written on
+        this host (deleted, whatever process now has the number in their name: only a
+        build holding this lock writes them, and none has started yet) and those written
+        on other hosts (named in a warning: a machine of the cluster may still be
+        writing one)."""
         folder = self.path.parent
         for token in folder.glob(".cluster-token-*"):
             token.unlink(missing_ok=True)
         for tmp in sorted(folder.glob(".*.tmp-*")):
+            if not tmp.name.startswith((".pair-", ".place-")):
+                continue                   # (an opening book's, written without the lock)
             host, _ = storage.temporary_owner(tmp)
-            if host != storage.HOST:
+            if host == storage.HOST:
+                tmp.unlink(missing_ok=True)
+            else:
                 log.warning("leftover temporary file %s, written on host %s (a build killed "
                             "there?): delete it unless a build there is still writing it", tmp, host)
 

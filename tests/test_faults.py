@@ -328,8 +328,9 @@ print(db.probe(pos))
 
 def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):
     """Holding the folder's lock, a build deletes the token files of a killed cluster
-    build's check and names the temporaries written on other hosts (a machine of a
-    cluster may still write one), keeping them."""
+    build's check and the temporaries written on this host, whatever runs now under the
+    number in their names (they outlived a complete build before), and names those
+    written on other hosts (a machine of a cluster may still write one), keeping them."""
     import logging
     shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
     folder = storage.rules_dir(tmp_path, FOUR)
@@ -337,12 +338,37 @@ def test_leftovers_of_killed_runs_are_cleared_or_named(db4, tmp_path, caplog):
     token.write_text("secret")
     foreign = folder / ".pair-3-4.h5.tmp-otherbox-4242"
     foreign.write_bytes(b"partial")
+    # this host's, of a process now running (this one) and of one gone, of a file built
+    ours = [folder / f".pair-3-3.h5.tmp-{storage.HOST}-{os.getpid()}",
+            folder / f".place-0-0+4-4.h5.tmp-{storage.HOST}-999999999"]
+    for tmp in ours:
+        tmp.write_bytes(b"partial")
     with caplog.at_level(logging.WARNING, logger="muehle.build"):
         build(tmp_path, FOUR, phase="moving", progress=False)
-    assert not token.exists() and foreign.exists()
+    assert not token.exists() and foreign.exists() and not any(tmp.exists() for tmp in ours)
     assert [r.getMessage() for r in caplog.records] == [
         f"leftover temporary file {foreign}, written on host otherbox (a build killed there?): "
         f"delete it unless a build there is still writing it"]
+
+
+def test_a_lock_that_is_a_link_is_refused_not_followed(tmp_path):
+    """The lock is emptied as it is taken: through a link planted in a shared folder a
+    build would empty any file (a root build, any file at all)."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("data")
+    folder = tmp_path / "db"
+    folder.mkdir()
+    (folder / ".build.lock").symlink_to(precious)
+    with pytest.raises(DatabaseError, match=r"^cannot open the build lock .*\.build\.lock: it is a "
+                                            r"symbolic link: remove it, a build makes its own$"):
+        with BuildLock(folder):
+            pass
+    assert precious.read_text() == "data"
+    (folder / ".build.lock").unlink()
+    os.mkfifo(folder / ".build.lock")
+    with pytest.raises(DatabaseError, match="is not a regular file"):
+        with BuildLock(folder):
+            pass
 
 
 def test_a_lock_that_cannot_be_written_is_named(tmp_path, monkeypatch):
