@@ -226,6 +226,17 @@ def test_the_database_folder_may_come_from_the_environment(db4, monkeypatch):
         assert result.exit_code == 2 and result.stderr == (
             f"muehle: error: {a_file} is not a folder (--db, or MUEHLE_DB, names the folder that holds "
             f"one folder of databases per rule set)\n"), (command, result.stderr)
+    # a rule set's own folder (a build started again inside it), and nothing at all
+    rules_folder = db4 / "standard-s4"
+    for command in (["build", "--stones", "4"], ["query", "startpos"], ["check"]):
+        result = CliRunner().invoke(main, [command[0], "--db", str(rules_folder), *command[1:]])
+        assert result.exit_code == 2 and result.stderr == (
+            f"muehle: error: {rules_folder} holds database files itself: it is a rule set's folder; "
+            f"--db names the folder above it ({db4.resolve()})\n"), (command, result.stderr)
+    assert not (rules_folder / "standard-s4").exists()
+    empty = CliRunner().invoke(main, ["build", "--db", "", "--stones", "4"])
+    assert empty.exit_code == 2 and empty.stderr == (
+        "muehle: error: --db (or MUEHLE_DB) is empty: name the database folder, e.g. data\n")
 
 
 def test_query_prints_the_line_of_best_play(db4):
@@ -274,3 +285,20 @@ def test_moves_given_that_end_the_game_by_the_rules_of_play_are_that_draw(db4):
     # three plies fewer: not over, the position's own value and moves
     fewer = CliRunner().invoke(main, ["query", "--json", *common[:-1], " ".join(["a1-a4 b6-b4 a4-a1 b4-b6"] * 2)[:-6]])
     assert fewer.exit_code == 0 and json.loads(fewer.stdout)["moves"] and fewer.stderr == ""
+
+
+def test_ctrl_c_is_one_line_and_status_130():
+    """Ctrl-C ends a command with one line and status 130, as a shell reports a program
+    stopped by SIGINT (click said "Aborted!" with 1, the status by which check calls a
+    database bad)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "solver", "index-stats", "--threads", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(1.5)                       # (started, counting)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err == "muehle: interrupted\n", err

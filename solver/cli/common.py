@@ -12,6 +12,7 @@ import functools
 import math
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
 import click
@@ -47,6 +48,8 @@ class CliError(click.ClickException):
         click.echo(f"muehle: error: {self.format_message()}", err=True)
 
 
+#: Exit status after Ctrl-C: what a shell reports for a program stopped by SIGINT (128 + 2).
+INTERRUPTED = 130
 #: Exit status when the reader of standard output went away: what a shell reports for
 #: a program killed by SIGPIPE (128 + 13), as ``cat`` would end.
 EXIT_CLOSED_PIPE = 141
@@ -158,6 +161,11 @@ class MuehleGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return report_errors(super().invoke)(ctx)
+        except KeyboardInterrupt:
+            # (click would say "Aborted!" and exit 1, which check uses for a bad database)
+            resume = " (the same command resumes the build)" if ctx.invoked_subcommand == "build" else ""
+            click.echo(f"muehle: interrupted{resume}", err=True)
+            raise SystemExit(INTERRUPTED) from None
         except CliError as error:
             if isinstance(error.__cause__, BrokenPipeError):
                 quiet_exit_on_closed_pipe()
@@ -264,9 +272,17 @@ def db_option(func: Callable) -> Callable:
     (default: ``$MUEHLE_DB``, else ``data`` in the current folder)."""
     def folder(ctx, param, value: str) -> str:
         # (click's own test of a path blamed MUEHLE_DB for a --db given on the line)
+        if not value.strip():
+            raise CliError("--db (or MUEHLE_DB) is empty: name the database folder, e.g. data")
         if os.path.exists(value) and not os.path.isdir(value):
             raise CliError(f"{value} is not a folder (--db, or MUEHLE_DB, names the folder that "
                            f"holds one folder of databases per rule set)")
+        held = Path(value)
+        if held.is_dir() and (next(held.glob("pair-*.h5"), None) or next(held.glob("place-*.h5"), None)):
+            # a rule set's folder: a build would start again in <it>/<rules>, and queries
+            # would call the files there missing
+            raise CliError(f"{value} holds database files itself: it is a rule set's folder; "
+                           f"--db names the folder above it ({held.resolve().parent})")
         return value
     return click.option("--db", "db", type=click.Path(), default=str(DEFAULT_ROOT), callback=folder,
                         envvar="MUEHLE_DB", show_default=True, show_envvar=True,
