@@ -302,3 +302,19 @@ def test_ctrl_c_is_one_line_and_status_130():
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err == "muehle: interrupted\n", err
+
+
+def test_check_of_a_folder_says_what_the_plan_still_lacks(db4):
+    """check passes what is built (exit 0), and says on stderr how many files of the
+    plan are not built yet, so that "ok" is not read as "the build is done"."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    from solver.placement import plan
+    from solver.rules import Rules
+    run = lambda *args: CliRunner().invoke(main, ["check", "--db", str(db4), "--stones", "4", "--quiet", *args])
+    whole, moving = run(), run("--phase", "moving")
+    assert whole.exit_code == moving.exit_code == 0
+    assert whole.stdout.startswith("ok: 3 pair(s) and 0 placement subspace(s)")
+    assert whole.stderr == (f"not built yet: {len(plan(Rules(stones=4)))} more file(s) of the plan "
+                            f"('muehle build --db {db4} --stones 4' builds them)\n")
+    assert moving.stderr == "" and run("--pair", "3-4").stderr == ""

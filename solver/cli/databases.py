@@ -333,14 +333,19 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
         pairs = [Pair.parse(pair_text, rules.stones, rules.board)]
         _refuse_beyond(f"pair {pairs[0].name}", sum(pairs[0]), max_total)
     else:
+        planned = 0
         if phase in ("moving", "all"):
-            pairs = [p for p in building.plan(rules, max_total) if storage.pair_path(db, rules, p).exists()]
+            plan = building.plan(rules, max_total)
+            pairs = [p for p in plan if storage.pair_path(db, rules, p).exists()]
+            planned += len(plan)
         if phase in ("placement", "all"):
-            subs = [s for s in placement.plan(rules, max_total)
-                    if storage.placement_path(db, rules, s).exists()]
+            plan = placement.plan(rules, max_total)
+            subs = [s for s in plan if storage.placement_path(db, rules, s).exists()]
+            planned += len(plan)
         if not pairs and not subs:
             fail(f"no databases for rules {rules.name} in {db}")
         _refuse_incomplete(db, rules, max_total, phase)
+        unbuilt = planned - len(pairs) - len(subs)
     pairs = [Pair(*p, board=rules.board) for p in pairs]
     for held in pairs + subs:
         path = storage.file_of(db, rules, held)
@@ -382,6 +387,13 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                 raise SystemExit(1)
     click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
                f"{total:,} slots consistent")
+    if pair_text is None and unbuilt:
+        # (what is built is right, but a builder asking whether the build is done
+        # should not read "ok" as yes)
+        command = storage.build_command(db, rules, phase=None if phase == "all" else phase,
+                                        max_total=max_total)
+        click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
+                   err=True)
 
 
 def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
