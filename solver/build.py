@@ -586,8 +586,10 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     root = Path(root)
     reports: list = []
     units = plan_units(rules, max_total, pair, phase)
-    check_plan(root, rules, units, memory)
     with BuildLock(prepare_folder(root, rules)):
+        # (under the lock: a plan checked while another build writes the files it needs
+        # would be refused for their want, not for that build)
+        check_plan(root, rules, units, memory)
         if phase in ("moving", "all"):
             reports += build_moving(root, rules, max_total=max_total, pair=pair, jobs=jobs,
                                     verify=verify, progress=progress, memory=memory)

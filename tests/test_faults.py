@@ -141,9 +141,13 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
     folder = storage.rules_dir(tmp_path, FOUR)
     folder.mkdir(parents=True)
     with BuildLock(folder):
-        result = run_cli("build", "--db", tmp_path, "--stones", 4)
-        assert result.returncode == 2
-        assert f"pid {os.getpid()}" in result.stderr and result.stderr.count("\n") == 1
+        # the whole game, the placement phase alone (whose moving files the holder may be
+        # writing: said as the holder, not as files missing) and a cluster (refused
+        # before the cluster starts, without Dask's words)
+        for extra in ([], ["--phase", "placement"], ["--workers", "1"]):
+            result = run_cli("build", "--db", tmp_path, "--stones", 4, *extra)
+            assert result.returncode == 2, extra
+            assert f"pid {os.getpid()}" in result.stderr and result.stderr.count("\n") == 1, result.stderr
     # a lock left by a killed holder is free again (flock dies with its process)
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; sys.path.insert(0, '.');"
                                "from solver.build import BuildLock; from pathlib import Path;"
