@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import resource
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -645,12 +646,35 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None = None) -> None:
     """What a build refuses before any work, one line each (a dry run says the same):
     files it needs outside the plan (:func:`check_needs`), a folder where a file belongs
-    (:func:`check_places`), and with ``memory`` a file to build whose peak is above it
-    (:func:`check_memory_limit`)."""
+    (:func:`check_places`), with ``memory`` a file to build whose peak is above it
+    (:func:`check_memory_limit`), and files that would not fit on the disk
+    (:func:`check_disk`)."""
     check_needs(root, rules, units)
     check_places(root, rules, units)
+    left = [u for u in units if not storage.file_of(root, rules, u.key).exists()]
     if memory is not None:
-        check_memory_limit([u for u in units if not storage.file_of(root, rules, u.key).exists()], memory)
+        check_memory_limit(left, memory)
+    check_disk(root, rules, left)
+
+
+def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
+    """Raise DatabaseError, before any work, where the files left to build would not fit
+    on the folder's file system by :data:`DISK_BYTES_PER_SLOT` (an estimate: a build
+    that finds the disk full later stops in one line, and a rerun resumes): the whole
+    game runs for hours before it writes its last files."""
+    need = round(sum(u.slots for u in units) * DISK_BYTES_PER_SLOT)
+    place = storage.rules_dir(root, rules)
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:
+        return                             # (the folder's own errors are said elsewhere)
+    if need > free:
+        raise DatabaseError(f"the {len(units)} file(s) left to build need about {need / 1e9:.2f} GB "
+                            f"on disk ({DISK_BYTES_PER_SLOT} bytes a slot), and {place} has "
+                            f"{free / 1e9:.2f} GB free: free some space or give another --db; "
+                            f"nothing was built")
 
 
 def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:

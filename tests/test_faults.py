@@ -161,6 +161,24 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
         pass
 
 
+def test_a_build_that_would_not_fit_on_the_disk_is_refused_before_any_work(tmp_path, monkeypatch):
+    """The files left to build are estimated (DISK_BYTES_PER_SLOT) and compared with the
+    free space before any work: the whole game would find a full disk hours in; the dry
+    run says the disk it needs and refuses the same."""
+    import collections
+    from solver import build as building
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(building.shutil, "disk_usage", lambda path: usage(10**6, 10**6 - 1000, 1000))
+    with pytest.raises(DatabaseError, match=r"^the 3 file\(s\) left to build need about 0\.00 GB on disk "
+                                            r"\(0\.37 bytes a slot\), and .* has 0\.00 GB free: free some "
+                                            r"space or give another --db; nothing was built$"):
+        build(tmp_path, FOUR, phase="moving", progress=False)
+    assert not list(tmp_path.rglob("*.h5"))
+    monkeypatch.undo()
+    dry = run_cli("build", "--db", tmp_path, "--stones", 4, "--phase", "moving", "--dry-run")
+    assert dry.returncode == 0 and "GB more on disk" in dry.stdout.splitlines()[-1]
+
+
 def test_a_fifo_or_folder_in_place_of_a_file_is_refused_not_waited_on(db4, tmp_path):
     """Opening a FIFO blocks until a writer comes: query, stats and check refuse it in
     one line instead (subprocesses with a timeout), naming the command that rebuilds it,

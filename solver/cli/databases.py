@@ -151,7 +151,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
 def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
     """The plan's table and totals.  ``gap`` (the kernels cannot build these rules): no
     file is looked for, and lines per phase follow, sizes being symmetry classes."""
-    built, left = 0, 0.0
+    built, left, left_slots = 0, 0.0, 0
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
         done = gap is None and all(building.is_stored(
@@ -159,13 +159,16 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
             for name in f.outputs)
         built += len(f.outputs) if done else 0
         left += 0.0 if done else f.seconds
+        left_slots += 0 if done else f.slots
         state = "built" if done else "to build" if gap is None else "plan only"
         names = " ".join(f.outputs)      # a cycle of mixed placement: a file per subspace
         click.echo(f"{names:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  {state}")
     click.echo(f"{sum(len(f.outputs) for f in files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
                f"peak memory about {max((f.memory for f in files), default=0) / 2**30:.1f} GiB, "
-               f"about {left / 3600:.1f} h left to build on 2 cores "
-               f"(rates of docs/benchmarks.md; rules {rules.name})")
+               f"about {left / 3600:.1f} h left to build on 2 cores"
+               + (f" and {left_slots * building.DISK_BYTES_PER_SLOT / 1e9:.1f} GB more on disk"
+                  if gap is None else "")
+               + f" (rates of docs/benchmarks.md; rules {rules.name})")
     if gap is None:
         return
     for row in building.plan_summary(files):
