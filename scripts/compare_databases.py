@@ -42,15 +42,22 @@ def digests(folder: Path, rules: str, verify: bool = False) -> dict[str, str]:
         board = Rules.from_name(rules).board
     out = {}
     for path in sorted(folder.glob("*.h5")):
-        with h5py.File(path, "r") as f:
-            for name, dataset in f.items():
-                if verify:
-                    try:
-                        SubspaceReader(f, path, Subspace.parse(name, board)).verify()
-                    except DatabaseError as error:
-                        raise SystemExit(f"compare_databases: {error}") from None
-                value = dataset.attrs["sha256"]
-                out[name] = value.decode() if isinstance(value, bytes) else str(value)
+        try:
+            with h5py.File(path, "r") as f:
+                for name, dataset in f.items():
+                    if verify:
+                        try:
+                            SubspaceReader(f, path, Subspace.parse(name, board)).verify()
+                        except DatabaseError as error:
+                            raise SystemExit(f"compare_databases: {error}") from None
+                    value = dataset.attrs["sha256"]
+                    out[name] = value.decode() if isinstance(value, bytes) else str(value)
+        except (OSError, KeyError) as error:
+            # (a damaged file, a folder in a file's place, a file without digests)
+            why = " ".join(str(error).split())[:120]
+            raise SystemExit(f"compare_databases: {path}: cannot read its digests "
+                             f"({type(error).__name__}: {why}); muehle check names what is "
+                             f"wrong") from None
     return out
 
 

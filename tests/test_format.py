@@ -224,6 +224,12 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     assert verified.returncode == 1 and verified.stdout == ""
     assert verified.stderr.startswith("compare_databases: ") and "subspace 4-4 is damaged" in verified.stderr
     assert run(manifest, db4, "--verify").returncode == 0
+    # a file that cannot be read at all: one line, not a traceback
+    (storage.pair_path(copy, FOUR, (3, 4))).write_bytes(b"not hdf5")
+    unreadable = run(manifest, copy)
+    assert unreadable.returncode == 1 and unreadable.stderr.count("\n") == 1
+    assert unreadable.stderr.startswith(f"compare_databases: {storage.pair_path(copy, FOUR, (3, 4))}: "
+                                        f"cannot read its digests")
     garbled = tmp_path / "garbled.txt"
     garbled.write_text("3-3 nothex\n")
     assert "expected 'SUBSPACE SHA256'" in run(garbled, db4).stderr
