@@ -16,7 +16,13 @@ and by the next take, the wins whose next take lies more than ``--limit`` plies 
 even under best play (a played game from a fresh count of quiet plies draws them by
 the rule: solver.game.QUIET_PLY_LIMIT), the wins whose end does, and the losses that
 the rule saves so.  Nothing is written; the solve needs the pair's memory as a build
-does (docs/benchmarks.md).
+does (docs/benchmarks.md), the figures about as much again.
+
+A code holds no win in 0, so a take into a position the taker has lost counts as a
+loss in 2, not 1: where the losing side has nothing but such takes, its plies (and
+the winner's before them) count one more than they are.  The losing side takes only
+where it must, so this touches few positions, and only at the limit can it move one
+between the columns.
 """
 
 from __future__ import annotations
@@ -65,27 +71,32 @@ def pair_figures(db, rules: Rules, pair: Pair, jobs: int, limit: int) -> list[di
         capture = outside(sub, rules)[0]
         cap = np.zeros(0, dtype=np.uint16) if capture is None else targets(db, capture.m, capture.o)
         _, passed = check_by_opponent_sets(sub, to_take, result.values[sub.mirror], cap, rules, jobs)
+        del cap
         if not passed:
             raise SystemExit(f"{sub}: the plies to the next take fail the forward check")
+        # (on the uint16 codes, 1 + plies, and boolean masks: a large pair's figures in
+        # about the memory of its solve)
         to_end = db.subspace(sub.m, sub.o)
         real = to_end != SLACK_CODE
-        if not np.array_equal(to_take[real] == DRAW_CODE, to_end[real] == DRAW_CODE) or \
-                not np.array_equal(to_take[real] % 2, to_end[real] % 2):
+        if not (np.array_equal(to_take == DRAW_CODE, to_end == DRAW_CODE)
+                and np.array_equal(to_take[real] & 1, to_end[real] & 1)):
             raise SystemExit(f"{sub}: the solve to the next take changed a position's win, draw or loss")
         wins = real & (to_end != DRAW_CODE) & (to_end % 2 == 0)
-        losses = real & (to_end % 2 == 1)
-        end_w, take_w = to_end[wins].astype(np.int64) - 1, to_take[wins].astype(np.int64) - 1
-        take_l = to_take[losses].astype(np.int64) - 1
+        del real
+        losses = (to_end % 2 == 1) & (to_end != SLACK_CODE)
+        beyond = limit + 1                      # the code of plies == limit
+        n_wins = int(np.count_nonzero(wins))
         rows.append({
-            "subspace": str(sub), "wins": int(wins.sum()),
-            "longest_win": int(end_w.max()) if wins.any() else None,
-            "longest_to_take": int(take_w.max()) if wins.any() else None,
-            "wins_take_beyond_limit": int((take_w > limit).sum()),
-            "wins_end_beyond_limit": int((end_w > limit).sum()),
-            "losses": int(losses.sum()),
-            "losses_take_beyond_limit": int((take_l > limit).sum()),
+            "subspace": str(sub), "wins": n_wins,
+            "longest_win": int(to_end[wins].max()) - 1 if n_wins else None,
+            "longest_to_take": int(to_take[wins].max()) - 1 if n_wins else None,
+            "wins_take_beyond_limit": int(np.count_nonzero(wins & (to_take > beyond))),
+            "wins_end_beyond_limit": int(np.count_nonzero(wins & (to_end > beyond))),
+            "losses": int(np.count_nonzero(losses)),
+            "losses_take_beyond_limit": int(np.count_nonzero(losses & (to_take > beyond))),
             "seconds": round(result.seconds, 1),
         })
+        del wins, losses, to_end
     return rows
 
 
