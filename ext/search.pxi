@@ -9,7 +9,7 @@
 # transposition table holds stays valid (bounds are exact facts about positions,
 # independent of the window), so a rerun repeats only the path to the missing leaf.
 # It unwinds the same way when asked to stop (SearchEngine.stop, from another thread)
-# or when its deadline passes: both are looked at every STOP_EVERY + 1 nodes, so that
+# or when its deadline passes: both are looked at every LOOK_EVERY nodes, so that
 # a server can end a search whose client left, and bound any search's time.
 #
 # Transposition table: a fixed array of 2^bits uint64 entries in buckets of 4; 0 empty.
@@ -58,7 +58,7 @@ cdef enum:
     S_ABORT = 99          # returned up the tree: a view is missing (or a slack leaf),
                           # or the search was stopped
     NEED_STOPPED = -2     # need_m when the search unwound because it was stopped
-    STOP_EVERY = 0x3FFF   # nodes between looks at the stop flag and the clock (~ms)
+    LOOK_EVERY = 16384    # nodes between looks at the stop flag and the clock (~ms)
     KEY_SHIFT = 14
     BUCKET = 4
     MAX_PLACE_MOVES = 512  # placement: at most 24 targets x 12 takes
@@ -132,6 +132,7 @@ ctypedef struct SearchCtx:
     bint jumping, take_none
     int stop                    # set by another thread (flag_set): unwind
     double deadline             # monotonic seconds; 0: none
+    int64_t next_look           # nodes at which the flag and the clock are looked at next
 
 
 cdef inline uint32_t tt_move(uint32_t mv) noexcept nogil:
@@ -255,10 +256,11 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
     cdef uint64_t key, e
     cdef int64_t slot
     c.nodes += 1
-    if (c.nodes & STOP_EVERY) == 0 and (
-            flag_get(&c.stop) or (c.deadline > 0 and monotonic() >= c.deadline)):
-        c.need_m = NEED_STOPPED
-        return S_ABORT
+    if c.nodes >= c.next_look:          # (not a multiple: leaf_children adds many at once)
+        c.next_look = c.nodes + LOOK_EVERY
+        if flag_get(&c.stop) or (c.deadline > 0 and monotonic() >= c.deadline):
+            c.need_m = NEED_STOPPED
+            return S_ABORT
     if hm == 0 and ho == 0:
         return leaf_value(c, own, opp)
     m = popcount(own)
@@ -441,6 +443,7 @@ cdef class SearchEngine:
             raise ValueError("more than nine stones a side")
         self.c.need_m = self.c.need_o = 0
         self.c.deadline = deadline
+        self.c.next_look = self.c.nodes + 1       # a look at once: stopped before it began
         with nogil:
             value = negamax(&self.c, own, opp, own_hand, opp_hand, -1, 1)
         if value != S_ABORT:

@@ -437,9 +437,13 @@ PHASES = ("moving", "placement", "all")
 MOVING_RATE = 2.84e6
 PLACEMENT_RATE = 3.0e6
 #: Bytes a slot on disk: the whole standard game's files, 10.24 GB for 27,860,711,107
-#: slots (moving phase 0.36, placement phase 0.37; docs/results.md).  Only for the disk
-#: estimate of a plan.
+#: slots (moving phase 0.36, placement phase 0.37; docs/results.md): the estimate of a
+#: plan, and of a build's need (a warning where the free space is less).
 DISK_BYTES_PER_SLOT = 0.37
+#: Fewer bytes a slot than any game's files take (the 5-stone game's: 0.018 moving,
+#: 0.041 placement; small games compress far better): a build that would not fit even
+#: so is refused (:func:`check_disk`).
+DISK_BYTES_PER_SLOT_LEAST = 0.01
 
 
 @dataclass(frozen=True)
@@ -663,11 +667,12 @@ def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None =
 
 
 def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
-    """Raise DatabaseError, before any work, where the files left to build would not fit
-    on the folder's file system by :data:`DISK_BYTES_PER_SLOT` (an estimate: a build
-    that finds the disk full later stops in one line, and a rerun resumes): the whole
-    game runs for hours before it writes its last files."""
-    need = round(sum(u.slots for u in units) * DISK_BYTES_PER_SLOT)
+    """Before any work (the whole game runs for hours before it writes its last files):
+    raise DatabaseError where the files left to build would not fit on the folder's
+    file system even at :data:`DISK_BYTES_PER_SLOT_LEAST`, and warn where they may not
+    at :data:`DISK_BYTES_PER_SLOT` (the 9-stone game's rate; smaller games take less).
+    A build that finds the disk full stops in one line all the same, and a rerun resumes."""
+    slots = sum(u.slots for u in units)
     place = storage.rules_dir(root, rules)
     while not place.exists() and place != place.parent:
         place = place.parent
@@ -675,11 +680,16 @@ def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
         free = shutil.disk_usage(place).free
     except OSError:
         return                             # (the folder's own errors are said elsewhere)
-    if need > free:
-        raise DatabaseError(f"the {len(units)} file(s) left to build need about {need / 1e9:.2f} GB "
-                            f"on disk ({DISK_BYTES_PER_SLOT} bytes a slot), and {place} has "
-                            f"{free / 1e9:.2f} GB free: free some space or give another --db; "
+    if slots * DISK_BYTES_PER_SLOT_LEAST > free:
+        raise DatabaseError(f"the {len(units)} file(s) left to build need at least "
+                            f"{slots * DISK_BYTES_PER_SLOT_LEAST / 1e9:.2f} GB on disk, and {place} "
+                            f"has {free / 1e9:.2f} GB free: free some space or give another --db; "
                             f"nothing was built")
+    if slots * DISK_BYTES_PER_SLOT > free:
+        log.warning("the %d file(s) left to build may need up to %.2f GB on disk (%s bytes a slot, "
+                    "as the 9-stone game's), and %s has %.2f GB free: a full disk stops the build "
+                    "(rerun it to resume)", len(units), slots * DISK_BYTES_PER_SLOT / 1e9,
+                    DISK_BYTES_PER_SLOT, place, free / 1e9)
 
 
 def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:

@@ -181,13 +181,13 @@ class ClusterError(MuehleError):
 # --- the opening search ----------------------------------------------------------------
 
 class SearchStoppedError(MuehleError):
-    """The opening search ended without a value: its time ran out, or it was asked to
-    stop (a server's client left).  ``seconds``: how long it had searched.  Nothing is
-    wrong with the position; the placement phase's files answer it at once."""
+    """The opening search ended without a value: its time ran out (``timed_out``), or it
+    was asked to stop (a server's client left).  ``seconds``: how long it had searched.
+    Nothing is wrong with the position; the placement phase's files answer it at once."""
 
-    def __init__(self, message: str, seconds: float = 0.0):
+    def __init__(self, message: str, seconds: float = 0.0, timed_out: bool = False):
         super().__init__(message)
-        self.seconds = seconds
+        self.seconds, self.timed_out = seconds, timed_out
 
 
 # --- rules -----------------------------------------------------------------------------

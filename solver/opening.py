@@ -173,9 +173,10 @@ class OpeningSearch:
                         break
                     if need is None:
                         seconds = time.perf_counter() - start
-                        why = "was asked to stop" if self.engine.stopping else "ran out of time"
+                        asked = self.engine.stopping
+                        why = "was asked to stop" if asked else "ran out of time"
                         raise SearchStoppedError(f"the opening search {why} after {seconds:.1f} s "
-                                                 f"without a value", seconds)
+                                                 f"without a value", seconds, timed_out=not asked)
                     t = time.perf_counter()
                     self.engine.set_view(*need, self._view(*need))
                     loading += time.perf_counter() - t

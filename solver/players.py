@@ -448,7 +448,9 @@ class PerfectPlayer(Player):
                     equal = [mp.move for mp in probes if mp.rank == probes[0].rank]
                     return self.rng.choice(equal)
             except (DatabaseError, SearchStoppedError) as error:
-                # (stopped: a server's time for the opening search is up)
+                if isinstance(error, SearchStoppedError) and not error.timed_out:
+                    raise              # asked to stop (a server's client left): no move wanted
+                # (out of time: a server's time for the opening search is up)
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]

@@ -410,27 +410,30 @@ class Database:
     @contextlib.contextmanager
     def search_limit(self, seconds: Optional[float]) -> Iterator[None]:
         """Within the block, the opening searches of this database (any thread) give up
-        after ``seconds`` in all (None: no limit) with :class:`~solver.errors.SearchStoppedError`, and
-        :meth:`stop_search` ends them.  For a server, whose clients wait; not nested.
+        after ``seconds`` in all (None: no limit) with
+        :class:`~solver.errors.SearchStoppedError`, and :meth:`stop_search` ends them; the
+        block starts and ends with searches allowed again (:meth:`resume_search`).  For a
+        server, whose clients wait; not nested.
         """
         with self._lock:
             self._search_deadline = None if seconds is None else time.monotonic() + seconds
-            self._resume_search()
+            self.resume_search()
         try:
             yield
         finally:
             self._search_deadline = None
-            self._resume_search()
+            self.resume_search()
 
-    def _resume_search(self) -> None:
+    def resume_search(self) -> None:
+        """Allow opening searches again after :meth:`stop_search`."""
         self._search_stopped = False
         if self._search is not None:
             self._search.resume()
 
     def stop_search(self) -> None:
         """End the opening search running in another thread (SearchStoppedError there),
-        and any started later within the same :meth:`search_limit` block.  Takes no
-        lock: the search holds it."""
+        and any started later, until :meth:`resume_search` or the end of the
+        :meth:`search_limit` block.  Takes no lock: the search holds it."""
         self._search_stopped = True
         search = self._search
         if search is not None:

@@ -161,21 +161,31 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
         pass
 
 
-def test_a_build_that_would_not_fit_on_the_disk_is_refused_before_any_work(tmp_path, monkeypatch):
-    """The files left to build are estimated (DISK_BYTES_PER_SLOT) and compared with the
-    free space before any work: the whole game would find a full disk hours in; the dry
-    run says the disk it needs and refuses the same."""
+def test_a_build_that_would_not_fit_on_the_disk_is_refused_before_any_work(tmp_path, monkeypatch,
+                                                                             caplog):
+    """The files left to build are compared with the free space before any work (the
+    whole game would find a full disk hours in): refused where they would not fit even
+    at the least any game's files take a slot, a warning where they may not at the
+    9-stone game's rate; the dry run says the disk it needs."""
     import collections
+    import logging
     from solver import build as building
     usage = collections.namedtuple("usage", "total used free")
-    monkeypatch.setattr(building.shutil, "disk_usage", lambda path: usage(10**6, 10**6 - 1000, 1000))
-    with pytest.raises(DatabaseError, match=r"^the 3 file\(s\) left to build need about 0\.00 GB on disk "
-                                            r"\(0\.37 bytes a slot\), and .* has 0\.00 GB free: free some "
-                                            r"space or give another --db; nothing was built$"):
+    slots = sum(p.slots for p in building.plan(FOUR))
+    free = {"bytes": 1000}
+    monkeypatch.setattr(building.shutil, "disk_usage", lambda path: usage(10**9, 0, free["bytes"]))
+    with pytest.raises(DatabaseError, match=r"^the 3 file\(s\) left to build need at least 0\.00 GB "
+                                            r"on disk, and .* has 0\.00 GB free: free some space or "
+                                            r"give another --db; nothing was built$"):
         build(tmp_path, FOUR, phase="moving", progress=False)
     assert not list(tmp_path.rglob("*.h5"))
+    free["bytes"] = int(slots * 0.1)        # enough for these files, not at 0.37 a slot
+    with caplog.at_level(logging.WARNING, logger="muehle.build"):
+        build(tmp_path, FOUR, phase="moving", progress=False)
+    assert len(list(tmp_path.rglob("pair-*.h5"))) == 3
+    assert any("may need up to" in r.getMessage() for r in caplog.records)
     monkeypatch.undo()
-    dry = run_cli("build", "--db", tmp_path, "--stones", 4, "--phase", "moving", "--dry-run")
+    dry = run_cli("build", "--db", tmp_path, "--stones", 4, "--dry-run")
     assert dry.returncode == 0 and "GB more on disk" in dry.stdout.splitlines()[-1]
 
 

@@ -597,6 +597,34 @@ def test_the_opening_search_of_a_request_is_bounded(db4):
         assert unbounded.get("/api/query", params={"position": "startpos"}).json()["value"] == "draw"
 
 
+def test_a_stop_before_the_work_begins_is_not_lost(db4, monkeypatch):
+    """A client that leaves before its request's work has begun: the stop comes before
+    the work's limits are set (which let searches run again), and must still end its
+    search; the next request searches as usual. A stop without a time limit is a 503
+    with its own words (formatting the absent limit raised TypeError, a 500)."""
+    import threading
+    from solver.errors import SearchStoppedError
+    from solver.web import app as web_app
+    service = web_app.Service(db4, FOUR, None)
+    db = service.database(FOUR)
+    gone = threading.Event()
+    gone.set()
+    service.stop()
+    with service.lock, service.limited(gone):
+        with pytest.raises(SearchStoppedError, match="asked to stop"):
+            db.probe("startpos")
+    with service.lock, service.limited(threading.Event()):
+        assert db.probe("startpos").value == "draw"
+
+    def stopped(*args):
+        raise SearchStoppedError("the opening search was asked to stop after 1.0 s without a value", 1.0)
+    monkeypatch.setattr(web_app, "query_object", stopped)
+    with TestClient(create_app(db4, FOUR, search_seconds=None)) as unlimited:
+        reply = unlimited.get("/api/query", params={"position": "startpos"})
+        assert reply.status_code == 503
+        assert reply.json() == {"error": "the opening search was asked to stop after 1.0 s without a value"}
+
+
 def test_a_search_whose_client_left_is_stopped(db4, monkeypatch):
     """The opening search of a request whose client closed the connection ends within a
     second or so (it would hold the lock, and every other request, for minutes), and

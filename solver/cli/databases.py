@@ -121,10 +121,11 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     else:
         from .. import cluster
 
-        # Another build of the folder: said before a cluster is started for nothing
-        # (cluster.build takes the lock for the build itself).
+        # Another build of the folder, or a plan the build would refuse: said before a
+        # cluster is started for nothing (cluster.build takes the lock and checks the
+        # plan again for the build itself).
         with building.BuildLock(building.prepare_folder(db, rules)):
-            pass
+            building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase))
         # Dask logs every worker and connection at INFO; the build's own lines suffice.
         logging.getLogger("distributed").setLevel(logging.WARNING)
         where = (cluster.connect(scheduler) if scheduler is not None

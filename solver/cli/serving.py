@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..rules import Rules
-from .common import db_option, fail, main, needs_kernels, rules_options
+from .common import FiniteRange, db_option, fail, main, needs_kernels, rules_options
 
 
 @main.command()
@@ -18,7 +18,7 @@ from .common import db_option, fail, main, needs_kernels, rules_options
               help="Port to listen on (0: any free port).")
 # (default: solver.web.app.SEARCH_SECONDS, not imported here, as Starlette would load
 # with every command; a test holds the two equal)
-@click.option("--search-seconds", type=click.FloatRange(0, 1e9), default=300.0, show_default=True,
+@click.option("--search-seconds", type=FiniteRange(0, 1e9), default=300.0, show_default=True,
               help="Opening search a request may start, in seconds (0: no limit). Where the "
                    "placement phase is not built, a request past it gets status 503; one "
                    "whose client leaves is stopped at once.")

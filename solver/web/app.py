@@ -106,14 +106,16 @@ class Service:
         self._games: OrderedDict[tuple, Game] = OrderedDict()
         self._limits: Optional[contextlib.ExitStack] = None    # of the running request
         self._until: Optional[float] = None
-        self._stopped = False
+        self._gone = threading.Event()
 
     @contextlib.contextmanager
-    def limited(self):
+    def limited(self, gone: threading.Event):
         """One request's work (under :attr:`lock`): the opening searches of every
-        database, also one opened meanwhile, share its time limit and :meth:`stop`."""
+        database, also one opened meanwhile, share its time limit, and end once ``gone``
+        (the request's own: its client left) is set and :meth:`stop` called.  ``gone``
+        may be set before the block begins: it is looked at once the limits are in place."""
         with contextlib.ExitStack() as stack:
-            self._stopped = False
+            self._gone = gone
             self._until = (None if self.search_seconds is None
                            else time.monotonic() + self.search_seconds)
             self._limits = stack
@@ -127,12 +129,12 @@ class Service:
     def _limit(self, db: Database) -> None:
         left = None if self._until is None else max(0.0, self._until - time.monotonic())
         self._limits.enter_context(db.search_limit(left))
-        if self._stopped:
+        if self._gone.is_set():             # (after: search_limit lets searches run again)
             db.stop_search()
 
     def stop(self) -> None:
-        """End the running request's opening search (from any thread: takes no lock)."""
-        self._stopped = True
+        """End the running request's opening search (from any thread: takes no lock);
+        set its ``gone`` first, so that a request not yet at work stops too."""
         for db in list(self._databases.values()):
             db.stop_search()
 
@@ -428,11 +430,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
     """
     service = Service(root, rules, search_seconds)
 
-    async def stop_when_gone(request: Request) -> None:
+    async def stop_when_gone(request: Request, gone: threading.Event) -> None:
         # A search of minutes for a page that was closed or reloaded would hold the
         # lock, and every other request, until it ends.
         while not await request.is_disconnected():
             await anyio.sleep(DISCONNECT_POLL)
+        gone.set()
         service.stop()
 
     # Shared work waits its turn here, in the event loop, not in a worker thread: waiting
@@ -457,9 +460,11 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             try:
                 params = await read_params(request)
                 if shared:
+                    gone = threading.Event()
+
                     def locked():
                         # (returns what it raises: a task group would wrap it in a group)
-                        with service.lock, service.limited():
+                        with service.lock, service.limited(gone):
                             try:
                                 return work(params), None
                             except Exception as error:    # noqa: BLE001 - raised below
@@ -468,7 +473,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
                         if await request.is_disconnected():
                             return json_response({"error": "the client disconnected"}, 400)
                         async with anyio.create_task_group() as watching:
-                            watching.start_soon(stop_when_gone, request)
+                            watching.start_soon(stop_when_gone, request, gone)
                             result, error = await anyio.to_thread.run_sync(locked)
                             watching.cancel_scope.cancel()
                         if error is not None:
@@ -483,9 +488,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
                 return json_response({"error": "the client disconnected"}, 400)
             except (ApiError, MuehleError, ValueError, OSError) as error:
                 message = str(error) or type(error).__name__
-                if isinstance(error, SearchStoppedError):
-                    message += (f" (this server's limit: {service.search_seconds:g} s, muehle serve "
-                                f"--search-seconds; the placement phase's files answer at once)")
+                if isinstance(error, SearchStoppedError) and error.timed_out:
+                    message += (f" (this server's limit: {service.search_seconds or 0:g} s, muehle "
+                                f"serve --search-seconds; the placement phase's files answer at once)")
                 return json_response({"error": one_line(message)}, status_of(error))
             return result if isinstance(result, Response) else json_response(result)
         return handler
