@@ -4,6 +4,7 @@ each file records (docs/format.md), so that a change to the kernels can prove th
 left every value as it was.
 
 Usage: python scripts/compare_databases.py A B [--rules standard] [--save FILE] [--verify]
+                                            [--phase moving|placement|all]
 
 A and B are each a database folder (its RULES subfolder is read) or a manifest: a
 text file of lines ``SUBSPACE SHA256`` (``#`` starts a comment), as ``--save`` writes
@@ -11,6 +12,8 @@ A's.  docs/checksums-standard.txt is the manifest of the standard moving phase, 
 new build can be compared with it without the old files.  Prints one line per
 subspace (``same`` or ``DIFFERENT``) and exits with status 1 if a subspace differs or
 is in one only (with --save and no B: writes the manifest and compares nothing).
+docs/checksums-standard-placement.txt holds the standard placement phase's; ``--phase``
+compares one phase of a folder that holds both.
 
 A file's digest is what its build recorded; ``--verify`` first reads every value of a
 folder's files and checks it against that digest (each chunk's CRC-32, the SHA-256 of
@@ -95,10 +98,18 @@ def main() -> int:
     ap.add_argument("--save", type=Path, help="write A's digests to this manifest")
     ap.add_argument("--verify", action="store_true",
                     help="check a folder's values against the digests its files record first")
+    ap.add_argument("--phase", choices=("moving", "placement", "all"), default="all",
+                    help="compare only the moving pairs' subspaces (m-o) or the placement "
+                         "subspaces (m-o+h-k): a manifest of one phase against a folder of both")
     args = ap.parse_args()
     if args.b is None and args.save is None:
         ap.error("give B, or --save FILE")
-    a = load(args.a, args.rules, args.verify)
+    def phase(digests: dict[str, str]) -> dict[str, str]:
+        keep = {"moving": lambda n: "+" not in n, "placement": lambda n: "+" in n,
+                "all": lambda n: True}[args.phase]
+        return {name: d for name, d in digests.items() if keep(name)}
+
+    a = phase(load(args.a, args.rules, args.verify))
     if args.save:
         lines = [f"# SHA-256 of the values of each subspace ({args.rules}), "
                  "scripts/compare_databases.py --save"]
@@ -107,7 +118,7 @@ def main() -> int:
         print(f"{len(a)} subspaces written to {args.save}")
         if args.b is None:
             return 0 if a else 1
-    b = load(args.b, args.rules, args.verify)
+    b = phase(load(args.b, args.rules, args.verify))
     same = different = alone = 0
     for name in sorted(set(a) | set(b), key=order):
         if name not in a or name not in b:

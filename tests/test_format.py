@@ -205,6 +205,10 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     same = run(manifest, db4)
     assert same.returncode == 0
     assert same.stdout.splitlines()[-1] == "4 subspaces: 4 same, 0 different, 0 in one only"
+    moving = run(manifest, db4, "--phase", "moving")
+    assert moving.stdout.splitlines()[-1] == "4 subspaces: 4 same, 0 different, 0 in one only"
+    placing = run(manifest, db4, "--phase", "placement")       # none in either: nothing compared
+    assert placing.returncode == 1 and placing.stdout.splitlines()[-1].startswith("0 subspaces")
     name, digest = lines[1].split()
     bad = tmp_path / "bad.txt"
     bad.write_text("\n".join([f"{name} {'0' * 64}"] + lines[2:-1]) + "\n")
