@@ -593,8 +593,8 @@ def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
     # phase at issue 15's slowest measured rate, MOVING_RATE)
     assert lines[1].split() == ["pair-3-3", "210,140", "0.02Gi", "0s", "to", "build"]
     assert lines[-1] == ("525 file(s) (0 built), 27,860,711,107 slots, peak memory about "
-                         "4.3 GiB, about 2.6 h left to build on 2 cores (rates of "
-                         "docs/benchmarks.md; rules standard)")
+                         "4.3 GiB, about 2.6 h left to build on 2 cores and 10.3 GB more on "
+                         "disk (rates of docs/benchmarks.md; rules standard)")
     assert len(lines) == 527 and "phase:" not in result.stdout
 
 
