@@ -163,12 +163,9 @@ class OpeningSearch:
                 value = outcome.score
             else:
                 while True:
-                    if self.engine.stopping or (deadline is not None and time.monotonic() >= deadline):
-                        value, need = None, None
-                    else:
-                        value, need = self.engine.run(position.own, position.opp,
-                                                      position.own_hand, position.opp_hand,
-                                                      deadline or 0.0)
+                    # (the kernel looks at the stop flag and the deadline as it starts)
+                    value, need = self.engine.run(position.own, position.opp, position.own_hand,
+                                                  position.opp_hand, deadline or 0.0)
                     if value is not None:
                         break
                     if need is None:
