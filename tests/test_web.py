@@ -608,8 +608,8 @@ def test_a_stop_before_the_work_begins_is_not_lost(db4, monkeypatch):
     service = web_app.Service(db4, FOUR, None)
     db = service.database(FOUR)
     gone = threading.Event()
-    gone.set()
-    service.stop()
+    service.stop(gone)
+    assert gone.is_set()
     with service.lock, service.limited(gone):
         with pytest.raises(SearchStoppedError, match="asked to stop"):
             db.probe("startpos")

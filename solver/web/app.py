@@ -96,7 +96,7 @@ class Service:
     :class:`~solver.probe.Database` per rule set, recent games.  One lock serialises
     the work on databases and players (a local page has one user).  A request's work
     runs :meth:`limited`: its opening searches stop after ``search_seconds`` in all
-    (None: never), or when :meth:`stop` is called because its client left."""
+    (None: never), or when :meth:`stop` says its client left."""
 
     def __init__(self, root: Path | str, rules: Rules = STANDARD,
                  search_seconds: Optional[float] = SEARCH_SECONDS):
@@ -111,9 +111,9 @@ class Service:
     @contextlib.contextmanager
     def limited(self, gone: threading.Event):
         """One request's work (under :attr:`lock`): the opening searches of every
-        database, also one opened meanwhile, share its time limit, and end once ``gone``
-        (the request's own: its client left) is set and :meth:`stop` called.  ``gone``
-        may be set before the block begins: it is looked at once the limits are in place."""
+        database, also one opened meanwhile, share its time limit, and end once
+        :meth:`stop` sets ``gone`` (the request's own: its client left), also before the
+        block begins: it is looked at once the limits are in place."""
         with contextlib.ExitStack() as stack:
             self._gone = gone
             self._until = (None if self.search_seconds is None
@@ -132,9 +132,11 @@ class Service:
         if self._gone.is_set():             # (after: search_limit lets searches run again)
             db.stop_search()
 
-    def stop(self) -> None:
-        """End the running request's opening search (from any thread: takes no lock);
-        set its ``gone`` first, so that a request not yet at work stops too."""
+    def stop(self, gone: threading.Event) -> None:
+        """The client of the request whose event ``gone`` is has left: set it (a request
+        not yet at work stops as it begins) and end the running opening search (from
+        any thread: takes no lock)."""
+        gone.set()
         for db in list(self._databases.values()):
             db.stop_search()
 
@@ -435,8 +437,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         # lock, and every other request, until it ends.
         while not await request.is_disconnected():
             await anyio.sleep(DISCONNECT_POLL)
-        gone.set()
-        service.stop()
+        service.stop(gone)
 
     # Shared work waits its turn here, in the event loop, not in a worker thread: waiting
     # threads would take the pool that the page's files are read with too. A request
