@@ -306,6 +306,22 @@ def test_closed_standard_streams(db4, tmp_path):
     assert cut.wait(timeout=60) == 141 and cut.stderr.read() == b""
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_output_to_a_full_device_is_one_line_that_names_the_output(db4, tmp_path, unbuffered):
+    """`muehle query ... > /dev/full`: the answer is lost, and the line says it was the
+    output that could not be written (a database's "no space left" reads otherwise);
+    no second complaint as Python ends."""
+    env = dict(os.environ, PYTHONUNBUFFERED=unbuffered)
+    for args in (["moves", "startpos"], ["query", "--db", str(db4), "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6 b"],
+                 ["query", "--json", "--db", str(db4), "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6 b"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "solver", *args], stdout=full, stderr=subprocess.PIPE,
+                                  text=True, cwd=tmp_path, env=env, timeout=120)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr == "muehle: error: cannot write the output (standard output): no space left on device\n"
+
+
 def test_a_repair_hint_for_a_folder_with_spaces_and_quotes_pastes_into_a_shell(db4, tmp_path):
     folder = tmp_path / "my dbs ä" / "it's"
     shutil.copytree(db4, folder)

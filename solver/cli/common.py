@@ -60,27 +60,25 @@ def quiet_exit_on_closed_pipe() -> NoReturn:
     quietly, as ``cat`` does, instead of reporting an error, but with a status that
     says the output was not all read (a ``check`` cut short must not look passed)."""
     import sys
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())      # the final flush must not fail again
+    drop_output()
     sys.exit(EXIT_CLOSED_PIPE)
 
 
-class Diagnostics:
-    """Standard error as the commands use it, for progress bars and log lines: a
-    reader that goes away (``muehle build 2>&1 | less``, then q) or a stream closed
-    from the start (``2>&-``) silences them, it does not stop the work (a build of
-    hours, a check).  Anything else is the stream's."""
+class _Stream:
+    """A standard stream as the commands use it: writes and flushes go to the stream,
+    what fails in them to :meth:`_failed`; the rest (``fileno``, ``isatty``, what click
+    and ``input`` ask) is the stream's."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, text: str) -> int:
         stream = self._stream       # (once: another thread may let it go meanwhile)
-        if stream is not None:
+        if stream is not None and text != "":      # ("": click's probe of the stream)
             try:
                 return stream.write(text)
-            except (OSError, ValueError):       # EPIPE, EIO; a closed file
-                self._stream = None
+            except (OSError, ValueError) as error:       # EPIPE, ENOSPC, EIO; a closed file
+                self._failed(error)
         return len(text)
 
     def flush(self) -> None:
@@ -88,11 +86,14 @@ class Diagnostics:
         if stream is not None:
             try:
                 stream.flush()
-            except (OSError, ValueError):
-                self._stream = None
+            except (OSError, ValueError) as error:
+                self._failed(error)
 
     def isatty(self) -> bool:
         return self._stream is not None and self._stream.isatty()
+
+    def _failed(self, error: Exception) -> None:
+        raise error
 
     def __getattr__(self, name):
         if self._stream is None:
@@ -100,9 +101,46 @@ class Diagnostics:
         return getattr(self._stream, name)
 
 
+class Diagnostics(_Stream):
+    """Standard error as the commands use it, for progress bars and log lines: a
+    reader that goes away (``muehle build 2>&1 | less``, then q) or a stream closed
+    from the start (``2>&-``) silences them, it does not stop the work (a build of
+    hours, a check)."""
+
+    def _failed(self, error: Exception) -> None:
+        self._stream = None
+
+
+class OutputError(OSError):
+    """Standard output could not be written (a full disk, an I/O error): the answer is
+    lost, and the one line says it was the output, not a database, that failed."""
+
+
+class Output(_Stream):
+    """Standard output as the commands use it: a write that fails raises
+    :class:`OutputError` (the reader that went away stays a BrokenPipeError: a quiet
+    end, :func:`quiet_exit_on_closed_pipe`)."""
+
+    def _failed(self, error: Exception) -> None:
+        if isinstance(error, BrokenPipeError):
+            raise error
+        why = (getattr(error, "strerror", None) or str(error) or type(error).__name__).lower()
+        raise OutputError(f"cannot write the output (standard output): {why}") from error
+
+
+def drop_output() -> None:
+    """Send what is left of standard output to /dev/null: it failed, and the flush as
+    Python ends must not fail again (a second message, status 120)."""
+    import sys
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def guard_streams() -> None:
-    """Before a command runs: standard error as :class:`Diagnostics`; standard output
-    closed (``>&-``) refused in one line, as the answer would be lost unseen."""
+    """Before a command runs: standard error as :class:`Diagnostics`, standard output as
+    :class:`Output`; standard output closed (``>&-``) refused in one line, as the answer
+    would be lost unseen."""
     import sys
     for fd, name in ((0, "stdin"), (2, "stderr")):
         if getattr(sys, name) is None:
@@ -116,6 +154,8 @@ def guard_streams() -> None:
         sys.stderr = Diagnostics(sys.stderr)
     if sys.stdout is None:
         raise CliError("standard output is closed (send it to a file or to /dev/null)")
+    if not isinstance(sys.stdout, Output):
+        sys.stdout = Output(sys.stdout)
 
 
 def fail(message: str) -> NoReturn:
@@ -169,6 +209,8 @@ class MuehleGroup(click.Group):
         except CliError as error:
             if isinstance(error.__cause__, BrokenPipeError):
                 quiet_exit_on_closed_pipe()
+            if isinstance(error.__cause__, OutputError):
+                drop_output()
             raise
         except click.UsageError as error:
             # Wrong options or arguments of a command: click would print the usage
