@@ -12,18 +12,20 @@ The main entry points, re-exported here::
 """
 
 from ._version import __version__
-from .errors import (AmbiguousMoveError, DatabaseError, GameOverError, IllegalMoveError,
-                     InvalidNotationError, MissingSubspaceError, MuehleError, NotationError)
+from .errors import (AmbiguousMoveError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                     GameOverError, IllegalMoveError, InvalidNotationError, MissingSubspaceError,
+                     MuehleError, NotationError, SearchStoppedError, UnsupportedRulesError)
 from .game import Game, Outcome, Termination
 from .index import Pair, Subspace
 from .notation import format_position
 from .position import parse_move, parse_position
 from .position import Move, Position
-from .probe import Database, MoveProbe, Probe, open_database
+from .probe import Database, MoveProbe, open_database
 from .rules import STANDARD, Rules
 from .values import WDL, Value
 
 __all__ = ["__version__", "Game", "Outcome", "Termination", "Pair", "Subspace", "WDL", "Value", "format_position", "parse_move", "parse_position", "Move", "Position",
-           "MoveProbe", "Probe", "Database", "open_database", "STANDARD", "Rules", "MuehleError",
+           "MoveProbe", "Database", "open_database", "STANDARD", "Rules", "MuehleError",
            "NotationError", "InvalidNotationError", "IllegalMoveError", "AmbiguousMoveError",
-           "GameOverError", "DatabaseError", "MissingSubspaceError"]
+           "GameOverError", "DatabaseError", "MissingSubspaceError", "CorruptDatabaseError",
+           "ForeignDatabaseError", "SearchStoppedError", "UnsupportedRulesError"]

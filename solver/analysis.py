@@ -21,7 +21,7 @@ from .position import Move, Position
 from .probe import Database
 from .values import DRAW, LOSS, WDL, WIN
 
-#: Words for a move that threw a value away, keyed by (before, after) for the mover.
+#: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
 LOST_THE_WIN = "lost the win"
 LOST_THE_DRAW = "lost the draw"
 

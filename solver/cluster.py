@@ -32,9 +32,7 @@ from typing import Iterator
 
 from .kernels import kernels_for
 from . import build as building
-from . import storage
-from .errors import ClusterError, InsufficientMemoryError, MissingSubspaceError, one_line
-from .index import Pair
+from .errors import ClusterError, InsufficientMemoryError, one_line
 from .rules import Rules
 
 try:

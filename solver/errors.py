@@ -21,6 +21,7 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
     │   │                               or not a muehle file at all
     │   ├── InsufficientMemoryError     a build that would not fit in memory
     │   └── ConsistencyError            solved values that disagree with their successors
+    ├── SearchStoppedError              an opening search stopped (out of time, or asked to)
     ├── ClusterError                    a cluster that cannot run a build: no Dask, a
     │                                   scheduler that does not answer, workers that
     │                                   cannot see the database folder
@@ -30,8 +31,9 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
 
 >>> issubclass(AmbiguousMoveError, ValueError), issubclass(MissingSubspaceError, KeyError)
 (True, True)
->>> str(MissingSubspaceError("4-5", "data/standard/pair-4-5.h5"))
-'subspace 4-5 is not built: missing data/standard/pair-4-5.h5 (build it with: muehle build --pair 4-5)'
+>>> missing = MissingSubspaceError("4-5", "data/standard/pair-4-5.h5", "subspace 4-5 is not built")
+>>> missing.path, isinstance(missing, DatabaseError)
+(PosixPath('data/standard/pair-4-5.h5'), True)
 
 This module imports nothing from the package: every other module may use it (also
 for :func:`integer`, the one test of an integer argument that the value types share,
@@ -123,24 +125,13 @@ class DatabaseError(MuehleError):
 class MissingSubspaceError(DatabaseError, KeyError):
     """The file holding ``subspace`` (a :class:`solver.index.Subspace` or its name) is not built.
 
-    ``path`` is the file looked for.  The default message says how to build it.
+    ``path`` is the file looked for.  The message says how to build it (the raiser
+    knows the folder and rules: :func:`solver.storage.repair_command`).
     """
 
-    def __init__(self, subspace: Any, path: Path | str, message: str | None = None):
+    def __init__(self, subspace: Any, path: Path | str, message: str):
         self.subspace, self.path = subspace, Path(path)
-        if message is None:
-            m, o = _stones(subspace)
-            message = (f"subspace {subspace} is not built: missing {path} "
-                       f"(build it with: muehle build --pair {min(m, o)}-{max(m, o)})")
         super().__init__(message)
-
-
-def _stones(subspace: Any) -> tuple[int, int]:
-    """(m, o) of a subspace object or of its name ``"m-o"`` / ``"m-o+h-k"``."""
-    if hasattr(subspace, "m"):
-        return subspace.m, subspace.o
-    m, o = str(subspace).split("+")[0].split("-")
-    return int(m), int(o)
 
 
 class CorruptDatabaseError(DatabaseError):
@@ -193,8 +184,9 @@ class SearchStoppedError(MuehleError):
 # --- rules -----------------------------------------------------------------------------
 
 class UnsupportedRulesError(MuehleError, ValueError):
-    """Rules that the compiled kernels cannot handle yet (another board, more than nine
-    stones, mixed placement, ...): refused before any wrong answer could be given.
+    """Rules that the compiled kernels cannot handle yet (:func:`solver.rules.kernel_gap`:
+    a board without its module, more stones than its module holds, a move taking two
+    stones, ...): refused before any wrong answer could be given.
 
     >>> str(UnsupportedRulesError("rules 'six-mens': the board is not supported by the compiled kernels yet"))
     "rules 'six-mens': the board is not supported by the compiled kernels yet"

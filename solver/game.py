@@ -39,7 +39,7 @@ from enum import StrEnum
 from typing import NamedTuple, Optional, Union
 
 from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
-from .notation import format_position
+from .notation import COLOUR_NAMES, format_position
 from .position import (BLACK, WHITE, Move, Position, in_mill, mill_points, parse_legal_move,
                        parse_position, popcount)
 from .rules import STANDARD, Rules, as_rules
@@ -49,9 +49,6 @@ from .values import DRAW, LOSS, WDL, WIN
 REPETITION_LIMIT = 3
 #: This many plies in a row that move a stone (not place one) without closing a mill: a draw.
 QUIET_PLY_LIMIT = 50
-
-_COLOUR_NAMES = {WHITE: "White", BLACK: "Black"}
-
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
@@ -122,9 +119,9 @@ class Outcome(_Outcome):
     def __str__(self) -> str:
         if self.winner == DRAW:
             return f"draw ({self.termination})"
-        reason = (f"{_COLOUR_NAMES[_other(self.winner)]} resigns"
+        reason = (f"{COLOUR_NAMES[_other(self.winner)]} resigns"
                   if self.termination == RESIGNATION else self.termination)
-        return f"{_COLOUR_NAMES[self.winner]} wins ({reason})"
+        return f"{COLOUR_NAMES[self.winner]} wins ({reason})"
 
 
 class Game:
@@ -248,7 +245,7 @@ class Game:
 
         IllegalMoveError (GameOverError once the game is over) if it is not legal;
         for text also InvalidNotationError or AmbiguousMoveError (see
-        :func:`~solver.notation.parse_legal_move`).
+        :func:`~solver.position.parse_legal_move`).
         """
         if isinstance(move, str):
             move = self.parse_move(move)
@@ -481,7 +478,7 @@ def describe_phase(game: Game) -> str:
     result = game.result()
     if result is not None:
         return f"game over: {result}"
-    pos, name = game.position, _COLOUR_NAMES[game.position.turn]
+    pos, name = game.position, COLOUR_NAMES[game.position.turn]
     if pos.own_hand:
         # Where a player may place or move (Lasker), say so: "placement" alone misleads.
         also = "" if not game.rules.mixed else " or jumps" if pos.can_jump(game.rules) else " or moves one"

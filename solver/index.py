@@ -46,8 +46,6 @@ from .kernels import MAX_JOBS, kernels_for
 
 #: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
 MAX_STONES = 9
-#: Stone counts of the moving phase.
-MOVING_COUNTS = range(3, MAX_STONES + 1)
 
 _NAME = re.compile(r"^(\d{1,2})-(\d{1,2})(?:\+(\d{1,2})-(\d{1,2}))?$")
 

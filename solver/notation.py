@@ -43,6 +43,8 @@ __all__ = ["NotationError", "read_position", "read_move", "position_text", "move
 
 WHITE = "w"
 BLACK = "b"
+#: The sides as words say them.
+COLOUR_NAMES = {WHITE: "White", BLACK: "Black"}
 #: Stones per side where no rules say otherwise (the standard game).
 STANDARD_STONES = 9
 

@@ -28,7 +28,7 @@ from . import storage, wdl as _wdl
 from .errors import CorruptDatabaseError, ForeignDatabaseError, SearchStoppedError, UnsupportedRulesError
 from .index import Subspace
 from .kernels import kernels_for
-from .position import Position
+from .position import Position, parse_position
 from .retro import Lookup
 from .rules import Rules, require_kernels
 from .values import WDL, decode
@@ -260,7 +260,7 @@ def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = No
     (default: the start position), once per symmetry class; games already over are left out.
     ``progress(ply, positions)`` is called as each ply begins."""
     rules = search.rules
-    start = start or Position(0, 0, rules.stones, rules.stones)
+    start = start or parse_position("startpos", rules)     # (on the rules' board)
     layer = {book_key(start): start}
     keys, values = [], []
     for ply in range(plies + 1):

@@ -58,11 +58,6 @@ def mill_points(stones: int, board: Board = STANDARD_BOARD) -> int:
     return out
 
 
-def closes_mill(stones_after: int, target: int, board: Board = STANDARD_BOARD) -> bool:
-    """Whether a stone arriving on ``target`` closes a mill of ``stones_after``."""
-    return in_mill(stones_after, target, board)
-
-
 def takeable(enemy: int, rules: Rules) -> int:
     """Mask of enemy stones a closed mill may take.
 
@@ -89,9 +84,6 @@ def _point(value, what: str, board: Board) -> int:
         raise ValueError(f"the {what} point is {point}, but points of the {board.name} board "
                          f"are numbered 0..{board.num_points - 1}")
     return point
-
-
-_MOVE_POINTS = ("target", "origin", "take", "take2")
 
 
 @dataclass(frozen=True)
@@ -651,5 +643,5 @@ def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
 
 
 __all__ = ["WHITE", "BLACK", "WIN", "LOSS", "DRAW", "NO_POINT", "Move", "Position", "in_mill",
-           "mill_points", "mills_closed", "closes_mill", "takeable", "popcount", "NUM_POINTS",
+           "mill_points", "mills_closed", "takeable", "popcount", "NUM_POINTS",
            "parse_position", "parse_move", "parse_legal_move"]

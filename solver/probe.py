@@ -39,11 +39,7 @@ from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
-__all__ = ["Probe", "MoveProbe", "Database", "open_database", "MissingSubspaceError"]
-
-#: What :meth:`Database.probe` returns: a :class:`~solver.values.Value` (the name is
-#: python-chess's).
-Probe = Value
+__all__ = ["MoveProbe", "Database", "open_database", "MissingSubspaceError"]
 
 
 @dataclass(frozen=True)
@@ -77,15 +73,15 @@ class Database:
     ``rules``: a :class:`~solver.rules.Rules` or its name.  ``book``: an opening book
     (DatabaseError if there is none there), else ``<root>/<rules>/opening-book.npz``
     where there is one.  Positions are :class:`~solver.position.Position`\\ s or their
-    text (:func:`~solver.notation.parse_position` under these rules)."""
+    text (:func:`~solver.position.parse_position` under these rules)."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
         rules = as_rules(rules)
         require_kernels(rules)
         if book is not None and not Path(book).is_file():
-            raise DatabaseError(f"opening book {book} is not there (write one with: muehle "
-                                f"solve-opening --book {book})")
+            raise DatabaseError(f"opening book {book} is not there (write one with: "
+                                f"{storage.book_command(book, rules)})")
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
         self._given = (cache_mib, book)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
@@ -286,7 +282,7 @@ class Database:
         return code
 
     # --- probing -----------------------------------------------------------------
-    def probe(self, position: Position | str, search: bool = True) -> Probe:
+    def probe(self, position: Position | str, search: bool = True) -> Value:
         """Value and plies for the side to move.
 
         Positions with stones in hand are read from the placement files.  Where no

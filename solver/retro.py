@@ -213,7 +213,7 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
         for start in range(0, orbits, step):
             stop = min(orbits, start + step)
             slots, _, seen, walked = kernels.retro_check_grouped(
-                sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, 16,
+                sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, MAX_BAD,
                 jobs, full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand,
                 fingerprint=fingerprint)
             flagged += [int(s) for s in slots]

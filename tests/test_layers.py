@@ -26,14 +26,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.board", "solver.rules", "solver.notation", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.diagram", "solver.svg"),
-    ("solver.index", "solver.moves", "solver.kernels", "solver._kernels"),
+    ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores
     ("solver.storage", "solver.codec", "solver.wdl", "solver.verify", "solver.build", "solver.cluster"),
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.players", "solver.analysis"),
-    ("solver.cli", "solver.web", "solver.serve", "solver.__main__", "solver"),
+    ("solver.cli", "solver.web", "solver.__main__", "solver"),
 ]
 
 

@@ -325,9 +325,9 @@ def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):
 
 
 def _probe_of(code):
-    from solver.probe import Probe
+    from solver.values import Value
     v = decode(int(code))
-    return Probe(v.value, v.plies)
+    return Value(v.value, v.plies)
 
 
 def test_placement_files_of_other_rules_are_refused(db4_all, tmp_path):

@@ -15,9 +15,9 @@ from solver import _kernels, storage
 from solver.cli import main
 from solver.index import Subspace
 from solver.position import Position, parse_position
-from solver.probe import Database, MissingSubspaceError, Probe, open_database
+from solver.probe import Database, MissingSubspaceError, open_database
 from solver.rules import Rules
-from solver.values import decode
+from solver.values import Value, decode
 
 FOUR = Rules(stones=4)
 SUBSPACES = [(3, 3), (3, 4), (4, 3), (4, 4)]
@@ -42,7 +42,7 @@ def test_probe_equals_stored_value_for_all_images_and_colours(db4):
     with open_database(db4, FOUR) as db:
         for pos, code in sample_positions(db4, 150):
             expected = decode(code)
-            want = Probe(expected.value, expected.plies)
+            want = Value(expected.value, expected.plies)
             for sym in range(16):
                 image = pos.transform(sym)
                 assert db.probe(image) == want

@@ -21,7 +21,8 @@ from .._version import __version__
 from ..errors import MuehleError, one_line
 from ..game import Game
 from ..kernels import MAX_JOBS
-from ..position import BLACK, WHITE
+from ..notation import COLOUR_NAMES
+from ..values import Value
 from ..rules import MAX_STONES, MILL_RULES, RULESET_NAMES, Rules, require_kernels
 from ..storage import DEFAULT_ROOT
 
@@ -356,11 +357,7 @@ def jobs_option(func: Callable) -> Callable:
 
 # --- shared words ------------------------------------------------------------------
 
-COLOUR = {WHITE: "White", BLACK: "Black"}
-
-
 def value_text(value: Optional[str], plies: Optional[int]) -> str:
-    """``'win in 5'``, ``'draw'``, or ``'?'`` for no value."""
-    if value is None:
-        return "?"
-    return value if plies is None else f"{value} in {plies}"
+    """``'win in 5'``, ``'draw'`` (:class:`~solver.values.Value`'s words), or ``'?'`` for
+    no value (a JSON object's null)."""
+    return "?" if value is None else str(Value(value, plies))

@@ -28,7 +28,7 @@ from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import COLOUR, FiniteRange, db_option, main, needs_kernels, rules_options, value_text
+from .common import COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, rules_options, value_text
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -89,7 +89,7 @@ class Session:
         status = (f"White ({white}) {popcount(pos.white)} on the board, {pos.white_hand} in hand; "
                   f"Black ({black}) {popcount(pos.black)} on the board, {pos.black_hand} in hand")
         if game.moves:
-            mover = COLOUR[game.positions[-2].turn]
+            mover = COLOUR_NAMES[game.positions[-2].turn]
             legend = "<> may be taken" if takeable else "[] last move" + (", () from" if game.moves[-1].origin is not None else "")
             self.out(f"Last move: {mover} {game.moves[-1]}   ({legend})")
         elif takeable:
@@ -99,11 +99,11 @@ class Session:
     def prompt(self) -> str:
         if self.result() is not None:
             return "game over (undo, save FILE, quit) > "
-        return f"{COLOUR[self.game.position.turn]} to move (you) > "
+        return f"{COLOUR_NAMES[self.game.position.turn]} to move (you) > "
 
     # --- the loop ------------------------------------------------------------------
     def run(self) -> None:
-        you = COLOUR[self.human]
+        you = COLOUR_NAMES[self.human]
         self.out(f"You play {you} against the computer ({self.player.level}), rules {self.game.rules.name}. "
                  f"Type a move or 'help'.")
         self.show_board()
@@ -131,7 +131,7 @@ class Session:
 
     def computer_move(self) -> None:
         move = self.player.choose(self.game)
-        colour = COLOUR[self.game.position.turn]
+        colour = COLOUR_NAMES[self.game.position.turn]
         self.game.play(move)
         self.out(f"{colour} (computer, {self.player.level}) plays {move}")
         self.show_board()
@@ -397,7 +397,7 @@ def _print_analysis(obj: dict, game: Game) -> None:
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     for r in rows:
         mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
-        click.echo(f"{r['ply']:>4}  {COLOUR[r['side']]:<5}  {r['move']:<10}  "
+        click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['move']:<10}  "
                    f"{value_text(r['before'], r['before_plies']):<12}  "
                    f"{value_text(r['after'], r['after_plies']):<12}{mark}".rstrip())
     blunders = [r for r in rows if r["blunder"]]

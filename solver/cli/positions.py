@@ -16,7 +16,7 @@ from ..notation import format_position
 from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
-from .common import COLOUR, fail, main, position_argument, rules_options
+from .common import COLOUR_NAMES, fail, main, position_argument, rules_options
 
 
 @main.command()
@@ -43,7 +43,7 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     click.echo()
     white, black = (UNICODE if unicode else ASCII)[:2]
     click.echo(f"Position:  {format_position(pos)}")
-    click.echo(f"To move:   {COLOUR[pos.turn]}")
+    click.echo(f"To move:   {COLOUR_NAMES[pos.turn]}")
     click.echo(f"White ({white}): {popcount(pos.white)} on the board, {pos.white_hand} in hand")
     click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand"
                + ("" if pos.hands_arise(rules) else " (hands no game from the start holds "

@@ -16,7 +16,7 @@ from ..position import parse_position
 from ..opening import OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
-from .common import (COLOUR, after_option, db_option, fail, main, needs_kernels, rules_options,
+from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels, rules_options,
                      value_text)
 
 
@@ -83,7 +83,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         click.echo(json.dumps(obj))
         return
     plies = "" if obj["plies"] is None else f" in {obj['plies']} plies"
-    click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR[pos.turn]}")
+    click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR_NAMES[pos.turn]}")
     if with_line:
         click.echo(f"line: {' '.join(obj['line']) or '(none: the game is over)'}")
     for mv in obj["moves"]:
@@ -157,9 +157,9 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
         click.echo(json.dumps(obj))
         return
     if obj["move"] is None:
-        click.echo(f"{obj['position']}: no move, the game is over ({obj['value']} for {COLOUR[pos.turn]})")
+        click.echo(f"{obj['position']}: no move, the game is over ({obj['value']} for {COLOUR_NAMES[pos.turn]})")
         return
-    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR[pos.turn]})")
+    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]})")
 
 
 @main.command("solve-opening")
@@ -206,5 +206,5 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
             out["book_positions"] = len(written)
         click.echo(json.dumps(out))
         return
-    click.echo(f"{format_position(pos)}: {result.value} for {COLOUR[pos.turn]} "
+    click.echo(f"{format_position(pos)}: {result.value} for {COLOUR_NAMES[pos.turn]} "
                f"({result.nodes:,} nodes, {result.seconds:.1f} s)")

@@ -1,4 +1,5 @@
-"""Verification, its own stage of the pipeline (docs/design.md §6).
+"""Verification, part of the storage stage of the pipeline: a build verifies before it
+stores, ``muehle check`` what is stored (docs/design.md §6).
 
 - :mod:`solver.verify.check`: the forward consistency check of solved values, run by
   every build before a pair is written and by ``muehle check`` on stored files;

@@ -42,7 +42,7 @@ from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
 from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
-from ..probe import Database, open_database
+from ..probe import BOOK_NAME, Database, open_database
 from ..retro import pairs_in_order
 from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
 from ..storage import build_command, pair_path, rules_dir
@@ -225,7 +225,7 @@ class Service:
                 status = f"not built (no databases in {rules_dir(self.root, rules)})"
             out.append(dict(rules.as_attrs(), pairs=len(pairs), built=built,
                             missing=[f"{a}-{b}" for a, b in missing], complete=not missing,
-                            opening_book=(rules_dir(self.root, rules) / "opening-book.npz").exists(),
+                            opening_book=(rules_dir(self.root, rules) / BOOK_NAME).exists(),
                             default=rules == self.rules, status=status,
                             build_command=None if not missing else build_command(self.root, rules)))
         return out
