@@ -313,3 +313,23 @@ def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tm
     os.mkfifo(path)         # opening a FIFO would wait for a writer for ever
     with pytest.raises(CorruptDatabaseError, match="is not a regular file, as an opening book is"):
         OpeningBook.read(path, FOUR)
+
+
+def test_a_book_starts_on_the_board_of_its_rules(tmp_path):
+    """build_book's default start is the rules' start position (it was the standard
+    board's, which a search of Three Men's Morris refuses), and the book's values are
+    the search's."""
+    from solver.opening import build_book
+    from solver.rules import VARIANTS
+    rules = VARIANTS["three-mens"]
+    built = CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--rules", rules.name,
+                                      "--phase", "moving", "--quiet"])
+    assert built.exit_code == 0, built.output
+    with open_database(tmp_path, rules, in_memory=True) as db:
+        search = OpeningSearch(rules, db.subspace)
+        book = build_book(search, 1)
+        start = parse_position("startpos", rules)
+        assert len(book) > 1 and book.get(start) == search.solve(start).value
+        for move in start.legal_moves(rules):
+            after = start.play(move, rules)
+            assert book.get(after) == search.solve(after).value, str(after)

@@ -303,7 +303,8 @@ def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
             call()
     with pytest.raises(TypeError, match="rules are a Rules or a rule set's name"):
         open_database(db4, 4)
-    with pytest.raises(DatabaseError, match="opening book .* is not there"):
+    with pytest.raises(DatabaseError, match=r"opening book .* is not there \(write one with: muehle "
+                                            r"solve-opening --stones 4 --book PLIES .*book\.npz\)$"):
         open_database(db4, FOUR, book=tmp_path / "book.npz")
     (tmp_path / "standard-s4").write_text("not a folder")
     with pytest.raises(DatabaseError, match="is a file where the folder of rules standard-s4 belongs"):
