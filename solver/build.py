@@ -24,7 +24,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import placement, storage
-from .index import Pair, Subspace, shape_name, successors
+from .index import Pair, Subspace, successors
 from .retro import pair_order, solve_pair, solve_unit, unit_of
 from .verify.check import check_values
 from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
@@ -363,7 +363,9 @@ class Unit:
     @property
     def name(self) -> str:
         """The unit's name, unique in a build (its file's name without the suffix)."""
-        return f"pair-{self.key.name}" if isinstance(self.key, Pair) else f"place-{self.key.name}"
+        key = self.key
+        return storage.file_stem(*key) if isinstance(key, Pair) else \
+            storage.file_stem(key.m, key.o, key.own_hand, key.opp_hand)
 
 
 def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None,
@@ -492,10 +494,10 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     in rounds like a moving pair and written as a file per subspace (``also``).
 
     >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
-    [('pair-3-3', 210140), ('2-3+1-0', 46200), ('2-2+1-1', 6930), ('1-2+2-1', 1012), ('1-1+2-2', 92), ('0-1+3-2', 24), ('0-0+3-3', 1)]
+    [('pair-3-3', 210140), ('place-2-3+1-0', 46200), ('place-2-2+1-1', 6930), ('place-1-2+2-1', 1012), ('place-1-1+2-2', 92), ('place-0-1+3-2', 24), ('place-0-0+3-3', 1)]
     >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens-no-line-wins"),
     ...                                        phase="placement")][:2]
-    [('2-3+1-0', 174), ('2-2+1-1', 108)]
+    [('place-2-3+1-0', 174), ('place-2-2+1-1', 108)]
     >>> build_plan(Rules(stones=3))[1].needs        # the last placement: a quiet one and a capture
     ('pair-3-3',)
     """
@@ -505,10 +507,8 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's file
 
     def file_of(shape: tuple) -> str:
-        """The name of the planned file that holds ``shape`` (the one naming rule)."""
-        if not shape[2] and not shape[3]:
-            return f"pair-{min(shape[:2])}-{max(shape[:2])}"
-        return cycle_of.get(shape, shape_name(*shape))
+        """The name of the planned file that holds ``shape`` (a cycle's: its first's)."""
+        return storage.file_stem(*cycle_of.get(shape, shape))
 
     def needs(reads: list) -> tuple[str, ...]:
         return tuple(dict.fromkeys(file_of(c) for c in reads))
@@ -523,10 +523,10 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
-                cycle_of.update((s, shape_name(*own[0])) for s in own)
+                cycle_of.update((s, own[0]) for s in own)
                 files.append(PlannedFile("placement", file_of(own[0]), sum(slots(own)),
                                          cycle_memory(slots(own), slots(reads)), needs=needs(reads),
-                                         also=tuple(shape_name(*s) for s in own[1:])))
+                                         also=tuple(storage.file_stem(*s) for s in own[1:])))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]

@@ -69,16 +69,30 @@ def rules_dir(root: Path | str, rules: Rules) -> Path:
     return Path(root) / rules.name
 
 
+def file_stem(m: int, o: int, h: int = 0, k: int = 0) -> str:
+    """The name (without ``.h5``) of the file that holds subspace m-o+h-k, for any stone
+    count (a plan of rules the kernels do not index names its files so too): the pair's
+    for both subspaces of a moving pair, the subspace's own in the placement phase.
+
+    >>> file_stem(4, 3), file_stem(2, 3, 1, 0)
+    ('pair-3-4', 'place-2-3+1-0')
+    """
+    if not h and not k:
+        return f"pair-{min(m, o)}-{max(m, o)}"
+    return f"place-{shape_name(m, o, h, k)}"
+
+
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
     moving :class:`Subspace` gives the file that holds it)."""
-    return rules_dir(root, rules) / f"pair-{Pair(*pair, board=rules.board).name}.h5"
+    pair = Pair(*pair, board=rules.board)
+    return rules_dir(root, rules) / f"{file_stem(*pair)}.h5"
 
 
 def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     """File that holds the placement subspace ``sub`` (one file each: a build resumes
     at that grain, and the largest, 6e8 slots, is written in a few seconds)."""
-    return rules_dir(root, rules) / f"place-{sub.name}.h5"
+    return rules_dir(root, rules) / f"{file_stem(sub.m, sub.o, sub.own_hand, sub.opp_hand)}.h5"
 
 
 def file_of(root: Path | str, rules: Rules, key: Pair | Subspace) -> Path:

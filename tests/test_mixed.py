@@ -184,7 +184,7 @@ def test_whole_mixed_game_equals_the_oracle(tmp_path, monkeypatch):
                                          "--jobs", "1"])
     assert checked.exit_code == 0 and "consistent" in checked.output, checked.output
     # the plan names every file the build wrote, a cycle's one per subspace, and finds them built
-    files = sorted(f.stem.removeprefix("place-") for f in storage.rules_dir(tmp_path, SMALL).glob("*.h5"))
+    files = sorted(f.stem for f in storage.rules_dir(tmp_path, SMALL).glob("*.h5"))
     assert sorted(name for f in building.build_plan(SMALL) for name in f.outputs) == files
     plan = CliRunner().invoke(main, ["build", "--dry-run", "--db", str(tmp_path), "--rules", SMALL.name])
     assert plan.exit_code == 0, plan.output

@@ -604,12 +604,12 @@ def test_the_plan_of_any_rules_has_the_task_graph_of_the_build(rules):
     """build_plan (plain tuples, any rules: --dry-run, scripts/scale_plan.py) lists the
     files of plan_units (the kernels' subspaces: the build and the cluster) in the same
     order, each needing the same files (in any order)."""
+    from solver import storage
     from solver.build import build_plan, plan_units
-    from solver.index import Pair
     planned = [(f.name, f.slots, sorted(f.needs)) for f in build_plan(rules)]
 
     def file_name(key) -> str:              # a unit's file, as the plan names it
-        return f"pair-{key.name}" if isinstance(key, Pair) else key.name
+        return storage.file_of(".", rules, key).stem
     units = [(file_name(u.key), u.slots, sorted(file_name(n) for n in u.needs))
              for u in plan_units(rules, phase="all")]
     assert planned == units

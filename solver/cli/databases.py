@@ -156,7 +156,7 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
     click.echo(f"{'file':>16} {'slots':>15} {'memory':>10} {'estimate':>10}  state")
     for f in files:
         done = gap is None and all(building.is_stored(
-            Path(db), rules, Subspace.parse(name.removeprefix("pair-"), rules.board), verify=False)
+            Path(db), rules, Subspace.parse(name.removeprefix("pair-").removeprefix("place-"), rules.board), verify=False)
             for name in f.outputs)
         built += len(f.outputs) if done else 0
         left += 0.0 if done else f.seconds
