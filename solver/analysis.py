@@ -18,7 +18,8 @@ from .errors import DatabaseError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
 from .notation import format_position
 from .position import Move, Position
-from .probe import Database
+from .players import probe_game_moves
+from .probe import Database, best_of
 from .values import DRAW, LOSS, WDL, WIN
 
 #: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
@@ -135,18 +136,20 @@ def moves_object(game: Game) -> dict:
 def best_move_object(database: Database, pos: Position,
                      rng: Optional[random.Random] = None, game: Optional[Game] = None) -> dict:
     """``{"position", "move", "value", "plies"}``: the database's best move (shortest
-    win, else a draw, else the longest loss; random among equals with ``rng``) and its
-    value for the mover; ``move`` null when the game is over (``game``: the game that
-    reached ``pos``, over also where its history drew it, :func:`drawn_by_play`)."""
+    win, else a draw, else the longest loss; random among equals with ``rng``:
+    :func:`~solver.probe.best_of`) and its value for the mover; ``move`` null when the
+    game is over.  ``game``: the game that reached ``pos``, over also where its history
+    drew it (:func:`drawn_by_play`), and whose history makes a move that repeats a
+    position for the third time (or is the 50th quiet ply) the draw it is there, as the
+    perfect player counts it (:func:`~solver.players.probe_game_moves`)."""
     if drawn_by_play(game) is not None:
         return {"position": format_position(pos), "move": None, "value": DRAW, "plies": 0}
-    moves = database.probe_moves(pos)
-    if not moves:
+    moves = probe_game_moves(database, game) if game is not None else database.probe_moves(pos)
+    choice = best_of(moves, rng)
+    if choice is None:
         probe = database.probe(pos)
         return {"position": format_position(pos), "move": None, "value": probe.value,
                 "plies": probe.plies}
-    best = [mp for mp in moves if mp.rank == moves[0].rank]
-    choice = rng.choice(best) if rng is not None else best[0]
     return {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
             "plies": choice.plies}
 

@@ -36,7 +36,7 @@ from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError
-from .probe import MoveProbe
+from .probe import MoveProbe, best_of
 from .rules import Rules, require_kernels
 from .values import DRAW, WIN, decode
 
@@ -441,12 +441,9 @@ class PerfectPlayer(Player):
             try:
                 if game.position.in_placement:
                     self._note_opening_search(game.position)
-                probes = probe_game_moves(self.database, game)
-                if probes:
-                    # chosen as Database.best_move chooses (so a seed picks the same move
-                    # where the game's history changes nothing)
-                    equal = [mp.move for mp in probes if mp.rank == probes[0].rank]
-                    return self.rng.choice(equal)
+                best = best_of(probe_game_moves(self.database, game), self.rng)
+                if best is not None:
+                    return best.move
             except (DatabaseError, SearchStoppedError) as error:
                 if isinstance(error, SearchStoppedError) and not error.timed_out:
                     raise              # asked to stop (a server's client left): no move wanted

@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Sequence
 
 import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
@@ -39,7 +39,7 @@ from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 
-__all__ = ["MoveProbe", "Database", "open_database", "MissingSubspaceError"]
+__all__ = ["MoveProbe", "Database", "open_database", "best_of", "MissingSubspaceError"]
 
 
 @dataclass(frozen=True)
@@ -470,14 +470,27 @@ class Database:
 
         None when the game is over.
         """
-        if rng is not None and not callable(getattr(rng, "choice", None)):
-            raise TypeError(f"rng is a random.Random, not {type(rng).__name__}")
-        moves = self.probe_moves(position)
-        if not moves:
-            return None
-        best = moves[0].rank
-        equal = [mp.move for mp in moves if mp.rank == best]
-        return rng.choice(equal) if rng is not None else equal[0]
+        best = best_of(self.probe_moves(position), rng)
+        return None if best is None else best.move
+
+
+def best_of(probes: Sequence[MoveProbe], rng: random.Random | None = None) -> Optional[MoveProbe]:
+    """The best of ``probes`` (sorted best first, as :meth:`Database.probe_moves` gives
+    them): the first, or with ``rng`` (a :class:`random.Random`) one chosen among those
+    of its rank, so that one seed picks the same move wherever a best move is chosen
+    (best-move, the page's hint, the perfect player).  None for no probes.
+
+    >>> from solver.position import Move
+    >>> probes = [MoveProbe(Move(1), "win", 3), MoveProbe(Move(2), "win", 3), MoveProbe(Move(3), "draw")]
+    >>> best_of(probes).move.target, {best_of(probes, random.Random(i)).move.target for i in range(9)}
+    (1, {1, 2})
+    """
+    if rng is not None and not callable(getattr(rng, "choice", None)):
+        raise TypeError(f"rng is a random.Random, not {type(rng).__name__}")
+    if not probes:
+        return None
+    equal = [mp for mp in probes if mp.rank == probes[0].rank]
+    return rng.choice(equal) if rng is not None else equal[0]
 
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,

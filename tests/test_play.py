@@ -111,7 +111,7 @@ def test_perfect_never_loses_from_the_start(db, level):
         assert game.result()[0] in (perfect_colour, DRAW), (level, game.record())
 
 
-def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db):
+def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db, db_root):
     """White wins here, but after moves made by others one of its shortest wins would
     stand for the third time: a draw by the rules of play, which the database does not
     know. Perfect plays another win, whatever its seed."""
@@ -132,6 +132,16 @@ def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db):
         after = _after(game, move)
         value = db.probe(after.position).for_mover()
         assert after.result() is None and (value.value, value.plies) == (WIN, probes[0].plies), seed
+    # best-move of the game (the command's --after, the page's hint) counts the draw as perfect does
+    from solver.analysis import best_move_object
+    for seed in range(20):
+        assert best_move_object(db, game.position, random.Random(seed), game)["move"] != "c3-a4", seed
+    start, played = "W:a4,c4,g7 B:c5,d7,e3 b", "c5-b6 a4-c3 b6-c5 c3-a4 c5-b6 a4-c3 b6-c5"
+    for seed in range(8):
+        answer = CliRunner().invoke(main, ["best-move", "--db", str(db_root), "--stones", "4", "--json",
+                                           "--seed", str(seed), "--after", played, start])
+        assert answer.exit_code == 0, answer.output
+        assert json.loads(answer.stdout)["move"] != "c3-a4" and json.loads(answer.stdout)["value"] == WIN
 
 
 def test_perfect_takes_a_draw_by_repetition_where_it_would_lose(db):
