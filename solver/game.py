@@ -142,11 +142,10 @@ class Game:
             start = "startpos"
         if not isinstance(start, (Position, str)):
             raise TypeError(f"a start is a Position, its string or None, not {type(start).__name__}")
-        # A Position given directly gets the same check as a string: no more stones
-        # than the rules allow.
-        if isinstance(start, Position):
-            start.check_board(rules)          # not a point name of one board read on another
-        start = parse_position(start if isinstance(start, str) else format_position(start), rules)
+        # A Position given directly gets the same checks as a string (the rules' board and
+        # stones).
+        start = parse_position(start, rules) if isinstance(start, str) else start
+        start.check_rules(rules)
         self.rules = rules
         self.start: Position = start
         self._moves: list[Move] = []

@@ -25,7 +25,7 @@ from typing import Optional, Union
 from .board import STANDARD_BOARD, Board, as_board, points_of
 from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError,
                      integer)
-from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position
+from .notation import BLACK, WHITE, check_stones, format_position, move_text, read_move, read_position
 from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -328,6 +328,24 @@ class Position:
             raise ValueError(f"a position of the {self.board.name} board cannot be played under "
                              f"rules {rules.name!r} (the {rules.board.name} board)")
 
+    def check_rules(self, rules: Rules, lines: bool = True) -> None:
+        """ValueError unless this position can arise under ``rules``, as its text would be
+        read (:func:`parse_position`): their board (:meth:`check_board`), at most their
+        stones a side, board and hand (InvalidNotationError), and with ``lines``, where a
+        line of three wins, not both sides with one (no game reaches it, but a database
+        file holds a slot for it).
+
+        >>> Position(0b111, 0, 7, 0).check_rules(Rules(stones=4))
+        Traceback (most recent call last):
+        ...
+        solver.errors.InvalidNotationError: too many stones for White: 3 on the board and 7 in hand, but each side has 4
+        """
+        self.check_board(rules)
+        check_stones(self.white, self.black, self.white_hand, self.black_hand, rules.stones)
+        if lines and rules.line_wins and mill_points(self.white, self.board) and mill_points(self.black, self.board):
+            raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
+                                       f"ends the game (rules {rules.name!r}: a line of three wins)")
+
     def can_jump(self, rules: Rules = STANDARD) -> bool:
         """Whether the side to move jumps: three stones, board plus hand, and (unless a
         player may place or move) none in hand."""
@@ -601,9 +619,7 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
     pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
-    if rules.line_wins and mill_points(pos.white, pos.board) and mill_points(pos.black, pos.board):
-        raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
-                                   f"ends the game (rules {rules.name!r}: a line of three wins)")
+    pos.check_rules(rules)
     return pos
 
 

@@ -115,8 +115,9 @@ class Database:
             position = parse_position(position, self.rules)
         elif not isinstance(position, Position):
             raise TypeError(f"a position is a Position or its text, not {type(position).__name__}")
-        position.check_board(self.rules)     # else its masks would read as other points
-        self._check_stones(position)
+        # (its board: else its masks would read as other points; its stones: no file holds
+        # more, and a 'not built' error would send the user to build one that cannot exist)
+        position.check_rules(self.rules, lines=False)
         self._check_open()
         return position
 
@@ -144,16 +145,6 @@ class Database:
         # a ValueError, not a DatabaseError: get() must not turn it into its default
         if self._closed:
             raise ValueError(f"the database of rules {self.rules.name} in {self.root} is closed")
-
-    def _check_stones(self, position: Position) -> None:
-        """ValueError for a position with more stones of a side (board and hand) than the
-        rules give a side: no file holds it, and a 'not built' error would send the
-        user to build one that cannot exist."""
-        for side, mask, hand in (("White", position.white, position.white_hand),
-                                 ("Black", position.black, position.black_hand)):
-            if popcount(mask) + hand > self.rules.stones:
-                raise ValueError(f"{side} has {popcount(mask) + hand} stones (board and hand), "
-                                 f"more than the {self.rules.stones} of rules {self.rules.name}")
 
     # --- raw access --------------------------------------------------------------
     def _reader(self, sub: Subspace) -> storage.SubspaceReader:

@@ -180,12 +180,12 @@ def test_more_stones_than_the_rules_give_is_a_value_error_for_probe_and_get(db4)
     hand."""
     from solver.position import parse_position
     with open_database(db4, FOUR) as db:
-        for text, side, n in (("W:a1,d1,g1,a4,a7 B:b2,d2,f2 w", "White", 5),
-                              ("W:a1,d1,g1 B:b2,d2,f2 w 0 2", "Black", 5)):
+        for text, side, board, hand in (("W:a1,d1,g1,a4,a7 B:b2,d2,f2 w", "White", 5, 0),
+                                        ("W:a1,d1,g1 B:b2,d2,f2 w 0 2", "Black", 3, 2)):
             position = parse_position(text)
             for ask in (db.probe, lambda p: db.get(p, "DEF")):
-                with pytest.raises(ValueError, match=f"^{side} has {n} stones \\(board and hand\\), "
-                                                     f"more than the 4 of rules standard-s4$"):
+                with pytest.raises(ValueError, match=f"^too many stones for {side}: {board} on the board "
+                                                     f"and {hand} in hand, but each side has 4$"):
                     ask(position)
 
 
