@@ -25,7 +25,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import storage, wdl as _wdl
-from .errors import CorruptDatabaseError, ForeignDatabaseError, SearchStoppedError, UnsupportedRulesError
+from .errors import (CorruptDatabaseError, ForeignDatabaseError, InsufficientMemoryError, SearchStoppedError,
+                     UnsupportedRulesError)
 from .index import Subspace
 from .kernels import kernels_for
 from .position import Position, parse_position
@@ -128,7 +129,13 @@ class OpeningSearch:
         refuse_mixed(rules, "the opening search")
         self.rules = rules
         self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
-        self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.jumping, rules.take_none)
+        try:
+            self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.jumping, rules.take_none)
+        except MemoryError:
+            raise InsufficientMemoryError(
+                f"the opening search's transposition table of 2^{table_bits} entries "
+                f"({8 * 2 ** table_bits / 2 ** 30:.3g} GiB) does not fit in memory (fewer table bits: "
+                f"--table-bits)") from None
         self._lock = threading.Lock()
 
     @property
@@ -164,8 +171,17 @@ class OpeningSearch:
             else:
                 while True:
                     # (the kernel looks at the stop flag and the deadline as it starts)
-                    value, need = self.engine.run(position.own, position.opp, position.own_hand,
-                                                  position.opp_hand, deadline or 0.0)
+                    try:
+                        value, need = self.engine.run(position.own, position.opp, position.own_hand,
+                                                      position.opp_hand, deadline or 0.0)
+                    except RuntimeError:
+                        # (the kernel's one RuntimeError: a leaf whose stored code is the
+                        # slack marker, which files that pass their checksums hold only where
+                        # they were written wrong)
+                        raise CorruptDatabaseError(
+                            f"the opening search met a position of the moving phase that its files "
+                            f"do not hold (a slack code where it belongs): damaged databases of rules "
+                            f"{self.rules.name} ('muehle check' names the file)") from None
                     if value is not None:
                         break
                     if need is None:
@@ -216,14 +232,43 @@ class OpeningBook:
             return WDL.from_score(int(self.values[i]))
         return None
 
-    def write(self, path) -> None:
+    @staticmethod
+    def check_target(path) -> Path:
+        """``path`` as a place to write a book (checked before the search that fills it):
+        ValueError unless it is free or an opening book already (of any rules; it is
+        replaced), and its folder exists.  Nothing else is ever written over: a database
+        file, a device, a record."""
+        if not str(path):
+            raise ValueError("an opening book needs a file name (e.g. data/standard/opening-book.npz)")
         path = Path(path)
+        if os.path.lexists(path):
+            if path.is_symlink() or not path.is_file():
+                raise ValueError(f"{path} is not a regular file: not written over (name a new file "
+                                 f"for the opening book)")
+            try:
+                with zipfile.ZipFile(path) as archive:
+                    is_book = {"keys.npy", "values.npy", "rules.npy", "plies.npy"} <= set(archive.namelist())
+            except (OSError, zipfile.BadZipFile, ValueError):
+                is_book = False
+            if not is_book:
+                raise ValueError(f"{path} exists and is not an opening book: not written over (remove "
+                                 f"it, or name another file)")
+        if not path.parent.is_dir():
+            raise ValueError(f"cannot write opening book {path}: folder {path.parent} does not exist")
+        return path
+
+    def write(self, path) -> None:
+        """Write the book to ``path`` (:meth:`check_target`): a temporary file beside it,
+        renamed over it once whole."""
+        path = self.check_target(path)
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}.npz")
         try:
             np.savez_compressed(tmp, keys=self.keys, values=self.values,
                                 rules=np.array(self.rules.name), plies=np.array(self.plies),
                                 index_scheme=np.array(kernels_for(self.rules.board).INDEX_SCHEME))
             os.replace(tmp, path)
+        except OSError as exc:
+            raise OSError(f"cannot write opening book {path}: {(exc.strerror or str(exc)).lower()}") from None
         finally:
             if tmp.exists():
                 tmp.unlink()
@@ -248,8 +293,11 @@ class OpeningBook:
                     raise ValueError("its keys and values are not a book's (sorted uint64 keys, "
                                      "int8 values -1..1, as many of each)")
                 return cls(rules, keys, values, int(f["plies"]))
-        except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            # (a damaged archive fails in zipfile's CRC-32 or in zlib, as it is read)
+        except (OSError, KeyError, ValueError, TypeError, EOFError, MemoryError, zipfile.BadZipFile,
+                zlib.error) as exc:
+            # (a damaged archive fails in zipfile's CRC-32 or in zlib, as it is read; one whose
+            # arrays unpack to more than memory holds is no book this solver wrote)
+            exc = exc if str(exc) else type(exc).__name__
             raise CorruptDatabaseError(f"cannot read opening book {path}: {exc} (delete it, or make "
                                        f"it again with: {storage.book_command(path, rules)})") from None
 

@@ -436,3 +436,115 @@ def test_the_command_given_for_a_missing_placement_file_runs(tmp_path):
     storage.placement_path(tmp_path, FOUR, __import__("solver").Subspace(1, 1, 3, 3)).unlink()
     again = run("query", "--db", tmp_path, "--stones", 4, position)
     assert again.stderr.rstrip().endswith("--stones 4 --phase placement)"), again.stderr
+
+
+# --- files the commands write or read whole -----------------------------------------
+
+def test_an_opening_book_never_writes_over_what_is_not_one(db4, tmp_path):
+    """solve-opening --book renamed its file over whatever the name was: a database file
+    (then damaged, and the command said 'written'), a device.  Now only a book is
+    replaced; anything else, a missing folder or no name is one line before the search."""
+    shutil.copytree(db4, tmp_path / "db")
+    pair = storage.pair_path(tmp_path / "db", FOUR, (3, 3))
+    intact = pair.read_bytes()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link").symlink_to(pair)
+    common = ["solve-opening", "--db", tmp_path / "db", "--stones", "4", "--book", "1"]
+    for target, why in ((pair, "exists and is not an opening book: not written over"),
+                        (tmp_path / "fifo", "is not a regular file: not written over"),
+                        (tmp_path / "link", "is not a regular file: not written over"),
+                        (tmp_path / "no" / "book.npz", "folder .* does not exist"),
+                        ("", "an opening book needs a file name")):
+        refused = run(*common, target)
+        assert refused.exit_code == 2 and re.search(why, refused.stderr), refused.output
+        assert refused.stderr.count("\n") == 1 and refused.stdout == ""
+    assert pair.read_bytes() == intact
+    book = tmp_path / "book.npz"
+    for plies in (1, 2):                    # a book is replaced by a book
+        assert run(*common[:-1], plies, book).exit_code == 0
+    assert run("check", "--db", tmp_path / "db", "--stones", "4", "--phase", "moving",
+               "--quiet").exit_code == 0
+
+
+def test_query_batch_stops_at_a_line_no_position_is_and_says_so_in_its_status(db4, tmp_path):
+    """--batch read a file without newlines (/dev/zero) into one line until memory ran
+    out; a line that is no position answered an error object but exit status 0."""
+    fine = "W:a1,d1,g1 B:a7,d7,f6 b"
+    long = tmp_path / "long.txt"
+    long.write_bytes(f"{fine}\n".encode() + b"\0" * 100_000)
+    stopped = run("query", "--db", db4, "--stones", 4, "--batch", long)
+    assert stopped.exit_code == 2 and json.loads(stopped.stdout)["position"] == fine
+    assert stopped.stderr == "muehle: error: --batch line 2: more than 4096 bytes: not one position a line; stopped there\n"
+    mixed = run("query", "--db", db4, "--stones", 4, "--batch", "-", input=f"{fine}\nxx\n")
+    assert mixed.exit_code == 1 and "error" in json.loads(mixed.stdout.splitlines()[1])
+
+
+def test_analyze_reads_a_record_of_bounded_size_and_names_the_file_that_is_none(db4, tmp_path):
+    huge = tmp_path / "huge.txt"
+    with open(huge, "wb") as f:
+        f.truncate(17 * 2 ** 20)          # (sparse: nothing written)
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"rules: standard-s4\n\xff\xfe\n")
+    for name, why in ((huge, f"{huge}: more than 16 MiB: not a game record"),
+                      (binary, f"{binary}: not UTF-8 text (byte 0xff at offset 19): not a game record"),
+                      ("", "give the file of a game record (or - for standard input)")):
+        refused = run("analyze", "--db", db4, name)
+        assert refused.exit_code == 2 and refused.stderr == f"muehle: error: {why}\n", refused.output
+    record = "rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6,b6 w\ng4-g7\n"
+    piped = run("analyze", "--db", db4, "--json", "-", input=record)
+    assert piped.exit_code == 0 and json.loads(piped.stdout)["moves"][0]["move"] == "g4-g7"
+
+
+def test_moving_files_that_give_a_slack_code_stop_the_opening_search_in_one_line(db4, tmp_path):
+    """Files whose checksums pass but whose codes say 'no position' where positions
+    are (written wrong): the search kernel's RuntimeError was a traceback in
+    solve-opening, query, best-move and analyze of placement positions."""
+    shutil.copytree(db4, tmp_path / "db")
+    path = storage.pair_path(tmp_path / "db", FOUR, (3, 4))
+    values = {}
+    for sub in ((3, 4), (4, 3)):
+        codes = storage.read_subspace(path, FOUR, *sub).copy()
+        codes[:] = 0xFFFF
+        values[sub] = codes
+    path.unlink()
+    storage.write_pair(path, FOUR, values, {"rounds": 1, "seconds": 0.0, "checked": True})
+    for args in (["solve-opening"], ["best-move", "startpos"], ["query", "startpos"]):
+        failed = run(*args, "--db", tmp_path / "db", "--stones", 4)
+        assert failed.exit_code == 2 and "Traceback" not in failed.output, failed.output
+        assert failed.stderr.splitlines()[-1].startswith(
+            "muehle: error: the opening search met a position of the moving phase that its files do not hold")
+
+
+def test_a_transposition_table_that_does_not_fit_is_one_line(db4):
+    from solver.errors import InsufficientMemoryError
+    from solver.opening import OpeningSearch
+    with pytest.raises(InsufficientMemoryError, match=r"^the opening search's transposition table of "
+                                                      r"2\^34 entries \(128 GiB\) does not fit in memory"):
+        OpeningSearch(FOUR, wdl=lambda m, o: None, table_bits=34)
+
+
+def test_a_book_that_unpacks_to_more_than_memory_is_a_damaged_book(db4, tmp_path, monkeypatch):
+    from solver import opening
+    from solver.errors import CorruptDatabaseError
+    path = tmp_path / "book.npz"
+    assert run("solve-opening", "--db", db4, "--stones", 4, "--book", 1, path).exit_code == 0
+
+    def too_large(*args, **kwargs):
+        raise MemoryError()
+    monkeypatch.setattr(opening.np, "load", too_large)
+    with pytest.raises(CorruptDatabaseError, match=r"^cannot read opening book .*book\.npz: MemoryError \(delete it"):
+        opening.OpeningBook.read(path, FOUR)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_version_and_help_to_an_output_that_fails(tmp_path):
+    for option in ("--version", "--help"):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "solver", option], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == "muehle: error: cannot write the output (standard output): no space left on device\n"
+        cut = subprocess.Popen([sys.executable, "-m", "solver", option], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=ROOT)
+        cut.stdout.close()
+        assert cut.wait(timeout=60) == 141 and cut.stderr.read() == b""

@@ -111,7 +111,7 @@ def test_a_wrong_solve_fails_the_build_check(tmp_path, monkeypatch):
 def test_query_batch_from_stdin(db4):
     result = run("query", "--db", db4, "--stones", 4, "--batch", "-",
                  input=f"{POSITION}\n\nW:a1 B:q9 w\n")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output         # a line that is no position
     first, second = (json.loads(line) for line in result.output.splitlines())
     assert first["value"] == "win" and first["position"] == POSITION
     assert "line 3" in second["error"]

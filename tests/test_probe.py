@@ -159,7 +159,7 @@ def test_query_batch(db4, tmp_path):
     batch = tmp_path / "positions.txt"
     batch.write_text("W:a1,d1,g1 B:a7,d7,f6 b\n# a comment\nW:a1,d1,g1 B:a7,d7,x9 b\nW:a1,d1,g1,b2 B:a7,d7,f6 b\n")
     result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--batch", str(batch)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output         # the error line's
     lines = [json.loads(line) for line in result.output.splitlines()]
     assert len(lines) == 3
     assert lines[0]["value"] == "win" and "error" in lines[1] and lines[2]["value"] == "draw"

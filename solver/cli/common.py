@@ -193,6 +193,11 @@ class MuehleGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
+        except BrokenPipeError:             # --help, --version: printed as the options are read
+            quiet_exit_on_closed_pipe()
+        except OutputError as error:
+            drop_output()
+            raise CliError(str(error)) from error
         except click.exceptions.NoArgsIsHelpError:
             raise                          # bare 'muehle': the help, as click gives it
         except click.UsageError as error:

@@ -360,7 +360,8 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
-    """The value of every move of a saved game (a record of 'save' or Game.record()).
+    """The value of every move of a saved game (a record of 'save' or Game.record();
+    GAME_FILE '-': standard input; at most 16 MiB of UTF-8 text).
 
     For each move: the value before it and after it, both for the player who made
     it, from the databases (placement files for positions with stones in hand; the
@@ -377,8 +378,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.
     """
-    text = Path(game_file).read_text()
-    game = Game.from_record(text, None if rules == STANDARD else rules)
+    game = Game.from_record(read_record_file(game_file), None if rules == STANDARD else rules)
     with open_database(db, game.rules) as database:
         obj, problems = analyze_object(database, game)
     for problem in problems:
@@ -389,6 +389,34 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
         _print_analysis(obj, game)
     if problems:
         raise SystemExit(1)     # an analysis with holes is not a whole one (as stats)
+
+
+#: Largest game record read (one of 5,000 moves is some 40 KB; comments may be long).
+MAX_RECORD = 16 * 1024 * 1024
+
+
+def read_record_file(name: str) -> str:
+    """The text of the game record ``name`` ('-': standard input), at most
+    :data:`MAX_RECORD` bytes of UTF-8: ValueError (one line naming the file) for a file
+    that is none (a folder, longer, not text), before more than that is read."""
+    if not name:
+        raise ValueError("give the file of a game record (or - for standard input)")
+    if name == "-":
+        import sys
+        stream = sys.stdin.buffer
+        data = stream.read(MAX_RECORD + 1)
+    else:
+        if Path(name).is_dir():
+            raise ValueError(f"{name} is a folder, not a game record")
+        with open(name, "rb") as stream:
+            data = stream.read(MAX_RECORD + 1)
+    if len(data) > MAX_RECORD:
+        raise ValueError(f"{name}: more than {MAX_RECORD // 2 ** 20} MiB: not a game record")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{name}: not UTF-8 text (byte {data[error.start]:#04x} at offset "
+                         f"{error.start}): not a game record") from None
 
 
 def _print_analysis(obj: dict, game: Game) -> None:

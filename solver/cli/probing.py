@@ -13,11 +13,14 @@ from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
 from ..position import parse_position
-from ..opening import OpeningSearch, build_book
+from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
 from ..rules import Rules
 from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels, rules_options,
                      value_text)
+
+#: Longest line of a --batch file (a position is some 80 bytes).
+MAX_LINE = 4096
 
 
 @main.command()
@@ -27,7 +30,8 @@ from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_ke
 @click.argument("position", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @click.option("--batch", type=click.File("rb"), default=None,
-              help="Read one position per line from FILE ('-': stdin); print one JSON object per line.")
+              help="Read one position per line from FILE ('-': stdin); print one JSON object per line "
+                   "(for a line that is no position: {\"position\", \"error\"}, and exit status 1).")
 @click.option("--line", "with_line", is_flag=True,
               help="Also the line of best play (shortest win, longest defence) to the end of "
                    "the game; a draw 20 plies of it.")
@@ -53,13 +57,19 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("--after plays moves from POSITION: not with --batch")
     with open_database(db, rules) as database:
         if batch is not None:
-            noted = odd = False
-            for number, raw in enumerate(batch, 1):
+            noted = odd = failed = False
+            for number, raw in enumerate(iter(lambda: batch.readline(MAX_LINE + 1), b""), 1):
+                if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                    # (no position is that long: /dev/zero, a binary file; stop before
+                    # reading all of it into one line)
+                    fail(f"--batch line {number}: more than {MAX_LINE} bytes: not one position a "
+                         f"line; stopped there")
                 try:
                     text = raw.decode("utf-8").strip()
                 except UnicodeDecodeError:
                     click.echo(json.dumps({"position": raw.decode("utf-8", "replace").strip()[:80],
                                            "error": f"line {number}: not UTF-8 text"}))
+                    failed = True
                     continue
                 if not text or text.startswith("#"):
                     continue
@@ -70,6 +80,9 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                     click.echo(json.dumps(query_object(database, pos, with_line)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
+                    failed = True
+            if failed:
+                raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
         game = Game.after(" ".join(position), after.split(), rules)
         pos = game.position
@@ -183,6 +196,10 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
     Nine Men's Morris is a draw.
     """
     pos = parse_position(" ".join(position) or "startpos", rules)
+    if book is not None:                 # (said before the search, not after its minutes)
+        if not pos.in_placement:
+            fail("an opening book starts from a placement position")
+        OpeningBook.check_target(book[1])
     with open_database(db, rules) as database:
         search = OpeningSearch(rules, wdl=database.wdl, table_bits=table_bits)
         if pos.in_placement and rules.stones >= 9:
@@ -191,8 +208,6 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
                        "this takes about a minute", err=True)
         result = search.solve(pos)
         if book is not None:
-            if not pos.in_placement:
-                fail("an opening book starts from a placement position")
             start = time.perf_counter()
             written = build_book(search, book[0], pos)
             written.write(book[1])
