@@ -13,7 +13,8 @@ new build can be compared with it without the old files.  Prints one line per
 subspace (``same`` or ``DIFFERENT``) and exits with status 1 if a subspace differs or
 is in one only (with --save and no B: writes the manifest and compares nothing).
 docs/checksums-standard-placement.txt holds the standard placement phase's; ``--phase``
-compares one phase of a folder that holds both.
+compares one phase of a folder that holds both (default: a manifest of one phase
+against a folder compares that phase, and says so; else all).
 
 A file's digest is what its build recorded; ``--verify`` first reads every value of a
 folder's files and checks it against that digest (each chunk's CRC-32, the SHA-256 of
@@ -98,9 +99,9 @@ def main() -> int:
     ap.add_argument("--save", type=Path, help="write A's digests to this manifest")
     ap.add_argument("--verify", action="store_true",
                     help="check a folder's values against the digests its files record first")
-    ap.add_argument("--phase", choices=("moving", "placement", "all"), default="all",
+    ap.add_argument("--phase", choices=("moving", "placement", "all"), default=None,
                     help="compare only the moving pairs' subspaces (m-o) or the placement "
-                         "subspaces (m-o+h-k): a manifest of one phase against a folder of both")
+                         "subspaces (m-o+h-k) (default: a manifest's one phase, else all)")
     args = ap.parse_args()
     if args.b is None and args.save is None:
         ap.error("give B, or --save FILE")
@@ -109,7 +110,19 @@ def main() -> int:
                 "all": lambda n: True}[args.phase]
         return {name: d for name, d in digests.items() if keep(name)}
 
-    a = phase(load(args.a, args.rules, args.verify))
+    a_all = load(args.a, args.rules, args.verify)
+    b_all = None if args.b is None else load(args.b, args.rules, args.verify)
+    if args.phase is None:
+        # A manifest of one phase (docs/ holds one per phase) against a folder of the
+        # whole game: that phase, not 497 files "in one only" and a failed exit status.
+        kind = lambda names: {"placement" if "+" in n else "moving" for n in names}  # noqa: E731
+        held = [kind(d) for where, d in ((args.a, a_all), (args.b, b_all)) if where is not None
+                and where.is_file()]
+        args.phase = "all"
+        if b_all is not None and held and len(held[0]) == 1 and kind(a_all) | kind(b_all) != held[0]:
+            args.phase = next(iter(held[0]))
+            print(f"comparing the {args.phase} phase, the manifest's (--phase all: every subspace)")
+    a = phase(a_all)
     if args.save:
         lines = [f"# SHA-256 of the values of each subspace ({args.rules}), "
                  "scripts/compare_databases.py --save"]
@@ -118,7 +131,7 @@ def main() -> int:
         print(f"{len(a)} subspaces written to {args.save}")
         if args.b is None:
             return 0 if a else 1
-    b = phase(load(args.b, args.rules, args.verify))
+    b = phase(b_all)
     same = different = alone = 0
     for name in sorted(set(a) | set(b), key=order):
         if name not in a or name not in b:

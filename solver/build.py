@@ -359,6 +359,8 @@ class Unit:
     needs: tuple[Pair | Subspace, ...]
     slots: int
     memory: int
+    #: Files it writes: one, or one a subspace of a cycle of mixed placement
+    files: int = 1
 
     @property
     def name(self) -> str:
@@ -389,7 +391,7 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
             needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
             memory = (cycle_memory([s.slots for s in own], [c.slots for c in dict.fromkeys(reads)])
                       if rules.mixed else placement.memory_needed(own[0]))
-            units.append(Unit(own[0], needs, sum(s.slots for s in own), memory))
+            units.append(Unit(own[0], needs, sum(s.slots for s in own), memory, files=len(own)))
     return units
 
 
@@ -681,14 +683,14 @@ def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
     except OSError:
         return                             # (the folder's own errors are said elsewhere)
     if slots * DISK_BYTES_PER_SLOT_LEAST > free:
-        raise DatabaseError(f"the {len(units)} file(s) left to build need at least "
+        raise DatabaseError(f"the {sum(u.files for u in units)} file(s) left to build need at least "
                             f"{slots * DISK_BYTES_PER_SLOT_LEAST / 1e9:.2f} GB on disk, and {place} "
                             f"has {free / 1e9:.2f} GB free: free some space or give another --db; "
                             f"nothing was built")
     if slots * DISK_BYTES_PER_SLOT > free:
         log.warning("the %d file(s) left to build may need up to %.2f GB on disk (%s bytes a slot, "
                     "as the 9-stone game's), and %s has %.2f GB free: a full disk stops the build "
-                    "(rerun it to resume)", len(units), slots * DISK_BYTES_PER_SLOT / 1e9,
+                    "(rerun it to resume)", sum(u.files for u in units), slots * DISK_BYTES_PER_SLOT / 1e9,
                     DISK_BYTES_PER_SLOT, place, free / 1e9)
 
 

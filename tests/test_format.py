@@ -237,3 +237,13 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     garbled = tmp_path / "garbled.txt"
     garbled.write_text("3-3 nothex\n")
     assert "expected 'SUBSPACE SHA256'" in run(garbled, db4).stderr
+    # the manifest of one phase against a folder of the whole game: that phase (said), exit 0
+    from solver.build import build
+    whole = tmp_path / "whole"
+    shutil.copytree(db4, whole)
+    build(whole, FOUR, phase="placement", progress=False)
+    phased = run(manifest, whole)
+    assert phased.returncode == 0, phased.stdout
+    assert phased.stdout.splitlines()[0] == "comparing the moving phase, the manifest's (--phase all: every subspace)"
+    assert phased.stdout.splitlines()[-1] == "4 subspaces: 4 same, 0 different, 0 in one only"
+    assert run(manifest, whole, "--phase", "all").returncode == 1       # 27 placement files in one only

@@ -149,6 +149,19 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
                f"databases in {Path(db) / rules.name}")
 
 
+def duration(seconds: float) -> str:
+    """An estimate's time in the unit that says it: '40.6 h', '12 min', '35 s'.
+
+    >>> duration(146_160), duration(700), duration(34.6), duration(0.2)
+    ('40.6 h', '12 min', '35 s', '0 s')
+    """
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
+
+
 def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
     """The plan's table and totals.  ``gap`` (the kernels cannot build these rules): no
     file is looked for, and lines per phase follow, sizes being symmetry classes."""
@@ -166,7 +179,7 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
         click.echo(f"{names:>16} {f.slots:>15,} {f.memory / 2**30:>8.2f}Gi {f.seconds:>9.0f}s  {state}")
     click.echo(f"{sum(len(f.outputs) for f in files)} file(s) ({built} built), {sum(f.slots for f in files):,} slots, "
                f"peak memory about {max((f.memory for f in files), default=0) / 2**30:.1f} GiB, "
-               f"about {left / 3600:.1f} h left to build on 2 cores"
+               f"about {duration(left)} left to build on 2 cores"
                + (f" and {left_slots * building.DISK_BYTES_PER_SLOT / 1e9:.1f} GB more on disk"
                   if gap is None else "")
                + f" (rates of docs/benchmarks.md; rules {rules.name})")
@@ -178,7 +191,7 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
         click.echo(f"{row['phase']} phase: {row['files']} file(s), {row['slots']:,} positions, "
                    f"largest {row['largest']} ({row['largest_slots']:,}), peak memory "
                    f"{row['memory'] / 2**30:.1f} GiB ({row['memory_file']}), about "
-                   f"{row['disk'] / 1e9:.1f} GB on disk, about {row['seconds'] / 3600:.1f} h "
+                   f"{row['disk'] / 1e9:.1f} GB on disk, about {duration(row['seconds'])} "
                    f"on 2 cores ({how})")
     if rules.mixed:
         click.echo("mixed placement: a side with stones in hand may move, so the placement "
