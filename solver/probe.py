@@ -490,14 +490,5 @@ def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = 
     its name; a context manager)."""
     root, rules = Path(root), as_rules(rules)
     require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
-    if not root.exists():
-        raise DatabaseError(f"database folder {root} does not exist (build it with: "
-                            f"{storage.build_command(root, rules)})")
-    if not root.is_dir():
-        raise DatabaseError(f"{root} is not a folder (--db names the folder that holds "
-                            f"the rules' folders, such as {root.parent / 'data'})")
-    folder = storage.rules_dir(root, rules)
-    if folder.exists() and not folder.is_dir():
-        raise DatabaseError(f"{folder} is a file where the folder of rules {rules.name} belongs: "
-                            f"move it away")
+    storage.check_root(root, rules)
     return Database(root, rules, in_memory=in_memory, book=book)

@@ -82,6 +82,22 @@ def file_stem(m: int, o: int, h: int = 0, k: int = 0) -> str:
     return f"place-{shape_name(m, o, h, k)}"
 
 
+def check_root(root: Path | str, rules: Rules) -> None:
+    """DatabaseError, saying what to do, unless ``root`` is a folder where the folder of
+    ``rules`` is one or may be made (it need hold no files yet)."""
+    root = Path(root)
+    if not root.exists():
+        raise DatabaseError(f"database folder {root} does not exist (build it with: "
+                            f"{build_command(root, rules)})")
+    if not root.is_dir():
+        raise DatabaseError(f"{root} is not a folder (--db names the folder that holds "
+                            f"the rules' folders, such as {root.parent / 'data'})")
+    folder = rules_dir(root, rules)
+    if folder.exists() and not folder.is_dir():
+        raise DatabaseError(f"{folder} is a file where the folder of rules {rules.name} belongs: "
+                            f"move it away")
+
+
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
     moving :class:`Subspace` gives the file that holds it)."""

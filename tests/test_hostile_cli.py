@@ -548,3 +548,22 @@ def test_version_and_help_to_an_output_that_fails(tmp_path):
                                stderr=subprocess.PIPE, cwd=ROOT)
         cut.stdout.close()
         assert cut.wait(timeout=60) == 141 and cut.stderr.read() == b""
+
+
+def test_a_phase_with_no_files_and_a_rules_folder_that_is_a_file_are_named(db4, tmp_path):
+    """check --phase placement of a folder with moving files only said 'no databases';
+    a file where the rules' folder belongs said 'no databases' too (query named it)."""
+    nothing = run("check", "--db", db4, "--stones", 4, "--phase", "placement")
+    assert nothing.exit_code == 2 and nothing.stderr == (
+        f"muehle: error: no placement files of rules standard-s4 in {db4} (build them with: "
+        f"muehle build --db {db4} --stones 4 --phase placement)\n")
+    (tmp_path / "standard-s4").write_text("")
+    for command in ("check", "stats", "query"):
+        args = [command, "--db", tmp_path, "--stones", 4] + (["startpos"] if command == "query" else [])
+        refused = run(*args)
+        assert refused.exit_code == 2 and refused.stderr == (
+            f"muehle: error: {tmp_path / 'standard-s4'} is a file where the folder of rules "
+            f"standard-s4 belongs: move it away\n"), (command, refused.stderr)
+    counted = run("stats", "--db", db4, "--stones", 4, "--reachable")
+    assert counted.exit_code == 0 and "note: --reachable counts the positions of the placement files, " \
+                                      "and none is built here" in counted.stderr

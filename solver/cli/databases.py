@@ -282,6 +282,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
     if not rows and not problems:
+        storage.check_root(db, rules)
         fail(f"no databases for rules {rules.name} in {db} (build them with: "
              f"{storage.build_command(db, rules)})")
     if reachable:
@@ -294,6 +295,10 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
         for r in rows:
             if r["subspace"] in counts:
                 r["reachable"] = counts[r["subspace"]]
+        if not any("reachable" in r for r in rows):
+            click.echo(f"note: --reachable counts the positions of the placement files, and none is "
+                       f"built here (build them with: {storage.build_command(db, rules, 'placement')})",
+                       err=True)
     totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
     totals["longest_win"] = max((r["longest_win"] for r in rows), default=0)
     totals["longest_loss"] = max((r["longest_loss"] for r in rows), default=0)
@@ -364,7 +369,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
             subs = [s for s in plan if storage.placement_path(db, rules, s).exists()]
             planned += len(plan)
         if not pairs and not subs:
-            fail(f"no databases for rules {rules.name} in {db}")
+            storage.check_root(db, rules)
+            what = {"moving": "moving-phase files", "placement": "placement files"}.get(phase, "databases")
+            fail(f"no {what} of rules {rules.name} in {db} (build them with: "
+                 f"{storage.build_command(db, rules, None if phase == 'all' else phase, max_total)})")
         _refuse_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
     pairs = [Pair(*p, board=rules.board) for p in pairs]
