@@ -43,6 +43,7 @@ from machine import cpu_model
 from solver import _kernels, placement
 from solver.build import PlacementReport, build, peak_rss_mib
 from solver.errors import DatabaseError
+from solver.retro import CHECK_BLOCK, NO_CODES
 from solver.rules import Rules
 from solver.values import SLACK_CODE
 
@@ -90,7 +91,7 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
     for sub in subs:
         quiet, capture = placement.children(sub)
         q = pools[0][:quiet.slots]
-        c = pools[1][:capture.slots] if capture else placement.EMPTY
+        c = pools[1][:capture.slots] if capture else NO_CODES
         val = values[:sub.slots]
         # the pass goes by the opponent's representative sets: ranges of them, each
         # about --block positions, spread over all of them
@@ -132,14 +133,14 @@ def run_check(rules: Rules, root: Path, names: list[str], jobs: int) -> None:
         sub = by_name[name]
         quiet, capture = placement.children(sub)
         values, q = read(sub), read(quiet)
-        cap = read(capture) if capture else placement.EMPTY
+        cap = read(capture) if capture else NO_CODES
         for walk in ("slot order", "by opponent sets") * 2:
             cpu, wall = cpu_seconds(), time.perf_counter()
             if walk == "slot order":
                 ok = all(sub.kernels.placement_pass(
                     sub.m, sub.o, sub.own_hand, sub.opp_hand, values, q, cap, rules.jumping,
-                    rules.take_none, start, min(sub.slots, start + placement.BLOCK), True, 16,
-                    jobs)[1] == 0 for start in range(0, sub.slots, placement.BLOCK))
+                    rules.take_none, start, min(sub.slots, start + CHECK_BLOCK), True, 16,
+                    jobs)[1] == 0 for start in range(0, sub.slots, CHECK_BLOCK))
             else:
                 ok = check_by_opponent_sets(sub, values, q, cap, rules, jobs)[1]
             cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall

@@ -34,7 +34,7 @@ import numpy as np
 from .errors import UnsupportedRulesError
 from .index import Subspace
 from .position import Position, parse_position
-from .retro import MAX_BAD, check_by_opponent_sets
+from .retro import CHECK_BLOCK, MAX_BAD, NO_CODES, check_by_opponent_sets, first_bad
 from .rules import Rules
 from .values import SLACK_CODE
 
@@ -42,8 +42,6 @@ from .values import SLACK_CODE
 Lookup = Callable[[Subspace], np.ndarray]
 #: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
 #: moves and a check stops early at this grain.
-BLOCK = 1 << 22
-EMPTY = np.zeros(0, dtype=np.uint16)
 
 
 def is_placement(sub: Subspace, rules: Rules) -> bool:
@@ -161,7 +159,7 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
     quiet, cap = _child_codes(sub, lookup)
     # the pass goes by the opponent's representative sets (docs/design.md §8), in ranges
     reps = sub.kernels.orbit_count(sub.o)
-    step = max(1, BLOCK // math.comb(sub.board.num_points - sub.o, sub.m))   # positions a rep set holds
+    step = max(1, CHECK_BLOCK // math.comb(sub.board.num_points - sub.o, sub.m))   # positions a rep set holds
     done = 0
     for start in range(0, reps, step):
         stop = min(reps, start + step)
@@ -188,19 +186,13 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     # pass names the first bad slots, on one thread: threads keep whichever bad slots they
     # meet first (a failing check is rare, so its speed does not matter), as in
     # solver.verify.check.
-    flagged, passed = check_by_opponent_sets(sub, values, quiet, cap, rules, jobs, BLOCK, progress)
+    flagged, passed = check_by_opponent_sets(sub, values, quiet, cap, rules, jobs, CHECK_BLOCK, progress)
     if passed:
         return []
-    bad: list[int] = []
-    for start in range(0, sub.slots, BLOCK):
-        stop = min(sub.slots, start + BLOCK)
-        slots, _ = sub.kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, values,
-                                           quiet, cap, rules.jumping, rules.take_none,
-                                           start, stop, True, max_bad, 1)
-        bad += sorted(int(s) for s in slots)
-        if len(bad) >= max_bad:
-            break
-    return (bad or sorted(flagged))[:max_bad]
+    bad = first_bad(sub.slots, lambda start, stop: sub.kernels.placement_pass(
+        sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap, rules.jumping, rules.take_none,
+        start, stop, True, max_bad, 1)[0], max_bad)
+    return bad or sorted(flagged)[:max_bad]
 
 
 def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int,
@@ -209,31 +201,21 @@ def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup
     (``retro_check``) with the hands, reading the other subspace of its unit and where
     its moves lead out of it."""
     from .retro import hands, outside
-    codes = lambda s: EMPTY if s is None else np.ascontiguousarray(lookup(s), dtype=np.uint16)  # noqa: E731
+    codes = lambda s: NO_CODES if s is None else np.ascontiguousarray(lookup(s), dtype=np.uint16)  # noqa: E731
     if sub.mirror == sub:
         mirror = values
     else:
         mirror = codes(sub.mirror)
     out = [codes(s) for s in outside(sub, rules)]
-    bad: list[int] = []
-    for start in range(0, sub.slots, BLOCK):
-        stop = min(sub.slots, start + BLOCK)
-        slots, _ = sub.kernels.retro_check(sub.m, sub.o, values, mirror, out[0], rules.jumping,
-                                           rules.take_none, start, stop, max_bad, jobs,
-                                           *hands(sub, rules), *out[1:],
-                                           full_draw=rules.full_draw)
-        bad += sorted(int(s) for s in slots)
-        if progress:
-            progress(stop - start)
-        if len(bad) >= max_bad:
-            break
-    return bad[:max_bad]
+    return first_bad(sub.slots, lambda start, stop: sub.kernels.retro_check(
+        sub.m, sub.o, values, mirror, out[0], rules.jumping, rules.take_none, start, stop, max_bad,
+        jobs, *hands(sub, rules), *out[1:], full_draw=rules.full_draw)[0], max_bad, progress)
 
 
 def _child_codes(sub: Subspace, lookup: Lookup) -> tuple[np.ndarray, np.ndarray]:
     quiet, capture = children(sub)
     q = np.ascontiguousarray(lookup(quiet), dtype=np.uint16)
-    c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else EMPTY
+    c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else NO_CODES
     return q, c
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -68,6 +68,27 @@ PULL_RATIO_JUMPING = 0.03
 GROUPED_PULL_SHARE = 0.1
 #: States that disagree a check names at most (it stops looking there).
 MAX_BAD = 16
+#: Slots a check hands the kernels at a time (progress, and a stop at MAX_BAD, between).
+CHECK_BLOCK = 1 << 22
+#: The codes of no subspace (a move that leads nowhere: no capture target).
+NO_CODES = np.zeros(0, dtype=np.uint16)
+
+
+def first_bad(slots: int, check_block: Callable[[int, int], Iterable[int]], max_bad: int = MAX_BAD,
+              progress: Callable[[int], None] | None = None) -> list[int]:
+    """The first ``max_bad`` slots of ``0..slots`` that ``check_block(start, stop)`` (a
+    kernel's check of that block: the bad slots it met) names, in order, block by
+    block: the slot-order walk of every forward check (moving pairs, placement
+    subspaces, cycles of mixed placement), which stops once it has named enough."""
+    bad: list[int] = []
+    for start in range(0, slots, CHECK_BLOCK):
+        stop = min(slots, start + CHECK_BLOCK)
+        bad += sorted(int(s) for s in check_block(start, stop))
+        if progress:
+            progress(stop - start)
+        if len(bad) >= max_bad:
+            break
+    return bad[:max_bad]
 
 
 @dataclass

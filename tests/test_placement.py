@@ -20,6 +20,7 @@ from solver.position import parse_position
 from solver.opening import OpeningSearch, solve_placement
 from solver.position import Position
 from solver.probe import open_database
+from solver.retro import NO_CODES
 from solver.rules import Rules
 from solver.values import SLACK_CODE, decode
 
@@ -106,7 +107,7 @@ def pass_in_both_orders(rules: Rules, seed: int = 7):
         by_sets = [placement.solve(sub, rules, kids.__getitem__, jobs) for jobs in (1, 2)]
         in_order = np.empty(sub.slots, dtype=np.uint16)
         _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, in_order, kids[quiet],
-                                kids[capture] if capture else placement.EMPTY, rules.jumping,
+                                kids[capture] if capture else NO_CODES, rules.jumping,
                                 rules.take_none)
         yield sub, by_sets, in_order, kids.__getitem__
 
@@ -128,7 +129,7 @@ def test_the_check_by_opponent_sets_finds_what_the_slot_order_check_finds(rules)
     from solver.retro import check_by_opponent_sets
     for sub, _, codes, kids in pass_in_both_orders(rules):
         quiet, capture = placement.children(sub)
-        cap = kids(capture) if capture else placement.EMPTY
+        cap = kids(capture) if capture else NO_CODES
         for jobs in (1, 2):
             assert check_by_opponent_sets(sub, codes, kids(quiet), cap, rules, jobs) == ([], True)
             assert placement.check(sub, rules, codes, kids, jobs) == [], sub.name

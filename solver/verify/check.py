@@ -19,11 +19,9 @@ from ..board import STANDARD_BOARD, Board
 from ..index import Pair, Subspace
 from ..kernels import kernels_for
 from ..position import Position
-from ..retro import MAX_BAD, check_by_opponent_sets
+from ..retro import CHECK_BLOCK, MAX_BAD, NO_CODES, check_by_opponent_sets, first_bad
 from ..rules import Rules
 
-EMPTY = np.zeros(0, dtype=np.uint16)
-BLOCK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
     bad: list[BadState] = []
     for m, o in Pair(*pair, board=rules.board).subspaces:
         target = Subspace(m, o, board=rules.board).capture_child
-        cap = lookup(*target) if target else EMPTY
+        cap = lookup(*target) if target else NO_CODES
         faults = _grouped_faults if grouped else _slot_order_faults
         bad += faults(m, o, rules, values, cap, jobs, progress, max_bad - len(bad))
         del cap         # one capture target at a time (with a lookup that does not keep it)
@@ -70,11 +68,9 @@ def check_values(pair: tuple[int, int], rules: Rules, values: dict, lookup, jobs
 def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray, jobs: int,
                        progress: Callable[[int], None] | None, max_bad: int) -> list[BadState]:
     """The check of subspace m-o in slot order: its first ``max_bad`` bad states."""
-    bad: list[BadState] = []
     kernels = kernels_for(rules.board)
-    n = len(values[m, o])
-    for start in range(0, n, BLOCK):
-        stop = min(n, start + BLOCK)
+
+    def check_block(start: int, stop: int):
         args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
                 start, stop, max_bad)
         slots, count = kernels.retro_check(*args, jobs, full_draw=rules.full_draw)
@@ -82,12 +78,9 @@ def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarr
             # threads kept whichever bad states they met first; one thread meets
             # them in slot order (a failing check is rare: its speed does not matter)
             slots, count = kernels.retro_check(*args, 1, full_draw=rules.full_draw)
-        bad += [BadState(m, o, int(s), board=rules.board) for s in sorted(slots)]
-        if progress:
-            progress(stop - start)
-        if len(bad) >= max_bad:
-            break
-    return bad
+        return slots
+    return [BadState(m, o, s, board=rules.board)
+            for s in first_bad(len(values[m, o]), check_block, max_bad, progress)]
 
 
 def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray, jobs: int,
@@ -98,7 +91,7 @@ def _grouped_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarray,
     grouped one)."""
     sub = Subspace(m, o, board=rules.board)
     flagged, passed = check_by_opponent_sets(sub, values[m, o], values[o, m], cap, rules, jobs,
-                                             BLOCK, progress)
+                                             CHECK_BLOCK, progress)
     if passed:
         return []
     found = _slot_order_faults(m, o, rules, values, cap, 1, None, max_bad)
