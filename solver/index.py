@@ -43,9 +43,7 @@ import numpy as np
 from .board import BOARDS, STANDARD_BOARD, Board, as_board
 from .errors import integer
 from .kernels import MAX_JOBS, kernels_for
-
-#: Most stones a side of the standard board's index (other boards: :func:`max_stones`).
-MAX_STONES = 9
+from .notation import STANDARD_STONES
 
 _NAME = re.compile(r"^(\d{1,2})-(\d{1,2})(?:\+(\d{1,2})-(\d{1,2}))?$")
 
@@ -418,7 +416,7 @@ class Pair(tuple):
         return self.name
 
     @classmethod
-    def parse(cls, text: str, stones: int = MAX_STONES, board: Board = STANDARD_BOARD) -> Pair:
+    def parse(cls, text: str, stones: int = STANDARD_STONES, board: Board = STANDARD_BOARD) -> Pair:
         """``'8-7'`` -> Pair(7, 8); ValueError naming what is wrong (counts must lie in
         3..stones, the stones per side of the rules)."""
         return cls(*parse_pair(text, stones), board=board)
@@ -473,7 +471,7 @@ def _pair(shape: tuple, board: str, index_stones: int = 0) -> Pair:
     return Pair(*shape, board=BOARDS[board].indexing(index_stones))
 
 
-def moving_subspaces(board: Board = STANDARD_BOARD, stones: int = MAX_STONES) -> list[Subspace]:
+def moving_subspaces(board: Board = STANDARD_BOARD, stones: int = STANDARD_STONES) -> list[Subspace]:
     """The moving-phase subspaces m-o of ``board`` with 3 <= m, o <= ``stones`` that fit
     on it, in order of m then o: for the standard game the 49 of 3-3 to 9-9.
 
@@ -484,7 +482,7 @@ def moving_subspaces(board: Board = STANDARD_BOARD, stones: int = MAX_STONES) ->
     return [Subspace(m, o, board=board) for m in counts for o in counts if m + o <= board.num_points]
 
 
-def index_stats(threads: int = 2, board: Board = STANDARD_BOARD, stones: int = MAX_STONES) -> dict:
+def index_stats(threads: int = 2, board: Board = STANDARD_BOARD, stones: int = STANDARD_STONES) -> dict:
     """Orbits, slots and slots per orbit of each moving-phase subspace of ``board`` with
     at most ``stones`` a side (:func:`moving_subspaces`), plus totals.
 

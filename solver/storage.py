@@ -44,6 +44,7 @@ from .board import STANDARD_BOARD, Board
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, one_line
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
+from .notation import STANDARD_STONES
 from .rules import Rules
 from .values import summarize
 from . import codec
@@ -163,7 +164,7 @@ def rule_words(rules: Rules) -> list[str]:
         words += ["--rules", "no-jumping"]
     if rules.take_none:
         words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
-    if rules.stones != 9:
+    if rules.stones != STANDARD_STONES:
         words += ["--stones", str(rules.stones)]
     return words
 
