@@ -222,15 +222,16 @@ class OpeningBook:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def get(self, position: Position) -> Optional[WDL]:
-        """The value of a position in the book, else None."""
+    def get(self, position: Position, default=None) -> Optional[WDL]:
+        """The value of a position in the book (any of its images), else ``default``
+        (as :meth:`solver.probe.Database.get`)."""
         if not position.in_placement:
-            return None
+            return default
         key = np.uint64(book_key(position))
         i = int(np.searchsorted(self.keys, key))
         if i < len(self.keys) and self.keys[i] == key:
             return WDL.from_score(int(self.values[i]))
-        return None
+        return default
 
     @staticmethod
     def check_target(path) -> Path:
