@@ -232,7 +232,7 @@ class Game:
             return []
         return self.position.legal_moves(self.rules)
 
-    def parse_move(self, text: str) -> Move:
+    def parse_legal_move(self, text: str) -> Move:
         """``text`` as a legal move now; NotationError says why it is not."""
         result = self.result()
         if result is not None:
@@ -247,7 +247,7 @@ class Game:
         :func:`~solver.position.parse_legal_move`).
         """
         if isinstance(move, str):
-            move = self.parse_move(move)
+            move = self.parse_legal_move(move)
         elif not isinstance(move, Move):
             raise TypeError(f"a move is a Move or its notation, not {type(move).__name__}")
         elif not all(p is None or (isinstance(p, int) and 0 <= p < self.rules.board.num_points)

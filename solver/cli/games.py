@@ -172,7 +172,7 @@ class Session:
             self.out(f"the game is over: {self.result()} (undo, save FILE or quit)")
             return
         try:
-            move = self.game.parse_move(text)
+            move = self.game.parse_legal_move(text)
         except AmbiguousMoveError as error:
             # A mill closed without naming the stone to take: the only one, or ask.
             if len(error.takes) == 1:
