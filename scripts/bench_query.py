@@ -48,7 +48,7 @@ from machine import cpu_model  # noqa: E402
 from solver.analysis import query_object  # noqa: E402
 from solver.cli.games import open_optional_database  # noqa: E402
 from solver.game import Game  # noqa: E402
-from solver.placement import random_positions  # noqa: E402
+from solver.placement import random_placements  # noqa: E402
 from solver.players import make_player  # noqa: E402
 from solver.position import parse_position  # noqa: E402
 from solver.probe import open_database  # noqa: E402
@@ -113,7 +113,7 @@ def bench_query(db: Path, rules: Rules, repeat: int) -> None:
 
 
 def bench_probe(db: Path, rules: Rules, count: int, seed: int) -> None:
-    positions = random_positions(rules, count, seed, plies=(1, 2 * rules.stones - 1))
+    positions = random_placements(rules, count, seed, plies=(1, 2 * rules.stones - 1))
     with open_database(db, rules) as database:
         probe = database.probe
         cold = timed(lambda: [probe(p) for p in positions])

@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 
 from solver.opening import OpeningSearch, book_key
-from solver.placement import random_positions
+from solver.placement import random_placements
 from solver.position import parse_position
 from solver.probe import open_database
 from solver.rules import Rules
@@ -65,7 +65,7 @@ def main() -> int:
             return 1
         search = OpeningSearch(rules, wdl=db.wdl)
         opening = opening_positions(rules)
-        positions = opening + list(random_positions(rules, args.count, args.seed, tuple(args.plies)))
+        positions = opening + list(random_placements(rules, args.count, args.seed, tuple(args.plies)))
         checked = min(args.skip, len(positions))
         for pos in positions[checked:]:
             files = db.probe(pos).value

@@ -306,8 +306,8 @@ def _pid_alive(pid: int) -> bool:
 class SubspaceCache:
     """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
 
-    ``load(sub)`` reads any subspace, moving or placement (a :data:`solver.placement.Lookup`);
-    ``get(m, o)`` a moving one (a :data:`solver.retro.Lookup`).
+    ``load(sub)`` reads any subspace, moving or placement (a :data:`solver.placement.SubspaceLookup`);
+    ``get(m, o)`` a moving one (a :data:`solver.retro.MovingLookup`).
     """
 
     def __init__(self, root: Path, rules: Rules):

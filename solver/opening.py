@@ -30,7 +30,7 @@ from .errors import (CorruptDatabaseError, ForeignDatabaseError, InsufficientMem
 from .index import Subspace
 from .kernels import kernels_for
 from .position import Position, parse_position
-from .retro import Lookup
+from .retro import MovingLookup
 from .rules import Rules, require_kernels
 from .values import WDL, decode
 
@@ -52,7 +52,7 @@ def placement_subspaces(rules: Rules) -> list[Subspace]:
     return sorted(subs, key=lambda s: (s.own_hand + s.opp_hand, s))
 
 
-def solve_placement(rules: Rules, moving: Lookup, jobs: int = 2,
+def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
                     progress: Callable[[Subspace], None] | None = None) -> dict[Subspace, np.ndarray]:
     """Values (codes, as in the databases) of every placement position, by one backward pass.
 
@@ -121,7 +121,7 @@ class OpeningSearch:
     ``wdl(m, o)`` gives the view, or by default it is packed from ``moving(m, o)``.
     """
 
-    def __init__(self, rules: Rules, moving: Optional[Lookup] = None, *,
+    def __init__(self, rules: Rules, moving: Optional[MovingLookup] = None, *,
                  wdl: Optional[Callable[[int, int], np.ndarray]] = None, table_bits: int = 24):
         if moving is None and wdl is None:
             raise ValueError("give the moving-phase codes (moving) or their views (wdl)")

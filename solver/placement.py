@@ -39,7 +39,7 @@ from .rules import Rules
 from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
-Lookup = Callable[[Subspace], np.ndarray]
+SubspaceLookup = Callable[[Subspace], np.ndarray]
 #: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
 #: moves and a check stops early at this grain.
 
@@ -148,7 +148,7 @@ def pass_memory(slots: int, reads: list[int]) -> int:
     return 2 * (2 * slots + sum(reads))
 
 
-def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
+def solve(sub: Subspace, rules: Rules, lookup: SubspaceLookup, jobs: int = 2,
           progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The codes of every slot of placement subspace ``sub`` from its children's.
 
@@ -172,7 +172,7 @@ def solve(sub: Subspace, rules: Rules, lookup: Lookup, jobs: int = 2,
     return values
 
 
-def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int = 2,
+def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: SubspaceLookup, jobs: int = 2,
           progress: Callable[[int], None] | None = None, max_bad: int = MAX_BAD) -> list[int]:
     """Forward check: the slots of ``values`` (stored codes of ``sub``) that differ from
     what their children's stored codes give (at most ``max_bad``)."""
@@ -195,7 +195,7 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs:
     return bad or sorted(flagged)[:max_bad]
 
 
-def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup, jobs: int,
+def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: SubspaceLookup, jobs: int,
                  progress: Callable[[int], None] | None, max_bad: int) -> list[int]:
     """The check of a subspace of mixed placement: the moving phase's forward check
     (``retro_check``) with the hands, reading the other subspace of its unit and where
@@ -212,20 +212,20 @@ def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Lookup
         jobs, *hands(sub, rules), *out[1:], full_draw=rules.full_draw)[0], max_bad, progress)
 
 
-def _child_codes(sub: Subspace, lookup: Lookup) -> tuple[np.ndarray, np.ndarray]:
+def _child_codes(sub: Subspace, lookup: SubspaceLookup) -> tuple[np.ndarray, np.ndarray]:
     quiet, capture = children(sub)
     q = np.ascontiguousarray(lookup(quiet), dtype=np.uint16)
     c = np.ascontiguousarray(lookup(capture), dtype=np.uint16) if capture else NO_CODES
     return q, c
 
 
-def random_positions(rules: Rules, count: int, seed: int,
+def random_placements(rules: Rules, count: int, seed: int,
                      plies: tuple[int, int] | None = None) -> list[Position]:
     """``count`` placement positions (stones in hand, game not over) from random legal
     games: each plays a number of placements drawn from ``plies`` (inclusive; default
     0 .. 2n - 1) from the start, stopping early where the placement phase ends.
 
-    >>> len(random_positions(Rules(stones=4), 5, seed=1))
+    >>> len(random_placements(Rules(stones=4), 5, seed=1))
     5
     """
     low, high = plies if plies is not None else (0, 2 * rules.stones - 1)

@@ -23,7 +23,7 @@ from .rules import Rules, require_kernels
 from .values import SLACK_CODE
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
-Lookup = Callable[[int, int], np.ndarray]
+MovingLookup = Callable[[int, int], np.ndarray]
 
 
 def pairs_in_order(rules: Rules) -> list[Pair]:
@@ -100,7 +100,7 @@ class PairResult:
     seconds: float
 
 
-def solve_pair(pair: tuple[int, int], rules: Rules, lookup: Lookup, jobs: int = 2,
+def solve_pair(pair: tuple[int, int], rules: Rules, lookup: MovingLookup, jobs: int = 2,
                progress: Callable[[str], None] | None = None,
                pull: bool | Callable[[int], bool] | None = None) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)

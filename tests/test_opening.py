@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from solver import _kernels, storage, wdl
 from solver.cli import main
 from solver.position import parse_position
-from solver.placement import random_positions
+from solver.placement import random_placements
 from solver.opening import placement_value, OpeningSearch, placement_subspaces, solve_placement
 from solver.position import Position
 from solver.probe import open_database
@@ -63,7 +63,7 @@ def test_search_agrees_with_backward_pass_on_sampled_positions(game4):
     db, values = game4
     search = OpeningSearch(FOUR, db.subspace)
     seen = {"win": 0, "loss": 0, "draw": 0}
-    for pos in list(random_positions(FOUR, 100, seed=11)) + list(sampled_slots(values, 3, 13)):
+    for pos in list(random_placements(FOUR, 100, seed=11)) + list(sampled_slots(values, 3, 13)):
         value = search.solve(pos).value
         assert value == backward_value(values, pos), str(pos)
         seen[value] += 1
@@ -76,7 +76,7 @@ def test_backward_pass_follows_from_the_children_by_the_reference_rules(game4):
     the moving-phase databases, or the rules where the game ends."""
     db, values = game4
     seen = {"win": 0, "loss": 0, "draw": 0}
-    for pos in list(random_positions(FOUR, 150, seed=12)) + list(sampled_slots(values, 4, 14)):
+    for pos in list(random_placements(FOUR, 150, seed=12)) + list(sampled_slots(values, 4, 14)):
         children = set()
         for move in pos.legal_moves(FOUR):
             child = pos.play(move, FOUR)
@@ -145,7 +145,7 @@ def test_search_loads_views_lazily_and_keeps_its_table(game4):
                                            for m in (3, 4) for o in (3, 4))
     again = search.solve(parse_position("startpos", FOUR))
     assert again.value == "draw" and again.nodes < first.nodes and again.load_seconds == 0
-    for pos in random_positions(FOUR, 30, seed=5):
+    for pos in random_placements(FOUR, 30, seed=5):
         assert search.solve(pos).value == backward_value(values, pos), str(pos)
 
 
@@ -194,7 +194,7 @@ def test_a_search_stops_when_asked_or_past_its_deadline_and_resumes(game4):
     timer.join()
     assert stopped and stopped[0].seconds < 5
     search.resume()
-    for pos in random_positions(FOUR, 20, seed=9):
+    for pos in random_placements(FOUR, 20, seed=9):
         assert search.solve(pos).value == backward_value(values, pos), str(pos)
 
 
@@ -270,7 +270,7 @@ def test_opening_book_agrees_with_backward_pass_and_serves_probes(game4, db4, tm
     book = OpeningBook.read(path, FOUR)
     assert data["book_positions"] == len(book) > 100 and book.plies == 3
     # every position up to ply 3 (and its images) is in the book, with the right value
-    for pos in random_positions(FOUR, 200, seed=3):
+    for pos in random_placements(FOUR, 200, seed=3):
         plies = 8 - pos.own_hand - pos.opp_hand
         value = book.get(pos.transform(7))
         assert (value is not None) == (plies <= 3)

@@ -110,7 +110,7 @@ def check_pair(root: Path | str, rules: Rules, pair: tuple[int, int], jobs: int 
 
 def check_placement(root: Path | str, rules: Rules, sub: Subspace, jobs: int = 2,
                     progress: Callable[[int], None] | None = None,
-                    lookup: placement.Lookup | None = None) -> list[BadState]:
+                    lookup: placement.SubspaceLookup | None = None) -> list[BadState]:
     """Check a stored placement subspace: every slot recomputed from its children's
     stored codes (read with ``lookup``, by default from their files, verified)."""
     def read(s: Subspace) -> np.ndarray:
