@@ -59,8 +59,9 @@ def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int,
         hm -= 1
     else:
         own &= ~(1 << move.origin)
-    if move.take is not None:
-        opp &= ~(1 << move.take)
+    for taken in (move.take, move.take2):
+        if taken is not None:
+            opp &= ~(1 << taken)
     return opp, own, ho, hm
 
 
