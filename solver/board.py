@@ -421,7 +421,7 @@ def board_named(name: str) -> Board:
         raise ValueError(f"unknown board {str(name)[:40]!r} (boards: {', '.join(BOARDS)})") from None
 
 
-def as_board(board) -> Board:
+def as_board(board: "Board | str") -> Board:
     """``board`` itself, or the board of that name (as :class:`~solver.rules.Rules` takes
     either); ValueError for anything else.
 

@@ -36,7 +36,7 @@ resignation only in the comment ``# result: ...``; they still read, without it).
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple, Optional, Union
+from typing import Iterable, NamedTuple, Optional, Union
 
 from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
 from .notation import COLOUR_NAMES, format_position
@@ -158,7 +158,8 @@ class Game:
         self._resigned: Optional[str] = None      # the colour that resigned
 
     @classmethod
-    def after(cls, start: Union[Position, str, None], moves, rules: Rules | str = STANDARD) -> "Game":
+    def after(cls, start: Union[Position, str, None], moves: Iterable[Move | str],
+              rules: Rules | str = STANDARD) -> "Game":
         """The game from ``start`` after ``moves`` (Moves or their text, in order): what
         the command line's ``--after`` and the API's ``after`` mean.
 
@@ -334,6 +335,7 @@ class Game:
         return None
 
     def is_over(self) -> bool:
+        """Whether :meth:`result` has ended the game."""
         return self.result() is not None
 
     # --- records ------------------------------------------------------------------

@@ -34,7 +34,7 @@ import numpy as np
 from .errors import UnsupportedRulesError
 from .index import Subspace
 from .position import Position, parse_position
-from .retro import CHECK_BLOCK, MAX_BAD, NO_CODES, check_by_opponent_sets, first_bad
+from .retro import CHECK_BLOCK, MAX_BAD, NO_CODES, check_by_opponent_sets, first_bad, hands, outside
 from .rules import Rules
 from .values import SLACK_CODE
 
@@ -113,7 +113,6 @@ def reads(sub: Subspace, rules: Rules) -> list[Subspace]:
     subspaces its moves lead to out of the unit (:func:`solver.retro.outside`)."""
     if not rules.mixed:
         return [c for c in children(sub) if c is not None]
-    from .retro import outside
     return [c for c in [sub.mirror, *outside(sub, rules)] if c is not None and c != sub]
 
 
@@ -200,7 +199,6 @@ def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Subspa
     """The check of a subspace of mixed placement: the moving phase's forward check
     (``retro_check``) with the hands, reading the other subspace of its unit and where
     its moves lead out of it."""
-    from .retro import hands, outside
     codes = lambda s: NO_CODES if s is None else np.ascontiguousarray(lookup(s), dtype=np.uint16)  # noqa: E731
     if sub.mirror == sub:
         mirror = values

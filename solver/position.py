@@ -33,6 +33,7 @@ from .board import NUM_POINTS  # noqa: F401,E402  (the standard board's size, as
 
 
 def popcount(mask: int) -> int:
+    """Stones in ``mask`` (points set)."""
     return bin(mask).count("1")
 
 
@@ -170,6 +171,7 @@ class Move:
 
     @property
     def is_placement(self) -> bool:
+        """Whether the move places a stone from the hand (no origin)."""
         return self.origin is None
 
     @property
@@ -255,10 +257,12 @@ class Position:
 
     @property
     def own_hand(self) -> int:
+        """Stones in hand of the side to move."""
         return self.white_hand if self.turn == WHITE else self.black_hand
 
     @property
     def opp_hand(self) -> int:
+        """Stones in hand of the side not to move."""
         return self.black_hand if self.turn == WHITE else self.white_hand
 
     @classmethod
@@ -277,7 +281,7 @@ class Position:
         """Whether any stone is still in hand (the placement phase)."""
         return self.white_hand > 0 or self.black_hand > 0
 
-    def hands_arise(self, rules) -> bool:
+    def hands_arise(self, rules: Rules) -> bool:
         """Whether a game from the start can hold these hands with this side to move:
         under separate placement White to move holds as many stones in hand as Black,
         Black to move one more; under mixed placement any hands arise.  (Positions with

@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
@@ -33,6 +33,7 @@ from . import placement, storage, wdl
 from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
 from .index import Pair, Subspace
 from .kernels import kernels_for
+from .opening import OpeningBook, OpeningSearch
 from .position import Move, Position, mill_points, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
@@ -376,18 +377,16 @@ class Database:
         return (f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
                 f"answers (exact, without plies{slow}; '{command}' makes it instant)")
 
-    def opening_book(self):
+    def opening_book(self) -> Optional[OpeningBook]:
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""
-        from .opening import OpeningBook
         self._check_open()
         with self._lock:
             if self._book is None and self._book_path.exists():
                 self._book = OpeningBook.read(self._book_path, self.rules)
             return self._book
 
-    def opening_search(self):
+    def opening_search(self) -> OpeningSearch:
         """The opening search over this database (shares its transposition table)."""
-        from .opening import OpeningSearch
         self._check_open()
         with self._lock:
             if self._search is None:
@@ -426,7 +425,7 @@ class Database:
         if search is not None:
             search.stop()
 
-    def get(self, position: Position | str, default=None, search: bool = True):
+    def get(self, position: Position | str, default: Any = None, search: bool = True) -> Value | Any:
         """Like :meth:`probe`, but ``default`` where a subspace it needs is not built
         (``search=False``: also where only the opening search would answer).
 

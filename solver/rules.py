@@ -109,6 +109,7 @@ class Rules:
 
     @property
     def take_none(self) -> bool:
+        """Whether a mill takes nothing when every enemy stone stands in a mill."""
         return self.mill_rule == TAKE_NONE
 
     @property
@@ -327,7 +328,7 @@ def require_kernels(rules: Rules) -> None:
         raise UnsupportedRulesError(gap)
 
 
-def as_rules(rules) -> Rules:
+def as_rules(rules: "Rules | str") -> Rules:
     """``rules`` itself, or the rule set of that name (:meth:`Rules.from_name`), as the
     entry points take either (a database, a game); TypeError for anything else.
 

@@ -67,6 +67,7 @@ NOT_THE_FILE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EACCES
 
 
 def rules_dir(root: Path | str, rules: Rules) -> Path:
+    """The folder of ``rules``' files under ``root``."""
     return Path(root) / rules.name
 
 
@@ -651,5 +652,7 @@ def pair_stats(path: Path, rules: Rules, held=None) -> dict[str, dict]:
 
 
 def file_attrs(path: Path, rules: Rules, held=None) -> dict:
+    """The attributes of a database file (rules, statistics, ...) after it is opened and
+    checked as every read is (:func:`_open`)."""
     with _open(path, rules, held) as f, hdf5_errors(Path(path)):
         return _attrs(f)
