@@ -36,7 +36,7 @@ from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError
-from .probe import MoveProbe, best_of
+from .probe import Database, MoveProbe, best_of
 from .rules import Rules, require_kernels
 from .values import DRAW, WIN, decode
 
@@ -203,7 +203,7 @@ class SearchPlayer(Player):
 
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
                  say: Optional[Say] = None, depth: int = 3, seconds: Optional[float] = None,
-                 database=None, table: bool = False):
+                 database: Optional[Database] = None, table: bool = False):
         require_kernels(rules)               # it searches with the kernels' move generator
         self._kernels = kernels_for(rules.board)
         super().__init__(rules, rng, say)
@@ -384,7 +384,7 @@ class HardPlayer(SearchPlayer):
     level = "hard"
 
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
-                 say: Optional[Say] = None, database=None, seconds: float = 3.0,
+                 say: Optional[Say] = None, database: Optional[Database] = None, seconds: float = 3.0,
                  depth: int = 64):
         super().__init__(rules, rng, say, depth=depth, seconds=seconds,
                          database=database, table=True)
@@ -392,7 +392,7 @@ class HardPlayer(SearchPlayer):
             self.say("hard: no database; searching without it", key="database")
 
 
-def probe_game_moves(database, game: Game) -> list[MoveProbe]:
+def probe_game_moves(database: Database, game: Game) -> list[MoveProbe]:
     """Every legal move of ``game`` with the value it leaves for its mover, best first:
     the database's (:meth:`~solver.probe.Database.probe_moves`), but a move that ends the
     game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
@@ -427,7 +427,7 @@ class PerfectPlayer(Player):
     level = "perfect"
 
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
-                 say: Optional[Say] = None, database=None, seconds: float = 3.0):
+                 say: Optional[Say] = None, database: Optional[Database] = None, seconds: float = 3.0):
         super().__init__(rules, rng, say)
         self.database = database
         self.fallback = HardPlayer(rules, self.rng, say=None, database=database, seconds=seconds)
@@ -465,7 +465,7 @@ LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,
           "perfect": PerfectPlayer}
 
 
-def make_player(level: str, rules: Rules, rng: random.Random, database=None,
+def make_player(level: str, rules: Rules, rng: random.Random, database: Optional[Database] = None,
                 say: Optional[Say] = None, seconds: float = 3.0) -> Player:
     """The player of ``level`` (one of :data:`LEVELS`)."""
     if level == "easy":
