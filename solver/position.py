@@ -120,7 +120,7 @@ class Move:
     origin: Optional[int] = None
     take: Optional[int] = None
     take2: Optional[int] = None
-    board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
+    board: Board = field(default=STANDARD_BOARD, repr=False)
 
     def __post_init__(self) -> None:
         board = self.board
@@ -144,8 +144,15 @@ class Move:
                 object.__setattr__(self, "take2", first)
 
     def __repr__(self) -> str:
+        """The fields, the board too where it is not the standard one (the same numbers
+        are other points there: a move of one board is not equal to one of another).
+
+        >>> parse_move("c5", "six-mens")
+        Move(target=1, origin=None, take=None, board='six-mens')
+        """
         second = "" if self.take2 is None else f", take2={self.take2}"
-        return f"Move(target={self.target}, origin={self.origin}, take={self.take}{second})"
+        board = "" if self.board is STANDARD_BOARD else f", board={self.board.name!r}"
+        return f"Move(target={self.target}, origin={self.origin}, take={self.take}{second}{board})"
 
     def __str__(self) -> str:
         return move_text(self.target, self.origin, self.take, self.take2, self.board)
@@ -413,9 +420,10 @@ class Position:
 
     def is_legal(self, move: Move, rules: Rules = STANDARD) -> bool:
         """Whether ``move`` is legal here: the same as ``move in self.legal_moves(rules)``
-        for a move of this board (moves compare by their points alone; one named on
-        another board is not legal here), without generating every move (retrograde
-        checks call it very often).
+        for a move of this board (one of a board whose points are named alike, the
+        standard board's on Morabaraba's, is taken as this board's; one named otherwise
+        is not legal here), without generating every move (retrograde checks call it
+        very often).
 
         >>> pos = parse_position("W:a1,d1 B:a4 w 1 2")
         >>> pos.is_legal(parse_move("g1xa4")), pos.is_legal(parse_move("g1"))
@@ -426,6 +434,8 @@ class Position:
         self.check_board(rules)
         if self._named_elsewhere(move):
             return False
+        if move.board is not self.board:
+            move = replace(move, board=self.board)
         return (self._decided(rules) is None
                 and (move.origin, move.target) in self._steps(rules)
                 and move in self._completed(move.origin, move.target, rules))

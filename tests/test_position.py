@@ -270,3 +270,19 @@ def test_parse_position_and_parse_move_refuse_wrong_types():
     with pytest.raises(TypeError, match="rules must be a Rules"):
         parse_position("startpos", None)
     assert parse_move("a1", "three-mens") == Move(6, board="three-mens")
+
+
+def test_a_move_keeps_its_board_in_equality_and_repr():
+    """A move's numbers are other points on another board: equal only on its own board
+    (as `in legal_moves` and `play` then agree), and its repr gives it back."""
+    from solver.game import Game
+    six = Rules.from_name("six-mens")
+    move = parse_move("c5", six.board)
+    assert move != Move(1) and len({move, Move(1)}) == 2
+    assert eval(repr(move), {"Move": Move}) == move and str(eval(repr(move), {"Move": Move})) == "c5"
+    game = Game(rules=six)
+    assert move in game.legal_moves() and Move(1) not in game.legal_moves()
+    game.play(move)
+    mora = Rules.from_name("morabaraba")            # points named as the standard board's
+    start = parse_position("startpos", mora)
+    assert start.is_legal(parse_move("d7"), mora) and parse_move("d7") not in start.legal_moves(mora)

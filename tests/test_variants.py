@@ -660,7 +660,7 @@ def test_symmetric_positions_have_symmetric_moves(variant):
             perm = board.symmetries[g]
             image = pos.transform(g)
             mapped = {Move(perm[m.target], None if m.origin is None else perm[m.origin],
-                           None if m.take is None else perm[m.take]) for m in moves}
+                           None if m.take is None else perm[m.take], board=board) for m in moves}
             assert set(image.legal_moves(r)) == mapped
         pos = pos.play(rng.choice(moves), r)
 
