@@ -30,7 +30,7 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import placement, storage, wdl
-from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError
+from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, integer
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
@@ -79,11 +79,15 @@ class Database:
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
                  in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
         rules = as_rules(rules)
-        require_kernels(rules)
+        require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
+        storage.check_root(root, rules)
         if book is not None and not Path(book).is_file():
             raise DatabaseError(f"opening book {book} is not there (write one with: "
                                 f"{storage.book_command(book, rules)})")
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
+        cache_mib = integer(cache_mib, "cache_mib", "is a whole number of MiB")
+        if cache_mib < 0:
+            raise ValueError(f"cache_mib is a whole number of MiB, not {cache_mib}")
         self._given = (cache_mib, book)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
@@ -484,10 +488,11 @@ def best_of(probes: Sequence[MoveProbe], rng: random.Random | None = None) -> Op
 
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
-                  in_memory: bool = False, book: Path | str | None = None) -> Database:
+                  in_memory: bool = False, book: Path | str | None = None,
+                  cache_mib: int = 64) -> Database:
     """Open the databases under ``root`` for ``rules`` (a :class:`~solver.rules.Rules` or
-    its name; a context manager)."""
-    root, rules = Path(root), as_rules(rules)
-    require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
-    storage.check_root(root, rules)
-    return Database(root, rules, in_memory=in_memory, book=book)
+    its name; a context manager): :class:`Database`.  DatabaseError, saying what to do,
+    where ``root`` is no folder of rule sets' folders (missing, a file, or a rule set's
+    folder itself: :func:`solver.storage.check_root`); files not built yet are found
+    missing as they are asked for (MissingSubspaceError, or ``get``'s default)."""
+    return Database(root, rules, in_memory=in_memory, cache_mib=cache_mib, book=book)

@@ -84,10 +84,22 @@ def file_stem(m: int, o: int, h: int = 0, k: int = 0) -> str:
     return f"place-{shape_name(m, o, h, k)}"
 
 
+def refuse_rules_folder(root: Path | str) -> None:
+    """DatabaseError where ``root``, given as the folder of the rule sets' folders, holds
+    database files itself: it is a rule set's folder, and a build would start again in
+    ``<root>/<rules>``, a probe call every file there missing."""
+    held = Path(root)
+    if held.is_dir() and (next(held.glob("pair-*.h5"), None) or next(held.glob("place-*.h5"), None)):
+        raise DatabaseError(f"{root} holds database files itself: it is a rule set's folder; "
+                            f"--db names the folder above it ({held.resolve().parent})")
+
+
 def check_root(root: Path | str, rules: Rules) -> None:
     """DatabaseError, saying what to do, unless ``root`` is a folder where the folder of
-    ``rules`` is one or may be made (it need hold no files yet)."""
+    ``rules`` is one or may be made (it need hold no files yet; not a rule set's folder
+    itself: :func:`refuse_rules_folder`)."""
     root = Path(root)
+    refuse_rules_folder(root)
     if not root.exists():
         raise DatabaseError(f"database folder {root} does not exist (build it with: "
                             f"{build_command(root, rules)})")

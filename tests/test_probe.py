@@ -15,6 +15,7 @@ from solver import _kernels, storage
 from solver.cli import main
 from solver.index import Subspace
 from solver.position import Position, parse_position
+from solver.errors import DatabaseError
 from solver.probe import Database, MissingSubspaceError, open_database
 from solver.rules import Rules
 from solver.values import Value, decode
@@ -377,3 +378,19 @@ def test_the_line_of_a_position_valued_by_the_search_runs_to_the_end(db4):
             assert (after.turn != pos.turn) == (value.value == "win")
             decided += 1
     assert decided == 30 and longest > 20, (decided, longest)     # (20: where it stopped)
+
+
+def test_a_folder_that_holds_no_rule_sets_is_refused_when_opened(db4, tmp_path):
+    """A rule set's own folder given as the root (the command line refused it, Python
+    took it and get() answered its default for every position), a missing root, a file:
+    DatabaseError from open_database and Database alike."""
+    rules_folder = storage.rules_dir(db4, FOUR)
+    for root, why in ((rules_folder, "holds database files itself: it is a rule set's folder"),
+                      (tmp_path / "none", "does not exist"), (rules_folder / "pair-3-3.h5", "is not a folder")):
+        for opening in (open_database, Database):
+            with pytest.raises(DatabaseError, match=why):
+                opening(root, FOUR)
+    with pytest.raises(ValueError, match="cache_mib is a whole number of MiB"):
+        open_database(db4, FOUR, cache_mib="x")
+    with open_database(db4, FOUR, cache_mib=1) as db:
+        assert db.probe("W:a1,d1,g1 B:a7,d7,f6 b").value == "win"

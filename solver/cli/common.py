@@ -24,7 +24,7 @@ from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
 from ..values import Value
 from ..rules import MAX_STONES, MILL_RULES, RULESET_NAMES, Rules, require_kernels
-from ..storage import DEFAULT_ROOT
+from ..storage import DEFAULT_ROOT, refuse_rules_folder
 
 # --- errors ---------------------------------------------------------------------
 
@@ -325,12 +325,7 @@ def db_option(func: Callable) -> Callable:
         if os.path.exists(value) and not os.path.isdir(value):
             raise CliError(f"{value} is not a folder (--db, or MUEHLE_DB, names the folder that "
                            f"holds one folder of databases per rule set)")
-        held = Path(value)
-        if held.is_dir() and (next(held.glob("pair-*.h5"), None) or next(held.glob("place-*.h5"), None)):
-            # a rule set's folder: a build would start again in <it>/<rules>, and queries
-            # would call the files there missing
-            raise CliError(f"{value} holds database files itself: it is a rule set's folder; "
-                           f"--db names the folder above it ({held.resolve().parent})")
+        refuse_rules_folder(value)
         return value
     return click.option("--db", "db", type=click.Path(), default=str(DEFAULT_ROOT), callback=folder,
                         envvar="MUEHLE_DB", show_default=True, show_envvar=True,
