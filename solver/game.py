@@ -113,7 +113,9 @@ class Outcome(_Outcome):
         return super().__new__(cls, winner, termination)
 
     def value_for(self, colour: str) -> WDL:
-        """The outcome for ``colour``: win, draw or loss."""
+        """The outcome for ``colour`` ('w' or 'b'): win, draw or loss."""
+        if colour not in (WHITE, BLACK):
+            raise ValueError(f"a colour is 'w' or 'b', not {str(colour)[:20]!r}")
         return DRAW if self.winner == DRAW else WIN if self.winner == colour else LOSS
 
     def __str__(self) -> str:
@@ -225,6 +227,8 @@ class Game:
         twin._moves, twin._positions = list(self._moves), list(self._positions)
         twin._quiet, twin._since = list(self._quiet), list(self._since)
         return twin
+
+    __copy__ = copy         # copy.copy(game): as independent as game.copy() (its lists too)
 
     # --- playing ------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:

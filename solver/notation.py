@@ -65,6 +65,8 @@ def position_text(white: int, black: int, white_hand: int = 0, black_hand: int =
 
 def format_position(pos) -> str:
     """The canonical string of a :class:`~solver.position.Position` (also ``str(pos)``)."""
+    if not all(hasattr(pos, name) for name in ("white", "black", "white_hand", "black_hand", "turn")):
+        raise TypeError(f"format_position takes a Position, not {type(pos).__name__}")
     return position_text(pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn,
                          getattr(pos, "board", STANDARD_BOARD))
 

@@ -27,6 +27,7 @@ seeded game replays (hard's time budget aside: a faster machine searches deeper)
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Callable, Optional
@@ -37,7 +38,7 @@ from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError
 from .probe import Database, MoveProbe, best_of
-from .rules import Rules, require_kernels
+from .rules import Rules, as_rules, require_kernels
 from .values import DRAW, WIN, decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
@@ -104,7 +105,7 @@ class Player:
 
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
                  say: Optional[Say] = None):
-        self.rules = rules
+        self.rules = as_rules(rules)
         self.rng = rng if rng is not None else random.Random()
         self._say = say
         self._said: set[str] = set()
@@ -204,7 +205,11 @@ class SearchPlayer(Player):
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
                  say: Optional[Say] = None, depth: int = 3, seconds: Optional[float] = None,
                  database: Optional[Database] = None, table: bool = False):
+        rules = as_rules(rules)
         require_kernels(rules)               # it searches with the kernels' move generator
+        if seconds is not None and not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                                        and seconds > 0 and math.isfinite(seconds)):
+            raise ValueError(f"a player's thinking time is seconds (more than 0), not {str(seconds)[:20]!r}")
         self._kernels = kernels_for(rules.board)
         super().__init__(rules, rng, say)
         self.depth, self.seconds, self.database = depth, seconds, database

@@ -298,6 +298,7 @@ class Position:
         >>> parse_position("W:a1 B:a7 b 7 8").hands_arise(Rules()), parse_position("W:a1 B:a7 w 7 8").hands_arise(Rules())
         (True, False)
         """
+        self.check_board(rules)
         if rules.mixed or not self.in_placement:
             return True
         if self.turn == WHITE:
@@ -360,6 +361,7 @@ class Position:
     def can_jump(self, rules: Rules = STANDARD) -> bool:
         """Whether the side to move jumps: three stones, board plus hand, and (unless a
         player may place or move) none in hand."""
+        self.check_board(rules)
         return (rules.jumping and popcount(self.own) + self.own_hand == 3
                 and (self.own_hand == 0 or rules.mixed))
 

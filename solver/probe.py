@@ -17,6 +17,7 @@ cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import threading
 import time
@@ -405,6 +406,9 @@ class Database:
         block starts and ends with searches allowed again (:meth:`resume_search`).  For a
         server, whose clients wait; not nested.
         """
+        if seconds is not None and not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+                                        and seconds >= 0 and math.isfinite(seconds)):
+            raise ValueError(f"a search limit is seconds (0 or more) or None, not {str(seconds)[:20]!r}")
         with self._lock:
             self._search_deadline = None if seconds is None else time.monotonic() + seconds
             self.resume_search()

@@ -24,6 +24,8 @@ refuses what it cannot store (unknown plies, a win in 0, one too long),
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Optional
@@ -37,7 +39,13 @@ SLACK_CODE = 0xFFFF
 
 
 class WDL(StrEnum):
-    """Win, draw or loss for the side to move; equal to (and written as) its string."""
+    """Win, draw or loss for the side to move; equal to (and written as) its string,
+    ordered as the side to move prefers them (not as strings: a loss is less than a
+    draw), as python-chess's WDL numbers are.
+
+    >>> sorted([WDL.WIN, WDL.LOSS, WDL.DRAW]), max(WDL.LOSS, WDL.DRAW)
+    (['loss', 'draw', 'win'], 'draw')
+    """
 
     WIN = "win"
     DRAW = "draw"
@@ -60,16 +68,43 @@ class WDL(StrEnum):
         """The same result for the other side."""
         return WDL.from_score(-self.score)
 
+    def _other_score(self, other) -> Optional[int]:
+        try:
+            return _SCORE[WDL(other)] if isinstance(other, str) else None
+        except ValueError:
+            return None
+
+    def __lt__(self, other):
+        score = self._other_score(other)
+        return NotImplemented if score is None else _SCORE[self] < score
+
+    def __le__(self, other):
+        score = self._other_score(other)
+        return NotImplemented if score is None else _SCORE[self] <= score
+
+    def __gt__(self, other):
+        score = self._other_score(other)
+        return NotImplemented if score is None else _SCORE[self] > score
+
+    def __ge__(self, other):
+        score = self._other_score(other)
+        return NotImplemented if score is None else _SCORE[self] >= score
+
 
 WIN, DRAW, LOSS = WDL.WIN, WDL.DRAW, WDL.LOSS
 _SCORE = {WIN: 1, DRAW: 0, LOSS: -1}
 
 
+@functools.total_ordering
 @dataclass(frozen=True)
 class Value:
     """Game-theoretic value for the side to move, and plies to the end (None: a draw,
     or not known).  ValueError for plies no game has: a win takes an odd number (or 0:
     won already), a loss an even one (0: the side to move has lost already), a draw none.
+    Ordered as the side to move prefers them (:attr:`rank`): ``max`` is the best.
+
+    >>> max(Value("win", 5), Value("win", 3), Value("draw")), Value("loss", 2) < Value("loss", 8)
+    (Value('win', 3), True)
 
     >>> Value("win", 2)
     Traceback (most recent call last):
@@ -111,12 +146,19 @@ class Value:
 
     @property
     def rank(self) -> tuple:
-        """Sort key, best first: shortest win, draw, longest loss (unknown plies: 0)."""
+        """Sort key, best first: shortest win, draw, longest loss; a win or loss of
+        unknown plies (the opening search's) after those whose plies are known (a win
+        in 1 is surely the shortest, and a loss known long the surest defence)."""
         if self.value == WIN:
-            return (0, self.plies or 0)
+            return (0, math.inf if self.plies is None else self.plies)
         if self.value == DRAW:
             return (1, 0)
-        return (2, -(self.plies or 0))
+        return (2, math.inf if self.plies is None else -self.plies)
+
+    def __lt__(self, other):
+        if not isinstance(other, Value):
+            return NotImplemented
+        return self.rank > other.rank          # (worse: later in the order of ranks)
 
 
 def decode(code: int) -> Value:

@@ -251,3 +251,21 @@ def test_a_line_that_the_rules_of_play_draw_is_found():
     assert drawn_in_play(Game(SHUFFLE), CYCLE * 2) == (8, "threefold repetition")
     won = Game("W:a1,d1,g4 B:a7,d7,b4 b")               # a game won is no draw; a copy is played
     assert drawn_in_play(won, ["b4-g7xg4"]) is None and len(won) == 0
+
+
+def test_copy_copy_of_a_game_is_independent_and_players_take_rule_set_names():
+    import copy
+    import random
+    from solver.players import HardPlayer, make_player
+    game = Game(rules="standard-s4")
+    game.play("d2")
+    twin = copy.copy(game)
+    twin.play("f4")
+    assert (len(game), len(twin)) == (1, 2)
+    move = make_player("medium", "standard-s4", random.Random(1)).choose(game)
+    assert move in game.legal_moves()
+    with pytest.raises(ValueError, match="a player's thinking time is seconds"):
+        HardPlayer("standard-s4", seconds="x")
+    from solver.game import RESIGNATION, Outcome
+    with pytest.raises(ValueError, match="a colour is 'w' or 'b'"):
+        Outcome("w", RESIGNATION).value_for("x")

@@ -394,3 +394,17 @@ def test_a_folder_that_holds_no_rule_sets_is_refused_when_opened(db4, tmp_path):
         open_database(db4, FOUR, cache_mib="x")
     with open_database(db4, FOUR, cache_mib=1) as db:
         assert db.probe("W:a1,d1,g1 B:a7,d7,f6 b").value == "win"
+
+
+def test_a_known_shortest_win_comes_before_a_win_of_unknown_length(db4):
+    """Without placement files the search values placement moves without plies; a
+    move into the moving phase that wins in 1 came after them (unknown plies ranked
+    as 0), and best_move (and perfect) chose a win of unknown length."""
+    with open_database(db4, FOUR) as db:
+        probes = db.probe_moves("W:a1,d1 B:a7,d7 w 1 1")
+        assert (probes[0].value, probes[0].plies) == ("win", 1)
+        assert any(mp.value == "win" and mp.plies is None for mp in probes)      # the premise
+        assert str(db.best_move("W:a1,d1 B:a7,d7 w 1 1")) == str(probes[0].move) == "g1xa7"
+    assert sorted([Value("win", None), Value("win", 1), Value("loss", None), Value("loss", 4),
+                   Value("draw")], reverse=True) == [Value("win", 1), Value("win", None), Value("draw"),
+                                                     Value("loss", 4), Value("loss", None)]
