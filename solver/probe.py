@@ -153,6 +153,16 @@ class Database:
             raise ValueError(f"the database of rules {self.rules.name} in {self.root} is closed")
 
     # --- raw access --------------------------------------------------------------
+    def _subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> Subspace:
+        """Subspace m-o+h-k of these rules; ValueError where a side has more stones than
+        they give (no file holds it: a 'not built' error would send the user to build
+        one that cannot exist)."""
+        sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
+        if max(sub.m + sub.own_hand, sub.o + sub.opp_hand) > self.rules.stones:
+            raise ValueError(f"subspace {sub.name} has more stones a side than the {self.rules.stones} "
+                             f"of rules {self.rules.name}")
+        return sub
+
     def _reader(self, sub: Subspace) -> storage.SubspaceReader:
         reader = self._readers.get(sub)
         if reader is None:
@@ -236,7 +246,7 @@ class Database:
     def subspace(self, m: int, o: int, own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
         """All value codes of subspace m-o (with hands: a placement subspace), loaded into
         memory (kept for later probes)."""
-        sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
+        sub = self._subspace(m, o, own_hand, opp_hand)
         with self._lock:
             self._check_open()
             arr = self._arrays.get(sub)
@@ -250,7 +260,7 @@ class Database:
     def wdl(self, m: int, o: int) -> np.ndarray:
         """The 2-bit win/draw/loss view of subspace m-o (:mod:`solver.wdl`), kept for later
         use; packed from the codes in memory if loaded, else read from the file in blocks."""
-        sub = Subspace(m, o, board=self.rules.board)
+        sub = self._subspace(m, o)
         with self._lock:
             self._check_open()
             view = self._wdl.get(sub)
@@ -265,7 +275,7 @@ class Database:
 
     def code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
         """Stored code of the position (own to move, opp; stones in hand: a placement position)."""
-        sub = Subspace(popcount(own), popcount(opp), own_hand, opp_hand, board=self.rules.board)
+        sub = self._subspace(popcount(own), popcount(opp), own_hand, opp_hand)
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()
