@@ -889,3 +889,47 @@ def test_query_and_best_move_take_moves_after_the_position_as_the_cli(client, db
             assert answer.status_code == 200 and answer.json() == json.loads(cli.stdout), (path, after)
     drawn = client.post("/api/query", json={"position": start, "after": cycle.split()}).json()
     assert (drawn["value"], drawn["plies"], drawn["moves"]) == ("draw", 0, [])
+
+
+def test_a_client_that_reads_no_answers_is_dropped(db4):
+    """A client that pipelines requests and never reads their answers held its
+    connection for ever (the server's buffer for it full, a close waiting on it): a
+    thousand of them held every connection the server takes. Dropped after the write
+    deadline now, and others are served meanwhile."""
+    import socket
+    import time
+    pytest.importorskip("uvicorn")
+    arrows = "+".join(["a1-d1"] * 1000)
+    request = f"GET /api/board.svg?arrows={arrows} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with serving(create_app(db4, FOUR), timeout=5.0, write_deadline=1.0) as (base, server):
+        host, port = base.removeprefix("http://").split(":")
+        one = _connect(base)
+        one.sendall(request.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+        answer = b""
+        while chunk := one.recv(65536):
+            answer += chunk
+        one.close()
+        assert len(answer) > 100_000
+        greedy = socket.socket()
+        greedy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        greedy.connect((host, int(port)))
+        greedy.settimeout(10)
+        try:
+            for _ in range(100):          # ~16 MB of answers asked for, none read
+                greedy.sendall(request)
+        except OSError:
+            pass                          # (dropped already: the server reads no more)
+        time.sleep(3.0)
+        other = _connect(base)
+        other.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert other.recv(100).startswith(b"HTTP/1.1 200")
+        other.close()
+        got = 0
+        start = time.monotonic()
+        try:
+            while chunk := greedy.recv(65536):
+                got += len(chunk)
+        except OSError:
+            pass                          # reset: dropped with answers unsent
+        assert time.monotonic() - start < 5 and got < 10 * len(answer)        # of 100 asked for
+        greedy.close()

@@ -48,6 +48,9 @@ def address(sock: socket.socket) -> str:
 #: Seconds a request may take to arrive whole (its line, headers and body), counted from
 #: when the connection is ready for it.
 REQUEST_DEADLINE = 10.0
+#: Seconds a client may leave its answers unread (the server's buffer for it full)
+#: before the connection is dropped.
+WRITE_DEADLINE = 30.0
 
 
 def connection_limit() -> int:
@@ -60,8 +63,8 @@ def connection_limit() -> int:
 
 
 def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_DEADLINE,
-                  max_connections: Optional[int] = None):
-    """uvicorn's configuration of the server: the h11 protocol, with three limits that
+                  max_connections: Optional[int] = None, write_deadline: float = WRITE_DEADLINE):
+    """uvicorn's configuration of the server: the h11 protocol, with four limits that
     uvicorn leaves out, so that no client (a careless one, or a slowloris) holds
     connections for ever and uses up the descriptors the database files need:
 
@@ -75,7 +78,13 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
     - beyond ``max_connections`` open at once (default :func:`connection_limit`) a new
       connection is closed at once, with a warning a minute at most (without it, the
       process ran out of descriptors, and asyncio logged each failed accept, megabytes a
-      second).
+      second);
+    - a connection whose client leaves its answers unread is dropped after
+      ``write_deadline`` seconds with the buffer for it full, and one closed (idle, or
+      its request late) with answers still unsent is dropped at once: a close waits for
+      the buffer to be sent, which a client that reads nothing never lets happen (a
+      thousand of them pipelining requests, never reading, held every connection the
+      server takes).
     """
     import logging
     import time
@@ -90,6 +99,35 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
     class GuardedH11(H11Protocol):
         _deadline_task = None
         _ready_cycle = None
+        _stall_task = None
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self._stall_task is None:
+                self._stall_task = self.loop.call_later(write_deadline, self._drop)
+
+        def resume_writing(self) -> None:
+            if self._stall_task is not None:
+                self._stall_task.cancel()
+                self._stall_task = None
+            super().resume_writing()
+
+        def _drop(self) -> None:
+            self._stall_task = None
+            self.transport.abort()                  # (close would wait for the reader)
+
+        def _close(self) -> None:
+            """Close, or drop where answers wait unsent (close would wait on them)."""
+            if self.transport.get_write_buffer_size():
+                self.transport.abort()
+            else:
+                self.transport.close()
+
+        def timeout_keep_alive_handler(self) -> None:
+            if not self.transport.is_closing() and self.transport.get_write_buffer_size():
+                self.transport.abort()
+                return
+            super().timeout_keep_alive_handler()
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
@@ -126,15 +164,16 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
             super().on_response_complete()
 
         def connection_lost(self, exc) -> None:
-            if self._deadline_task is not None:
-                self._deadline_task.cancel()
-                self._deadline_task = None
+            for task in (self._deadline_task, self._stall_task):
+                if task is not None:
+                    task.cancel()
+            self._deadline_task = self._stall_task = None
             super().connection_lost(exc)
 
         def _deadline_passed(self) -> None:
             self._deadline_task = None
             if not self.transport.is_closing() and not self._request_whole():
-                self.transport.close()              # a request being read learns it left
+                self._close()                       # a request being read learns it left
 
     # backlog: also how many connections asyncio accepts at one go, before any of them
     # is seen (uvicorn's 2048 took a burst of a thousand past the limit at once)
