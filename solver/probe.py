@@ -146,6 +146,7 @@ class Database:
             self._chunks.clear()
             self._arrays.clear()
             self._wdl.clear()
+            self._search = self._book = None     # (the search's table: 128 MiB by default)
 
     def _check_open(self) -> None:
         # a ValueError, not a DatabaseError: get() must not turn it into its default
@@ -343,6 +344,14 @@ class Database:
                     raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: "
                                                f"missing {path}; the opening search would answer "
                                                f"(search=True)")
+                if not self.has_moving():
+                    # (said before the search's table, 128 MiB, is made for nothing)
+                    sub = Subspace.of(position)
+                    path = storage.file_of(self.root, self.rules, sub)
+                    raise MissingSubspaceError(
+                        sub, path, f"subspace {sub.name} is not built: missing {path}, and the "
+                        f"opening search that would answer needs the moving phase, of which "
+                        f"nothing is built (build them with: {storage.build_command(self.root, self.rules)})")
                 search = self.opening_search()
                 if self._search_stopped:     # (asked before the search existed)
                     search.stop()

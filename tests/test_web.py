@@ -933,3 +933,22 @@ def test_a_client_that_reads_no_answers_is_dropped(db4):
             pass                          # reset: dropped with answers unsent
         assert time.monotonic() - start < 5 and got < 10 * len(answer)        # of 100 asked for
         greedy.close()
+
+
+def test_rule_sets_a_client_names_hold_no_memory_for_good(db4):
+    """Each rule set named kept its database open for good, and a placement position of
+    rules without a moving phase made the opening search's table (128 MiB) before its
+    404: some 60 made-up names ran the machine out of memory. At most OPEN_DATABASES
+    stay open now, and no search is made where it has nothing to read."""
+    import solver.web.app as web
+    names = ["standard-s3", "no-jumping-s3", "take-none-s3", "twelve-mens-s3", "morabaraba-s3",
+             "six-mens-s3", "standard-s5"]
+    with TestClient(create_app(db4, FOUR)) as fresh:
+        service = fresh.app.state.service
+        for name in names:
+            reply = fresh.get("/api/query", params={"position": "startpos", "rules": name})
+            assert reply.status_code == 404, reply.json()
+            assert "the opening search that would answer needs the moving phase" in reply.json()["error"]
+            assert len(service._databases) <= web.OPEN_DATABASES
+            assert all(db._search is None for db in service._databases.values())
+        assert fresh.get("/api/query", params={"position": MOVING}).status_code == 200

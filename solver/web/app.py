@@ -66,6 +66,9 @@ SEARCH_SECONDS = 300.0
 DISCONNECT_POLL = 0.5
 #: Games kept to extend by a move instead of replaying them from the start.
 GAME_CACHE = 64
+#: Rule sets whose databases stay open (each may hold its chunk cache and an opening
+#: search's table, some 200 MiB): the least recently used beyond them is closed.
+OPEN_DATABASES = 4
 
 
 class ApiError(Exception):
@@ -102,7 +105,7 @@ class Service:
                  search_seconds: Optional[float] = SEARCH_SECONDS):
         self.root, self.rules, self.search_seconds = Path(root), rules, search_seconds
         self.lock = threading.Lock()
-        self._databases: dict[Rules, Database] = {}
+        self._databases: OrderedDict[Rules, Database] = OrderedDict()
         self._games: OrderedDict[tuple, Game] = OrderedDict()
         self._limits: Optional[contextlib.ExitStack] = None    # of the running request
         self._until: Optional[float] = None
@@ -156,17 +159,24 @@ class Service:
         return Rules.from_name(name)
 
     def database(self, rules: Rules) -> Database:
-        """The open database of ``rules`` (the same error as the CLI where it cannot be)."""
+        """The open database of ``rules`` (the same error as the CLI where it cannot be).
+        At most :data:`OPEN_DATABASES` stay open, the least recently used closed: each
+        rule set a client names holds memory (its chunk cache, an opening search's table)."""
         db = self._databases.get(rules)
-        if db is None:
-            try:
-                # Small games fit in memory whole; larger ones read chunks as needed.
-                db = open_database(self.root, rules, in_memory=rules.stones <= 5)
-            except DatabaseError as error:       # no database folder at all
-                raise ApiError(str(error), 404) from None
-            self._databases[rules] = db
-            if self._limits is not None:
-                self._limit(db)
+        if db is not None:
+            self._databases.move_to_end(rules)
+            return db
+        try:
+            # Small games fit in memory whole; larger ones read chunks as needed.
+            db = open_database(self.root, rules, in_memory=rules.stones <= 5)
+        except DatabaseError as error:       # no database folder at all
+            raise ApiError(str(error), 404) from None
+        while len(self._databases) >= OPEN_DATABASES:
+            _, old = self._databases.popitem(last=False)
+            old.close()
+        self._databases[rules] = db
+        if self._limits is not None:
+            self._limit(db)
         return db
 
     def optional_database(self, rules: Rules) -> Optional[Database]:
