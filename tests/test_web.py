@@ -680,7 +680,8 @@ def test_http_details_a_client_may_rely_on(client, tmp_path):
     assert refused.json()["error"].startswith("Method Not Allowed")
     record = "rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6 w\ng4-g7\n"
     plain = client.post("/api/analyze", content=record.encode(), headers={"Content-Type": "text/plain"}).json()
-    for kind in ("Text/Plain", "TEXT/PLAIN; charset=UTF-16", "text/plain; charset=no-such-charset"):
+    for kind in ("Text/Plain", "TEXT/PLAIN; charset=UTF-16", "text/plain; charset=no-such-charset",
+                 "text/plain; charset=punycode", "text/plain; charset=idna"):     # (no text charsets)
         body = record.encode("utf-16") if "16" in kind else record.encode()
         reply = client.post("/api/analyze", content=body, headers={"Content-Type": kind})
         assert reply.status_code == 200 and reply.json() == plain, kind
@@ -952,3 +953,15 @@ def test_rule_sets_a_client_names_hold_no_memory_for_good(db4):
             assert len(service._databases) <= web.OPEN_DATABASES
             assert all(db._search is None for db in service._databases.values())
         assert fresh.get("/api/query", params={"position": MOVING}).status_code == 200
+
+
+def test_a_placement_position_the_search_cannot_value_is_422_not_the_clients_fault(tmp_path):
+    """Lasker's placement (mixed) without its files: the opening search refuses it, a
+    limit of the server's, not a bad request (it was 400)."""
+    from solver.build import build
+    from solver.rules import Rules
+    lasker = Rules.from_name("lasker")
+    build(tmp_path, lasker, phase="moving", max_total=6, progress=False)
+    with TestClient(create_app(tmp_path, lasker)) as c:
+        reply = c.get("/api/query", params={"position": "W:a1,d1,g1 B:a7,d7 w 1 1"})
+        assert reply.status_code == 422 and "separate placement only" in reply.json()["error"]

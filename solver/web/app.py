@@ -15,6 +15,7 @@ files read are the databases of ``<db>/<rules>/`` and the page's own static file
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import random
@@ -38,7 +39,8 @@ from starlette.staticfiles import StaticFiles
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
 from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
-                      MissingSubspaceError, MuehleError, SearchStoppedError, one_line)
+                      MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
+                      one_line)
 from ..notation import format_position
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
@@ -66,6 +68,9 @@ SEARCH_SECONDS = 300.0
 DISCONNECT_POLL = 0.5
 #: Games kept to extend by a move instead of replaying them from the start.
 GAME_CACHE = 64
+#: The charsets (Python's codec names start so) a text/plain body is read in: UTF, ASCII,
+#: ISO 8859, Windows' code pages, KOI8; others as UTF-8.
+TEXT_CHARSETS = ("utf-", "ascii", "iso8859", "cp", "koi8", "mac-")
 #: Rule sets whose databases stay open (each may hold its chunk cache and an opening
 #: search's table, some 200 MiB): the least recently used beyond them is closed.
 OPEN_DATABASES = 4
@@ -89,8 +94,8 @@ def status_of(error: BaseException) -> int:
         return 503                 # the search took too long: no answer now
     if isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)):
         return 500                 # the server's databases are at fault, not the request
-    if isinstance(error, DatabaseError):
-        return 422                 # the databases cannot answer for this position
+    if isinstance(error, (DatabaseError, UnsupportedRulesError)):
+        return 422                 # the databases (or the kernels) cannot answer for this position
     return 400
 
 
@@ -298,13 +303,17 @@ async def read_params(request: Request) -> dict:
     kind, _, options = request.headers.get("content-type", "").partition(";")
     if kind.strip().lower() == "text/plain":      # (media types ignore case)
         # A game record sent as it is (curl --data-binary @game.txt), in the declared
-        # charset if Python knows it, else UTF-8.
+        # charset where it is one text is written in, else UTF-8 (Python's codecs also
+        # know punycode, idna, rot13 ..., which read a record as other text, or fail).
         charset = next((v.strip().strip('"') for k, _, v in (o.partition("=") for o in options.split(";"))
                         if k.strip().lower() == "charset"), "utf-8")
         try:
-            params["record"] = body.decode(charset, "replace")
+            codec = codecs.lookup(charset).name
         except LookupError:
-            params["record"] = body.decode("utf-8", "replace")
+            codec = "utf-8"
+        if not codec.startswith(TEXT_CHARSETS):
+            codec = "utf-8"
+        params["record"] = body.decode(codec, "replace")
         return params
     try:
         data = json.loads(body)
