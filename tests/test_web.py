@@ -839,6 +839,13 @@ def test_pages_of_other_sites_are_not_answered(db4):
         rebound = c.get("/api/query", params=query, headers={"host": "evil.example:8000"})
         assert rebound.status_code == 403 and "not 'evil.example:8000'" in rebound.json()["error"]
         assert c.get("/", headers={"host": "evil.example"}).status_code == 403
+        # a loopback name with something else for a port; a header given twice (the
+        # check read the last, another reader may read the first)
+        odd = c.get("/api/query", params=query, headers={"host": "localhost:evil.example"})
+        assert odd.status_code == 403 and "is no host and port" in odd.json()["error"]
+        twice = c.get("/api/query", params=query, headers=[("origin", "http://evil.example"),
+                                                          ("origin", "http://127.0.0.1:8000")])
+        assert twice.status_code == 403 and "names its host, origin or fetch site once" in twice.json()["error"]
 
 
 def test_a_board_of_too_many_arrows_is_refused(client):

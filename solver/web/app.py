@@ -418,9 +418,17 @@ class OwnPagesOnly:
         if scope["type"] == "http":
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
             host = headers.get("host", "")
-            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            name, colon, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+            if not colon:
+                name = host
+            told = [k.decode("latin-1") for k, _ in scope["headers"]]
             why = None
-            if self.hosts is not None and host and name.lower() not in self.hosts:
+            if any(told.count(k) > 1 for k in ("host", "origin", "sec-fetch-site")):
+                # (one of them twice: which one a check reads decides what it lets in)
+                why = "a request names its host, origin or fetch site once"
+            elif colon and not port.isdigit():
+                why = f"{host[:60]!r} is no host and port"
+            elif self.hosts is not None and host and name.lower() not in self.hosts:
                 # (no Host at all: HTTP/1.0, a program; every browser sends one)
                 why = f"this server answers to {', '.join(sorted(self.hosts))}, not {host[:60]!r}"
             elif scope["path"].startswith("/api/"):
