@@ -854,6 +854,12 @@ def test_a_board_of_too_many_arrows_is_refused(client):
     assert ok.status_code == 200
     refused = client.post("/api/board.svg", json={"arrows": " ".join(["d2-d3"] * (MAX_ARROWS + 1))})
     assert refused.status_code == 413 and refused.json()["error"] == f"too many arrows: {MAX_ARROWS + 1} (at most {MAX_ARROWS})"
+    listed = client.post("/api/board.svg", json={"arrows": ["d2-d3"], "marks": ["a1:win"]})  # as after, moves
+    assert listed.status_code == 200 and listed.text == client.post(
+        "/api/board.svg", json={"arrows": "d2-d3", "marks": "a1:win"}).text
+    long_seed = client.post("/api/best-move", content=b'{"position": "startpos", "seed": ' + b"9" * 5000 + b"}",
+                            headers={"Content-Type": "application/json"})
+    assert long_seed.status_code == 400 and long_seed.json()["error"] == "request body: a number of more than 4300 digits"
 
 
 def test_query_with_the_line_is_the_cli_object(client, database):

@@ -317,7 +317,12 @@ async def read_params(request: Request) -> dict:
         return params
     try:
         data = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    except ValueError as error:
+        if "integer string conversion" in str(error):
+            # (valid JSON, but a number longer than Python reads: a seed of 5,000 digits)
+            raise ApiError("request body: a number of more than 4300 digits") from None
+        raise ApiError("request body is not valid JSON") from None
+    except (UnicodeDecodeError, RecursionError):
         # RecursionError: json's decoder recurses once per level of nesting, so a body
         # of 100,000 nested brackets (well under MAX_BODY) runs out of stack.
         raise ApiError("request body is not valid JSON") from None
@@ -334,15 +339,16 @@ def text_param(params: dict, name: str, default: Optional[str] = None) -> Option
     raise ApiError(f"{name} must be a string")
 
 
-def moves_param(params: dict, name: str) -> list[str]:
-    """A list of moves, given as a JSON list or one space-separated string."""
+def moves_param(params: dict, name: str, what: str = "moves") -> list[str]:
+    """A list of moves (or other words), given as a JSON list or one space-separated
+    string."""
     value = params.get(name)
     if value in (None, ""):
         return []
     if isinstance(value, str):
         value = value.split()
     if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
-        raise ApiError(f"{name} must be a list of moves or a space-separated string")
+        raise ApiError(f"{name} must be a list of {what} or a space-separated string")
     if len(value) > MAX_MOVES:
         raise ApiError(f"too many moves: {len(value)} (at most {MAX_MOVES})", 413)
     return value
@@ -605,13 +611,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         pos = position_of(params, rules, required=False)
         last = text_param(params, "last")
         marks = {}
-        for item in (text_param(params, "marks") or "").split():
+        for item in moves_param(params, "marks", "marks such as a1:win"):
             point, _, colour = item.partition(":")
             colour = VALUE_COLOURS.get(colour, colour)
             if not (len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
                 raise ApiError(f"mark {item!r}: expected POINT:win|draw|loss|#rrggbb")
             marks[parse_move(point, rules.board).target] = colour
-        arrows = (text_param(params, "arrows") or "").split()
+        arrows = moves_param(params, "arrows")
         if len(arrows) > MAX_ARROWS:           # (each drawn costs the loop, and 150 bytes)
             raise ApiError(f"too many arrows: {len(arrows)} (at most {MAX_ARROWS})", 413)
         size = params.get("size")
