@@ -162,14 +162,15 @@ class Game:
     @classmethod
     def after(cls, start: Union[Position, str, None], moves: Iterable[Move | str],
               rules: Rules | str = STANDARD) -> "Game":
-        """The game from ``start`` after ``moves`` (Moves or their text, in order): what
-        the command line's ``--after`` and the API's ``after`` mean.
+        """The game from ``start`` after ``moves`` (Moves or their text, in order; or one
+        string of them, space-separated): what the command line's ``--after`` and the
+        API's ``after`` mean.
 
-        >>> Game.after("startpos", ["d2", "f4"]).position.turn
-        'w'
+        >>> Game.after("startpos", ["d2", "f4"]).position.turn, len(Game.after("startpos", "d2 f4"))
+        ('w', 2)
         """
         game = cls(start, rules)
-        for move in moves:
+        for move in (moves.split() if isinstance(moves, str) else moves):
             game.play(move)
         return game
 
