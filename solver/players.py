@@ -121,10 +121,14 @@ class Player:
             self._say(message)
 
     def choose(self, game: Game) -> Move:
+        """A legal move of ``game`` (of this player's rules; ValueError for another's,
+        GameOverError once it is over)."""
         raise NotImplementedError
 
-    @staticmethod
-    def _legal(game: Game) -> list[Move]:
+    def _legal(self, game: Game) -> list[Move]:
+        if game.rules != self.rules:
+            raise ValueError(f"a player of rules {self.rules.name} cannot play a game of rules "
+                             f"{game.rules.name}")
         moves = game.legal_moves()
         if not moves:
             raise GameOverError("the game is over: there is no move to choose")

@@ -266,6 +266,8 @@ def test_copy_copy_of_a_game_is_independent_and_players_take_rule_set_names():
     assert move in game.legal_moves()
     with pytest.raises(ValueError, match="a player's thinking time is seconds"):
         HardPlayer("standard-s4", seconds="x")
+    with pytest.raises(ValueError, match="a player of rules standard-s5 cannot play a game of rules standard-s4"):
+        make_player("easy", "standard-s5", random.Random(1)).choose(game)
     from solver.game import RESIGNATION, Outcome
     with pytest.raises(ValueError, match="a colour is 'w' or 'b'"):
         Outcome("w", RESIGNATION).value_for("x")
