@@ -77,6 +77,8 @@ QUIET_PLIES = Termination.QUIET_PLIES
 RESIGNATION = Termination.RESIGNATION
 LINE_OF_THREE = Termination.LINE_OF_THREE
 FULL_BOARD = Termination.FULL_BOARD
+#: The ends that are draws (the others are won by one side).
+_DRAWN_BY = frozenset({REPETITION, QUIET_PLIES, FULL_BOARD})
 
 
 class _Outcome(NamedTuple):
@@ -110,6 +112,9 @@ class Outcome(_Outcome):
         except ValueError:
             raise ValueError(f"a game ends by one of {', '.join(map(repr, map(str, Termination)))}, "
                              f"not {str(termination)[:40]!r}") from None
+        if (winner == DRAW) != (termination in _DRAWN_BY):
+            raise ValueError(f"a game that ends by {termination} is "
+                             f"{'a draw' if termination in _DRAWN_BY else 'won'}, not {winner!r}")
         return super().__new__(cls, winner, termination)
 
     def value_for(self, colour: str) -> WDL:

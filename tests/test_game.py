@@ -271,3 +271,5 @@ def test_copy_copy_of_a_game_is_independent_and_players_take_rule_set_names():
     from solver.game import RESIGNATION, Outcome
     with pytest.raises(ValueError, match="a colour is 'w' or 'b'"):
         Outcome("w", RESIGNATION).value_for("x")
+    with pytest.raises(ValueError, match="a game that ends by resignation is won, not 'draw'"):
+        Outcome("draw", RESIGNATION)
