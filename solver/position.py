@@ -342,21 +342,24 @@ class Position:
 
     def check_rules(self, rules: Rules, lines: bool = True) -> None:
         """ValueError unless this position can arise under ``rules``, as its text would be
-        read (:func:`parse_position`): their board (:meth:`check_board`), at most their
-        stones a side, board and hand (InvalidNotationError), and with ``lines``, where a
-        line of three wins, not both sides with one (no game reaches it, but a database
-        file holds a slot for it).
+        read (:func:`parse_position`, which says it as an InvalidNotationError): their
+        board (:meth:`check_board`), at most their stones a side, board and hand, and with
+        ``lines``, where a line of three wins, not both sides with one (no game reaches
+        it, but a database file holds a slot for it).
 
         >>> Position(0b111, 0, 7, 0).check_rules(Rules(stones=4))
         Traceback (most recent call last):
         ...
-        solver.errors.InvalidNotationError: too many stones for White: 3 on the board and 7 in hand, but each side has 4
+        ValueError: too many stones for White: 3 on the board and 7 in hand, but each side has 4
         """
         self.check_board(rules)
-        check_stones(self.white, self.black, self.white_hand, self.black_hand, rules.stones)
+        try:
+            check_stones(self.white, self.black, self.white_hand, self.black_hand, rules.stones)
+        except InvalidNotationError as error:       # (no text was read: a plain ValueError)
+            raise ValueError(str(error)) from None
         if lines and rules.line_wins and mill_points(self.white, self.board) and mill_points(self.black, self.board):
-            raise InvalidNotationError(f"both sides have a line of three, but the first line closed "
-                                       f"ends the game (rules {rules.name!r}: a line of three wins)")
+            raise ValueError(f"both sides have a line of three, but the first line closed "
+                             f"ends the game (rules {rules.name!r}: a line of three wins)")
 
     def can_jump(self, rules: Rules = STANDARD) -> bool:
         """Whether the side to move jumps: three stones, board plus hand, and (unless a
@@ -635,7 +638,10 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
     pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
-    pos.check_rules(rules)
+    try:
+        pos.check_rules(rules)
+    except ValueError as error:
+        raise InvalidNotationError(str(error)) from None
     return pos
 
 

@@ -32,7 +32,7 @@ def test_history_and_undo():
 
 def test_start_position_must_fit_the_rules():
     assert Game(parse_position("W:a1,d1,g1 B:a4 w 0 2"), Rules(stones=3)).position.black_hand == 2
-    with pytest.raises(NotationError, match="too many stones"):
+    with pytest.raises(ValueError, match="too many stones"):        # (a Position: no notation was read)
         Game(parse_position("W:a1,d1,g1 B:a4 w 1 2"), Rules(stones=3))
 
 
