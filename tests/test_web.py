@@ -978,3 +978,28 @@ def test_a_placement_position_the_search_cannot_value_is_422_not_the_clients_fau
     with TestClient(create_app(tmp_path, lasker)) as c:
         reply = c.get("/api/query", params={"position": "W:a1,d1,g1 B:a7,d7 w 1 1"})
         assert reply.status_code == 422 and "separate placement only" in reply.json()["error"]
+
+
+def test_a_slow_reader_gets_every_answer_whole(db4):
+    """The guard against clients that read nothing must spare one that reads slowly:
+    its idle timer (and the unread-answer deadline) pass while it reads, and every
+    answer it asked for arrives whole."""
+    import socket
+    import time
+    pytest.importorskip("uvicorn")
+    arrows = "+".join(["a1-d1"] * 1000)
+    request = f"GET /api/board.svg?arrows={arrows}&size=4000 HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with serving(create_app(db4, FOUR), timeout=0.2, write_deadline=0.5) as (base, server):
+        host, port = base.removeprefix("http://").split(":")
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.connect((host, int(port)))
+        slow.settimeout(10)
+        slow.sendall(request * 3)
+        got = b""
+        while chunk := slow.recv(4096):
+            got += chunk
+            time.sleep(0.03)
+        slow.close()
+    answers = got.split(b"HTTP/1.1 200")[1:]
+    assert len(answers) == 3 and all(a.rstrip().endswith(b"</svg>") for a in answers), len(got)

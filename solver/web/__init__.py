@@ -79,12 +79,11 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
       connection is closed at once, with a warning a minute at most (without it, the
       process ran out of descriptors, and asyncio logged each failed accept, megabytes a
       second);
-    - a connection whose client leaves its answers unread is dropped after
-      ``write_deadline`` seconds with the buffer for it full, and one closed (idle, or
-      its request late) with answers still unsent is dropped at once: a close waits for
-      the buffer to be sent, which a client that reads nothing never lets happen (a
-      thousand of them pipelining requests, never reading, held every connection the
-      server takes).
+    - a connection whose client leaves its answers unread is dropped once they have
+      not got shorter for ``write_deadline`` seconds (its buffer full, or it closed with
+      answers unsent: a close waits for them to be sent, which a client that reads
+      nothing never lets happen; a thousand of them pipelining requests, never reading,
+      held every connection the server takes); a slow reader is served to the end.
     """
     import logging
     import time
@@ -101,33 +100,50 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
         _ready_cycle = None
         _stall_task = None
 
+        _stall_seen = 0
+        _paused = False
+
         def pause_writing(self) -> None:
             super().pause_writing()
-            if self._stall_task is None:
-                self._stall_task = self.loop.call_later(write_deadline, self._drop)
+            self._paused = True
+            self._watch_writes()
 
         def resume_writing(self) -> None:
-            if self._stall_task is not None:
-                self._stall_task.cancel()
+            self._paused = False                    # (the reader reads: a slow one is served)
+            if self._stall_task is not None and not self.transport.is_closing():
+                self._stall_task.cancel()           # (a pause later is timed afresh)
                 self._stall_task = None
             super().resume_writing()
 
-        def _drop(self) -> None:
+        def _watch_writes(self) -> None:
+            """In ``write_deadline`` seconds, drop the connection if its writing is still
+            held up (paused since, or closed and its unsent answers no shorter)."""
+            if self._stall_task is None:
+                self._stall_seen = self.transport.get_write_buffer_size()
+                self._stall_task = self.loop.call_later(write_deadline, self._stall_check)
+
+        def _stall_check(self) -> None:
             self._stall_task = None
-            self.transport.abort()                  # (close would wait for the reader)
+            left = self.transport.get_write_buffer_size()
+            if self.transport.is_closing():
+                # (closed: nothing is added any more, so a shorter buffer is progress)
+                if left and left >= self._stall_seen:
+                    self.transport.abort()          # (close would wait for the reader)
+                elif left:
+                    self._watch_writes()
+            elif self._paused:
+                self.transport.abort()
 
         def _close(self) -> None:
-            """Close, or drop where answers wait unsent (close would wait on them)."""
+            """Close, once the answers already made are sent (watched: they must move)."""
+            self.transport.close()
             if self.transport.get_write_buffer_size():
-                self.transport.abort()
-            else:
-                self.transport.close()
+                self._watch_writes()
 
         def timeout_keep_alive_handler(self) -> None:
-            if not self.transport.is_closing() and self.transport.get_write_buffer_size():
-                self.transport.abort()
-                return
             super().timeout_keep_alive_handler()
+            if self.transport.get_write_buffer_size():
+                self._watch_writes()
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
