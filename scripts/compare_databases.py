@@ -112,7 +112,8 @@ def main() -> int:
 
     a_all = load(args.a, args.rules, args.verify)
     b_all = None if args.b is None else load(args.b, args.rules, args.verify)
-    if args.phase is None:
+    automatic = args.phase is None
+    if automatic:
         # A manifest of one phase (docs/ holds one per phase) against a folder of the
         # whole game: that phase, not 497 files "in one only" and a failed exit status.
         kind = lambda names: {"placement" if "+" in n else "moving" for n in names}  # noqa: E731
@@ -124,11 +125,14 @@ def main() -> int:
             print(f"comparing the {args.phase} phase, the manifest's (--phase all: every subspace)")
     a = phase(a_all)
     if args.save:
+        # (A's digests of the phase --phase names: a phase chosen for B's manifest is
+        # the comparison's, and a save keeps every phase of A)
+        saved = a_all if automatic else a
         lines = [f"# SHA-256 of the values of each subspace ({args.rules}), "
                  "scripts/compare_databases.py --save"]
-        lines += [f"{name} {a[name]}" for name in sorted(a, key=order)]
+        lines += [f"{name} {saved[name]}" for name in sorted(saved, key=order)]
         args.save.write_text("\n".join(lines) + "\n")
-        print(f"{len(a)} subspaces written to {args.save}")
+        print(f"{len(saved)} subspaces written to {args.save}")
         if args.b is None:
             return 0 if a else 1
     b = phase(b_all)

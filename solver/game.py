@@ -35,6 +35,7 @@ resignation only in the comment ``# result: ...``; they still read, without it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 from typing import Iterable, NamedTuple, Optional, Union
 
@@ -271,6 +272,8 @@ class Game:
                 raise GameOverError(f"move {move}: the game is over ({result})", move)
         before = self.position
         after = before.play(move, self.rules)
+        if move.board is not self.rules.board:       # (taken: a board whose points are named alike)
+            move = replace(move, board=self.rules.board)
         # The mover's stones are the opponent's in the new position; a take-none mill
         # that took nothing still closed a mill, so it resets the counter too.
         closed = in_mill(after.opp, move.target, after.board)

@@ -135,7 +135,7 @@ class OpeningSearch:
             raise InsufficientMemoryError(
                 f"the opening search's transposition table of 2^{table_bits} entries "
                 f"({8 * 2 ** table_bits / 2 ** 30:.3g} GiB) does not fit in memory (fewer table bits: "
-                f"--table-bits)") from None
+                f"muehle solve-opening --table-bits, OpeningSearch(table_bits=...))") from None
         self._lock = threading.Lock()
 
     @property

@@ -40,8 +40,6 @@ from .values import SLACK_CODE
 
 #: Reads a stored subspace's codes (moving or placement): the children of a pass.
 SubspaceLookup = Callable[[Subspace], np.ndarray]
-#: Slots (a check) or about as many positions (a pass) per kernel call: the progress bar
-#: moves and a check stops early at this grain.
 
 
 def is_placement(sub: Subspace, rules: Rules) -> bool:

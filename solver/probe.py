@@ -112,7 +112,9 @@ class Database:
 
     def __reduce__(self):
         cache_mib, book = self._given
-        return (Database, (self.root, self.rules, self.in_memory, cache_mib, book))
+        # (absolute: a process pool's worker may start in another working directory)
+        return (Database, (self.root.absolute(), self.rules, self.in_memory, cache_mib,
+                           None if book is None else Path(book).absolute()))
 
     def _position(self, position: Position | str) -> Position:
         """``position`` (or its text) checked for these rules: their board, at most their

@@ -68,7 +68,8 @@ PULL_RATIO_JUMPING = 0.03
 GROUPED_PULL_SHARE = 0.1
 #: States that disagree a check names at most (it stops looking there).
 MAX_BAD = 16
-#: Slots a check hands the kernels at a time (progress, and a stop at MAX_BAD, between).
+#: Slots a check hands the kernels at a time, and about as many positions a placement pass
+#: (progress, and a check's stop at MAX_BAD, between).
 CHECK_BLOCK = 1 << 22
 #: The codes of no subspace (a move that leads nowhere: no capture target).
 NO_CODES = np.zeros(0, dtype=np.uint16)

@@ -247,3 +247,6 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     assert phased.stdout.splitlines()[0] == "comparing the moving phase, the manifest's (--phase all: every subspace)"
     assert phased.stdout.splitlines()[-1] == "4 subspaces: 4 same, 0 different, 0 in one only"
     assert run(manifest, whole, "--phase", "all").returncode == 1       # 27 placement files in one only
+    both = tmp_path / "both.txt"                        # a save keeps every phase of A all the same
+    assert "31 subspaces written" in run(whole, manifest, "--save", both).stdout
+    assert len(both.read_text().splitlines()) == 1 + 31

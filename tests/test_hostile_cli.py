@@ -515,12 +515,20 @@ def test_moving_files_that_give_a_slack_code_stop_the_opening_search_in_one_line
             "muehle: error: the opening search met a position of the moving phase that its files do not hold")
 
 
-def test_a_transposition_table_that_does_not_fit_is_one_line(db4):
+def test_a_transposition_table_that_does_not_fit_is_one_line(db4, monkeypatch):
+    """The kernel's MemoryError (its table refused) as one line; (a real 2^34 table would
+    be granted where memory is overcommitted, and then filled: the kernel refusing is
+    played here)."""
+    from solver import opening
     from solver.errors import InsufficientMemoryError
-    from solver.opening import OpeningSearch
+
+    class Refused:
+        def SearchEngine(self, table_bits, *args):
+            raise MemoryError(f"transposition table of 2^{table_bits} entries")
+    monkeypatch.setattr(opening, "kernels_for", lambda board: Refused())
     with pytest.raises(InsufficientMemoryError, match=r"^the opening search's transposition table of "
                                                       r"2\^34 entries \(128 GiB\) does not fit in memory"):
-        OpeningSearch(FOUR, wdl=lambda m, o: None, table_bits=34)
+        opening.OpeningSearch(FOUR, wdl=lambda m, o: None, table_bits=34)
 
 
 def test_a_book_that_unpacks_to_more_than_memory_is_a_damaged_book(db4, tmp_path, monkeypatch):

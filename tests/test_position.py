@@ -286,3 +286,12 @@ def test_a_move_keeps_its_board_in_equality_and_repr():
     mora = Rules.from_name("morabaraba")            # points named as the standard board's
     start = parse_position("startpos", mora)
     assert start.is_legal(parse_move("d7"), mora) and parse_move("d7") not in start.legal_moves(mora)
+
+
+def test_a_game_records_a_move_of_a_board_named_alike_on_its_own_board():
+    from solver.game import Game
+    mora = Rules.from_name("morabaraba")
+    by_move, by_text = Game(rules=mora), Game(rules=mora)
+    by_move.play(parse_move("d2"))          # a standard board's move, taken on Morabaraba's
+    by_text.play("d2")
+    assert by_move.moves == by_text.moves and by_move.moves[0] in by_move.start.legal_moves(mora)

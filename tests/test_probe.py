@@ -408,3 +408,14 @@ def test_a_known_shortest_win_comes_before_a_win_of_unknown_length(db4):
     assert sorted([Value("win", None), Value("win", 1), Value("loss", None), Value("loss", 4),
                    Value("draw")], reverse=True) == [Value("win", 1), Value("win", None), Value("draw"),
                                                      Value("loss", 4), Value("loss", None)]
+
+
+def test_a_database_opened_by_a_relative_path_unpickles_in_another_folder(db4, tmp_path, monkeypatch):
+    """A process pool's worker may start elsewhere: the pickle names the folder whole."""
+    import pickle
+    monkeypatch.chdir(db4.parent)
+    with open_database(db4.name, FOUR) as db:
+        data = pickle.dumps(db)
+    monkeypatch.chdir(tmp_path)
+    with pickle.loads(data) as again:
+        assert again.probe("W:a1,d1,g1 B:a7,d7,f6 b").value == "win"

@@ -111,6 +111,9 @@ class Service:
         self.root, self.rules, self.search_seconds = Path(root), rules, search_seconds
         self.lock = threading.Lock()
         self._databases: OrderedDict[Rules, Database] = OrderedDict()
+        # (what stop() reads from another thread: a tuple made anew under the lock, as
+        # iterating the OrderedDict while the worker reorders it can fail)
+        self._open: tuple[Database, ...] = ()
         self._games: OrderedDict[tuple, Game] = OrderedDict()
         self._limits: Optional[contextlib.ExitStack] = None    # of the running request
         self._until: Optional[float] = None
@@ -145,7 +148,7 @@ class Service:
         not yet at work stops as it begins) and end the running opening search (from
         any thread: takes no lock)."""
         gone.set()
-        for db in list(self._databases.values()):
+        for db in self._open:
             db.stop_search()
 
     def close(self) -> None:
@@ -153,6 +156,7 @@ class Service:
             for db in self._databases.values():
                 db.close()
             self._databases.clear()
+            self._open = ()
 
     # --- inputs -------------------------------------------------------------------
     def rules_of(self, params: dict) -> Rules:
@@ -177,9 +181,11 @@ class Service:
         except DatabaseError as error:       # no database folder at all
             raise ApiError(str(error), 404) from None
         while len(self._databases) >= OPEN_DATABASES:
-            _, old = self._databases.popitem(last=False)
-            old.close()
+            # the least recently used, but never the server's own rules (its warm cache)
+            oldest = next(r for r in self._databases if r != self.rules)
+            self._databases.pop(oldest).close()
         self._databases[rules] = db
+        self._open = tuple(self._databases.values())
         if self._limits is not None:
             self._limit(db)
         return db
@@ -432,7 +438,7 @@ class OwnPagesOnly:
             if any(told.count(k) > 1 for k in ("host", "origin", "sec-fetch-site")):
                 # (one of them twice: which one a check reads decides what it lets in)
                 why = "a request names its host, origin or fetch site once"
-            elif colon and not port.isdigit():
+            elif colon and port and not port.isdigit():      # ("localhost:" is a host, RFC 3986)
                 why = f"{host[:60]!r} is no host and port"
             elif self.hosts is not None and host and name.lower() not in self.hosts:
                 # (no Host at all: HTTP/1.0, a program; every browser sends one)
