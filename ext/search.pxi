@@ -63,7 +63,7 @@ cdef enum:
     BUCKET = 4
     MAX_PLACE_MOVES = 512  # placement: at most 24 targets x 12 takes
     # A side with none in hand slides (or jumps) while the other still places: hands no
-    # game from the standard start reaches, but positions the rules allow (docs/design.md).
+    # game from the standard start reaches, but positions the rules allow (docs/design.md §8).
     ORDER_TT = 1 << 30
     ORDER_CAPTURE = 1 << 29
     NO_TT_MOVE = 0x3FF     # no best move known (no move has target 31)
