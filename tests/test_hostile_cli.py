@@ -575,3 +575,17 @@ def test_a_phase_with_no_files_and_a_rules_folder_that_is_a_file_are_named(db4, 
     counted = run("stats", "--db", db4, "--stones", 4, "--reachable")
     assert counted.exit_code == 0 and "note: --reachable counts the positions of the placement files, " \
                                       "and none is built here" in counted.stderr
+
+
+def test_unicode_stones_on_an_output_that_cannot_write_them_are_one_line(tmp_path):
+    """show --unicode under a Latin-1 output printed half a board, then an error."""
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    for args in (["show", "--unicode", "startpos"], ["play", "--unicode", "--stones", "4", "--level", "easy"]):
+        done = subprocess.run([sys.executable, "-m", "solver", *args], capture_output=True, text=True,
+                              input="quit\n", env=env, cwd=tmp_path, timeout=120)
+        assert done.returncode == 2 and done.stdout == "", (args, done.stdout[:200])
+        assert done.stderr.startswith("muehle: error: --unicode draws the stones as Unicode circles, which "
+                                      "the output's encoding (iso8859-1) cannot write")
+    plain = subprocess.run([sys.executable, "-m", "solver", "show", "startpos"], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=120)
+    assert plain.returncode == 0 and "To move:   White" in plain.stdout

@@ -159,6 +159,24 @@ def guard_streams() -> None:
         sys.stdout = Output(sys.stdout)
 
 
+def stone_marks(unicode: bool) -> tuple[str, str, str]:
+    """The marks of White, Black and a free point for ``--unicode`` (○ ● ·) or not
+    (W B .); CliError before anything is drawn where the output's encoding cannot write
+    the Unicode ones (half a board, then an error, was the output)."""
+    from ..diagram import ASCII, UNICODE
+    if not unicode:
+        return ASCII
+    import sys
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        "".join(UNICODE).encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        # (the marks themselves not in the message: stderr has the same encoding)
+        fail(f"--unicode draws the stones as Unicode circles, which the output's encoding "
+             f"({encoding}) cannot write: leave out --unicode, or set PYTHONIOENCODING=utf-8")
+    return UNICODE
+
+
 def fail(message: str) -> NoReturn:
     """Stop the command with one line of error and exit status 2."""
     raise CliError(message)

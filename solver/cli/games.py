@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import click
 
 from ..analysis import analyze_object
-from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, UNICODE, diagram
+from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import RESIGNATION, Game, Outcome
 from ..notation import format_position
@@ -28,7 +28,8 @@ from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, rules_options, value_text
+from .common import (COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, rules_options, stone_marks,
+                     value_text)
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -340,6 +341,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     \b
       printf 'd2\\nd3\\n...' | muehle play --stones 4 --level easy
     """
+    marks = stone_marks(unicode)
     rng = random.Random(seed)
     human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
     game = Game(start, rules)
@@ -347,7 +349,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think)
     try:
-        Session(game, human, player, database, reason or "", UNICODE if unicode else ASCII).run()
+        Session(game, human, player, database, reason or "", marks).run()
     finally:
         if database is not None:
             database.close()

@@ -10,13 +10,13 @@ from typing import Optional
 import click
 
 from ..analysis import moves_object
-from ..diagram import ASCII, UNICODE, diagram
+from ..diagram import diagram
 from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
-from .common import COLOUR_NAMES, fail, main, position_argument, rules_options
+from .common import COLOUR_NAMES, fail, main, position_argument, rules_options, stone_marks
 
 
 @main.command()
@@ -34,14 +34,15 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
       muehle show startpos --after 'd2 f4' --svg board.svg
     """
     pos = game.position
+    marks = stone_marks(unicode)
     if svg_file is not None:
         try:
             Path(svg_file).write_text(board_svg(pos, last_move=game.moves[-1] if game.moves else None))
         except OSError as error:          # (the system's words alone did not say which file)
             fail(f"cannot write {svg_file}: {(error.strerror or str(error)).lower()}")
-    click.echo(diagram(pos, UNICODE if unicode else ASCII))
+    click.echo(diagram(pos, marks))
     click.echo()
-    white, black = (UNICODE if unicode else ASCII)[:2]
+    white, black = marks[:2]
     click.echo(f"Position:  {format_position(pos)}")
     click.echo(f"To move:   {COLOUR_NAMES[pos.turn]}")
     click.echo(f"White ({white}): {popcount(pos.white)} on the board, {pos.white_hand} in hand")
