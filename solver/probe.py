@@ -340,20 +340,18 @@ class Database:
             book = self.opening_book()
             value = book.get(position) if book is not None else None
             if value is None:
+                why = None
                 if not search:
+                    why = "; the opening search would answer (search=True)"
+                elif not self.has_moving():       # (said before the search's 128 MiB table is made)
+                    why = (f", and the opening search that would answer needs the moving phase, of "
+                           f"which nothing is built (build them with: "
+                           f"{storage.build_command(self.root, self.rules)})")
+                if why is not None:
                     sub = Subspace.of(position)
                     path = storage.file_of(self.root, self.rules, sub)
                     raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: "
-                                               f"missing {path}; the opening search would answer "
-                                               f"(search=True)")
-                if not self.has_moving():
-                    # (said before the search's table, 128 MiB, is made for nothing)
-                    sub = Subspace.of(position)
-                    path = storage.file_of(self.root, self.rules, sub)
-                    raise MissingSubspaceError(
-                        sub, path, f"subspace {sub.name} is not built: missing {path}, and the "
-                        f"opening search that would answer needs the moving phase, of which "
-                        f"nothing is built (build them with: {storage.build_command(self.root, self.rules)})")
+                                               f"missing {path}{why}")
                 search = self.opening_search()
                 if self._search_stopped:     # (asked before the search existed)
                     search.stop()
