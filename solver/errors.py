@@ -37,11 +37,13 @@ built is also a ``KeyError`` (like a missing table of a tablebase).
 
 This module imports nothing from the package: every other module may use it (also
 for :func:`integer`, the one test of an integer argument that the value types share,
-and :func:`one_line`, the form of every message a user is shown).
+:func:`seconds_of`, the one test of a time in seconds, and :func:`one_line`, the form of
+every message a user is shown).
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from pathlib import Path
 from typing import Any, Sequence
@@ -211,6 +213,25 @@ def integer(value: Any, what: str, rule: str = "must be an integer") -> int:
         except TypeError:
             pass
     raise ValueError(f"{what} {rule}, not {str(value)[:40]!r}")
+
+
+def seconds_of(value: Any, what: str, zero: bool = True) -> float:
+    """``value`` as a time in seconds: a finite number, not below 0 (``zero``: or 0 too);
+    ValueError ``"<what> is seconds (...), not '<value>'"`` for anything else, bools, nan
+    and infinity included.
+
+    >>> seconds_of(2, "a limit"), seconds_of(0.5, "a thinking time", zero=False)
+    (2.0, 0.5)
+    >>> seconds_of(float("nan"), "a search limit")
+    Traceback (most recent call last):
+    ...
+    ValueError: a search limit is seconds (0 or more), not 'nan'
+    """
+    if (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and (value > 0 or (zero and value == 0))):
+        return float(value)
+    raise ValueError(f"{what} is seconds ({'0 or more' if zero else 'more than 0'}), "
+                     f"not {str(value)[:20]!r}")
 
 
 #: Characters of an error line as the command line and the browser's API show it.

@@ -27,7 +27,6 @@ seeded game replays (hard's time budget aside: a faster machine searches deeper)
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from typing import Callable, Optional
@@ -36,7 +35,7 @@ from .board import STANDARD_BOARD, Board
 from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
-from .errors import DatabaseError, GameOverError, SearchStoppedError
+from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
 from .probe import Database, MoveProbe, best_of
 from .rules import Rules, as_rules, require_kernels
 from .values import DRAW, WIN, decode
@@ -211,9 +210,8 @@ class SearchPlayer(Player):
                  database: Optional[Database] = None, table: bool = False):
         rules = as_rules(rules)
         require_kernels(rules)               # it searches with the kernels' move generator
-        if seconds is not None and not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-                                        and seconds > 0 and math.isfinite(seconds)):
-            raise ValueError(f"a player's thinking time is seconds (more than 0), not {str(seconds)[:20]!r}")
+        if seconds is not None:
+            seconds = seconds_of(seconds, "a player's thinking time", zero=False)
         self._kernels = kernels_for(rules.board)
         super().__init__(rules, rng, say)
         self.depth, self.seconds, self.database = depth, seconds, database

@@ -17,7 +17,6 @@ cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 from __future__ import annotations
 
 import contextlib
-import math
 import random
 import threading
 import time
@@ -31,7 +30,8 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import placement, storage, wdl
-from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, integer
+from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, integer,
+                     seconds_of)
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
@@ -425,9 +425,8 @@ class Database:
         block starts and ends with searches allowed again (:meth:`resume_search`).  For a
         server, whose clients wait; not nested.
         """
-        if seconds is not None and not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-                                        and seconds >= 0 and math.isfinite(seconds)):
-            raise ValueError(f"a search limit is seconds (0 or more) or None, not {str(seconds)[:20]!r}")
+        if seconds is not None:
+            seconds = seconds_of(seconds, "a search limit (or None)")
         with self._lock:
             self._search_deadline = None if seconds is None else time.monotonic() + seconds
             self.resume_search()
