@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -36,6 +37,18 @@ from .errors import integer
 
 DRAW_CODE = 0
 SLACK_CODE = 0xFFFF
+
+
+def _by_score(compare: Callable[[int, int], bool]) -> Callable:
+    """A comparison of WDLs (or their words) by score, for :class:`WDL` (its str's
+    comparisons would order the words as text)."""
+    def method(self, other):
+        try:
+            score = _SCORE[WDL(other)] if isinstance(other, str) else None
+        except ValueError:
+            score = None
+        return NotImplemented if score is None else compare(_SCORE[self], score)
+    return method
 
 
 class WDL(StrEnum):
@@ -68,27 +81,10 @@ class WDL(StrEnum):
         """The same result for the other side."""
         return WDL.from_score(-self.score)
 
-    def _other_score(self, other) -> Optional[int]:
-        try:
-            return _SCORE[WDL(other)] if isinstance(other, str) else None
-        except ValueError:
-            return None
-
-    def __lt__(self, other):
-        score = self._other_score(other)
-        return NotImplemented if score is None else _SCORE[self] < score
-
-    def __le__(self, other):
-        score = self._other_score(other)
-        return NotImplemented if score is None else _SCORE[self] <= score
-
-    def __gt__(self, other):
-        score = self._other_score(other)
-        return NotImplemented if score is None else _SCORE[self] > score
-
-    def __ge__(self, other):
-        score = self._other_score(other)
-        return NotImplemented if score is None else _SCORE[self] >= score
+    __lt__ = _by_score(operator.lt)
+    __le__ = _by_score(operator.le)
+    __gt__ = _by_score(operator.gt)
+    __ge__ = _by_score(operator.ge)
 
 
 WIN, DRAW, LOSS = WDL.WIN, WDL.DRAW, WDL.LOSS
