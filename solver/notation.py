@@ -39,7 +39,7 @@ from .board import STANDARD_BOARD, Board, points_of
 from .errors import InvalidNotationError, NotationError
 
 __all__ = ["NotationError", "read_position", "read_move", "position_text", "move_text",
-           "format_position", "format_moves", "check_stones", "COLOUR_NAMES"]
+           "format_position", "format_moves", "too_many_stones", "COLOUR_NAMES"]
 
 WHITE = "w"
 BLACK = "b"
@@ -153,24 +153,25 @@ def read_position(text: str, stones: int = STANDARD_STONES,
     if len(tokens) == 5:
         white_hand = _parse_hand(tokens[3], "White")
         black_hand = _parse_hand(tokens[4], "Black")
-    check_stones(white, black, white_hand, black_hand, stones)
+    why = too_many_stones(white, black, white_hand, black_hand, stones)
+    if why is not None:
+        raise InvalidNotationError(why)
     return white, black, white_hand, black_hand, turn
 
 
-def check_stones(white: int, black: int, white_hand: int, black_hand: int, stones: int) -> None:
-    """InvalidNotationError where a side has more than ``stones`` on the board and in hand
-    (the rules' stones a side): no game reaches it, and no database file holds it.
+def too_many_stones(white: int, black: int, white_hand: int, black_hand: int, stones: int) -> Optional[str]:
+    """What is wrong where a side has more than ``stones`` on the board and in hand (the
+    rules' stones a side: no game reaches it, and no database file holds it), else None;
+    the caller raises the error of its kind (text read, or a Position given).
 
-    >>> check_stones(0b111, 0, 7, 0, 9)
-    Traceback (most recent call last):
-    ...
-    solver.errors.InvalidNotationError: too many stones for White: 3 on the board and 7 in hand, but each side has 9
+    >>> too_many_stones(0b111, 0, 7, 0, 9)
+    'too many stones for White: 3 on the board and 7 in hand, but each side has 9'
     """
     for name, mask, hand in (("White", white, white_hand), ("Black", black, black_hand)):
         if mask.bit_count() + hand > stones:
-            raise InvalidNotationError(
-                f"too many stones for {name}: {mask.bit_count()} on the board and {hand} in hand, "
-                f"but each side has {stones}")
+            return (f"too many stones for {name}: {mask.bit_count()} on the board and {hand} in hand, "
+                    f"but each side has {stones}")
+    return None
 
 
 # Points of any board's grid; which exist is the board's to say (_parse_point).

@@ -25,7 +25,7 @@ from typing import Optional, Union
 from .board import STANDARD_BOARD, Board, as_board, points_of
 from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError,
                      integer)
-from .notation import BLACK, WHITE, check_stones, format_position, move_text, read_move, read_position
+from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position, too_many_stones
 from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -353,10 +353,9 @@ class Position:
         ValueError: too many stones for White: 3 on the board and 7 in hand, but each side has 4
         """
         self.check_board(rules)
-        try:
-            check_stones(self.white, self.black, self.white_hand, self.black_hand, rules.stones)
-        except InvalidNotationError as error:       # (no text was read: a plain ValueError)
-            raise ValueError(str(error)) from None
+        why = too_many_stones(self.white, self.black, self.white_hand, self.black_hand, rules.stones)
+        if why is not None:
+            raise ValueError(why)
         if lines and rules.line_wins and mill_points(self.white, self.board) and mill_points(self.black, self.board):
             raise ValueError(f"both sides have a line of three, but the first line closed "
                              f"ends the game (rules {rules.name!r}: a line of three wins)")
