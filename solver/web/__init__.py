@@ -99,7 +99,6 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
         _deadline_task = None
         _ready_cycle = None
         _stall_task = None
-
         _stall_seen = 0
         _paused = False
 
@@ -117,8 +116,9 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
 
         def _watch_writes(self) -> None:
             """In ``write_deadline`` seconds, drop the connection if its writing is still
-            held up (paused since, or closed and its unsent answers no shorter)."""
-            if self._stall_task is None:
+            held up (paused since, or closed and its unsent answers no shorter); nothing
+            where no answer waits unsent."""
+            if self._stall_task is None and self.transport.get_write_buffer_size():
                 self._stall_seen = self.transport.get_write_buffer_size()
                 self._stall_task = self.loop.call_later(write_deadline, self._stall_check)
 
@@ -137,13 +137,11 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
         def _close(self) -> None:
             """Close, once the answers already made are sent (watched: they must move)."""
             self.transport.close()
-            if self.transport.get_write_buffer_size():
-                self._watch_writes()
+            self._watch_writes()
 
         def timeout_keep_alive_handler(self) -> None:
             super().timeout_keep_alive_handler()
-            if self.transport.get_write_buffer_size():
-                self._watch_writes()
+            self._watch_writes()
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
