@@ -26,6 +26,7 @@ import asyncio
 import logging
 import os
 import secrets
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -72,7 +73,10 @@ def local(workers: int, threads: int | None = None, memory: int | None = None,
     # would kill a worker whose estimate was slightly off and the retry would fail alike.
     # silence_logs: a task's error reaches the client, which says it in one line (a
     # worker's own "Compute Failed" log would repeat it with a traceback first)
-    with _quiet_tracker(), _workers_ignore_ctrl_c():      # (only while they start)
+    with _quiet_tracker(), _workers_ignore_ctrl_c(), warnings.catch_warnings():
+        # (only while they start) A dashboard port in use (another Dask's) is no fault:
+        # Dask takes a free one, and the command prints the address it took.
+        warnings.filterwarnings("ignore", r"Port \d+ is already in use", UserWarning)
         try:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
                                    memory_limit=0, resources={MEMORY: memory},

@@ -214,11 +214,19 @@ def test_build_command_on_a_running_scheduler(client, tmp_path):
 
 def test_build_command_with_workers(tmp_path):
     """``muehle build --workers N`` starts and stops a LocalCluster of this machine and
-    builds the whole game on it."""
+    builds the whole game on it; where another program holds the dashboard's usual port
+    (8787, held here for the test), Dask takes another without a warning."""
+    import socket
     command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "3",
                "--workers", "1", "--jobs", "1", "--quiet"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, done.stderr
+    with socket.socket() as holder:
+        try:
+            holder.bind(("", 8787))
+            holder.listen()
+        except OSError:
+            pass                                # held already, by another program
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0 and noise(done.stderr) == [], done.stderr
     assert "Dask dashboard: http://" in done.stderr and "1 pair(s) built" in done.stdout
     assert building.is_built(tmp_path, Rules(stones=3), (3, 3))
     # The placement phase ran in the same graph (no in-process run after it).
