@@ -46,6 +46,9 @@ def digests(folder: Path, rules: str, verify: bool = False) -> dict[str, str]:
         board = Rules.from_name(rules).board
     out = {}
     for path in sorted(folder.glob("*.h5")):
+        if not path.is_file():       # (a FIFO would block the read for ever; a folder)
+            raise SystemExit(f"compare_databases: {path} is not a regular file; muehle check "
+                             f"names what is wrong")
         try:
             with h5py.File(path, "r") as f:
                 for name, dataset in f.items():
@@ -84,7 +87,20 @@ def load(where: Path, rules: str, verify: bool = False) -> dict[str, str]:
         return read_manifest(where)
     if not where.is_dir():
         raise SystemExit(f"compare_databases: {where}: no such folder or manifest")
-    return digests(where / rules, rules, verify)
+    folder = where / rules
+    if not folder.is_dir():
+        held = sorted(p.name for p in where.iterdir() if p.is_dir() and any(p.glob("*.h5")))
+        if any(where.glob("*.h5")):
+            hint = f"it holds database files itself: give the folder above it, {where.parent}"
+        elif held:
+            hint = f"it holds {', '.join(held)}: give --rules NAME"
+        else:
+            hint = "it holds no databases"
+        raise SystemExit(f"compare_databases: {where} has no {rules} folder ({hint})")
+    found = digests(folder, rules, verify)
+    if not found:
+        raise SystemExit(f"compare_databases: {folder} holds no database files")
+    return found
 
 
 def order(name: str) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -234,6 +235,19 @@ def test_compare_databases_reads_folders_and_manifests(db4, tmp_path):
     assert unreadable.returncode == 1 and unreadable.stderr.count("\n") == 1
     assert unreadable.stderr.startswith(f"compare_databases: {storage.pair_path(copy, FOUR, (3, 4))}: "
                                         f"cannot read its digests")
+    # a FIFO where a file belongs would block the read for ever: named instead
+    fifo = tmp_path / "fifo"
+    shutil.copytree(db4, fifo)
+    storage.pair_path(fifo, FOUR, (3, 4)).unlink()
+    os.mkfifo(storage.pair_path(fifo, FOUR, (3, 4)))
+    blocked = subprocess.run([sys.executable, str(script), str(manifest), str(fifo), "--rules", FOUR.name],
+                             capture_output=True, text=True, timeout=60)
+    assert blocked.returncode == 1 and "pair-3-4.h5 is not a regular file" in blocked.stderr
+    # a folder without the rule set's folder: what it holds, not "0 subspaces"
+    assert f"has no standard folder (it holds {FOUR.name}: give --rules NAME)" in subprocess.run(
+        [sys.executable, str(script), str(manifest), str(db4)], capture_output=True, text=True).stderr
+    rules_folder = run(manifest, db4 / FOUR.name)
+    assert rules_folder.returncode == 1 and f"give the folder above it, {db4}" in rules_folder.stderr
     garbled = tmp_path / "garbled.txt"
     garbled.write_text("3-3 nothex\n")
     assert "expected 'SUBSPACE SHA256'" in run(garbled, db4).stderr
