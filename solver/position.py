@@ -305,6 +305,48 @@ class Position:
             return self.white_hand == self.black_hand
         return self.black_hand == self.white_hand + 1
 
+    def unreachable_reason(self, rules: Rules) -> Optional[str]:
+        """Why no game from the start reaches this position, by conditions every
+        reachable position meets; None where it meets them (it may still be unreachable:
+        these conditions are necessary, not sufficient).  The position is answered all
+        the same, as the rules play it on; the commands say the reason in a note.
+
+        - the hands (:meth:`hands_arise`);
+        - the side that moved last has at least 3 stones (board and hand): with fewer it
+          had lost before its move, so at most the side to move has fewer than 3;
+        - a side with a mill on the board has taken a stone (where a mill takes one:
+          not ``take-none``, where it may take nothing, nor a line that wins outright),
+          so the other side has fewer than all its stones.
+
+        >>> from solver.rules import Rules
+        >>> full = parse_position("W:a1,a4,a7,b2,b4,b6,c3,c4,c5 B:d1,d2,d3,e3,e4,e5,f2,f4,f6 w")
+        >>> full.unreachable_reason(Rules())
+        'White has a mill on the board and Black all 9 stones: closing a mill takes one'
+        >>> parse_position("W:a1,a4 B:d1,d2 w").unreachable_reason(Rules())
+        'Black, who moved last, has 2 stones: it had lost before that move'
+        >>> parse_position("W:a1,a4,g7 B:d1,d2,d3 w").unreachable_reason(Rules()) is None
+        True
+        """
+        if not self.hands_arise(rules):
+            rule = ("with White to move, both sides hold as many stones in hand" if self.turn == WHITE else
+                    "with Black to move, Black holds one more stone in hand than White")
+            return f"no game from the start holds these hands (in a game, {rule})"
+        names = {WHITE: "White", BLACK: "Black"}
+        last = BLACK if self.turn == WHITE else WHITE
+        stones = {WHITE: (self.white, self.white_hand), BLACK: (self.black, self.black_hand)}
+        board, hand = stones[last]
+        if popcount(board) + hand < 3:
+            return f"{names[last]}, who moved last, has {popcount(board) + hand} stones: it had lost before that move"
+        if rules.take_none or rules.line_wins:
+            return None
+        for side, other in ((WHITE, BLACK), (BLACK, WHITE)):
+            own = stones[side][0]
+            if popcount(stones[other][0]) + stones[other][1] == rules.stones and any(
+                    own & mill == mill for mill in self.board.mills):
+                return (f"{names[side]} has a mill on the board and {names[other]} all {rules.stones} "
+                        f"stones: closing a mill takes one")
+        return None
+
     def swap_colours(self) -> "Position":
         """The same game with colours exchanged (values for the side to move are equal)."""
         return Position(self.black, self.white, self.black_hand, self.white_hand,

@@ -397,7 +397,7 @@ def test_hands_no_game_holds_are_answered_with_a_note(db4):
     """'b 1 0' (Black to move with fewer in hand than White) is no position of a game from
     the start, more likely a slip than a study: query, best-move and show say so (stderr,
     so that --json stays the answer), and answer it as given; a batch says it once."""
-    odd, fine = "W:a1,d1,g1 B:a7,d7,f6 b 1 0", "W:a1,d1,g1 B:a7,d7,f6 b 0 1"
+    odd, fine = "W:a1,d1,g1 B:a7,d7,f6 b 1 0", "W:a1,d1,g4,b2 B:a7,d7,f6 b 0 1"
     note = f"note: {odd}: no game from the start holds these hands (in a game, with Black to move, Black holds one more"
     for command in (["query", "--json"], ["best-move", "--json"]):
         result = run(*command, "--db", db4, "--stones", 4, odd)
@@ -410,6 +410,14 @@ def test_hands_no_game_holds_are_answered_with_a_note(db4):
     shown = run("show", "--stones", 4, odd)
     assert "(hands no game from the start holds with this side to move)" in shown.stdout
     assert "no game from the start" not in run("show", "--stones", 4, fine).stdout
+    # a board no game reaches: a mill of White's, yet all Black's stones there
+    board = "W:a1,a4,a7,d1 B:d7,g1,g4,g7 w"
+    said = run("query", "--db", db4, "--stones", 4, board)
+    assert said.exit_code == 0 and said.stderr == (
+        f"note: {board}: no game from the start reaches it (White has a mill on the board and Black "
+        f"all 4 stones: closing a mill takes one); answered for the position as given\n"), said.stderr
+    assert ("Note:      no game from the start reaches it (White has a mill on the board and Black all 4 "
+            "stones: closing a mill takes one)") in run("show", "--stones", 4, board).stdout
 
 
 def test_the_command_given_for_a_missing_placement_file_runs(tmp_path):

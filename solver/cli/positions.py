@@ -49,6 +49,9 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     click.echo(f"Black ({black}): {popcount(pos.black)} on the board, {pos.black_hand} in hand"
                + ("" if pos.hands_arise(rules) else " (hands no game from the start holds "
                                                      "with this side to move)"))
+    reason = pos.unreachable_reason(rules)
+    if reason is not None and pos.hands_arise(rules):      # (the hands: said above)
+        click.echo(f"Note:      no game from the start reaches it ({reason})")
     click.echo(f"Phase:     {describe_phase(game)}")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")

@@ -76,7 +76,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                 try:
                     pos = parse_position(text, rules)
                     noted = noted or note_search(database, pos)
-                    odd = odd or note_hands(pos, rules)
+                    odd = odd or note_unreachable(pos, rules)
                     click.echo(json.dumps(query_object(database, pos, with_line)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
@@ -112,19 +112,20 @@ def note_first(database, game) -> None:
     if drawn is not None:
         click.echo(f"note: the moves given end the game: {drawn}", err=True)
         return
-    note_hands(game.position, database.rules)
+    note_unreachable(game.position, database.rules)
     note_search(database, game.position)
 
 
-def note_hands(pos, rules: Rules) -> bool:
-    """Say on stderr where the hands cannot arise in a game from the start (a typing
-    slip, or a study): the answer is for the position as given; returns whether it said so."""
-    if pos.hands_arise(rules):
+def note_unreachable(pos, rules: Rules) -> bool:
+    """Say on stderr where no game from the start reaches the position (a typing slip, or
+    a study; :meth:`Position.unreachable_reason`): the answer is for the position as
+    given; returns whether it said so."""
+    reason = pos.unreachable_reason(rules)
+    if reason is None:
         return False
-    rule = ("with White to move, both sides hold as many stones in hand" if pos.turn == "w" else
-            "with Black to move, Black holds one more stone in hand than White")
-    click.echo(f"note: {format_position(pos)}: no game from the start holds these hands "
-               f"(in a game, {rule}); answered for the position as given", err=True)
+    if not reason.startswith("no game"):
+        reason = f"no game from the start reaches it ({reason})"
+    click.echo(f"note: {format_position(pos)}: {reason}; answered for the position as given", err=True)
     return True
 
 
