@@ -27,12 +27,14 @@ import logging
 import os
 import secrets
 import warnings
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from .kernels import kernels_for
 from . import build as building
+from . import storage
 from .errors import ClusterError, InsufficientMemoryError, one_line
 from .rules import Rules
 
@@ -52,8 +54,20 @@ log = logging.getLogger("muehle.build")
 
 #: The Dask resource a worker offers and a task asks for: bytes of memory.
 MEMORY = "memory"
-#: Seconds to wait for a first worker of a scheduler that has none.
-WAIT_FOR_WORKERS = 30.0
+
+
+def wait_for_workers() -> float:
+    """Seconds a build waits for a worker where the cluster has none (at the start) or
+    none that can run what is left: 30, or ``MUEHLE_CLUSTER_WAIT`` (a cluster whose
+    workers a batch system starts, or starts again, may need longer)."""
+    text = os.environ.get("MUEHLE_CLUSTER_WAIT", "30")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise ClusterError(f"MUEHLE_CLUSTER_WAIT={text!r} is no number of seconds (e.g. 30)")
+    return seconds
 
 
 # --- where the build runs ------------------------------------------------------------
@@ -148,12 +162,18 @@ def connect(address: str) -> Iterator[Client]:
     by ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``), then raises ClusterError; so
     does an address where something else answers.
     """
+    check_scheduler(address)
+    wait = dask.config.get("distributed.comm.timeouts.connect")
+    with Client(address, timeout=wait, set_as_default=False) as client:
+        yield client
+
+
+def check_scheduler(address: str) -> None:
+    """Raise ClusterError unless a Dask scheduler answers at ``address`` within Dask's
+    connect timeout (a dry run asks this, as the build does before it starts)."""
     wait = dask.config.get("distributed.comm.timeouts.connect")
     seconds = parse_timedelta(wait)
-    try:
-        parse_host_port(parse_address(address)[1])
-    except ValueError as exc:
-        raise ClusterError(f"{address!r} is no scheduler address ({exc}); give tcp://HOST:PORT") from None
+    _check_address(address)
     # Ask who answers, within the timeout, before making a Client: a Client waits forever
     # on a peer that answers in another protocol.
     try:
@@ -166,8 +186,22 @@ def connect(address: str) -> Iterator[Client]:
     if not isinstance(who, dict) or who.get("type") != "Scheduler":
         kind = who.get("type") if isinstance(who, dict) else type(who).__name__
         raise ClusterError(f"{address} is a Dask {kind}, not the scheduler")
-    with Client(address, timeout=wait, set_as_default=False) as client:
-        yield client
+
+
+def _check_address(address: str) -> None:
+    """Raise ClusterError unless ``address`` is a scheduler's: ``[tcp://|tls://]HOST:PORT``
+    (Dask takes a bare HOST:PORT as tcp)."""
+    try:
+        scheme, where = parse_address(address, strict=False)
+        host, port = parse_host_port(where)
+    except (ValueError, TypeError) as exc:
+        raise ClusterError(f"{address!r} is no scheduler address ({exc}); give tcp://HOST:PORT") from None
+    if scheme not in ("tcp", "tls"):
+        raise ClusterError(f"{address!r}: a Dask scheduler listens on tcp:// or tls://, not {scheme}://; "
+                           f"give tcp://HOST:PORT")
+    if not host or not 0 < int(port) < 65536:
+        raise ClusterError(f"{address!r} is no scheduler address (a host and a port 1-65535, "
+                           f"e.g. tcp://10.0.0.1:8786)")
 
 
 async def _identity(address: str, seconds: float) -> dict:
@@ -212,32 +246,107 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
         overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
                        desc="all units", disable=not progress, position=0, dynamic_ncols=True)
         try:
-            for future in as_completed(list(futures.values()), timeout=timeout):
+            for future in _finished(client, list(futures.values()), unit_of, timeout):
                 try:
                     report = future.result()
                 except KilledWorker:
                     raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
                                        f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
                                        f"times (out of memory?); rerun to resume") from None
+                except CancelledError:     # (not by this client: it cancels only on leaving)
+                    raise ClusterError(f"the Dask scheduler cancelled {unit_of[future.key].name} "
+                                       f"(the connection to it was lost?); rerun to resume") from None
                 reports[unit_of[future.key].key] = report
                 log.info("%s", report.summary())
                 overall.update(report.slots)
-        except BaseException as exc:
-            client.cancel(list(futures.values()))   # what is still queued or running
-            if isinstance(exc, TimeoutError):
-                raise ClusterError(f"the cluster build did not finish within {timeout} s; "
-                                   f"rerun to resume") from None
+        except BaseException:
+            try:
+                client.cancel(list(futures.values()))   # what is still queued or running
+            except Exception:           # noqa: BLE001 (a scheduler gone: nothing to cancel)
+                pass
             raise
         finally:
             overall.close()
     return [reports[unit.key] for unit in units]
 
 
+#: Seconds between looks at a cluster on which no unit finished: whether its workers
+#: can still run what is left.
+WATCH_EVERY = 5.0
+
+
+def _finished(client: Client, futures: list, unit_of: dict, timeout: float | None) -> Iterator:
+    """The futures as they finish.  Raises ClusterError where the scheduler is gone,
+    where for :func:`wait_for_workers` seconds no worker could run a unit left (none
+    left, or none offering its memory: Dask would wait for one forever), or after
+    ``timeout`` seconds in all."""
+    import time
+    # (the loop named: as_completed would look for a default client, and a client of
+    # --scheduler is none)
+    finished = as_completed(futures, loop=client.loop)
+    wait = wait_for_workers()
+    start = time.monotonic()
+    watched = stuck = start
+    while not finished.is_empty():
+        batch = finished.next_batch(block=False)
+        if batch:
+            yield from batch
+            watched = stuck = time.monotonic()
+            continue
+        now = time.monotonic()
+        if timeout is not None and now - start > timeout:
+            raise ClusterError(f"the cluster build did not finish within {timeout} s; rerun to resume")
+        if now - watched >= WATCH_EVERY:
+            watched = now
+            why = _why_stuck(client, [unit_of[f.key] for f in futures if not f.done()])
+            if why is None:
+                stuck = now
+            elif now - stuck >= wait:
+                raise ClusterError(f"{why} (waited {wait:g} s); rerun to resume")
+        time.sleep(0.2)
+
+
+def _why_stuck(client: Client, left: list[building.Unit]) -> str | None:
+    """Why no worker of the cluster can run one of the units ``left``, or None."""
+    try:
+        try:
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+        except TypeError:       # (a Dask before n_workers: it gives them all)
+            workers = client.scheduler_info()["workers"]
+    except Exception as exc:    # noqa: BLE001 (the client's own error of a lost scheduler)
+        return f"the Dask scheduler {client.scheduler.address} is gone ({one_line(exc) or type(exc).__name__})"
+    if not workers:
+        return f"the Dask scheduler at {client.scheduler.address} has no workers left"
+    largest = max(w.get("resources", {}).get(MEMORY, 0) for w in workers.values())
+    unit = max(left, key=lambda u: u.memory, default=None)
+    if unit is not None and unit.memory > largest:
+        return (f"{unit.name} needs about {unit.memory / 2**30:.1f} GiB of memory and no worker left "
+                f"offers it (the largest: {largest / 2**30:.1f} GiB)")
+    try:
+        busy = any(client.processing().values())
+    except Exception:           # noqa: BLE001 (asked again at the next look)
+        busy = True
+    if unit is not None and not busy:
+        # Dask looks again at a task no worker could take only when a worker joins, not
+        # when one offers a resource later, as a worker that joins without one does
+        # (its offer, _OfferMemory, comes just after): the rerun's offers come first.
+        return (f"no worker has taken up {unit.name} (a worker that joined during the build "
+                f"without --resources {MEMORY}=BYTES?)")
+    return None
+
+
 def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs):
     """The task of one unit on a worker (``needs``: the reports of the units it reads,
     passed only to order the tasks): build it with the worker's threads, shared with the
     tasks the worker is running as this one starts (values never depend on threads)."""
-    state = get_worker().state
+    worker = get_worker()
+    folder = storage.rules_dir(root, rules)
+    if not folder.is_dir():
+        # (a worker that joined after the start's check, where the folder is not mounted:
+        # the files it needs would be "not built", which is not what is wrong)
+        raise ClusterError(f"worker {worker.address} cannot see the database folder {folder}; "
+                           f"run the workers where it is mounted at the same path")
+    state = worker.state
     jobs = max(1, state.nthreads // max(1, state.executing_count))
     return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
 
@@ -247,11 +356,12 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs)
 def check_workers(client: Client, folder: Path) -> None:
     """Raise ClusterError unless the cluster has workers, each runs this index scheme and
     sees ``folder``: each reads a token file the client writes there."""
+    wait = wait_for_workers()
     try:
-        client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+        client.wait_for_workers(1, timeout=wait)
     except TimeoutError:
         raise ClusterError(f"the Dask scheduler at {client.scheduler.address} has no workers "
-                           f"(waited {WAIT_FOR_WORKERS:.0f} s)") from None
+                           f"(waited {wait:g} s)") from None
     secret = secrets.token_hex(16)
     token = folder / f".cluster-token-{secret[:8]}"
     token.write_text(secret)
@@ -283,22 +393,33 @@ def _read_token(path: str) -> tuple[str | None, str]:
 
 def check_memory(client: Client, units: list[building.Unit]) -> None:
     """Give workers that declare no ``memory`` resource their Dask memory limit (or the
-    available memory); raise InsufficientMemoryError if a unit needs more than any offers
-    (Dask would wait for such a worker forever)."""
-    offers = client.run(_offer_memory)
+    available memory), those that join later too (:class:`_OfferMemory`); raise
+    InsufficientMemoryError if a unit needs more than any offers (Dask would wait for
+    such a worker forever)."""
+    client.register_plugin(_OfferMemory())
+    offers = client.run(_offered)
     largest = max(offers.values(), default=0)
-    for unit in units:
-        if unit.memory > largest:
-            raise InsufficientMemoryError(
-                f"{unit.name} needs about {unit.memory / 2**30:.1f} GiB of memory, the largest "
-                f"worker offers {largest / 2**30:.1f} GiB (fewer workers, or start them with "
-                f"--resources {MEMORY}=BYTES)", unit.memory, largest)
+    unit = max(units, key=lambda u: u.memory, default=None)
+    if unit is not None and unit.memory > largest:
+        raise InsufficientMemoryError(
+            f"{unit.name} needs about {unit.memory / 2**30:.1f} GiB of memory, the largest "
+            f"worker offers {largest / 2**30:.1f} GiB (start workers with more memory, or "
+            f"with --resources {MEMORY}=BYTES)", unit.memory, largest)
 
 
-async def _offer_memory(dask_worker) -> float:
-    """On a worker: the memory it offers, set from its memory limit if it declared none."""
-    offered = dask_worker.state.total_resources.get(MEMORY)
-    if offered is None:
-        offered = dask_worker.memory_manager.memory_limit or psutil.virtual_memory().available
-        await dask_worker.set_resources(**{MEMORY: offered})
-    return offered
+class _OfferMemory(WorkerPlugin):
+    """A worker that declares no ``memory`` resource offers its Dask memory limit (or the
+    available memory): the workers there as a build starts and those that join later (a
+    worker started again, one added to the cluster), which could otherwise run no task."""
+
+    name = "muehle-offer-memory"
+
+    async def setup(self, worker) -> None:
+        if worker.state.total_resources.get(MEMORY) is None:
+            offered = worker.memory_manager.memory_limit or psutil.virtual_memory().available
+            await worker.set_resources(**{MEMORY: offered})
+
+
+def _offered(dask_worker) -> float:
+    """On a worker: the memory it offers."""
+    return dask_worker.state.total_resources.get(MEMORY, 0)

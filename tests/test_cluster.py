@@ -342,3 +342,73 @@ def test_a_write_that_fails_on_a_worker_is_one_line(tmp_path):
     out, err = build.communicate(timeout=TIMEOUT)
     assert build.returncode == 2, err[-2000:]
     assert noise(err) == [] and "could not be written" in err.splitlines()[-1], err[-2000:]
+
+
+def dask_process(kind: str, *args, env: dict | None = None) -> subprocess.Popen:
+    """``dask scheduler`` or ``dask worker`` started as a user starts them: a process of
+    its own, so that this process has no Dask client a build could lean on."""
+    module = {"scheduler": "distributed.cli.dask_scheduler", "worker": "distributed.cli.dask_worker"}[kind]
+    return subprocess.Popen([sys.executable, "-m", module, *map(str, args), "--no-dashboard"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+
+
+def test_a_build_on_a_scheduler_of_its_own_with_a_worker_that_joins_later(tmp_path):
+    """``muehle build --scheduler`` on a scheduler and workers started as a user starts
+    them (every build failed there with Dask's "No clients found": the client of
+    --scheduler is not Dask's default, and the tests' scheduler had one).  The one worker
+    there at the start, with no ``memory`` resource, dies writing pair 4-4 (the crash
+    hook); a worker that joins afterwards, with no resource either, is given its memory
+    as it joins, but too late for Dask to give it the waiting task: the build says so in
+    one line (it waited for ever) and the rerun finishes; with no worker left the build
+    says so too, instead of waiting for ever."""
+    import json
+    import time
+    info = tmp_path / "scheduler.json"
+    scheduler = dask_process("scheduler", "--port", "0", "--scheduler-file", info)
+    started = []
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() or not info.read_text():
+            assert time.monotonic() < deadline and scheduler.poll() is None, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        crash = {"MUEHLE_CRASH_AT": "temporary-complete:pair-4-4.h5"}
+        started.append(dask_process("worker", address, "--nthreads", "1", "--no-nanny", env=crash))
+        db = tmp_path / "db"
+        command = [sys.executable, "-m", "solver", "build", "--db", str(db), "--stones", "4",
+                   "--phase", "moving", "--quiet", "--scheduler", address]
+        build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, "MUEHLE_CLUSTER_WAIT": "3"})
+        started[0].wait(timeout=TIMEOUT)                   # killed by the hook, writing 4-4
+        assert build.poll() is None, build.communicate()
+        started.append(dask_process("worker", address, "--nthreads", "1"))
+        out, err = build.communicate(timeout=TIMEOUT)
+        # Where the scheduler had marked the retried task as waiting for a worker before
+        # the new one made its offer (just after it joins), Dask does not look at the task
+        # again: the build says so instead of waiting for ever, and the rerun, whose
+        # offers come first, finishes.  (Which of the two happens is a race.)
+        if build.returncode != 0:
+            assert build.returncode == 2 and noise(err) == [], err[-2000:]
+            assert err.splitlines()[-1] == ("muehle: error: no worker has taken up pair-4-4 (a worker that "
+                                            "joined during the build without --resources memory=BYTES?) "
+                                            "(waited 3 s); rerun to resume"), err[-2000:]
+            rerun = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+            assert rerun.returncode == 0 and noise(rerun.stderr) == [], rerun.stderr[-2000:]
+            out = rerun.stdout
+        assert noise(err) == [] and "3 pair(s) built" in out or "1 pair(s) built, 2 already there" in out, out
+        assert CliRunner().invoke(main, ["check", "--db", str(db), "--stones", "4", "--quiet"]).exit_code == 0
+        # no worker left (the one there dies, none joins): one line, not a wait for ever
+        started[1].kill()
+        started[1].wait()
+        (storage.pair_path(db, Rules(stones=4), (4, 4))).unlink()
+        started.append(dask_process("worker", address, "--nthreads", "1", "--no-nanny", env=crash))
+        stalled = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT,
+                                 env={**os.environ, "MUEHLE_CLUSTER_WAIT": "2"})
+        assert stalled.returncode == 2, stalled.stderr
+        assert stalled.stderr.splitlines()[-1] == (f"muehle: error: the Dask scheduler at {address} has no "
+                                                   f"workers left (waited 2 s); rerun to resume"), stalled.stderr
+    finally:
+        for process in [*started, scheduler]:
+            process.kill()
+            process.wait()
