@@ -139,7 +139,7 @@ def bench_play(db: Path, rules: Rules, games: int, seed: int) -> None:
                              say=notes.append)
         game, first = Game(None, rules), True
         try:
-            while game.result() is None:
+            while game.outcome() is None:
                 pos = game.position
                 if pos.turn == computer:
                     wall, cpu, move = timed(lambda: player.choose(game))

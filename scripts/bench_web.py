@@ -116,7 +116,7 @@ def moving_positions(db: str, rules: Rules, count: int, rng: np.random.Generator
         own, opp = random_positions(rng, m, o, 1)
         turn = "w" if rng.random() < 0.5 else "b"
         pos = Position.from_view(int(own[0]), int(opp[0]), 0, 0, turn)
-        if pos.outcome(rules) is None:
+        if pos.terminal_wdl(rules) is None:
             out.append(format_position(pos))
     return out
 
@@ -130,7 +130,7 @@ def placement_positions(rules: Rules, count: int, rng: random.Random) -> list[st
             if not moves:
                 break
             game.play(rng.choice(moves))
-        if game.result() is None and game.position.own_hand:
+        if game.outcome() is None and game.position.own_hand:
             out.append(format_position(game.position))
     return out
 

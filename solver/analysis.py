@@ -95,7 +95,7 @@ def drawn_by_play(game: Optional[Game]) -> Optional[str]:
     >>> drawn_by_play(game)
     'draw (threefold repetition)'
     """
-    result = game.result() if game is not None else None
+    result = game.outcome() if game is not None else None
     if result is None or result.winner != DRAW or result.termination not in (REPETITION, QUIET_PLIES):
         return None
     return str(result)
@@ -114,7 +114,7 @@ def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
     game = game.copy()
     for ply, move in enumerate(moves, 1):
         game.play(move)
-        result = game.result()
+        result = game.outcome()
         if result is not None:
             return (ply, str(result.termination)) if result.winner == DRAW else None
     return None
@@ -122,7 +122,7 @@ def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
 
 def game_over(game: Game) -> Optional[WDL]:
     """None while ``game`` goes on, else ``"win"``, ``"loss"`` or ``"draw"`` for its side to move."""
-    result = game.result()
+    result = game.outcome()
     return None if result is None else result.value_for(game.position.turn)
 
 
@@ -196,7 +196,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
                      "before": before, "before_plies": before_plies,
                      "after": after, "after_plies": after_plies,
                      "blunder": blunder(before, after)})
-    result = game.result()
+    result = game.outcome()
     return ({"rules": game.rules.name, "start": format_position(game.start),
              "result": None if result is None else str(result), "moves": rows},
             problems)

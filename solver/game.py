@@ -15,7 +15,7 @@ and applies these rules; :meth:`Game.undo` takes moves back.
 ...     _ = game.play(text)
 >>> str(game.position)
 'W:d2,d3 B:b4,f4 w 7 7'
->>> game.result() is None
+>>> game.outcome() is None
 True
 >>> str(game.undo()), len(game.moves)
 ('b4', 3)
@@ -91,7 +91,7 @@ class Outcome(_Outcome):
     """The end of a game: ``winner`` (``'w'``, ``'b'`` or ``'draw'``) and how it came
     (a :class:`Termination` or its words); ValueError for anything else.
 
-    A tuple, so ``winner, termination = game.result()`` works.
+    A tuple, so ``winner, termination = game.outcome()`` works.
 
     >>> str(Outcome("b", RESIGNATION)), str(Outcome(DRAW, REPETITION))
     ('Black wins (White resigns)', 'draw (threefold repetition)')
@@ -240,13 +240,13 @@ class Game:
     # --- playing ------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
         """The legal moves now; [] once the game is over, draws included."""
-        if self.result() is not None:
+        if self.outcome() is not None:
             return []
         return self.position.legal_moves(self.rules)
 
     def parse_legal_move(self, text: str) -> Move:
         """``text`` as a legal move now; NotationError says why it is not."""
-        result = self.result()
+        result = self.outcome()
         if result is not None:
             raise GameOverError(f"move {text}: the game is over ({result})")
         return parse_legal_move(text, self.position, self.rules)
@@ -267,7 +267,7 @@ class Game:
             raise IllegalMoveError(f"move {repr(move)[:80]}: points are numbered "
                                    f"0..{self.rules.board.num_points - 1}", move)
         else:
-            result = self.result()
+            result = self.outcome()
             if result is not None:
                 raise GameOverError(f"move {move}: the game is over ({result})", move)
         before = self.position
@@ -290,7 +290,7 @@ class Game:
         IndexError if neither was.
 
         >>> game = Game(); _ = game.play("d2"); _ = game.resign("b")
-        >>> game.undo(), str(game.undo()), game.result()
+        >>> game.undo(), str(game.undo()), game.outcome()
         (None, 'd2', None)
         """
         if self._resigned is not None:
@@ -311,25 +311,25 @@ class Game:
         """
         if not (isinstance(colour, str) and colour in (WHITE, BLACK)):
             raise ValueError(f"the side that resigns is 'w' or 'b', not {str(colour)[:20]!r}")
-        result = self.result()
+        result = self.outcome()
         if result is not None:
             raise GameOverError(f"cannot resign: the game is over ({result})")
         self._resigned = colour
-        return self.result()
+        return self.outcome()
 
-    def result(self) -> Optional[Outcome]:
+    def outcome(self) -> Optional[Outcome]:
         """None while the game goes on, else the :class:`Outcome`.
 
         A win or loss on the board comes first: a move that blocks the opponent on
         the 50th quiet ply wins.
 
-        >>> Game("W:a1,d1 B:a4,a7,d7 w").result()
+        >>> Game("W:a1,d1 B:a4,a7,d7 w").outcome()
         Outcome(winner='b', termination='fewer than three stones')
         """
         if self._resigned is not None:
             return Outcome(_other(self._resigned), RESIGNATION)
         pos = self.position
-        outcome = pos.outcome(self.rules)
+        outcome = pos.terminal_wdl(self.rules)
         if outcome == DRAW:
             return Outcome(DRAW, FULL_BOARD)
         if outcome is not None:
@@ -349,7 +349,7 @@ class Game:
 
     def is_over(self) -> bool:
         """Whether :meth:`result` has ended the game."""
-        return self.result() is not None
+        return self.outcome() is not None
 
     # --- records ------------------------------------------------------------------
     def record(self) -> str:
@@ -376,7 +376,7 @@ class Game:
         lines += [str(m) for m in self._moves]
         if self._resigned is not None:
             lines.append(f"resigned: {self._resigned}")
-        result = self.result()
+        result = self.outcome()
         if result is not None:
             lines.append(f"# result: {result}")
         return "".join(line + "\n" for line in lines)
@@ -489,7 +489,7 @@ def describe_phase(game: Game) -> str:
     >>> describe_phase(Game(rules=Rules.from_name("lasker")))
     'placement (White places a stone or moves one)'
     """
-    result = game.result()
+    result = game.outcome()
     if result is not None:
         return f"game over: {result}"
     pos, name = game.position, COLOUR_NAMES[game.position.turn]

@@ -165,7 +165,7 @@ class OpeningSearch:
             start = time.perf_counter()
             nodes0 = self.engine.nodes
             loading = 0.0
-            outcome = position.outcome(self.rules)
+            outcome = position.terminal_wdl(self.rules)
             if outcome is not None:
                 value = outcome.score
             else:
@@ -322,7 +322,7 @@ def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = No
             if ply < plies:
                 for move in pos.legal_moves(rules):
                     child = pos.play_unchecked(move)
-                    if child.in_placement and child.outcome(rules) is None:
+                    if child.in_placement and child.terminal_wdl(rules) is None:
                         nxt.setdefault(book_key(child), child)
         layer = nxt
     return OpeningBook(rules, np.array(keys, dtype=np.uint64), np.array(values, dtype=np.int8), plies)

@@ -230,10 +230,10 @@ def random_placements(rules: Rules, count: int, seed: int,
     while len(out) < count:
         pos = start
         for _ in range(rng.randint(low, high)):
-            if pos.outcome(rules) is not None or not pos.in_placement:
+            if pos.terminal_wdl(rules) is not None or not pos.in_placement:
                 break
             pos = pos.play_unchecked(rng.choice(pos.legal_moves(rules)))
-        if pos.in_placement and pos.outcome(rules) is None:
+        if pos.in_placement and pos.terminal_wdl(rules) is None:
             out.append(pos)
     return out
 

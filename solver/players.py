@@ -412,13 +412,13 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe]:
     later.  [] once the game is over (as :meth:`Game.legal_moves`).  Raises what
     ``probe_moves`` raises (DatabaseError).
     """
-    if game.result() is not None:
+    if game.outcome() is not None:
         return []
     probes = []
     for probe in database.probe_moves(game.position):
         after = game.copy()
         after.play(probe.move)
-        outcome = after.result()
+        outcome = after.outcome()
         if outcome is not None and outcome.termination in (REPETITION, QUIET_PLIES):
             probe = MoveProbe(probe.move, DRAW)
         probes.append(probe)

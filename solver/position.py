@@ -573,13 +573,18 @@ class Position:
             return WIN
         return None
 
-    def outcome(self, rules: Rules = STANDARD) -> Optional[WDL]:
+    def terminal_wdl(self, rules: Rules = STANDARD) -> Optional[WDL]:
         """``None`` while the game goes on, else WIN, LOSS or DRAW for the side to move.
 
         The side to move loses with fewer than three stones (board plus hand) or with
         no legal move; it has won if the opponent has fewer than three.  Where a line of
         three wins, the side that closed one has won.  A side blocked because the board
         is full has lost, or the game is drawn where the rules say so (Twelve Men's).
+        (A game's end, with draws by repetition and resignation, is
+        :meth:`Game.outcome <solver.game.Game.outcome>`.)
+
+        >>> parse_position("W:a1,d1 B:a4,b6,d6 w").terminal_wdl(), parse_position("startpos").terminal_wdl()
+        ('loss', None)
         """
         self.check_board(rules)
         result = self._decided(rules)
@@ -608,7 +613,7 @@ class Position:
             return self.play_unchecked(parse_legal_move(move, self, rules))
         reason = self.why_illegal(move, rules)
         if reason is not None:
-            kind = GameOverError if self.outcome(rules) is not None else IllegalMoveError
+            kind = GameOverError if self.terminal_wdl(rules) is not None else IllegalMoveError
             raise kind(f"illegal move {move} in this position: {reason}", move)
         return self.play_unchecked(move)
 

@@ -374,7 +374,7 @@ class Database:
         return children if all(map(self._held_or_over, children)) else None
 
     def _held_or_over(self, position: Position) -> bool:
-        return (not position.in_placement or position.outcome(self.rules) is not None
+        return (not position.in_placement or position.terminal_wdl(self.rules) is not None
                 or placement.is_placement(Subspace.of(position), self.rules))
 
     def needs_search(self, position: Position | str) -> bool:
@@ -382,7 +382,7 @@ class Database:
         early in a large game): stones in hand, no placement file built, no opening book
         that holds it, and the moving phase there for its leaves."""
         position = self._position(position)
-        if not position.in_placement or self.rules.mixed or position.outcome(self.rules) is not None:
+        if not position.in_placement or self.rules.mixed or position.terminal_wdl(self.rules) is not None:
             return False                   # (mixed rules: the search refuses them)
         if self.has_placement() and (self._held_or_over(position)
                                      or self._held_children(position) is not None):

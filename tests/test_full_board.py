@@ -39,7 +39,7 @@ SEED = 20261130
 
 def reference_code(position: Position, rules) -> int | None:
     """The code the rules give a finished position (None: the game goes on)."""
-    outcome = position.outcome(rules)
+    outcome = position.terminal_wdl(rules)
     return None if outcome is None else {LOSS: 1, DRAW: 0, WIN: 2}[outcome]
 
 

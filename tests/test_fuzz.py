@@ -186,7 +186,7 @@ def test_query_and_best_move(db4, text, seed):
     if result.exit_code == 0:
         obj = json.loads(result.stdout)
         COUNTS["values checked"] += 1
-        assert agrees_with_its_moves(obj, parse_position(text, FOUR).outcome(FOUR)), obj
+        assert agrees_with_its_moves(obj, parse_position(text, FOUR).terminal_wdl(FOUR)), obj
         best = invoke(["best-move", "--db", db4, "--stones", 4, "--json", "--seed", seed, text])
         assert best.exit_code == 0, best.output
         move = json.loads(best.stdout)

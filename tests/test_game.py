@@ -49,16 +49,16 @@ def test_illegal_moves_are_refused_and_change_nothing():
 def test_threefold_repetition_is_a_draw():
     game = Game(SHUFFLE)
     for i, text in enumerate(CYCLE * 2):
-        assert game.result() is None, i
+        assert game.outcome() is None, i
         game.play(text)
     # The start position is back for the third time.
     assert game.repetitions == 3
-    assert game.result() == (DRAW, REPETITION)
+    assert game.outcome() == (DRAW, REPETITION)
     assert game.legal_moves() == []
     with pytest.raises(NotationError, match="game is over"):
         game.play("d2-d3")
     game.undo()
-    assert game.result() is None and game.repetitions == 2
+    assert game.outcome() is None and game.repetitions == 2
 
 
 def test_repetition_needs_the_same_side_to_move():
@@ -110,11 +110,11 @@ def _fresh_quiet_walk(game: Game, plies: int) -> None:
 def test_fifty_quiet_plies_are_a_draw():
     game = Game("W:a1,d1,b4,f2,e5 B:g7,d6,c5,e4,b2 w")
     _fresh_quiet_walk(game, 49)
-    assert game.quiet_plies == 49 and game.result() is None
+    assert game.quiet_plies == 49 and game.outcome() is None
     _fresh_quiet_walk(game, 1)
-    assert game.result() == (DRAW, QUIET_PLIES)
+    assert game.outcome() == (DRAW, QUIET_PLIES)
     game.undo()
-    assert game.result() is None
+    assert game.outcome() is None
 
 
 def test_mills_and_placements_reset_the_quiet_count():
@@ -153,12 +153,12 @@ def test_a_mill_counts_even_when_it_takes_nothing(rules, move):
 
 
 def test_wins_and_their_reasons():
-    assert Game("W:a1,d1 B:a4,a7,d7 w").result() == ("b", FEWER_THAN_THREE)
-    assert Game("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w").result() == ("b", NO_LEGAL_MOVE)
+    assert Game("W:a1,d1 B:a4,a7,d7 w").outcome() == ("b", FEWER_THAN_THREE)
+    assert Game("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w").outcome() == ("b", NO_LEGAL_MOVE)
     game = Game("W:a1,d1,b2 B:a4,b6,d6 w 1 0")
     game.play("g1xa4")
-    assert game.result() == ("w", FEWER_THAN_THREE)
-    assert describe_result(game.result()) == "White wins (fewer than three stones)"
+    assert game.outcome() == ("w", FEWER_THAN_THREE)
+    assert describe_result(game.outcome()) == "White wins (fewer than three stones)"
 
 
 def _random_game(seed: int, rules: Rules, plies: int = 80) -> Game:
@@ -181,7 +181,7 @@ def test_record_round_trip(rules, seed):
     again = Game.from_record(text)
     assert again.rules == rules
     assert again.moves == game.moves and again.positions == game.positions
-    assert again.result() == game.result()
+    assert again.outcome() == game.outcome()
     assert again.record() == text
 
 

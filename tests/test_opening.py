@@ -55,7 +55,7 @@ def sampled_slots(values, per_subspace, seed):
         for slot in picks:
             own, opp = _kernels.position_at(m, o, int(slot))
             pos = Position.from_view(own, opp, hm, ho)
-            if pos.outcome(FOUR) is None:
+            if pos.terminal_wdl(FOUR) is None:
                 yield pos
 
 
@@ -80,8 +80,8 @@ def test_backward_pass_follows_from_the_children_by_the_reference_rules(game4):
         children = set()
         for move in pos.legal_moves(FOUR):
             child = pos.play(move, FOUR)
-            if child.outcome(FOUR) is not None:
-                children.add(child.outcome(FOUR))
+            if child.terminal_wdl(FOUR) is not None:
+                children.add(child.terminal_wdl(FOUR))
             elif child.in_placement:
                 children.add(backward_value(values, child))
             else:
@@ -254,7 +254,7 @@ def test_five_stone_game_search_agrees_with_backward_pass(tmp_path_factory):
             if values[m, o, hm, ho][slot] == SLACK_CODE:
                 continue
             pos = Position.from_view(*_kernels.position_at(m, o, slot), hm, ho)
-            if pos.outcome(five) is None:
+            if pos.terminal_wdl(five) is None:
                 assert search.solve(pos).value == backward_value(values, pos), str(pos)
                 checked += 1
 

@@ -33,7 +33,7 @@ def odd_hand_positions(rules: Rules, count: int, seed: int) -> list[Position]:
         own = sum(1 << p for p in points[:m])
         opp = sum(1 << p for p in points[m:])
         pos = Position.from_view(own, opp, hm, ho, rng.choice("wb"))
-        if pos.outcome(rules) is None:
+        if pos.terminal_wdl(rules) is None:
             out.append(pos)
     return out
 
@@ -45,7 +45,7 @@ def brute(db4):
     memo: dict[int, int] = {}
 
     def value(pos: Position) -> int:
-        outcome = pos.outcome(FOUR)
+        outcome = pos.terminal_wdl(FOUR)
         if outcome is not None:
             return RANK[outcome]
         if not pos.in_placement:

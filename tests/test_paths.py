@@ -127,7 +127,7 @@ def test_solve_opening_from_another_position_and_with_a_book(db4, tmp_path):
             decided = np.flatnonzero((codes != 0xFFFF) & (codes != 0))
             for slot in rng.choice(decided, min(2, len(decided)), replace=False):
                 pos = Position.from_view(*_kernels.position_at(m, o, int(slot)), hm, ho)
-                if pos.outcome(FOUR) is None:
+                if pos.terminal_wdl(FOUR) is None:
                     picks.append(pos)
     seen = set()
     for pos in picks:

@@ -190,7 +190,7 @@ def sampled_positions(root, rules, count, seed):
             continue
         own, opp = sub.position(slot)
         pos = Position.from_view(own, opp, sub.own_hand, sub.opp_hand)
-        if pos.outcome(rules) is None:
+        if pos.terminal_wdl(rules) is None:
             out.append(pos)
     return out
 
@@ -215,7 +215,7 @@ def test_probe_gives_plies_consistent_with_the_moves(db4_all):
         pos = parse_position("startpos", FOUR)
         assert db.probe(pos).value == "draw"
         for _ in range(2 * FOUR.stones):
-            if pos.outcome(FOUR) is not None or not pos.in_placement:
+            if pos.terminal_wdl(FOUR) is not None or not pos.in_placement:
                 break
             probe = db.probe(pos)
             moves = db.probe_moves(pos)
@@ -312,7 +312,7 @@ def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):
                 continue
             own, opp = sub.position(slot)
             pos = Position.from_view(own, opp, sub.own_hand, sub.opp_hand)
-            if pos.outcome(FOUR) is not None:
+            if pos.terminal_wdl(FOUR) is not None:
                 continue
             try:
                 assert db.probe(pos) == _probe_of(good[slot])
@@ -469,7 +469,7 @@ def test_perfect_play_wins_placement_positions_in_the_promised_plies(db4_all):
         assert len(starts) >= 20
         for start in starts[:20]:
             promised, pos, plies = db.probe(start).plies, start, 0
-            while pos.outcome(FOUR) is None:
+            while pos.terminal_wdl(FOUR) is None:
                 pos = pos.play(db.best_move(pos, rng), FOUR)
                 plies += 1
                 assert plies <= promised
@@ -487,7 +487,7 @@ def test_play_hint_and_analyze_give_plies_in_the_placement_phase(db4_all, tmp_pa
     assert "hint: " in result.output and "perfect: the database cannot answer" not in result.output
     game = Game(rules=FOUR)
     with open_database(db4_all, FOUR) as db:
-        while game.result() is None:
+        while game.outcome() is None:
             game.play(db.best_move(game.position, random.Random(len(game.moves))))
     path = tmp_path / "g.txt"
     path.write_text(game.record())
@@ -509,7 +509,7 @@ def test_reachable_counts_equal_a_search_from_the_start(rules):
             counts[sub] = counts.get(sub, 0) + 1
             for move in pos.legal_moves(rules):
                 child = pos.play_unchecked(move)
-                if child.in_placement and child.outcome(rules) is None:
+                if child.in_placement and child.terminal_wdl(rules) is None:
                     following.setdefault(book_key(child), child)
         layer = following
     got = placement.reachable(rules)

@@ -61,7 +61,7 @@ def sample_positions(db, rng, want, count):
             slot = int(slots[rng.randrange(len(slots))])
             own, opp = _kernels.position_at(m, o, slot)
             pos = Position.from_view(own, opp, turn=rng.choice("wb"))
-            if pos.outcome(RULES) is None:
+            if pos.terminal_wdl(RULES) is None:
                 found.append(pos)
                 here += 1
                 if here == -(-count // 4):
@@ -89,12 +89,12 @@ def test_perfect_wins_in_exactly_the_promised_plies(db):
         promised = db.probe(start).plies
         winner, pos, plies = start.turn, start, 0
         # Positions, not a Game: the draw rules of play must not cut a long win short.
-        while pos.outcome(RULES) is None:
+        while pos.terminal_wdl(RULES) is None:
             pos = pos.play(db.best_move(pos, rng), RULES)
             plies += 1
             assert plies <= promised
         assert plies == promised, str(start)
-        assert pos.outcome(RULES) == LOSS and pos.turn != winner
+        assert pos.terminal_wdl(RULES) == LOSS and pos.turn != winner
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
@@ -105,10 +105,10 @@ def test_perfect_never_loses_from_the_start(db, level):
         other = make_player(level, RULES, random.Random(SEED + game_no), db, seconds=0.1)
         perfect_colour = "wb"[game_no % 2]
         game = Game(rules=RULES)
-        while game.result() is None:
+        while game.outcome() is None:
             player = perfect if game.position.turn == perfect_colour else other
             game.play(player.choose(game))
-        assert game.result()[0] in (perfect_colour, DRAW), (level, game.record())
+        assert game.outcome()[0] in (perfect_colour, DRAW), (level, game.record())
 
 
 def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db, db_root):
@@ -122,7 +122,7 @@ def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db, db_root):
     probes = db.probe_moves(game.position)
     best = [mp for mp in probes if mp.rank == probes[0].rank]
     assert probes[0].value == WIN and len(best) > 1
-    repeating = {str(mp.move) for mp in best if _after(game, mp.move).result() is not None}
+    repeating = {str(mp.move) for mp in best if _after(game, mp.move).outcome() is not None}
     assert repeating == {"c3-a4"}                   # the premise: one of them draws
     in_game = probe_game_moves(db, game)
     assert {str(mp.move): mp.value for mp in in_game}["c3-a4"] == DRAW
@@ -131,7 +131,7 @@ def test_perfect_does_not_throw_a_win_away_by_repeating_a_position(db, db_root):
         move = PerfectPlayer(RULES, random.Random(seed), database=db).choose(game)
         after = _after(game, move)
         value = db.probe(after.position).for_mover()
-        assert after.result() is None and (value.value, value.plies) == (WIN, probes[0].plies), seed
+        assert after.outcome() is None and (value.value, value.plies) == (WIN, probes[0].plies), seed
     # best-move of the game (the command's --after, the page's hint) counts the draw as perfect does
     from solver.analysis import best_move_object
     for seed in range(20):
@@ -157,12 +157,12 @@ def test_perfect_takes_a_draw_by_repetition_where_it_would_lose(db):
     assert db.probe(game.position).value == LOSS
     for seed in range(5):
         move = PerfectPlayer(RULES, random.Random(seed), database=db).choose(game)
-        assert str(move) == "d7-e4" and _after(game, move).result().termination == REPETITION
+        assert str(move) == "d7-e4" and _after(game, move).outcome().termination == REPETITION
     in_game = probe_game_moves(db, game)
     assert str(in_game[0].move) == "d7-e4" and in_game[0].value == DRAW
     assert all(mp.value == LOSS for mp in in_game[1:])
     game.play("d7-e4")                  # over: no moves to rate, as legal_moves says
-    assert game.result().termination == REPETITION and db.probe_moves(game.position)
+    assert game.outcome().termination == REPETITION and db.probe_moves(game.position)
     assert probe_game_moves(db, game) == game.legal_moves() == []
 
 
@@ -233,7 +233,7 @@ def _simulate(db, level, seed, human_seed):
     human = make_player("perfect", RULES, random.Random(human_seed), db)
     game = Game(rules=RULES)
     typed = []
-    while game.result() is None:
+    while game.outcome() is None:
         if game.position.turn == "w":
             move = human.choose(game)
             typed.append(str(move))
@@ -251,7 +251,7 @@ def test_play_a_whole_game_through_stdin(db, db_root, level, tmp_path):
                  input="\n".join(typed + [f"save {record}"]) + "\n")
     assert result.exit_code == 0, result.output
     from solver.game import describe_result
-    assert f"Game over: {describe_result(game.result())}." in result.output
+    assert f"Game over: {describe_result(game.outcome())}." in result.output
     assert Game.from_record(record.read_text(), RULES).moves == game.moves
     assert "Traceback" not in result.output
 

@@ -74,19 +74,19 @@ def test_no_jumping_rule_slides_with_three():
 
 def test_blocked_side_loses():
     pos = parse_position("W:a1,g1,a7,g7 B:a4,d1,g4,d7 w")
-    assert pos.legal_moves() == [] and pos.outcome() == LOSS
+    assert pos.legal_moves() == [] and pos.terminal_wdl() == LOSS
     # The same with three white stones jumps, so it is not blocked.
     pos3 = parse_position("W:a1,g1,a7 B:a4,d1,d7,g4 w")
-    assert pos3.outcome() is None and pos3.outcome(NO_JUMPING) == LOSS
+    assert pos3.terminal_wdl() is None and pos3.terminal_wdl(NO_JUMPING) == LOSS
 
 
 def test_fewer_than_three_loses():
-    assert parse_position("W:a1,d1 B:a4,b6,d6 w").outcome() == LOSS
+    assert parse_position("W:a1,d1 B:a4,b6,d6 w").terminal_wdl() == LOSS
     assert parse_position("W:a1,d1 B:a4,b6,d6 w").legal_moves() == []
     # Stones in hand count: two on the board and one to place is still a game.
-    assert parse_position("W:a1,d1 B:a4,b6,d6 w 1 0").outcome() is None
+    assert parse_position("W:a1,d1 B:a4,b6,d6 w 1 0").terminal_wdl() is None
     # The opponent below three: the side to move has won.
-    assert parse_position("W:a1,d1,d2 B:a4,b6 w").outcome() == WIN
+    assert parse_position("W:a1,d1,d2 B:a4,b6 w").terminal_wdl() == WIN
 
 
 def test_placement_with_nothing_to_take():

@@ -58,7 +58,7 @@ def test_in_memory_mode_agrees(db4):
 
 def play_out(db: Database, pos: Position, rng: random.Random, limit: int = 200) -> tuple[int, Position]:
     plies = 0
-    while pos.outcome(FOUR) is None and plies < limit:
+    while pos.terminal_wdl(FOUR) is None and plies < limit:
         pos = pos.play_unchecked(db.best_move(pos, rng))
         plies += 1
     return plies, pos
@@ -75,7 +75,7 @@ def test_best_move_wins_in_exactly_the_promised_plies(db4):
             plies, end = play_out(db, pos, rng)
             assert plies == promised.plies
             # the side to move at the end lost; it is the starting side iff plies is even
-            assert end.outcome(FOUR) == "loss"
+            assert end.terminal_wdl(FOUR) == "loss"
             assert (plies % 2 == 1) == (promised.value == "win")
 
 
@@ -336,11 +336,11 @@ def test_the_line_of_best_play_ends_as_its_value_says(db4):
                     assert now.plies == value.plies - ply, (pos, ply)
                 after = after.play(move, FOUR)
             if value.value == DRAW:
-                assert len(line) == DRAWN_LINE or after.outcome(FOUR) is not None
+                assert len(line) == DRAWN_LINE or after.terminal_wdl(FOUR) is not None
             else:
                 assert len(line) == value.plies
                 # over, lost for the side to move there: the mover of the last ply won
-                assert after.outcome(FOUR) == "loss" and (len(line) % 2 == 1) == (value.value == WIN)
+                assert after.terminal_wdl(FOUR) == "loss" and (len(line) % 2 == 1) == (value.value == WIN)
             checked[value.value] += 1
         assert all(checked.values()), checked
         obj = query_object(db, pos, line=True)
@@ -367,14 +367,14 @@ def test_the_line_of_a_position_valued_by_the_search_runs_to_the_end(db4):
             pos = Position(sum(1 << p for p in points[:mw]), sum(1 << p for p in points[mw:]),
                            hw, hb, rng.choice("wb"))
             value = db.probe(pos)
-            if value.value == "draw" or not pos.in_placement or pos.outcome(FOUR) is not None:
+            if value.value == "draw" or not pos.in_placement or pos.terminal_wdl(FOUR) is not None:
                 continue
             assert value.plies is None
             after, line = pos, principal_line(db, pos)
             for move in line:
                 after = after.play(move, FOUR)
             longest = max(longest, len(line))
-            assert after.outcome(FOUR) == "loss"             # over: the side to move there lost
+            assert after.terminal_wdl(FOUR) == "loss"             # over: the side to move there lost
             assert (after.turn != pos.turn) == (value.value == "win")
             decided += 1
     assert decided == 30 and longest > 20, (decided, longest)     # (20: where it stopped)

@@ -180,12 +180,12 @@ def test_jumping_at_three_stones():
 def test_blocked_loses():
     blocked = "W:a1,g1,a7,g7 B:a4,d1,g4,d7 w"
     assert both_generators(blocked, STANDARD) == set()
-    assert parse_position(blocked).outcome(STANDARD) == LOSS
+    assert parse_position(blocked).terminal_wdl(STANDARD) == LOSS
     # three stones jump out of the same blockade, unless the rules forbid it
     three = "W:a1,g1,a7 B:a4,d1,d7,g4 w"
     assert len(both_generators(three, STANDARD)) == 3 * 17
     assert both_generators(three, NO_JUMPING) == set()
-    assert parse_position(three).outcome(NO_JUMPING) == LOSS
+    assert parse_position(three).terminal_wdl(NO_JUMPING) == LOSS
 
 
 def test_capture_to_two_stones_wins():
@@ -193,8 +193,8 @@ def test_capture_to_two_stones_wins():
     for move in pos.legal_moves(STANDARD):
         if move.take is not None:
             after = pos.play(move)
-            assert after.outcome(STANDARD) == LOSS and after.legal_moves(STANDARD) == []
-    assert pos.outcome(STANDARD) is None
+            assert after.terminal_wdl(STANDARD) == LOSS and after.legal_moves(STANDARD) == []
+    assert pos.terminal_wdl(STANDARD) is None
 
 
 def test_the_databases_know_the_rule_book(db4):

@@ -340,14 +340,14 @@ def test_full_board_loses_in_morabaraba_and_draws_in_twelve_mens():
     for name, value, term in (("morabaraba", LOSS, None), ("twelve-mens", DRAW, FULL_BOARD)):
         r = rules(name)
         pos = parse_position(full, r)
-        assert pos.legal_moves(r) == [] and pos.outcome(r) == value
-        result = Game(pos, r).result()
+        assert pos.legal_moves(r) == [] and pos.terminal_wdl(r) == value
+        result = Game(pos, r).outcome()
         assert result.termination == (term or "no legal move")
     # A blocked side on a board that is not full loses in Twelve Men's too.
     r = rules("twelve-mens")
     blocked = parse_position("W:a1,g1,a7,g7 B:a4,d1,b2,g4,f2,d7,b6,f6 w", r)
-    assert blocked.legal_moves(r) == [] and blocked.outcome(r) == LOSS
-    assert Game(blocked, r).result().termination == "no legal move"
+    assert blocked.legal_moves(r) == [] and blocked.terminal_wdl(r) == LOSS
+    assert Game(blocked, r).outcome().termination == "no legal move"
 
 
 def test_six_and_seven_mens_slide_along_their_lines():
@@ -377,7 +377,7 @@ def test_three_mens_a_line_wins_and_takes_nothing():
     assert got == {"a2", "b1", "b3", "c2", "c3"} and not any("x" in m for m in got)
     game = Game(pos, r)
     game.play("c3")
-    assert game.result() == ("w", LINE_OF_THREE) and game.position.outcome(r) == LOSS
+    assert game.outcome() == ("w", LINE_OF_THREE) and game.position.terminal_wdl(r) == LOSS
     with pytest.raises(IllegalMoveError, match="a line of three wins"):
         parse_legal_move("c3xa3", pos, r)
     # Moving: orthogonal steps only; jumping as the option (Murray's "nine holes").
@@ -387,7 +387,7 @@ def test_three_mens_a_line_wins_and_takes_nothing():
     assert moves_text(moving, nine_holes) == {f"{o}-{t}" for o in ("a1", "b1", "c2")
                                               for t in ("a2", "b3", "c1")}
     # A side that has a line already has won; the side to move after it lost.
-    assert parse_position("W:a1,b1,c1 B:a3,b2,c3 w", r).outcome(r) == WIN
+    assert parse_position("W:a1,b1,c1 B:a3,b2,c3 w", r).terminal_wdl(r) == WIN
 
 
 def test_a_point_of_another_board_is_a_notation_error():
@@ -439,7 +439,7 @@ def test_random_games_keep_the_invariants(variant):
         for _ply in range(60):
             moves = pos.legal_moves(r)
             if not moves:
-                assert pos.outcome(r) is not None
+                assert pos.terminal_wdl(r) is not None
                 break
             assert len(set(moves)) == len(moves)
             assert all(pos.is_legal(m, r) and pos.why_illegal(m, r) is None for m in moves)

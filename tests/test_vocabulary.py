@@ -81,9 +81,9 @@ def test_values_are_strings_in_json():
 
 def test_outcomes_and_resignation():
     game = Game("W:a1,d1,g1,b2 B:a4,a7,d7,g7 w", Rules(stones=4))
-    assert game.result() is None
+    assert game.outcome() is None
     outcome = game.resign("w")
-    assert outcome == Outcome("b", Termination.RESIGNATION) == game.result()
+    assert outcome == Outcome("b", Termination.RESIGNATION) == game.outcome()
     assert str(outcome) == "Black wins (White resigns)" and outcome.value_for("b") == WIN
     assert game.legal_moves() == [] and game.record().endswith("# result: Black wins (White resigns)\n")
     with pytest.raises(ValueError, match="game is over"):
@@ -92,12 +92,12 @@ def test_outcomes_and_resignation():
     game.play("b2-b4")
     game.resign("b")
     assert game.undo() is None                           # takes back the resignation
-    assert game.result() is None and len(game.moves) == 1
+    assert game.outcome() is None and len(game.moves) == 1
     game.resign("w")
     assert game.undo() is None and str(game.undo()) == "b2-b4" and len(game.moves) == 0
     fresh = Game()
     fresh.resign("w")                                    # before any move: taken back too
-    assert fresh.undo() is None and fresh.result() is None
+    assert fresh.undo() is None and fresh.outcome() is None
     with pytest.raises(IndexError):
         fresh.undo()
     draw = Outcome(DRAW, Termination.REPETITION)
@@ -141,16 +141,16 @@ def test_outcomes_and_resignations_are_validated():
         game = Game()
         with pytest.raises(ValueError):
             game.resign(colour)
-        assert game.result() is None
+        assert game.outcome() is None
     game = Game()
     game.play("d2")
     game.resign("b")
     again = Game.from_record(game.record())
-    assert again.result() == game.result() == Outcome("w", RESIGNATION)
+    assert again.outcome() == game.outcome() == Outcome("w", RESIGNATION)
     assert again.record() == game.record() and again.moves == game.moves
     # a record of before 'resigned:' (the result only a comment) still reads, as a game on
     old = "d2\n# result: White wins (Black resigns)\n"
-    assert Game.from_record(old).result() is None
+    assert Game.from_record(old).outcome() is None
     for bad in ("d2\nresigned: x\n", "resigned: b\nd2\n", "d2\nresigned: b\nresigned: w\n"):
         with pytest.raises(InvalidNotationError):
             Game.from_record(bad)

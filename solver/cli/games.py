@@ -71,8 +71,8 @@ class Session:
         self.announced = False
 
     # --- state ---------------------------------------------------------------------
-    def result(self) -> Optional[Outcome]:
-        return self.game.result()
+    def outcome(self) -> Optional[Outcome]:
+        return self.game.outcome()
 
     def show_board(self, takeable: int = 0) -> None:
         game, marks = self.game, {}
@@ -98,7 +98,7 @@ class Session:
         self.out(status)
 
     def prompt(self) -> str:
-        if self.result() is not None:
+        if self.outcome() is not None:
             return "game over (undo, save FILE, quit) > "
         return f"{COLOUR_NAMES[self.game.position.turn]} to move (you) > "
 
@@ -109,7 +109,7 @@ class Session:
                  f"Type a move or 'help'.")
         self.show_board()
         while True:
-            result = self.result()
+            result = self.outcome()
             if result is not None and not self.announced:
                 self.announce(result)
             if result is None and self.game.position.turn != self.human:
@@ -117,7 +117,7 @@ class Session:
                 continue
             line = self.read(self.prompt())
             if line is None:
-                if self.result() is None:
+                if self.outcome() is None:
                     self.out("End of input: the game is left unfinished.")
                 return
             if not line.strip():
@@ -146,7 +146,7 @@ class Session:
             if board.points != STANDARD.board.points:      # the examples above are standard points
                 self.out(f"Points of the {board.name} board: {' '.join(sorted(board.points))}")
         elif word in ("quit", "exit"):
-            if self.result() is None:
+            if self.outcome() is None:
                 self.out("You leave the game unfinished.")
             return "quit"
         elif word == "moves":
@@ -157,7 +157,7 @@ class Session:
         elif word == "undo":
             self.undo()
         elif word == "resign":
-            if self.result() is not None:
+            if self.outcome() is not None:
                 self.out("the game is already over")
             else:
                 self.game.resign(self.human)
@@ -169,8 +169,8 @@ class Session:
 
     # --- commands ------------------------------------------------------------------
     def human_move(self, text: str) -> None:
-        if self.result() is not None:
-            self.out(f"the game is over: {self.result()} (undo, save FILE or quit)")
+        if self.outcome() is not None:
+            self.out(f"the game is over: {self.outcome()} (undo, save FILE or quit)")
             return
         try:
             move = self.game.parse_legal_move(text)
@@ -220,7 +220,7 @@ class Session:
 
     def undo(self) -> None:
         game = self.game
-        result = game.result()
+        result = game.outcome()
         if result is not None and result.termination == RESIGNATION:
             game.undo()
             self.announced = False
@@ -252,7 +252,7 @@ class Session:
         self.out(f"game saved to {name}")
 
     def hint(self) -> None:
-        if self.result() is not None:
+        if self.outcome() is not None:
             self.out("the game is over")
             return
         if self.database is None:
@@ -422,7 +422,7 @@ def read_record_file(name: str) -> str:
 
 
 def _print_analysis(obj: dict, game: Game) -> None:
-    rows, result = obj["moves"], game.result()
+    rows, result = obj["moves"], game.outcome()
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     for r in rows:

@@ -254,7 +254,7 @@ class Service:
     # --- the page's game state -------------------------------------------------------
     def state(self, game: Game, hints: bool) -> dict:
         pos = game.position
-        result = game.result()
+        result = game.outcome()
         obj = moves_object(game)
         obj.update({
             "rules": game.rules.name, "stones": game.rules.stones, "start": format_position(game.start),
@@ -594,8 +594,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
 
     def api_play(params: dict) -> dict:
         game = game_of(params)
-        if game.result() is not None:
-            raise ApiError(f"the game is over: {game.result()}")
+        if game.outcome() is not None:
+            raise ApiError(f"the game is over: {game.outcome()}")
         level = text_param(params, "level", "perfect")
         if level not in LEVELS:
             raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
