@@ -74,7 +74,7 @@ def main() -> int:
                 continue
             pos = Position.from_view(*Subspace(m, o, board=rules.board).position(slot), hm, ho,
                                      board=rules.board)
-            if pos.outcome(rules) is not None:
+            if pos.terminal_wdl(rules) is not None:
                 continue
             checked += 1
             if search.solve(pos).value != backward(pos):

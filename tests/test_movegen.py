@@ -114,7 +114,7 @@ def test_quiet_unmoves_equal_reference():
                 seen["un-jump"] += 1
             if mill_points(pos.opp) >> move.target & 1:
                 seen["un-move out of a mill"] += 1
-        if not reference and pos.outcome(rules) is None and pos.opp:
+        if not reference and pos.terminal_wdl(rules) is None and pos.opp:
             seen["no predecessor"] += 1
     for case in ("un-place", "un-slide", "un-jump", "un-move out of a mill", "no predecessor"):
         assert seen[case] >= 500, (case, seen)

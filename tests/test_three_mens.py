@@ -74,7 +74,7 @@ def reference_codes(rules: Rules) -> dict[tuple[int, int, int, int], int]:
     children: dict = {}
     codes: dict = {}
     for pos in game_positions(rules):
-        outcome = pos.outcome(rules)
+        outcome = pos.terminal_wdl(rules)
         if outcome is not None:
             codes[key(pos)] = 1 if outcome == LOSS else 2
             assert outcome in (LOSS, WIN) and (outcome == LOSS or mill_points(pos.own, BOARD))
@@ -116,7 +116,7 @@ def test_moves_and_unmoves_equal_the_reference_on_every_position(rules):
         back = kernels.unmoves_packed(view.own, view.opp, view.own_hand, view.opp_hand,
                                       rules.jumping, rules.take_none)
         assert sorted(back) == sorted(m.pack() for m, _ in view.quiet_predecessors(rules)), str(view)
-        seen["over"] += view.outcome(rules) is not None and mill_points(view.opp, BOARD) != 0
+        seen["over"] += view.terminal_wdl(rules) is not None and mill_points(view.opp, BOARD) != 0
         seen["line"] += bool(back) and mill_points(view.opp, BOARD) != 0
         seen["unmoves"] += bool(back)
     assert min(seen.values()) > 50, seen

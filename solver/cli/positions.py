@@ -79,7 +79,7 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
         return
     for move in obj["moves"]:
         click.echo(move)
-    result = game.result()
+    result = game.outcome()
     if result is not None:
         click.echo(f"no moves: game over, {result}", err=True)
 
