@@ -123,7 +123,17 @@ def cycle_memory(own: list[int], reads: list[int]) -> int:
 
 
 def memory_available() -> int | None:
-    """MemAvailable from /proc/meminfo, in bytes (None where unknown)."""
+    """Bytes this process can still take (None where unknown): the least of the system's
+    MemAvailable (/proc/meminfo), what its cgroup's limit leaves (a container's, cgroup v2
+    or v1, and the limits of the groups above it) and what ``ulimit -v`` / ``-d``
+    (RLIMIT_AS, RLIMIT_DATA) leave above the process's present size.  A build that asks
+    for more than this is refused in one line, not killed or failed half-way."""
+    found = [n for n in (_meminfo_available(), _cgroup_available(), _rlimit_available())
+             if n is not None]
+    return min(found, default=None)
+
+
+def _meminfo_available() -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemAvailable:"):
@@ -131,6 +141,57 @@ def memory_available() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def _cgroup_available() -> int | None:
+    """The least that a memory limit of this process's cgroup, or of one above it, leaves."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    least = None
+    for line in lines:
+        _, controllers, group = line.split(":", 2)
+        if controllers == "":                         # cgroup v2
+            base, limit_name, usage_name = Path("/sys/fs/cgroup"), "memory.max", "memory.current"
+        elif "memory" in controllers.split(","):      # cgroup v1
+            base = Path("/sys/fs/cgroup/memory")
+            limit_name, usage_name = "memory.limit_in_bytes", "memory.usage_in_bytes"
+        else:
+            continue
+        where = base / group.lstrip("/")
+        for folder in (where, *where.parents):
+            if not folder.is_relative_to(base):
+                break
+            try:
+                limit = (folder / limit_name).read_text().strip()
+                usage = int((folder / usage_name).read_text())
+            except (OSError, ValueError):
+                continue
+            if limit.isdigit() and int(limit) < 1 << 60:   # ("max", or v1's huge "no limit")
+                left = max(0, int(limit) - usage)
+                least = left if least is None else min(least, left)
+    return least
+
+
+def _rlimit_available() -> int | None:
+    """What RLIMIT_AS and RLIMIT_DATA (``ulimit -v``, ``-d``) leave above this process's
+    address space (VmSize) and data (VmData).  (VmSize counts what threads reserve and do
+    not use, so this is on the safe side; a build that still runs out is one line, see
+    :func:`solver.cli.common.out_of_memory`.)"""
+    try:
+        status = {line.split(":")[0]: int(line.split()[1]) * 1024
+                  for line in Path("/proc/self/status").read_text().splitlines()
+                  if line.startswith(("VmSize:", "VmData:"))}
+    except (OSError, ValueError, IndexError):
+        return None
+    least = None
+    for limit, used in ((resource.RLIMIT_AS, "VmSize"), (resource.RLIMIT_DATA, "VmData")):
+        soft = resource.getrlimit(limit)[0]
+        if soft != resource.RLIM_INFINITY and used in status:
+            left = max(0, soft - status[used])
+            least = left if least is None else min(least, left)
+    return least
 
 
 def release_free_memory() -> None:
@@ -207,6 +268,7 @@ class BuildLock:
     def __init__(self, folder: Path):
         self.path = Path(folder) / ".build.lock"
         self._fd: int | None = None
+        self._folder_fd: int | None = None
 
     def __enter__(self) -> "BuildLock":
         import fcntl
@@ -225,18 +287,40 @@ class BuildLock:
             os.close(fd)
             raise DatabaseError(f"the build lock {self.path} is not a regular file: remove it, "
                                 f"a build makes its own")
+        def taken(held_fd: int) -> DatabaseError:
+            try:
+                holder = json.loads(os.pread(held_fd, 4096, 0) or b"{}")
+                who = (f"pid {int(holder['pid'])} on {str(holder['host'])[:64]} since "
+                       f"{str(holder['start'])[:32]}")
+            except (ValueError, KeyError, TypeError, OSError):
+                who = "another process"
+            return DatabaseError(f"{self.path.parent} is being built by {who}; "
+                                 f"wait for it to finish (lock {self.path})")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            try:
-                holder = json.loads(os.pread(fd, 4096, 0) or b"{}")
-                who = (f"pid {int(holder['pid'])} on {str(holder['host'])[:64]} since "
-                       f"{str(holder['start'])[:32]}")
-            except (ValueError, KeyError, TypeError):
-                who = "another process"
+            error = taken(fd)
             os.close(fd)
-            raise DatabaseError(f"{self.path.parent} is being built by {who}; "
-                                f"wait for it to finish (lock {self.path})") from None
+            raise error from None
+        # The folder is locked too: a lock file deleted while a build holds it (by hand,
+        # a clean-up script) would let a second build make a new one and run beside it;
+        # the folder cannot go while it holds the files.  (Where the file system cannot
+        # lock a folder, the file's lock is all there is.)
+        try:
+            folder_fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            folder_fd = None
+        if folder_fd is not None:
+            try:
+                fcntl.flock(folder_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._folder_fd = folder_fd
+            except BlockingIOError:
+                os.close(folder_fd)
+                error = taken(fd)     # (a new, empty lock file: "another process")
+                os.close(fd)
+                raise error from None
+            except OSError:
+                os.close(folder_fd)
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
@@ -278,6 +362,9 @@ class BuildLock:
             os.ftruncate(self._fd, 0)
             os.close(self._fd)          # releases the flock
             self._fd = None
+        if self._folder_fd is not None:
+            os.close(self._folder_fd)
+            self._folder_fd = None
 
 
 def remove_stale_temporaries(folder: Path, name: str = "pair-*.h5") -> None:
@@ -395,6 +482,17 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     return units
 
 
+def stray_files(root: Path | str, rules: Rules) -> list[Path]:
+    """The ``.h5`` files in the rules' folder that no build of ``rules`` writes (a pair of
+    more stones than the rules have, a file copied in from elsewhere): ``check`` names
+    them rather than pass over them in silence."""
+    folder = storage.rules_dir(root, rules)
+    if not folder.is_dir():
+        return []
+    ours = {storage.file_of(root, rules, unit.key).name for unit in plan_units(rules, phase="all")}
+    return sorted(path for path in folder.glob("*.h5") if path.name not in ours)
+
+
 def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:
     """The key of the unit that solves ``sub``: its pair (moving phase), itself (a
     placement subspace), or under mixed placement the first subspace of its cycle."""
@@ -425,6 +523,9 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
             if part.exists() and not part.is_dir():
                 raise DatabaseError(f"{part} is not a folder: a database folder must be one") from None
         raise
+    except OSError as exc:           # (a folder where none can be made: /proc, read-only, ...)
+        raise DatabaseError(f"cannot make the database folder {folder}: "
+                            f"{(exc.strerror or str(exc)).lower()}") from None
     remove_stale_temporaries(folder)
     return folder
 
@@ -657,9 +758,11 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
 def check_plan(root: Path, rules: Rules, units: list[Unit], memory: int | None = None) -> None:
     """What a build refuses before any work, one line each (a dry run says the same):
     files it needs outside the plan (:func:`check_needs`), a folder where a file belongs
-    (:func:`check_places`), with ``memory`` a file to build whose peak is above it
+    (:func:`check_places`), a folder the build could not write in (:func:`check_writable`),
+    with ``memory`` a file to build whose peak is above it
     (:func:`check_memory_limit`), and files that would not fit on the disk
     (:func:`check_disk`)."""
+    check_writable(root, rules)
     check_needs(root, rules, units)
     check_places(root, rules, units)
     left = [u for u in units if not storage.file_of(root, rules, u.key).exists()]
@@ -692,6 +795,30 @@ def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
                     "as the 9-stone game's), and %s has %.2f GB free: a full disk stops the build "
                     "(rerun it to resume)", sum(u.files for u in units), slots * DISK_BYTES_PER_SLOT / 1e9,
                     DISK_BYTES_PER_SLOT, place, free / 1e9)
+
+
+def check_writable(root: Path, rules: Rules) -> None:
+    """Raise DatabaseError, before any work, where the build could not write its files:
+    the rules' folder (or, in a dry run, the nearest folder above it that exists, where
+    it would be made) is not a folder, is on a read-only file system, or is not writable
+    for this user.  Otherwise a build would find out only at its first write, after the
+    first solve."""
+    folder = storage.rules_dir(root, rules)
+    place = folder
+    while not os.path.lexists(place) and place != place.parent:
+        place = place.parent
+    if not place.is_dir():
+        raise DatabaseError(f"{place} is not a folder: the build puts its files in {folder}")
+    try:
+        read_only = bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False            # (what cannot be asked is found at the first write)
+    if read_only:
+        raise DatabaseError(f"{place} is on a read-only file system: the build cannot write "
+                            f"{'there' if place == folder else folder}; give another --db")
+    if not os.access(place, os.W_OK | os.X_OK):
+        raise DatabaseError(f"{place} is not writable for this user: the build cannot write "
+                            f"{'there' if place == folder else folder}; give another --db")
 
 
 def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:
@@ -739,12 +866,20 @@ def check_memory_limit(units: list[Unit], memory: int | None,
             raise over_limit(what, unit.memory, memory, outcome)
 
 
+def size_text(n: int) -> str:
+    """Bytes in the unit that says them.
+
+    >>> size_text(3 << 30), size_text(5 << 20), size_text(1000)
+    ('3.00 GiB', '5 MiB', '1,000 bytes')
+    """
+    if n >= 2**30:
+        return f"{n / 2**30:.2f} GiB"
+    return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
 def over_limit(what: str, need: int, memory: int, outcome: str) -> InsufficientMemoryError:
     """The one line for ``what`` needing ``need`` bytes above the ``--memory`` limit."""
-    def size(n: int) -> str:
-        if n >= 2**30:
-            return f"{n / 2**30:.2f} GiB"
-        return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
+    size = size_text
     return InsufficientMemoryError(f"{what} needs about {size(need)} of memory, more than the "
                                    f"limit of {size(memory)} (--memory); {outcome}", need, memory)
 
@@ -761,8 +896,9 @@ def require_memory(what: str, need: int, cache: "SubspaceCache", memory: int | N
     have = memory_available()
     if have is not None and need > have + cache_bytes(cache):
         raise InsufficientMemoryError(
-            f"{what} needs about {need / 2**30:.1f} GiB of memory, "
-            f"only {have / 2**30:.1f} GiB is available", need, have)
+            f"{what} needs about {size_text(need)} of memory, only {size_text(have)} is "
+            f"available (the machine's, a container's limit or ulimit -v); the files built "
+            f"before it are kept", need, have)
     if memory is not None and need > memory:
         raise over_limit(what, need, memory, UNUSABLE_OVER_LIMIT)
 

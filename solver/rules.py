@@ -76,11 +76,11 @@ class Rules:
             raise ValueError(f"stones per side must be 3..{MAX_STONES}, not {self.stones!r}")
         if 2 * self.stones > self.board.num_points:
             # (the rule books of a board: its variant, as Rules.from_name gives it)
-            books = [name for name, v in VARIANTS.items() if v.board == self.board]
-            hint = f"; Rules.from_name({books[0]!r}) gives its rule book's" if books else ""
+            books = [(name, v.stones) for name, v in VARIANTS.items() if v.board == self.board]
+            hint = f"; its rule book, {books[0][0]}, has {books[0][1]}" if books else ""
             raise ValueError(f"{self.stones} stones per side do not fit on the {self.board.name} "
                              f"board ({self.board.num_points} points: at most "
-                             f"{self.board.num_points // 2}, give stones=N{hint})")
+                             f"{self.board.num_points // 2} a side{hint})")
         # The board whose compiled index holds the stones (the standard board's module of
         # twelve for more than nine: Board.indexing); equal to the board named, so files,
         # names and comparisons do not see it.

@@ -41,7 +41,8 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads, f
 import numpy as np
 
 from .board import STANDARD_BOARD, Board
-from .errors import CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, one_line
+from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, InsufficientMemoryError,
+                     MissingSubspaceError, one_line)
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .notation import STANDARD_STONES
@@ -340,7 +341,18 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
     except DatabaseError:
         raise
     except MemoryError:
-        raise CorruptDatabaseError(f"{path} {what} (it asks for more memory than there is)") from None
+        # (every shape is checked against the index before a read, so this is a machine,
+        # a container or a ulimit too small, not damage: a build must not take the file
+        # for unusable and build it again)
+        raise InsufficientMemoryError(f"not enough memory to read {path} (the machine's, a "
+                                      f"container's limit or ulimit -v)") from None
+    except RuntimeError as exc:
+        if "can't start new thread" not in str(exc):
+            raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
+        # (the threads that decode or encode a file's chunks; under ulimit -v their
+        # stacks and malloc arenas are what runs out)
+        raise InsufficientMemoryError(f"not enough memory for the threads that read or write "
+                                      f"{path} (the machine's, a container's limit or ulimit -v)") from None
     except Exception as exc:            # noqa: BLE001 - any library failure is damage
         raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
 

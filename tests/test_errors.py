@@ -113,7 +113,45 @@ def test_build_without_enough_memory_is_one_line(tmp_path, monkeypatch):
         building.build(tmp_path, FOUR, progress=False)
     assert info.value.available == 1024 and info.value.needed > 1024
     output = one_line_error("build", "--db", tmp_path, "--stones", 4, "--quiet")
-    assert "GiB of memory" in output
+    assert "of memory, only 1,024 bytes is available" in output
+
+
+def test_a_ulimit_counts_as_memory_not_available(tmp_path):
+    """``ulimit -v`` (RLIMIT_AS) leaves a build less than the machine has: the build
+    refuses the file that would not fit in one line (it took only MemAvailable into
+    account, and ran out in numpy or a kernel with a traceback or a crash)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (600 << 20, 600 << 20))
+    done = subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "5",
+                           "--phase", "moving", "--quiet"], capture_output=True, text=True,
+                          preexec_fn=limited, timeout=300)
+    errors = [line for line in done.stderr.splitlines() if not line[:2].isdigit()]   # (not the log)
+    assert done.returncode == 2 and len(errors) == 1, done.stderr
+    # (the refusal of a file, or where the limit is met before one: out of memory)
+    assert errors[0].startswith("muehle: error: ") and "ulimit -v" in errors[0], done.stderr
+    assert any(words in errors[0] for words in ("of memory, only", "out of memory", "not enough memory")), done.stderr
+    from solver import build as building
+    assert building._rlimit_available() is None          # (this process has no such limit)
+
+
+def test_running_out_of_memory_is_one_line(tmp_path, monkeypatch):
+    """A MemoryError anywhere (numpy, a kernel's table, a thread that cannot start) is
+    one line naming the limits, not a traceback; one while reading a file says memory,
+    not damage (a build would take the file for unusable and build it again)."""
+    from solver import build as building
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+    monkeypatch.setattr(building, "build_moving", exhausted)
+    output = one_line_error("build", "--db", tmp_path, "--stones", 3, "--quiet")
+    assert output.startswith("muehle: error: out of memory")
+    with pytest.raises(InsufficientMemoryError, match="not enough memory to read"):
+        with storage.hdf5_errors(tmp_path / "x.h5"):
+            raise MemoryError()
 
 
 def test_a_plan_above_the_memory_limit_is_refused_before_any_work(tmp_path):

@@ -159,6 +159,13 @@ def test_a_second_build_on_the_same_folder_says_who_holds_it(tmp_path):
     holder.wait()
     with BuildLock(folder):
         pass
+    # the lock file deleted under a build: a second build still finds the folder taken
+    with BuildLock(folder):
+        (folder / ".build.lock").unlink()
+        result = run_cli("build", "--db", tmp_path, "--stones", 4)
+        assert result.returncode == 2 and "is being built by another process" in result.stderr, result.stderr
+    with BuildLock(folder):
+        pass
 
 
 def test_a_build_that_would_not_fit_on_the_disk_is_refused_before_any_work(tmp_path, monkeypatch,
@@ -426,3 +433,69 @@ def test_a_lock_whose_leftovers_cannot_be_cleared_is_let_go(tmp_path, monkeypatc
     monkeypatch.undo()
     with BuildLock(tmp_path):       # free again
         pass
+
+
+def test_a_dry_run_refuses_what_the_build_could_not_write(tmp_path):
+    """A folder the build could not write in (read-only, not writable, a file where the
+    rules' folder belongs) is refused by the build before any work and by its dry run
+    alike (the dry run said the plan and exit 0; the build solved, then failed to write)."""
+    import os
+    from click.testing import CliRunner
+    from solver.cli import main
+
+    def run(*args, db=tmp_path / "db"):
+        return CliRunner().invoke(main, ["build", "--db", str(db), "--stones", "4", "--quiet", *args])
+    (tmp_path / "db").mkdir()
+    storage.rules_dir(tmp_path / "db", FOUR).write_text("not a folder")
+    for args in ([], ["--dry-run"]):
+        result = run(*args)
+        assert result.exit_code == 2 and "is not a folder" in result.stderr, result.stderr
+    if os.geteuid() != 0:               # (root writes where the mode says no)
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        for args in ([], ["--dry-run"]):
+            result = run(*args, db=locked)
+            assert result.exit_code == 2 and "is not writable for this user" in result.stderr, result.stderr
+    read_only = Path("/proc/sys")       # (a read-only file system wherever /proc is mounted)
+    if read_only.is_dir() and os.statvfs(read_only).f_flag & os.ST_RDONLY:
+        result = run("--dry-run", db=read_only)
+        assert result.exit_code == 2 and "is on a read-only file system" in result.stderr, result.stderr
+
+
+def test_check_names_files_no_build_writes(db4, tmp_path):
+    """Files in a rules folder that no build of its rules writes (a pair of more stones,
+    a file copied in) are named by check, not passed over in silence."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    shutil.copy(storage.pair_path(tmp_path, FOUR, (4, 4)), folder / "pair-6-6.h5")
+    (folder / "random.h5").write_bytes(b"x" * 100)
+    result = CliRunner().invoke(main, ["check", "--quiet", "--db", str(tmp_path), "--stones", "4",
+                                       "--phase", "moving"])
+    assert result.exit_code == 0 and result.stdout.startswith("ok: 3 pair(s)"), result.output
+    assert (f"note: 2 file(s) in {folder} that no build of rules {FOUR.name} writes, not checked: "
+            f"pair-6-6.h5, random.h5") in result.stderr
+
+
+def test_sigterm_stops_a_build_with_one_line_and_the_rerun_resumes(tmp_path):
+    """SIGTERM (kill, a batch system's stop) ends a build as Ctrl-C does: one line, the
+    status a shell reports (143), the lock let go; the rerun finishes."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "5",
+               "--phase", "moving", "--quiet"]
+    build = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    folder = storage.rules_dir(tmp_path, Rules(stones=5))
+    while not list(folder.glob("pair-*.h5")) and time.monotonic() < deadline and build.poll() is None:
+        time.sleep(0.05)
+    build.send_signal(signal.SIGTERM)
+    out, err = build.communicate(timeout=120)
+    assert build.returncode == 143, err
+    assert err.splitlines()[-1] == "muehle: terminated (the same command resumes the build)", err
+    assert "Traceback" not in err
+    rerun = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0 and "already there" in rerun.stdout, rerun.stderr

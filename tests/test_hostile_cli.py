@@ -248,7 +248,7 @@ def test_a_search_without_placement_files_is_announced_on_stderr(db4):
     """A moving-phase folder answers positions with stones in hand by the opening
     search, which can take minutes in large games: a note on stderr says so first
     (stdout stays the answer: JSON with --json); a moving position gets no note."""
-    position = "W:a1,d1,g1 B:a7,d7,f6 w 1 1"
+    position = "W:a1,d1,g4 B:a7,d7,f6 w 1 1"
     for command in (["query", "--json"], ["best-move", "--json"]):
         result = run(*command, "--db", db4, "--stones", 4, position)
         assert result.exit_code == 0, result.output
@@ -597,3 +597,23 @@ def test_unicode_stones_on_an_output_that_cannot_write_them_are_one_line(tmp_pat
     plain = subprocess.run([sys.executable, "-m", "solver", "show", "startpos"], capture_output=True,
                            text=True, env=env, cwd=tmp_path, timeout=120)
     assert plain.returncode == 0 and "To move:   White" in plain.stdout
+
+
+def test_odd_folders_and_settings_are_one_plain_line(monkeypatch, tmp_path):
+    """An empty MUEHLE_DB is said (click took it for unset: the default folder was used
+    without a word), a database folder where none can be made names the folder (the raw
+    '[Errno 2]' did not), and stones that do not fit a board are said in words for the
+    command line, not the Python call."""
+    monkeypatch.setenv("MUEHLE_DB", "")
+    result = run("stats")
+    assert result.exit_code == 2 and result.stderr == (
+        "muehle: error: MUEHLE_DB is set but empty: name the database folder in it, or unset it\n")
+    monkeypatch.delenv("MUEHLE_DB")
+    if Path("/proc/self").is_dir():
+        result = run("build", "--db", "/proc/self", "--stones", 3)
+        assert result.exit_code == 2 and result.stderr.startswith(
+            "muehle: error: cannot make the database folder /proc/self/standard-s3: "), result.stderr
+    result = run("build", "--rules", "three-mens", "--stones", 9, "--dry-run")
+    assert result.exit_code == 2 and result.stderr == (
+        "muehle: error: 9 stones per side do not fit on the three-mens board (9 points: at most 4 "
+        "a side; its rule book, three-mens, has 3)\n"), result.stderr

@@ -9,11 +9,12 @@ group prints ONE line ``muehle: error: <message>`` on stderr and exits with stat
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
 import math
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, NoReturn, Optional
+from typing import Callable, Iterator, NoReturn, Optional
 
 import click
 
@@ -54,6 +55,42 @@ INTERRUPTED = 130
 #: Exit status when the reader of standard output went away: what a shell reports for
 #: a program killed by SIGPIPE (128 + 13), as ``cat`` would end.
 EXIT_CLOSED_PIPE = 141
+
+
+#: Exit status after SIGTERM (``kill``, a batch system's stop): 128 + 15, as a shell reports.
+TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C is, so that a command stops the same
+    way (a build lets its files and lock go, a cluster's tasks are cancelled) and says so
+    in one line instead of vanishing."""
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _ignore_further_stops() -> None:
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def quiet_exit_on_closed_pipe() -> NoReturn:
@@ -197,6 +234,20 @@ def report_errors(func: Callable) -> Callable:
     return wrapper
 
 
+def out_of_memory() -> str:
+    """The line for a command that ran out of memory, naming a ``ulimit -v`` in force.
+
+    >>> out_of_memory().startswith("out of memory")
+    True
+    """
+    import resource
+    limits = [f"ulimit -{flag} {soft // 1024}" for flag, kind in (("v", resource.RLIMIT_AS), ("d", resource.RLIMIT_DATA))
+              if (soft := resource.getrlimit(kind)[0]) != resource.RLIM_INFINITY]
+    where = f" (under {', '.join(limits)})" if limits else ""
+    return (f"out of memory{where}: the machine's memory, a container's limit or a ulimit is too "
+            f"small for this command ('muehle build --dry-run' prints what each file needs)")
+
+
 class MuehleGroup(click.Group):
     """The command group; it reports bad input of every command as one line."""
 
@@ -224,12 +275,22 @@ class MuehleGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return report_errors(super().invoke)(ctx)
-        except KeyboardInterrupt:
+            with _terminate_as_interrupt():
+                return report_errors(super().invoke)(ctx)
+        except KeyboardInterrupt as stop:
+            # Ctrl-C again while Python exits (thread joins, Dask's shutdown) would print
+            # a traceback after the line: the work is stopped, so further ones are ignored.
+            _ignore_further_stops()
             # (click would say "Aborted!" and exit 1, which check uses for a bad database)
             resume = " (the same command resumes the build)" if ctx.invoked_subcommand == "build" else ""
-            click.echo(f"muehle: interrupted{resume}", err=True)
-            raise SystemExit(INTERRUPTED) from None
+            what, status = (("terminated", TERMINATED) if isinstance(stop, Terminated)
+                            else ("interrupted", INTERRUPTED))
+            click.echo(f"muehle: {what}{resume}", err=True)
+            raise SystemExit(status) from None
+        except MemoryError:
+            # (numpy's, a kernel's table, a thread that could not start ...: where a
+            # command asks for more than the machine or a limit lets it have)
+            raise CliError(out_of_memory()) from None
         except CliError as error:
             if isinstance(error.__cause__, BrokenPipeError):
                 quiet_exit_on_closed_pipe()
@@ -338,6 +399,12 @@ def db_option(func: Callable) -> Callable:
     (default: ``$MUEHLE_DB``, else ``data`` in the current folder)."""
     def folder(ctx, param, value: str) -> str:
         # (click's own test of a path blamed MUEHLE_DB for a --db given on the line)
+        if value is None:
+            # (click passes an empty variable over as unset: the default would be used
+            # where the user meant to name a folder)
+            if os.environ.get("MUEHLE_DB") is not None:
+                raise CliError("MUEHLE_DB is set but empty: name the database folder in it, or unset it")
+            value = str(DEFAULT_ROOT)
         if not value.strip():
             raise CliError("--db (or MUEHLE_DB) is empty: name the database folder, e.g. data")
         if os.path.exists(value) and not os.path.isdir(value):
@@ -345,8 +412,8 @@ def db_option(func: Callable) -> Callable:
                            f"holds one folder of databases per rule set)")
         refuse_rules_folder(value)
         return value
-    return click.option("--db", "db", type=click.Path(), default=str(DEFAULT_ROOT), callback=folder,
-                        envvar="MUEHLE_DB", show_default=True, show_envvar=True,
+    return click.option("--db", "db", type=click.Path(), default=None, callback=folder,
+                        envvar="MUEHLE_DB", show_default=str(DEFAULT_ROOT), show_envvar=True,
                         help="Database folder (one sub-folder per rule set).")(func)
 
 

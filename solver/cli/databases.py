@@ -50,7 +50,8 @@ def parse_size(text: str) -> int:
 @jobs_option
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="Run the build on a Dask LocalCluster of N worker processes on this "
-                   "machine (the --jobs threads shared out among them).")
+                   "machine (the --jobs threads and the --memory limit shared out among "
+                   "them; at least one thread each).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT", default=None,
               help="Run the build on the Dask cluster of this scheduler (its workers must "
                    "see the --db folder at the same path).")
@@ -63,7 +64,8 @@ def parse_size(text: str) -> int:
 @click.option("--memory", "memory_text", metavar="LIMIT", default=None,
               help="Memory the build may hold, e.g. 4G or 3500M: a plan with a file that "
                    "needs more is refused before anything is built, and a pair's file is "
-                   "written beside the next pair's solve only where both fit.")
+                   "written beside the next pair's solve only where both fit (with "
+                   "--workers: shared out, each worker offers its share).")
 def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
           jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
           dry_run: bool, quiet: bool, memory_text: Optional[str]) -> None:
@@ -105,14 +107,20 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
             memory = parse_size(memory_text)
         except ValueError as exc:
             fail(str(exc))
-        if workers is not None or scheduler is not None:
-            fail("--memory limits a build in this process; a cluster's workers have their own limits")
+        if scheduler is not None:
+            fail("--memory limits a build on this machine; a running cluster's workers offer "
+                 "their own (dask worker --resources memory=BYTES)")
+    # (with --workers each worker offers its share, and a file must fit in one)
+    share = memory if memory is None or workers is None else memory // workers
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
         if gap is None:          # and what the build would refuse before any work, as it would
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase),
-                                memory)
+                                share)
+            if scheduler is not None:
+                from .. import cluster
+                cluster.check_scheduler(scheduler)
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
@@ -125,11 +133,11 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
         # cluster is started for nothing (cluster.build takes the lock and checks the
         # plan again for the build itself).
         with building.BuildLock(building.prepare_folder(db, rules)):
-            building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase))
+            building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase), share)
         # Dask logs every worker and connection at INFO; the build's own lines suffice.
         logging.getLogger("distributed").setLevel(logging.WARNING)
         where = (cluster.connect(scheduler) if scheduler is not None
-                 else cluster.local(workers, threads=max(1, jobs // workers)))
+                 else cluster.local(workers, threads=max(1, jobs // workers), memory=share))
         with where as client:
             click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
             reports = cluster.build(db, rules, client, phase=phase, **options)
@@ -375,6 +383,11 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                  f"{storage.build_command(db, rules, None if phase == 'all' else phase, max_total)})")
         _refuse_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
+        stray = building.stray_files(db, rules)
+        if stray:
+            names = ", ".join(path.name for path in stray[:5]) + (" ..." if len(stray) > 5 else "")
+            click.echo(f"note: {len(stray)} file(s) in {storage.rules_dir(db, rules)} that no build of "
+                       f"rules {rules.name} writes, not checked: {names}", err=True)
     pairs = [Pair(*p, board=rules.board) for p in pairs]
     for held in pairs + subs:
         path = storage.file_of(db, rules, held)
