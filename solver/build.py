@@ -879,9 +879,8 @@ def size_text(n: int) -> str:
 
 def over_limit(what: str, need: int, memory: int, outcome: str) -> InsufficientMemoryError:
     """The one line for ``what`` needing ``need`` bytes above the ``--memory`` limit."""
-    size = size_text
-    return InsufficientMemoryError(f"{what} needs about {size(need)} of memory, more than the "
-                                   f"limit of {size(memory)} (--memory); {outcome}", need, memory)
+    return InsufficientMemoryError(f"{what} needs about {size_text(need)} of memory, more than the "
+                                   f"limit of {size_text(memory)} (--memory); {outcome}", need, memory)
 
 
 #: What a build says when a file found unusable would need more than ``--memory``.

@@ -306,8 +306,8 @@ class Position:
         return self.black_hand == self.white_hand + 1
 
     def unreachable_reason(self, rules: Rules) -> Optional[str]:
-        """Why no game from the start reaches this position, by conditions every
-        reachable position meets; None where it meets them (it may still be unreachable:
+        """Why no game from the start reaches this position, in words (``no game from
+        the start ...``), by conditions every reachable position meets; None where it meets them (it may still be unreachable:
         these conditions are necessary, not sufficient).  The position is answered all
         the same, as the rules play it on; the commands say the reason in a note.
 
@@ -321,9 +321,9 @@ class Position:
         >>> from solver.rules import Rules
         >>> full = parse_position("W:a1,a4,a7,b2,b4,b6,c3,c4,c5 B:d1,d2,d3,e3,e4,e5,f2,f4,f6 w")
         >>> full.unreachable_reason(Rules())
-        'White has a mill on the board and Black all 9 stones: closing a mill takes one'
+        'no game from the start reaches it (White has a mill on the board and Black all 9 stones: closing a mill takes one)'
         >>> parse_position("W:a1,a4 B:d1,d2 w").unreachable_reason(Rules())
-        'Black, who moved last, has 2 stones: it had lost before that move'
+        'no game from the start reaches it (Black, who moved last, has 2 stones: it had lost before that move)'
         >>> parse_position("W:a1,a4,g7 B:d1,d2,d3 w").unreachable_reason(Rules()) is None
         True
         """
@@ -335,16 +335,18 @@ class Position:
         last = BLACK if self.turn == WHITE else WHITE
         stones = {WHITE: (self.white, self.white_hand), BLACK: (self.black, self.black_hand)}
         board, hand = stones[last]
+        unreached = "no game from the start reaches it"
         if popcount(board) + hand < 3:
-            return f"{names[last]}, who moved last, has {popcount(board) + hand} stones: it had lost before that move"
+            return (f"{unreached} ({names[last]}, who moved last, has {popcount(board) + hand} stones: "
+                    f"it had lost before that move)")
         if rules.take_none or rules.line_wins:
             return None
         for side, other in ((WHITE, BLACK), (BLACK, WHITE)):
             own = stones[side][0]
             if popcount(stones[other][0]) + stones[other][1] == rules.stones and any(
                     own & mill == mill for mill in self.board.mills):
-                return (f"{names[side]} has a mill on the board and {names[other]} all {rules.stones} "
-                        f"stones: closing a mill takes one")
+                return (f"{unreached} ({names[side]} has a mill on the board and {names[other]} all "
+                        f"{rules.stones} stones: closing a mill takes one)")
         return None
 
     def swap_colours(self) -> "Position":

@@ -346,14 +346,12 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
         # for unusable and build it again)
         raise InsufficientMemoryError(f"not enough memory to read {path} (the machine's, a "
                                       f"container's limit or ulimit -v)") from None
-    except RuntimeError as exc:
-        if "can't start new thread" not in str(exc):
-            raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
-        # (the threads that decode or encode a file's chunks; under ulimit -v their
-        # stacks and malloc arenas are what runs out)
-        raise InsufficientMemoryError(f"not enough memory for the threads that read or write "
-                                      f"{path} (the machine's, a container's limit or ulimit -v)") from None
     except Exception as exc:            # noqa: BLE001 - any library failure is damage
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+            # (the threads that decode or encode a file's chunks; under ulimit -v their
+            # stacks and malloc arenas are what runs out)
+            raise InsufficientMemoryError(f"not enough memory for the threads that read or write "
+                                          f"{path} (the machine's, a container's limit or ulimit -v)") from None
         raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
 
 

@@ -9,9 +9,9 @@ group prints ONE line ``muehle: error: <message>`` on stderr and exits with stat
 from __future__ import annotations
 
 import functools
-from contextlib import contextmanager
 import math
 import os
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn, Optional

@@ -51,7 +51,7 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
                                                      "with this side to move)"))
     reason = pos.unreachable_reason(rules)
     if reason is not None and pos.hands_arise(rules):      # (the hands: said above)
-        click.echo(f"Note:      no game from the start reaches it ({reason})")
+        click.echo(f"Note:      {reason}")
     click.echo(f"Phase:     {describe_phase(game)}")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")

@@ -123,8 +123,6 @@ def note_unreachable(pos, rules: Rules) -> bool:
     reason = pos.unreachable_reason(rules)
     if reason is None:
         return False
-    if not reason.startswith("no game"):
-        reason = f"no game from the start reaches it ({reason})"
     click.echo(f"note: {format_position(pos)}: {reason}; answered for the position as given", err=True)
     return True
 
