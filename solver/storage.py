@@ -327,9 +327,19 @@ def _crash_point(point: str, path: Path) -> None:
     itself (SIGKILL, as ``kill -9``) at POINT of writing FILE, so that the tests can prove
     what a crash at exactly that moment leaves behind (tests/test_crash.py).  Points:
     ``temporary-complete`` (the temporary file closed, not yet re-read), ``before-rename``
-    (re-read and synced), ``after-rename`` (published)."""
+    (re-read and synced), ``after-rename`` (published).  ``MUEHLE_HOLD_AT=POINT:FILE``
+holds the process there instead (``MUEHLE_HOLD_FLAG``: a file it makes once held)."""
     if os.environ.get("MUEHLE_CRASH_AT") == f"{point}:{path.name}":
         os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get("MUEHLE_HOLD_AT") == f"{point}:{path.name}":
+        # The other hook of the tests: the writer stops there for good (until killed),
+        # first making the file MUEHLE_HOLD_FLAG names, so that a test interrupts a build
+        # known to be at work, never one that may have finished (a race by timing).
+        flag = os.environ.get("MUEHLE_HOLD_FLAG")
+        if flag:
+            Path(flag).write_text(str(os.getpid()))
+        while True:
+            time.sleep(3600)
 
 
 @contextmanager

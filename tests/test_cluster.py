@@ -235,14 +235,24 @@ def test_build_command_with_workers(tmp_path):
     assert all(building.is_stored(tmp_path, Rules(stones=3), s) for s in subs)
 
 
-def cluster_build(tmp_path, limit: str = "") -> subprocess.Popen:
+def cluster_build(tmp_path, limit: str = "", env: dict | None = None) -> subprocess.Popen:
     """``muehle build --workers 2`` in a process group of its own (as a terminal's job),
     with ``ulimit`` ``limit`` if given."""
     command = (f"{limit} exec {sys.executable} -m solver build --db {tmp_path / 'db'} "
                f"--max-total 9 --workers 2 --quiet")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MUEHLE_HOLD_")}
     return subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True,
-                            env={**os.environ, "DASK_DISTRIBUTED__DASHBOARD__ENABLED": "False"})
+                            env={**clean, "DASK_DISTRIBUTED__DASHBOARD__ENABLED": "False", **(env or {})})
+
+
+def held_cluster_build(tmp_path) -> tuple[subprocess.Popen, "os.PathLike"]:
+    """cluster_build whose worker that writes pair 4-5, the last of the plan's pairs, stops
+    there for good (solver.storage's hold hook), and the file that says it has: the build
+    cannot finish before a test interrupts it."""
+    held = tmp_path / "held"
+    return cluster_build(tmp_path, env={"MUEHLE_HOLD_AT": "temporary-complete:pair-4-5.h5",
+                                        "MUEHLE_HOLD_FLAG": str(held)}), held
 
 
 def wait_until(build: subprocess.Popen, condition, step: float = 0.05):
@@ -275,10 +285,11 @@ def noise(stderr: str) -> list[str]:
 
 def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):
     """Ctrl-C reaches every process of the terminal's group: the workers ignore it (no
-    traceback from each) and the build ends with one line."""
-    build = cluster_build(tmp_path)
-    folder = storage.rules_dir(tmp_path / "db", STANDARD)
-    wait_until(build, lambda: list(folder.glob("place-*.h5")), 0.1)     # the workers are at work
+    traceback from each) and the build ends with one line.  A worker is held writing
+    the last pair (storage's hold hook), so Ctrl-C lands while the build is at work."""
+    build, held = held_cluster_build(tmp_path)
+    wait_until(build, held.exists)
+    assert build.poll() is None
     ctrl_c(build)
     rerun = cluster_build(tmp_path)
     out, err = rerun.communicate(timeout=TIMEOUT)
@@ -310,9 +321,8 @@ def test_a_worker_started_again_by_its_nanny_ignores_ctrl_c_too(tmp_path):
     """A worker that died (killed) is started again by its nanny, from this process whose
     SIGINT is its own again: it ignores Ctrl-C as the first ones do, so Ctrl-C still ends
     the build with one line, not with that worker's KeyboardInterrupt traceback."""
-    build = cluster_build(tmp_path)
-    folder = storage.rules_dir(tmp_path / "db", STANDARD)
-    wait_until(build, lambda: list(folder.glob("pair-*.h5")))     # the cluster is up, at work
+    build, held = held_cluster_build(tmp_path)
+    wait_until(build, held.exists)                  # the cluster is up, at work, and held
     first = workers_of(build)
     assert len(first) == 2 and all(map(ignores_sigint, first))
     first[0].kill()

@@ -395,24 +395,31 @@ def test_foreign_placement_files_give_one_line_naming_them_and_the_command(db4_a
 
 
 def test_kill_9_during_placement_build_then_rerun_gives_the_same_files(db4, db4_all, tmp_path):
+    """Killed (SIGKILL, storage's crash hook) at each point of writing a placement file,
+    early, in the middle and at the last file: each kill lands (the build never finishes
+    first), whatever carries a file's name is complete, and the rerun's files are the
+    uninterrupted build's."""
+    import os
     import signal
     import subprocess
     import sys
-    import time
 
     shutil.copytree(db4, tmp_path, dirs_exist_ok=True)      # the moving phase only
-    command = [sys.executable, "-c", "from solver.cli import main; main()", "build", "--db",
+    command = [sys.executable, "-m", "solver", "build", "--db",
                str(tmp_path), "--stones", "4", "--phase", "placement", "--quiet", "--jobs", "1"]
     folder = storage.rules_dir(tmp_path, FOUR)
-    for delay in (1.5, 2.5):
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MUEHLE_CRASH", "MUEHLE_HOLD"))}
+    for crash in ("temporary-complete:place-2-3+1-0.h5", "before-rename:place-2-2+2-2.h5",
+                  "after-rename:place-0-0+4-4.h5"):
+        killed = subprocess.run(command, env={**clean, "MUEHLE_CRASH_AT": crash}, capture_output=True,
+                                text=True)
+        assert killed.returncode == -signal.SIGKILL, (crash, killed.stderr)
         for path in folder.glob("place-*.h5"):           # whatever carries a name is complete
             sub = Subspace.parse(path.name[len("place-"):-len(".h5")])
             assert is_stored(tmp_path, FOUR, sub), path
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        point, name = crash.split(":")
+        assert (folder / name).exists() == (point == "after-rename"), crash
+    subprocess.run(command, check=True, env=clean, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert sha256s(tmp_path, FOUR) == sha256s(db4_all, FOUR)
     assert not list(folder.glob(".place-*"))
 
