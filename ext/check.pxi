@@ -21,11 +21,21 @@ cdef enum:
 cdef int64_t CAPTURE_FLAG = (<int64_t>1) << 62
 
 
+cdef inline int ended(int expect, int end) noexcept nogil:
+    """The code a check expects where the game's own ends (a blocked side, a take
+    that leaves two stones: the only ways to a loss in 0 or a win in 1) count ``end``
+    plies more: the second solve of the tables of the quiet-ply rule (solver.dtz,
+    docs/design.md §3), whose other ends come in through the capture targets."""
+    if end and (expect == 1 or expect == 2):
+        return expect + end
+    return expect
+
+
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, bint jumping, bint take_none,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
                 int h=0, int k=0, bint mixed=False, place=None, place_cap=None,
-                bint full_draw=False):
+                bint full_draw=False, int end=0):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o.
 
     Recomputes each state's value and plies from its successors' stored values
@@ -120,6 +130,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                         else:
                             best_add(b, quiet[e])
                     expect = best_code(b) if count[j] else blocked_code(m, o, full_draw)
+                    expect = ended(expect, end)
                 if expect != val[slot]:
                     at = atomic_inc_i64(&nbad)
                     if at < max_bad:
@@ -156,11 +167,13 @@ cdef inline uint64_t slot_print(int64_t slot, uint16_t code) noexcept nogil:
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                         const uint16_t[::1] cap, bint jumping, bint take_none,
                         int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
-                        bint full_draw=False, int h=0, int k=0, bint fingerprint=False):
+                        bint full_draw=False, int h=0, int k=0, bint fingerprint=False,
+                        int end=0):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
-    Arguments as for retro_check.  Returns the slots that disagree (at most max_bad, in
+    Arguments as for retro_check (``end``: the game's own ends count that many plies
+    more, as ``ended`` says).  Returns the slots that disagree (at most max_bad, in
     no particular order), how many disagree, how many slots were checked, and 0.  Over
     all representatives every real slot is checked exactly once (an own set is taken
     once per orbit under the stabiliser of X), so the checked slots number the real
@@ -250,7 +263,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                     else:
                         n = walk_successors(WALK_BEST, b, own, vacant, h > 0, victims, jump,
                                             cap_wins, frames, &quiet[0], capp, 0, NULL)
-                    expect = best_code(b) if n else blocked_code(m, o, full_draw)
+                    expect = ended(best_code(b) if n else blocked_code(m, o, full_draw), end)
                     if LINE_WINS and won_by_line(own, opp):
                         expect = V_LINE_WON
                     if fingerprint:

@@ -101,12 +101,13 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, t
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
                 place: U16 | None = None, place_cap: U16 | None = None,
-                full_draw: bool = False) -> tuple[I64, int]:
-    """Slots of [start, stop) whose code disagrees with their successors', and how many."""
+                full_draw: bool = False, end: int = 0) -> tuple[I64, int]:
+    """Slots of [start, stop) whose code disagrees with their successors', and how many;
+    ``end``: a blocked side and a take that leaves two stones count that many plies more."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
                         take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
                         jobs: int = 2, full_draw: bool = False, h: int = 0,
-                        k: int = 0, fingerprint: bool = False) -> tuple[I64, int, int, int]:
+                        k: int = 0, fingerprint: bool = False, end: int = 0) -> tuple[I64, int, int, int]:
     """The same check over the positions whose opponent stones are the representatives
     [rep_start, rep_stop): slots that disagree, how many, how many were checked, and
     with ``fingerprint`` (no stored code read, none named) the sum mod 2^64 of the

@@ -103,12 +103,25 @@ class PairResult:
 
 def solve_pair(pair: tuple[int, int], rules: Rules, lookup: MovingLookup, jobs: int = 2,
                progress: Callable[[str], None] | None = None,
-               pull: bool | Callable[[int], bool] | None = None) -> PairResult:
+               pull: bool | Callable[[int], bool] | None = None, end: int = 0) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)
     supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
     (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
-    by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it)."""
-    return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull)
+    by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it).
+    ``end``: plies (even) that the game's own ends count beyond their own, as
+    :func:`shift_ends` says (the second solve of :mod:`solver.dtz`)."""
+    return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull, end)
+
+
+def shift_ends(val: np.ndarray, end: int, block: int = 1 << 24) -> None:
+    """Give the game's own ends in an initialised subspace ``end`` plies more (even, so
+    that a loss stays a loss): a blocked side's loss in 0 and a take's win in 1 (the
+    opponent left with two stones) are the only codes 1 and 2 the initialisation
+    writes where no capture target holds a loss in 0, as the second solve of
+    :mod:`solver.dtz` gives none.  The check's twin is ext/check.pxi ``ended``."""
+    for start in range(0, len(val), block):
+        part = val[start:start + block]
+        part[(part == 1) | (part == 2)] += end
 
 
 def unit_of(sub: Subspace) -> list[Subspace]:
@@ -134,7 +147,7 @@ def outside(sub: Subspace, rules: Rules) -> list[Subspace | None]:
 
 def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndarray],
                jobs: int = 2, progress: Callable[[str], None] | None = None,
-               pull: bool | Callable[[int], bool] | None = None) -> PairResult:
+               pull: bool | Callable[[int], bool] | None = None, end: int = 0) -> PairResult:
     """Solve the subspaces of a unit (:func:`unit_of`) in rounds: a moving pair, or under
     mixed placement a cycle of placement subspaces, whose placements lead out of it
     (docs/design.md §4).  ``lookup(*target)`` (a subspace's m, o and, with stones in
@@ -160,6 +173,9 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
         plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.jumping,
                                                   rules.take_none, jobs, *hands(s, rules),
                                                   *targets[1:], full_draw=rules.full_draw)
+        if end:
+            shift_ends(val[s], end)
+            plies = max(plies, end + 1)
         maxd = max(maxd, plies)
         del targets
     # the counts go into the undecided codes, the captures' longest losses into the floor
@@ -210,7 +226,8 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
 
 def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, cap: np.ndarray,
                            rules: Rules, jobs: int = 2, block: int = 1 << 22,
-                           progress: Callable[[int], None] | None = None) -> tuple[list[int], bool]:
+                           progress: Callable[[int], None] | None = None, end: int = 0
+                           ) -> tuple[list[int], bool]:
     """The forward check of ``sub`` (a moving subspace, or a placement subspace of
     separate placement) with its positions grouped by the opponent's stones
     (``retro_check_grouped``, docs/design.md §6): the children of a group lie close
@@ -225,7 +242,7 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
     Only where they differ does a second walk read the stored codes to find slots
     that disagree.  The moving check (:mod:`solver.verify.check`) and the placement
     check (:func:`solver.placement.check`) both run it; their slot-order walks name the
-    bad slots in order when it fails."""
+    bad slots in order when it fails.  ``end``: as for :func:`solve_pair`."""
     kernels = sub.kernels
     orbits = kernels.orbit_count(sub.o)
     step = max(1, orbits * block // max(1, len(val)))       # about ``block`` slots a call
@@ -237,7 +254,7 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
             slots, _, seen, walked = kernels.retro_check_grouped(
                 sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, MAX_BAD,
                 jobs, full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand,
-                fingerprint=fingerprint)
+                fingerprint=fingerprint, end=end)
             flagged += [int(s) for s in slots]
             checked += seen
             prints = (prints + walked) % 2**64
