@@ -348,7 +348,7 @@ class BuildLock:
         for token in folder.glob(".cluster-token-*"):
             token.unlink(missing_ok=True)
         for tmp in sorted(folder.glob(".*.tmp-*")):
-            if not tmp.name.startswith((".pair-", ".place-")):
+            if not tmp.name.startswith((".pair-", ".place-", ".dtz")):
                 continue                   # (an opening book's, written without the lock)
             host, _ = storage.temporary_owner(tmp)
             if host == storage.HOST:
@@ -486,11 +486,23 @@ def stray_files(root: Path | str, rules: Rules) -> list[Path]:
     """The ``.h5`` files in the rules' folder that no build of ``rules`` writes (a pair of
     more stones than the rules have, a file copied in from elsewhere): ``check`` names
     them rather than pass over them in silence."""
+    import re
+
     folder = storage.rules_dir(root, rules)
     if not folder.is_dir():
         return []
-    ours = {storage.file_of(root, rules, unit.key).name for unit in plan_units(rules, phase="all")}
-    return sorted(path for path in folder.glob("*.h5") if path.name not in ours)
+    ours = set()
+    for unit in plan_units(rules, phase="all"):
+        # (a cycle of mixed placement writes a file a subspace: every one is ours)
+        held = unit_of(unit.key) if rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
+        ours |= {storage.file_of(root, rules, key).name for key in held}
+
+    def written(name: str) -> bool:
+        # a pair's tables of the quiet-ply rule (solver.dtz), of any limit
+        rule = re.fullmatch(r"dtz[1-9][0-9]*-(pair-[0-9]+-[0-9]+\.h5)", name)
+        return name in ours or (rule is not None and rule[1] in ours)
+
+    return sorted(path for path in folder.glob("*.h5") if not written(path.name))
 
 
 def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:

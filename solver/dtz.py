@@ -55,21 +55,37 @@ codes and losses odd ones, as in the plain tables, so the same statistics count 
 
 from __future__ import annotations
 
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from . import build as building
+from . import storage
+from .build import _Report
+from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                     MissingSubspaceError, UnsupportedRulesError)
+from .game import QUIET_PLY_LIMIT
 from .index import Pair, Subspace
 from .retro import check_by_opponent_sets, outside, solve_pair
 from .rules import Rules
 from .values import DRAW_CODE, SLACK_CODE
 
-#: Slots one numpy step of the conversions below handles (temporaries of a few bytes a
-#: slot: 16 Mi slots, some 100 MiB, where a whole large pair's would be gigabytes).
-BLOCK = 1 << 24
+log = logging.getLogger("muehle.build")
+
+#: Slots one numpy step of the conversions below handles (temporaries of some 20 bytes a
+#: slot: 4 Mi slots, some 80 MiB, where a whole large pair's would be gigabytes).
+BLOCK = 1 << 22
 #: The plies the second solve adds to the game's own ends (a blocked side, a take that
 #: leaves two stones): the next ones of the same parity (ext/check.pxi ``ended``).
 SECOND_END = 2
+#: The longest quiet-ply limit the tables take: DTZ codes (2 * DTZ + 1) must stay below
+#: the slack code, and the solves' codes below their pending bit, with the longest DTZ
+#: of a cursed win some hundreds of plies past the limit.
+MAX_LIMIT = 1000
 
 
 def encode(wdl: str, dtz: int | None) -> int:
@@ -120,19 +136,23 @@ def exit_codes(codes: np.ndarray, limit: int, second: bool) -> np.ndarray:
     """The codes a solve reads for the positions of a capture target (the opponent to
     move there, a fresh count of quiet plies) from the target's DTZ codes ``codes``: a
     mill into a loss of the opponent's under the rule ends 1 ply away for the taker,
-    into a win of the opponent's too (the taker's loss), into a blessed loss or a cursed
-    win ``limit + 1`` plies away; rounded as the solve rounds (:func:`rounded`).  The
-    taker's value X at a target of code X: a loss of the opponent's in X - 1 plies."""
+    into a win of the opponent's too (the taker's loss); a mill into a blessed loss or a
+    cursed win of the opponent's counts the least plies above ``limit`` of the taker's
+    parity (odd for the taker's win, even for its loss: limit + 1 or + 2), so that it is
+    never one of the ends the first solve rounds; rounded as the solve rounds
+    (:func:`rounded`).  The taker's value X at a target of code X: a loss of the
+    opponent's in X - 1 plies."""
     out = np.empty_like(codes)
     for s in _blocks(len(codes)):
         c = codes[s].astype(np.int32)
         lost = (c & 1) == 1                         # the opponent loses: the taker wins
-        away = np.where((c >> 1) <= limit, 1, limit + 1)
-        if second:
-            taker = np.where(lost, (away + 1) | 1, (away + 2) & ~1)
-        else:
-            taker = np.where(lost, away | 1, (away + 1) & ~1)
-        out[s] = np.where((c == DRAW_CODE) | (c == SLACK_CODE), c, taker)
+        real = (c >> 1) <= limit
+        # the taker's DTZ: 1 for a mill into a value the rule keeps, else past the limit
+        taker = np.where(real, 1, np.where(lost, (limit + 1) | 1, (limit + 2) & ~1))
+        # rounded: only the loser's real mill (DTZ 1, odd) is not of its level's parity
+        first = np.where(lost | ~real, taker, 2)
+        value = np.where(~lost & real, 2, first + 2) if second else first
+        out[s] = np.where((c == DRAW_CODE) | (c == SLACK_CODE), c, value)
     return out
 
 
@@ -158,7 +178,6 @@ def check_rules(rules: Rules) -> None:
     """UnsupportedRulesError where these tables are not made for ``rules``: a mill that
     takes nothing (take-none: it resets the count inside its own pair), mixed placement
     (moves while stones are in hand), a line of three that wins (no mills to count)."""
-    from .errors import UnsupportedRulesError
     why = ("a mill that takes nothing (take-none) resets the count inside its own pair" if rules.take_none
            else "stones move while others are in hand (mixed placement)" if rules.mixed
            else "a line of three wins the game (there is no mill to count to)" if rules.line_wins
@@ -167,39 +186,76 @@ def check_rules(rules: Rules) -> None:
         raise UnsupportedRulesError(f"no tables of the quiet-ply rule for rules {rules.name}: {why}")
 
 
+def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> int:
+    """How many positions of ``sub`` whose first solve's code is ``first`` are losses whose
+    every move is a mill into a win the rule keeps (the first solve's loss in 2, and no
+    quiet move): the only ends that the first solve counts a ply too long.  Where a pair
+    has none, no line ends at one, and its first solve's plies are its DTZ."""
+    kernels = sub.kernels
+    found = 0
+    for part in _blocks(len(first)):
+        slots = np.flatnonzero(first[part] == 3) + part.start      # (code 3: a loss in 2)
+        if len(slots):
+            own = np.empty(len(slots), dtype=np.uint32)
+            opp = np.empty(len(slots), dtype=np.uint32)
+            kernels.position_batch(sub.m, sub.o, slots.astype(np.int64), own, opp)
+            steps = kernels.quiet_step_counts(own, opp, 0, 0, rules.jumping, rules.take_none, rules.mixed)
+            found += int(np.count_nonzero(steps == 0))
+    return found
+
+
+def _to_dtz(codes: np.ndarray) -> None:
+    """Plies of a solve whose plies are the DTZ (codes 1 + plies) made DTZ codes, in place."""
+    for part in _blocks(len(codes)):
+        c = codes[part]
+        decided = (c != DRAW_CODE) & (c != SLACK_CODE)
+        plies = c.astype(np.int32) - 1
+        c[decided] = np.where(plies & 1, 2 * plies, 2 * plies + 1)[decided]
+
+
 def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],
                     limit: int, jobs: int = 2, progress: Callable[[str], None] | None = None
                     ) -> dict[Subspace, np.ndarray]:
     """The DTZ codes of both subspaces of ``pair`` under a rule of ``limit`` quiet plies;
     ``lookup(m, o)`` supplies the DTZ codes of the (solved) subspaces its mills lead into.
-    Two solves (see the module's docstring); between them the first one's values wait
-    as one bit a slot (which of the two roundings they are), not as codes."""
+    The first solve; where the pair has :func:`seeds`, the second too (see the module's
+    docstring), the first one's values waiting meanwhile as one bit a slot (which of the
+    two roundings they are), and the DTZ codes made in the second's arrays."""
     check_rules(rules)
     first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False), jobs, progress)
-    # first = second - 2 or second, and the two differ by 2: bit 1 of the plies tells
+    if not any(seeds(s, v, rules) for s, v in first.values.items()):
+        for v in first.values.values():
+            _to_dtz(v)
+        return first.values
+    # first = second or second - 2: bit 1 of the plies tells which
     bits = {s: np.packbits(((v - 1) >> 1) & 1) for s, v in first.values.items()}
     del first
     second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True), jobs, progress,
                         end=SECOND_END)
-    out = {}
     for s, d in second.values.items():
-        bit = np.unpackbits(bits.pop(s), count=len(d))
-        # the first solve's codes again, from the second's and the bit
-        a = np.where((((d.astype(np.int32) - 1) >> 1) & 1) == bit, d, d - 2).astype(np.uint16)
-        plain = (d == DRAW_CODE) | (d == SLACK_CODE)
-        a[plain] = d[plain]
-        out[s] = combine(a, d)
-    return out
+        bit = bits.pop(s)
+        for part in _blocks(len(d)):
+            # (BLOCK is a multiple of 8: the block's bits are whole bytes)
+            b = np.unpackbits(bit[part.start // 8:(part.stop + 7) // 8], count=part.stop - part.start)
+            codes = d[part]
+            a = np.where((((codes.astype(np.int32) - 1) >> 1) & 1) == b, codes, codes - 2).astype(np.uint16)
+            plain = (codes == DRAW_CODE) | (codes == SLACK_CODE)
+            a[plain] = codes[plain]
+            d[part] = combine(a, codes)
+    return second.values
 
 
 def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                lookup: Callable[[int, int], np.ndarray], limit: int, jobs: int = 2) -> list[str]:
-    """The build's forward check of a pair's DTZ codes (``values`` by subspace): each
-    rounding of them (:func:`rounded`) must be a fixed point of the plain tables' value
-    rule with the ends of its solve (the kernels' check, docs/design.md §6).  Returns
+    """The build's forward check of a pair's DTZ codes (``values`` by subspace): their
+    first rounding (:func:`rounded`) must be a fixed point of the plain tables' value
+    rule with the ends of the first solve (the kernels' check, docs/design.md §6), and
+    so must the second, with its ends, where some DTZ is not of its rounding's parity;
+    where none is, the pair must have no :func:`seeds` (else some should be).  Returns
     what fails, one line a subspace (empty: all passed)."""
     failed = []
-    for second in (False, True):
+    shifted = any(_shifted(v) for v in values.values())
+    for second in (False, True) if shifted else (False,):
         codes = {s: rounded(v, second) for s, v in values.items()}
         for sub in pair.subspaces:
             target = outside(sub, rules)[0]
@@ -211,4 +267,173 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                 failed.append(f"subspace {sub} under the quiet-ply rule: {len(bad)} slot(s) disagree with "
                               f"their successors ({'second' if second else 'first'} rounding), "
                               f"first at slot {min(bad) if bad else '?'}")
+            if not second and not shifted and passed:
+                found = seeds(sub, codes[sub], rules)
+                if found:
+                    failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
+                                  f"forced mill that no DTZ counts")
     return failed
+
+
+def _shifted(codes: np.ndarray) -> bool:
+    """Whether some DTZ code is of the other parity than its rounding's: a win of even
+    DTZ, or a loss of odd."""
+    for part in _blocks(len(codes)):
+        c = codes[part]
+        # (a win's code is even, a loss's odd; bit 1 is the DTZ's parity)
+        if np.any((c != DRAW_CODE) & (c != SLACK_CODE) & ((c & 1) == ((c >> 1) & 1))):
+            return True
+    return False
+
+
+# --- the build: one file a pair, beside the plain tables ------------------------------
+
+@dataclass(frozen=True)
+class RuleReport(_Report):
+    """What happened to one pair's tables of the quiet-ply rule: built or skipped."""
+
+    pair: Pair
+    limit: int
+    slots: int
+    seconds: float
+    peak_rss_mib: float
+    skipped: bool
+    check_seconds: float = 0.0
+
+    def summary(self) -> str:
+        """The line the build logs for this pair's tables."""
+        return self._line(f"pair {self.pair.name} under the {self.limit}-ply rule",
+                          f"; check {self.check_seconds:.1f} s")
+
+
+def rule_memory(pair: Pair) -> int:
+    """Bytes a pair's tables of the rule hold at their peak: its solves' (the plain
+    tables' rounds, :func:`solver.build.memory_needed`) and the bit a slot kept between
+    them, or the check's: the DTZ codes and one rounding of them (2 + 2 a slot) and the
+    targets' codes read (2 a slot of the largest, as in the solve)."""
+    own = sum(s.slots for s in pair.subspaces)
+    reads = max((t.slots for t in pair.capture_targets), default=0)
+    return max(building.memory_needed(pair) + own // 8, 4 * own + 2 * reads + (16 << 20))
+
+
+def why_not_built(root: Path, rules: Rules, pair: Pair, limit: int) -> str | None:
+    """Why the pair's file of the rule cannot be used as it is (None: it is intact):
+    missing, another limit's, or damaged (every value read and checked)."""
+    path = storage.rule_path(root, rules, pair, limit)
+    if not path.exists():
+        return "not built"
+    try:
+        for s in pair.subspaces:
+            storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
+    except DatabaseError as exc:
+        if not isinstance(exc, (CorruptDatabaseError, ForeignDatabaseError)):
+            raise                   # the machine (memory, permissions), not the file
+        return str(exc)
+    return None
+
+
+def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndarray]:
+    """``lookup(m, o)``: a moving subspace's DTZ codes read from its pair's file."""
+    return lambda m, o: storage.read_subspace(storage.rule_path(root, rules, (m, o), limit), rules, m, o,
+                                              quiet_limit=limit)
+
+
+def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
+          pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
+          progress: bool = True, memory: int | None = None) -> list[RuleReport]:
+    """Build (or resume) the tables of the rule of ``limit`` quiet plies for the planned
+    pairs (``max_total``, ``pair`` as :func:`solver.build.build` takes them), smallest
+    first, one file a pair (:func:`solver.storage.rule_path`), each checked by the
+    forward check of both its roundings before it is written (``verify``); returns one
+    report a pair.  They read no plain table: each pair reads the tables of the rule of
+    the pairs its mills lead into, built before it."""
+    from tqdm import tqdm
+
+    check_rules(rules)
+    check_limit(limit)
+    root = Path(root)
+    pairs = building.plan(rules, max_total, pair)
+    reports = []
+    with building.BuildLock(building.prepare_folder(root, rules)):
+        missing = [p for p in pairs if not storage.rule_path(root, rules, p, limit).exists()]
+        for p in missing:
+            if memory is not None and rule_memory(p) > memory:
+                raise building.over_limit(f"pair {p.name} under the {limit}-ply rule", rule_memory(p), memory,
+                                          "nothing was built")
+        lookup = reader(root, rules, limit)
+        for p in pairs:
+            path = storage.rule_path(root, rules, p, limit)
+            problem = why_not_built(root, rules, p, limit)
+            if problem is None:
+                reports.append(RuleReport(p, limit, p.slots, 0.0, building.peak_rss_mib(), skipped=True))
+                log.info("%s", reports[-1].summary())
+                continue
+            if path.exists():
+                log.warning("pair %s under the %d-ply rule: rebuilding it, the file is unusable: %s",
+                            p.name, limit, problem)
+            building.remove_stale_temporaries(path.parent, path.name)
+            building.require_memory(f"pair {p.name} under the {limit}-ply rule", rule_memory(p),
+                                    building.SubspaceCache(root, rules), memory)
+            start = time.perf_counter()
+            bar = tqdm(desc=f"pair {p.name} ({limit}-ply rule)", unit="round", disable=not progress,
+                       leave=False, dynamic_ncols=True)
+            values = solve_rule_pair(tuple(p), rules, lookup, limit, jobs,
+                                     progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
+            bar.close()
+            checked = time.perf_counter()
+            if verify:
+                failed = check_pair(p, rules, values, lookup, limit, jobs)
+                if failed:
+                    raise ConsistencyError(f"pair {p.name} fails the consistency check: {failed[0]}", [])
+            check_seconds = time.perf_counter() - checked if verify else 0.0
+            storage.write_pair(path, rules, values, quiet_limit=limit, release=True,
+                               extra={"seconds": time.perf_counter() - start, "checked": bool(verify)})
+            del values
+            building.release_free_memory()
+            reports.append(RuleReport(p, limit, p.slots, time.perf_counter() - start, building.peak_rss_mib(),
+                                      skipped=False, check_seconds=check_seconds))
+            log.info("%s", reports[-1].summary())
+    return reports
+
+
+def check_limit(limit: int) -> None:
+    """ValueError unless ``limit`` is a number of quiet plies the tables can hold: 1 up to
+    MAX_LIMIT (a cursed win's DTZ passes the limit, and a code holds 2 * DTZ)."""
+    if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"the quiet-ply limit is a whole number of plies from 1 to {MAX_LIMIT}, not {limit!r}")
+
+
+def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
+                max_total: int | None = None, pair: tuple[int, int] | None = None, jobs: int = 2,
+                plain: bool = True) -> tuple[list[Pair], list[str]]:
+    """``muehle check`` of the tables of the rule: every built pair's file read and
+    verified, its values checked by the forward check of both roundings
+    (:func:`check_pair`) against the tables of the pairs its mills lead into, and
+    (``plain``) its win, draw or loss compared with the plain tables where they are
+    built (the rule only draws: a cursed win is a win there).  Returns the pairs
+    checked and what failed, one line each."""
+    check_rules(rules)
+    check_limit(limit)
+    root = Path(root)
+    lookup = reader(root, rules, limit)
+    checked, failed = [], []
+    for p in building.plan(rules, max_total, pair):
+        path = storage.rule_path(root, rules, p, limit)
+        if not path.exists():
+            continue
+        checked.append(p)
+        try:
+            values = {s: storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
+                      for s in p.subspaces}
+            failed += check_pair(p, rules, values, lookup, limit, jobs)
+            plain_path = storage.pair_path(root, rules, p)
+            if plain and plain_path.exists():
+                for s, v in values.items():
+                    codes = storage.read_subspace(plain_path, rules, s.m, s.o)
+                    if not (np.array_equal(v == DRAW_CODE, codes == DRAW_CODE)
+                            and np.array_equal(v & 1, codes & 1)):
+                        failed.append(f"subspace {s} under the quiet-ply rule: its win, draw or loss "
+                                      f"is not the plain tables' ({plain_path.name})")
+        except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+            failed.append(str(exc))
+    return checked, failed

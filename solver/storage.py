@@ -120,6 +120,16 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"{file_stem(*pair)}.h5"
 
 
+def rule_path(root: Path | str, rules: Rules, pair: tuple[int, int], quiet_limit: int) -> Path:
+    """File that holds the pair {m, o}'s values under a rule of ``quiet_limit`` quiet
+    plies (:mod:`solver.dtz`): ``dtz<limit>-pair-<m>-<o>.h5`` beside the plain tables.
+
+    >>> rule_path("data", Rules(), (4, 3), 50).name
+    'dtz50-pair-3-4.h5'
+    """
+    return rules_dir(root, rules) / f"dtz{quiet_limit}-{pair_path(root, rules, pair).name}"
+
+
 def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
     """File that holds the placement subspace ``sub`` (one file each: a build resumes
     at that grain, and the largest, 6e8 slots, is written in a few seconds)."""
@@ -366,12 +376,14 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
 
 
 def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None,
-               release: bool = False) -> dict:
+               release: bool = False, quiet_limit: int | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
     ``release``: each subspace's codes are let go (``values[key]`` becomes None) once
     they are compressed into the file's image, so that a write in the background holds
     the pair's codes only until then, not while the image is written and re-read.
+    ``quiet_limit``: the values are DTZ codes under that rule (:mod:`solver.dtz`),
+    recorded as the attribute ``quiet_limit``, which readers ask for.
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -387,7 +399,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, held, extra, release)
+                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -406,7 +418,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # re-read goes block by block: a whole copy would add 2 bytes a slot to the peak.
         for key in values:
             sub = Subspace(*key, board=rules.board)
-            with _open(tmp, rules, sub, sub) as f:
+            with _open(tmp, rules, sub, sub, quiet_limit=quiet_limit) as f:
                 # (no statistics: they were counted from the values whose SHA-256 this
                 # checks, so a match proves them too)
                 SubspaceReader(f, tmp, sub).verify(stats=False)
@@ -425,7 +437,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
 
 
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
-                    release: bool = False) -> dict:
+                    release: bool = False, quiet_limit: int | None = None) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
     if {shape_name(*key) for key in values} != names:
@@ -443,13 +455,15 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
     _set_attr(f, "index_scheme", kernels_for(rules.board).INDEX_SCHEME)
     _set_attr(f, "solver_version", __version__)
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    if quiet_limit is not None:
+        _set_attr(f, "quiet_limit", quiet_limit)
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)
     for key, codes in values.items():
         sub = Subspace(*key, board=rules.board)
         name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
-        info = summarize(kernels_for(rules.board).code_histogram(codes))
+        info = summarize(kernels_for(rules.board).code_histogram(codes), quiet_limit)
         # the SHA-256 (one core, GIL released) beside the chunks' compression
         with concurrent.futures.ThreadPoolExecutor(1) as digest:
             sha = digest.submit(sha256_of, codes)
@@ -478,10 +492,12 @@ def require_regular(path: Path, what: str = "a database file") -> None:
         raise CorruptDatabaseError(f"{path} is not a regular file, as {what} is: rebuild it")
 
 
-def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.File:
+def _open(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: int | None = None,
+          **kwargs) -> h5py.File:
     """Open a database file and check what it says it is: format, completeness, rules,
-    index scheme, its attributes' checksum, and (given ``held``: a pair, or a subspace
-    whose file it is, see :func:`holding`) that it holds exactly those subspaces.
+    index scheme, its attributes' checksum, the kind of values (plain, or under a rule of
+    ``quiet_limit`` quiet plies: :mod:`solver.dtz`) and (given ``held``: a pair, or a
+    subspace whose file it is, see :func:`holding`) that it holds exactly those subspaces.
 
     ``subspace`` (one the caller wants from the file) goes into the
     MissingSubspaceError raised when the file does not exist.
@@ -522,6 +538,14 @@ def _open(path: Path, rules: Rules, held=None, subspace=None, **kwargs) -> h5py.
                                            f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
+            limit = _plain(attrs.get("quiet_limit"))
+            if limit != quiet_limit:
+                raise ForeignDatabaseError(
+                    f"{path} holds plain values, not those of the quiet-ply rule" if limit is None else
+                    f"{path} holds values under a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet "
+                    f"plies, not plain values" if quiet_limit is None else
+                    f"{path} was built for a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet plies, "
+                    f"not {quiet_limit}")
             if held is not None:
                 attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())
@@ -560,6 +584,7 @@ class SubspaceReader:
                 if self.crcs.shape != ((self.slots + CHUNK - 1) // CHUNK,):
                     raise CorruptDatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
             self.sha256 = attrs.get("sha256")
+            self.quiet_limit = _plain(f.attrs.get("quiet_limit"))
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
         self.verified = self.version >= 2      # format 1: after the first whole check
@@ -641,7 +666,7 @@ class SubspaceReader:
         records (what ``muehle stats`` prints, written by the build) are those of its
         values (``hist``, over every slot), so that a header edited with its checksum
         made again cannot pass for the values' statistics."""
-        counted = summarize(hist)
+        counted = summarize(hist, self.quiet_limit)
         wrong = [f"{key}: {self.attrs[key]:,} recorded, {value:,} counted"
                  for key, value in counted.items() if key in self.attrs and self.attrs[key] != value]
         if wrong:
@@ -650,11 +675,12 @@ class SubspaceReader:
 
 
 def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False,
-                  own_hand: int = 0, opp_hand: int = 0) -> np.ndarray:
+                  own_hand: int = 0, opp_hand: int = 0, quiet_limit: int | None = None) -> np.ndarray:
     """All value codes of subspace m-o (with hands: a placement subspace) from its file,
-    verified (see the module's docstring); ``verify`` also checks the SHA-256 of the whole."""
+    verified (see the module's docstring); ``verify`` also checks the SHA-256 of the whole.
+    ``quiet_limit``: a file of DTZ codes under that rule (:func:`rule_path`)."""
     sub = Subspace(m, o, own_hand, opp_hand, board=rules.board)
-    with _open(path, rules, sub, sub) as f:
+    with _open(path, rules, sub, sub, quiet_limit=quiet_limit) as f:
         return SubspaceReader(f, path, sub).all(sha256=verify)
 
 
@@ -675,10 +701,10 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     return out
 
 
-def pair_stats(path: Path, rules: Rules, held=None) -> dict[str, dict]:
+def pair_stats(path: Path, rules: Rules, held=None, quiet_limit: int | None = None) -> dict[str, dict]:
     """The statistics recorded for each subspace of a file (a pair's or a placement
     subspace's), by subspace name (format 2: covered by the attributes' checksum)."""
-    with _open(path, rules, held) as f:
+    with _open(path, rules, held, quiet_limit=quiet_limit) as f:
         return {name: SubspaceReader(f, path, Subspace.parse(name, rules.board)).attrs
                 for name in sorted(f.keys())}
 

@@ -192,14 +192,19 @@ def encode(v: Value) -> int:
     return v.plies + 1
 
 
-def summarize(hist: np.ndarray) -> dict:
+def summarize(hist: np.ndarray, quiet_limit: int | None = None) -> dict:
     """Counts of wins, losses and draws and the longest win and loss, over real slots,
     from ``hist``: how many slots hold each of the 65536 codes (the kernels'
-    ``code_histogram``, or ``np.bincount(codes, minlength=0x10000)``).
+    ``code_histogram``, or ``np.bincount(codes, minlength=0x10000)``).  With
+    ``quiet_limit`` the codes are DTZ codes under that rule (:mod:`solver.dtz`: 2·DTZ
+    a win, 2·DTZ + 1 a loss): the longest are in plies to the next mill, and the wins
+    and losses the rule draws (cursed, blessed) are counted too.
 
     >>> codes = np.array([0, 2, 3, 3, 6, SLACK_CODE], dtype=np.uint16)
     >>> summarize(np.bincount(codes, minlength=0x10000))
     {'wins': 2, 'losses': 2, 'draws': 1, 'longest_win': 5, 'longest_loss': 2}
+    >>> summarize(np.bincount(codes, minlength=0x10000), quiet_limit=2)
+    {'wins': 2, 'losses': 2, 'draws': 1, 'longest_win': 3, 'longest_loss': 1, 'cursed_wins': 1, 'blessed_losses': 0}
     """
     hist = np.asarray(hist)
     if hist.shape != (0x10000,):
@@ -209,5 +214,13 @@ def summarize(hist: np.ndarray) -> dict:
     wins, losses = hist[2:SLACK_CODE:2], hist[1:SLACK_CODE:2]
     longest = lambda counts, first: (first - 1 + 2 * int(np.flatnonzero(counts)[-1])
                                      if counts.any() else 0)
-    return {"wins": int(wins.sum()), "losses": int(losses.sum()), "draws": int(hist[DRAW_CODE]),
+    info = {"wins": int(wins.sum()), "losses": int(losses.sum()), "draws": int(hist[DRAW_CODE]),
             "longest_win": longest(wins, 2), "longest_loss": longest(losses, 1)}
+    if quiet_limit is not None:
+        # DTZ codes: a win's code is 2 * DTZ, a loss's 2 * DTZ + 1 (the same parities)
+        info["longest_win"] = (info["longest_win"] + 1) // 2
+        info["longest_loss"] = info["longest_loss"] // 2
+        beyond = 2 * (quiet_limit + 1)          # the code of a win of DTZ limit + 1
+        info["cursed_wins"] = int(hist[beyond:SLACK_CODE:2].sum())
+        info["blessed_losses"] = int(hist[beyond + 1:SLACK_CODE:2].sum())
+    return info

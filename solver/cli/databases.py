@@ -7,17 +7,18 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import index, placement, storage
+from .. import dtz, index, placement, storage
+from ..game import QUIET_PLY_LIMIT
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      one_line)
+                      UnsupportedRulesError, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
@@ -37,11 +38,27 @@ def parse_size(text: str) -> int:
     return int(float(match[1]) * 1024 ** " KMGT".index(match[2].upper() or " "))
 
 
+#: The phase of the commands that is the moving phase's tables under the quiet-ply rule
+#: (solver.dtz): built on their own, and not yet part of "all".
+RULE_PHASE = "rule"
+PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
+
+
+def quiet_limit_option(func: Callable) -> Callable:
+    return click.option("--quiet-limit", type=click.IntRange(1, dtz.MAX_LIMIT), default=QUIET_PLY_LIMIT,
+                        show_default=True,
+                        help="Plies without a mill after which a played game is drawn: the rule "
+                             "of the tables of --phase rule (Sanmill's games use 100).")(func)
+
+
 @main.command()
 @db_option
 @rules_options
-@click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
-              help="The moving phase (pairs), the placement phase (needs the moving phase) or both.")
+@click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
+              help="The moving phase (pairs), the placement phase (needs the moving phase) or both; "
+                   "'rule': the moving phase's tables under the rule of --quiet-limit quiet plies "
+                   "(their values in played games, and the plies to the next mill).")
+@quiet_limit_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Build only subspaces with at most this many stones in total "
                    "(on the board and in hand, both sides).")
@@ -66,15 +83,17 @@ def parse_size(text: str) -> int:
                    "needs more is refused before anything is built, and a pair's file is "
                    "written beside the next pair's solve only where both fit (with "
                    "--workers: shared out, each worker offers its share).")
-def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text: Optional[str],
-          jobs: int, workers: Optional[int], scheduler: Optional[str], no_verify: bool,
-          dry_run: bool, quiet: bool, memory_text: Optional[str]) -> None:
+def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Optional[int],
+          pair_text: Optional[str], jobs: int, workers: Optional[int], scheduler: Optional[str],
+          no_verify: bool, dry_run: bool, quiet: bool, memory_text: Optional[str]) -> None:
     """Build the databases of the whole game: the moving phase, then the placement phase
     (resumable).
 
     Moving phase: one file per pair, in dependency order, each checked before it is
     written.  Placement phase: one file per placement subspace (stones in hand), children
-    first.  Files already built and intact are skipped, so rerunning after a kill
+    first.  --phase rule: the moving phase's values in played games, where --quiet-limit
+    plies without a mill draw (one file per pair, dtz50-pair-M-O.h5; they read no other
+    table).  Files already built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
     seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
     Dask task graph (pip install -e '.[cluster]'), and so are the placement subspaces:
@@ -87,6 +106,7 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
       muehle build --pair 8-7 --jobs 2
       muehle build --phase moving --memory 4G
       muehle build --phase placement --dry-run
+      muehle build --phase rule --quiet-limit 50
       muehle build --rules morabaraba --dry-run
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
@@ -112,6 +132,10 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
                  "their own (dask worker --resources memory=BYTES)")
     # (with --workers each worker offers its share, and a file must fit in one)
     share = memory if memory is None or workers is None else memory // workers
+    if phase == RULE_PHASE:
+        _build_rule(db, rules, quiet_limit, max_total, pair, jobs, workers, scheduler, not no_verify,
+                    dry_run, quiet, memory)
+        return
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
@@ -154,6 +178,35 @@ def build(db: str, rules: Rules, phase: str, max_total: Optional[int], pair_text
     # next solve, less where a build waited on the folder or the cluster)
     click.echo(f"{text}, {seconds:.1f} s summed over the files, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
+               f"databases in {Path(db) / rules.name}")
+
+
+def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pair, jobs: int,
+                workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
+                quiet: bool, memory: Optional[int]) -> None:
+    """``build --phase rule``: the tables of the quiet-ply rule (solver.dtz), in this process."""
+    if workers is not None or scheduler is not None:
+        fail("--phase rule is built in this process (not on a Dask cluster yet): leave out "
+             "--workers and --scheduler")
+    try:
+        dtz.check_rules(rules)
+    except UnsupportedRulesError as exc:
+        fail(str(exc))
+    pairs = building.plan(rules, max_total, pair)
+    if dry_run:
+        there = sum(storage.rule_path(db, rules, p, limit).exists() for p in pairs)
+        click.echo(f"Tables of the {limit}-ply rule of rules {rules.name} in {storage.rules_dir(db, rules)}: "
+                   f"{len(pairs)} file(s) ({there} built), {sum(p.slots for p in pairs):,} slots, "
+                   f"largest {max((dtz.rule_memory(p) for p in pairs), default=0) / 2**30:.2f} GiB "
+                   f"of memory (two solves a pair, each about as long as the pair's plain build)")
+        return
+    started = time.perf_counter()
+    reports = dtz.build(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs, verify=verify,
+                        progress=not quiet, memory=memory)
+    done = sum(not r.skipped for r in reports)
+    click.echo(f"{done} pair(s) built under the {limit}-ply rule, {len(reports) - done} already there, "
+               f"{time.perf_counter() - started:.1f} s wall, peak memory "
+               f"{max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
 
@@ -337,16 +390,18 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
 @needs_kernels
 @click.option("--pair", "pair_text", metavar="M-O", default=None,
               help="Check only this pair, or this placement subspace (with stones in hand, e.g. 3-2+6-5).")
-@click.option("--phase", type=click.Choice(building.PHASES), default="all", show_default=True,
-              help="Check the moving phase, the placement phase or both.")
+@click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
+              help="Check the moving phase, the placement phase or both; 'rule': the tables of "
+                   "the quiet-ply rule (of --quiet-limit plies).")
+@quiet_limit_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Check only subspaces with at most this many stones in total (a folder "
                    "built with build --max-total: rules of more stones a side than the "
                    "kernels' index holds, such as lasker, are checked so).")
 @jobs_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total: Optional[int],
-          jobs: int, quiet: bool) -> None:
+def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_limit: int,
+          max_total: Optional[int], jobs: int, quiet: bool) -> None:
     """Recompute every stored state from its successors and compare.
 
     Every built file of the chosen phase is checked (placement subspaces from their
@@ -354,6 +409,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
     that disagree with their successors, a file damaged, foreign or missing (each
     named, with the command that builds it again); 2 where the command cannot run.
     """
+    if phase == RULE_PHASE:
+        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)
+        return
     pairs, subs = [], []
     if pair_text is not None and "+" in pair_text and phase == "moving":
         fail(f"{pair_text} is a placement subspace (stones in hand), not a pair of the moving phase")
@@ -436,6 +494,34 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, max_total
                                         max_total=max_total)
         click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
                    err=True)
+
+
+def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],
+                jobs: int) -> None:
+    """``check --phase rule``: every built file of the tables of the quiet-ply rule."""
+    try:
+        dtz.check_rules(rules)
+    except UnsupportedRulesError as exc:
+        fail(str(exc))
+    pair = None
+    if pair_text is not None:
+        pair = Pair.parse(pair_text, rules.stones, rules.board)
+        _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
+    storage.check_root(db, rules)
+    checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
+    command = storage.build_command(db, rules, RULE_PHASE, max_total) + (
+        f" --quiet-limit {limit}" if limit != QUIET_PLY_LIMIT else "")
+    if pair is not None:
+        checked = [p for p in checked if p == pair]
+    if not checked:
+        fail(f"no tables of the {limit}-ply rule of rules {rules.name} in {db} (build them with: {command})")
+    if failed:
+        for line in failed[:5]:
+            click.echo(f"muehle: error: {one_line(line)}", err=True)
+        click.echo(f"delete the file(s) named and build them again with: {command}", err=True)
+        raise SystemExit(1)
+    click.echo(f"ok: {len(checked)} pair(s) under the {limit}-ply rule, "
+               f"{sum(p.slots for p in checked):,} slots consistent")
 
 
 def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
