@@ -1,7 +1,7 @@
 # Statistics of stored value codes (docs/design.md §5): the histogram from which
 # solver.values.summarize takes the counts and longest values that every file records.
 #
-# Provides: code_histogram.
+# Provides: code_histogram, dtz_codes.
 # Uses:     prange (retro.pxi), threadid.
 #
 # numpy's bincount widens every code to 64 bits and counts on one core: 2.4-7 ns a slot
@@ -44,3 +44,55 @@ def code_histogram(const uint16_t[::1] codes, int jobs=2):
         if i < hi:
             h[t, codes[i]] += 1
     return rows.sum(axis=0)
+
+
+# --- the codes of the tables of the quiet-ply rule (solver.dtz, docs/design.md §3) ----
+#
+# The build of those tables turns codes of one kind into another some five times a slot
+# (the capture targets' codes into the codes a solve reads, a solve's codes into DTZ
+# codes, DTZ codes into each solve's rounding for the check): in numpy each is a dozen
+# passes with temporaries, and took a third of the build of pair 4-8.  Here one pass.
+
+cdef enum:
+    DTZ_ROUND_FIRST = 0     # DTZ codes -> the first solve's codes (1 + rounded plies)
+    DTZ_ROUND_SECOND = 1    # DTZ codes -> the second solve's
+    DTZ_EXIT_FIRST = 2      # a capture target's DTZ codes -> the taker's codes, first solve
+    DTZ_EXIT_SECOND = 3     # the same for the second solve
+    DTZ_FROM_PLIES = 4      # a solve's codes whose plies are the DTZ -> DTZ codes
+
+
+cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil:
+    cdef int t, win, lost, real, taker
+    if c == 0 or c == 0xFFFF:           # a draw and a slack slot stay as they are
+        return c
+    if mode == DTZ_FROM_PLIES:
+        t = c - 1
+        return <uint16_t>(2 * t if t & 1 else 2 * t + 1)
+    t = c >> 1
+    win = (c & 1) == 0
+    if mode == DTZ_ROUND_FIRST:
+        return <uint16_t>(1 + ((t | 1) if win else ((t + 1) & ~1)))
+    if mode == DTZ_ROUND_SECOND:
+        return <uint16_t>(1 + (((t + 1) | 1) if win else ((t + 2) & ~1)))
+    # a capture target: the opponent to move there; its loss is the taker's win
+    lost = not win
+    real = t <= limit
+    if real and not lost:
+        return 2                        # the loser's mill into a win the rule keeps
+    taker = 1 if real else ((limit + 1) | 1) if lost else ((limit + 2) & ~1)
+    return <uint16_t>(taker + 2 if mode == DTZ_EXIT_SECOND else taker)
+
+
+def dtz_codes(const uint16_t[::1] codes, uint16_t[::1] out, int mode, int limit, int jobs=2):
+    """Convert ``codes`` into ``out`` (the same length; it may be ``codes`` itself) as
+    ``mode`` says: 0, 1 the first or second solve's rounding of DTZ codes, 2, 3 the codes
+    a first or second solve reads for a capture target of these DTZ codes under a rule of
+    ``limit`` plies, 4 a solve's codes whose plies are the DTZ into DTZ codes
+    (solver.dtz's ``rounded``, ``exit_codes`` and the first solve's result)."""
+    cdef int64_t i, n = codes.shape[0]
+    check_jobs(jobs)
+    check_size("out", out.shape[0], n, "the length of codes")
+    if not 0 <= mode <= DTZ_FROM_PLIES:
+        raise ValueError(f"no conversion {mode}")
+    for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
+        out[i] = dtz_convert(codes[i], mode, limit)

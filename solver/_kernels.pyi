@@ -164,6 +164,12 @@ class SearchEngine:
 def code_histogram(codes: U16, jobs: int = 2) -> I64:
     """How many slots hold each code: 65536 counts (solver.values.summarize reads them)."""
 
+
+def dtz_codes(codes: U16, out: U16, mode: int, limit: int, jobs: int = 2) -> None:
+    """One pass converting codes of the tables of the quiet-ply rule (solver.dtz): mode 0, 1
+    the first or second solve's rounding of DTZ codes, 2, 3 a capture target's codes for
+    the first or second solve, 4 a solve's plies into DTZ codes."""
+
 # --- chunks.pxi: a stored chunk's filters, for solver.codec ---
 
 def shuffle_chunk(codes: U16, out: U8) -> None:

@@ -77,13 +77,58 @@ def query_object(database: Database, pos: Position, line: bool = False,
     obj = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
            "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
                      for mp in database.probe_moves(pos)]}
+    played = game if game is not None else Game(pos, database.rules, database.quiet_limit)
+    rule = rule_object(database, played)
+    if rule is not None:
+        obj["rule"] = rule
+        by_move = {str(mp.move): mp for mp in database.probe_rule_moves(pos, rule["quiet_plies"])}
+        for mv in obj["moves"]:
+            under = by_move[mv["move"]]
+            mv["rule"] = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
     if line:
         moves = principal_line(database, pos)
         obj["line"] = [str(m) for m in moves]
-        played = game if game is not None else Game(pos, database.rules)
         drawn = drawn_in_play(played, moves) if probe.value != DRAW else None
         obj["line_drawn"] = None if drawn is None else {"ply": drawn[0], "termination": drawn[1]}
+        if rule is not None:
+            rule["line"] = [str(m) for m in rule_line(database, played)]
     return obj
+
+
+def rule_object(database: Database, game: Game) -> Optional[dict]:
+    """``{"limit", "quiet_plies", "wdl", "dtz", "value"}``: the value of the game's
+    moving-phase position under the quiet-ply rule (:meth:`Database.probe_rule`): at a
+    fresh count (``wdl``: win, cursed-win, draw, blessed-loss or loss; ``dtz``: plies
+    to the next mill) and at the game's count (``value``); None where the position is
+    not in the moving phase, the game's limit is not the database's, or the tables of
+    the rule are not built (for its pair)."""
+    pos = game.position
+    if pos.in_placement or game.quiet_limit != database.quiet_limit or not database.has_rule_tables():
+        return None
+    rule = database.get_rule(pos)
+    if rule is None:
+        return None
+    return {"limit": rule.limit, "quiet_plies": game.quiet_plies, "wdl": rule.wdl, "dtz": rule.dtz,
+            "value": rule.at(game.quiet_plies)}
+
+
+def rule_line(database: Database, game: Game) -> list[Move]:
+    """The line both sides play by the best moves under the quiet-ply rule (the first of
+    equal ones: :func:`~solver.players.probe_game_moves`) from the game's position and
+    count: the nearest winning mill against the farthest, until the game ends (by a
+    mill's last take, a block, or the rule's draw), :data:`DRAWN_LINE` plies of a drawn
+    game, or a position the tables do not hold."""
+    game = game.copy()
+    line: list[Move] = []
+    start = rule_object(database, game)
+    drawn = start is None or start["value"] == DRAW
+    while game.outcome() is None and len(line) < (DRAWN_LINE if drawn else LONGEST_LINE):
+        probes = probe_game_moves(database, game)
+        if not probes or not hasattr(probes[0], "dtz"):
+            break                       # (the plain values: the tables do not hold it)
+        line.append(probes[0].move)
+        game.play(probes[0].move)
+    return line
 
 
 def drawn_by_play(game: Optional[Game]) -> Optional[str]:
@@ -150,8 +195,13 @@ def best_move_object(database: Database, pos: Position,
         probe = database.probe(pos)
         return {"position": format_position(pos), "move": None, "value": probe.value,
                 "plies": probe.plies}
-    return {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
-            "plies": choice.plies}
+    obj = {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
+           "plies": choice.plies}
+    if hasattr(choice, "dtz"):              # chosen under the quiet-ply rule
+        plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
+        obj.update(plies=plain.plies if plain.value == choice.value else None, dtz=choice.dtz,
+                   rule=choice.rule)
+    return obj
 
 
 def blunder(before: Optional[str], after: Optional[str]) -> Optional[str]:

@@ -68,8 +68,9 @@ from . import storage
 from .build import _Report
 from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
-from .game import QUIET_PLY_LIMIT
+from .game import MAX_QUIET_LIMIT, QUIET_PLY_LIMIT
 from .index import Pair, Subspace
+from .kernels import loaded_kernels
 from .retro import check_by_opponent_sets, outside, solve_pair
 from .rules import Rules
 from .values import DRAW_CODE, SLACK_CODE
@@ -79,13 +80,15 @@ log = logging.getLogger("muehle.build")
 #: Slots one numpy step of the conversions below handles (temporaries of some 20 bytes a
 #: slot: 4 Mi slots, some 80 MiB, where a whole large pair's would be gigabytes).
 BLOCK = 1 << 22
+#: The conversions of the kernels' ``dtz_codes`` (ext/values.pxi).
+ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES = range(5)
 #: The plies the second solve adds to the game's own ends (a blocked side, a take that
 #: leaves two stones): the next ones of the same parity (ext/check.pxi ``ended``).
 SECOND_END = 2
-#: The longest quiet-ply limit the tables take: DTZ codes (2 * DTZ + 1) must stay below
-#: the slack code, and the solves' codes below their pending bit, with the longest DTZ
-#: of a cursed win some hundreds of plies past the limit.
-MAX_LIMIT = 1000
+#: The longest quiet-ply limit the tables take (a game's too): DTZ codes (2 * DTZ + 1)
+#: must stay below the slack code, and the solves' codes below their pending bit, with
+#: the longest DTZ of a cursed win some hundreds of plies past the limit.
+MAX_LIMIT = MAX_QUIET_LIMIT
 
 
 def encode(wdl: str, dtz: int | None) -> int:
@@ -114,25 +117,31 @@ def _blocks(n: int):
         yield slice(start, min(n, start + BLOCK))
 
 
-def rounded(codes: np.ndarray, second: bool) -> np.ndarray:
-    """The codes (plain tables' codes: 1 + plies) that the first solve (``second``
-    False) or the second gives positions of these DTZ codes: a win's DTZ rounded up to
-    odd (second: strictly), a loss's up to even (second: strictly); draws and slack
-    slots as they are.  What the forward check of the tables checks."""
-    out = np.empty_like(codes)
-    for s in _blocks(len(codes)):
-        c = codes[s].astype(np.int32)
-        t = c >> 1
-        win = (c & 1) == 0
-        if second:
-            plies = np.where(win, (t + 1) | 1, (t + 2) & ~1)
-        else:
-            plies = np.where(win, t | 1, (t + 1) & ~1)
-        out[s] = np.where((c == DRAW_CODE) | (c == SLACK_CODE), c, plies + 1)
+def _convert(codes: np.ndarray, mode: int, limit: int = 0, out: np.ndarray | None = None,
+             jobs: int = 2) -> np.ndarray:
+    """``codes`` converted by the kernels' ``dtz_codes`` (one pass; ``out`` may be
+    ``codes`` itself)."""
+    codes = np.ascontiguousarray(codes, dtype=np.uint16)
+    out = np.empty_like(codes) if out is None else out
+    loaded_kernels().dtz_codes(codes, out, mode, limit, jobs)
     return out
 
 
-def exit_codes(codes: np.ndarray, limit: int, second: bool) -> np.ndarray:
+def rounded(codes: np.ndarray, second: bool, jobs: int = 2) -> np.ndarray:
+    """The codes (plain tables' codes: 1 + plies) that the first solve (``second``
+    False) or the second gives positions of these DTZ codes: a win's DTZ rounded up to
+    odd (second: strictly), a loss's up to even (second: strictly); draws and slack
+    slots as they are.  What the forward check of the tables checks.
+
+    >>> [int(c) for c in rounded(np.array([2, 4, 1, 3, 0], dtype=np.uint16), False)]
+    [2, 4, 1, 3, 0]
+    >>> [int(c) for c in rounded(np.array([2, 4, 1, 3, 0], dtype=np.uint16), True)]
+    [4, 4, 3, 3, 0]
+    """
+    return _convert(codes, ROUND_SECOND if second else ROUND_FIRST, jobs=jobs)
+
+
+def exit_codes(codes: np.ndarray, limit: int, second: bool, jobs: int = 2) -> np.ndarray:
     """The codes a solve reads for the positions of a capture target (the opponent to
     move there, a fresh count of quiet plies) from the target's DTZ codes ``codes``: a
     mill into a loss of the opponent's under the rule ends 1 ply away for the taker,
@@ -142,18 +151,7 @@ def exit_codes(codes: np.ndarray, limit: int, second: bool) -> np.ndarray:
     never one of the ends the first solve rounds; rounded as the solve rounds
     (:func:`rounded`).  The taker's value X at a target of code X: a loss of the
     opponent's in X - 1 plies."""
-    out = np.empty_like(codes)
-    for s in _blocks(len(codes)):
-        c = codes[s].astype(np.int32)
-        lost = (c & 1) == 1                         # the opponent loses: the taker wins
-        real = (c >> 1) <= limit
-        # the taker's DTZ: 1 for a mill into a value the rule keeps, else past the limit
-        taker = np.where(real, 1, np.where(lost, (limit + 1) | 1, (limit + 2) & ~1))
-        # rounded: only the loser's real mill (DTZ 1, odd) is not of its level's parity
-        first = np.where(lost | ~real, taker, 2)
-        value = np.where(~lost & real, 2, first + 2) if second else first
-        out[s] = np.where((c == DRAW_CODE) | (c == SLACK_CODE), c, value)
-    return out
+    return _convert(codes, EXIT_SECOND if second else EXIT_FIRST, limit, jobs=jobs)
 
 
 def combine(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -204,34 +202,34 @@ def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> int:
     return found
 
 
-def _to_dtz(codes: np.ndarray) -> None:
-    """Plies of a solve whose plies are the DTZ (codes 1 + plies) made DTZ codes, in place."""
-    for part in _blocks(len(codes)):
-        c = codes[part]
-        decided = (c != DRAW_CODE) & (c != SLACK_CODE)
-        plies = c.astype(np.int32) - 1
-        c[decided] = np.where(plies & 1, 2 * plies, 2 * plies + 1)[decided]
+@dataclass
+class RuleSolve:
+    """The DTZ codes of a pair's subspaces, and how many solves they took (1 or 2)."""
+
+    values: dict[Subspace, np.ndarray]
+    solves: int
 
 
 def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],
                     limit: int, jobs: int = 2, progress: Callable[[str], None] | None = None
-                    ) -> dict[Subspace, np.ndarray]:
+                    ) -> RuleSolve:
     """The DTZ codes of both subspaces of ``pair`` under a rule of ``limit`` quiet plies;
     ``lookup(m, o)`` supplies the DTZ codes of the (solved) subspaces its mills lead into.
     The first solve; where the pair has :func:`seeds`, the second too (see the module's
     docstring), the first one's values waiting meanwhile as one bit a slot (which of the
     two roundings they are), and the DTZ codes made in the second's arrays."""
     check_rules(rules)
-    first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False), jobs, progress)
+    first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False, jobs), jobs,
+                       progress)
     if not any(seeds(s, v, rules) for s, v in first.values.items()):
         for v in first.values.values():
-            _to_dtz(v)
-        return first.values
+            _convert(v, FROM_PLIES, out=v, jobs=jobs)
+        return RuleSolve(first.values, 1)
     # first = second or second - 2: bit 1 of the plies tells which
     bits = {s: np.packbits(((v - 1) >> 1) & 1) for s, v in first.values.items()}
     del first
-    second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True), jobs, progress,
-                        end=SECOND_END)
+    second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True, jobs), jobs,
+                        progress, end=SECOND_END)
     for s, d in second.values.items():
         bit = bits.pop(s)
         for part in _blocks(len(d)):
@@ -242,7 +240,7 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
             plain = (codes == DRAW_CODE) | (codes == SLACK_CODE)
             a[plain] = codes[plain]
             d[part] = combine(a, codes)
-    return second.values
+    return RuleSolve(second.values, 2)
 
 
 def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
@@ -256,11 +254,11 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
     failed = []
     shifted = any(_shifted(v) for v in values.values())
     for second in (False, True) if shifted else (False,):
-        codes = {s: rounded(v, second) for s, v in values.items()}
+        codes = {s: rounded(v, second, jobs) for s, v in values.items()}
         for sub in pair.subspaces:
             target = outside(sub, rules)[0]
             cap = (np.zeros(0, dtype=np.uint16) if target is None
-                   else exit_codes(lookup(target.m, target.o), limit, second))
+                   else exit_codes(lookup(target.m, target.o), limit, second, jobs))
             bad, passed = check_by_opponent_sets(sub, codes[sub], codes[sub.mirror], cap, rules, jobs,
                                                  end=SECOND_END if second else 0)
             if not passed:
@@ -299,11 +297,13 @@ class RuleReport(_Report):
     peak_rss_mib: float
     skipped: bool
     check_seconds: float = 0.0
+    solves: int = 0
 
     def summary(self) -> str:
         """The line the build logs for this pair's tables."""
         return self._line(f"pair {self.pair.name} under the {self.limit}-ply rule",
-                          f"; check {self.check_seconds:.1f} s")
+                          f"; {self.solves} solve{'s' if self.solves > 1 else ''}, "
+                          f"check {self.check_seconds:.1f} s")
 
 
 def rule_memory(pair: Pair) -> int:
@@ -377,8 +377,9 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             start = time.perf_counter()
             bar = tqdm(desc=f"pair {p.name} ({limit}-ply rule)", unit="round", disable=not progress,
                        leave=False, dynamic_ncols=True)
-            values = solve_rule_pair(tuple(p), rules, lookup, limit, jobs,
+            solved = solve_rule_pair(tuple(p), rules, lookup, limit, jobs,
                                      progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
+            values = solved.values
             bar.close()
             checked = time.perf_counter()
             if verify:
@@ -387,11 +388,12 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
                     raise ConsistencyError(f"pair {p.name} fails the consistency check: {failed[0]}", [])
             check_seconds = time.perf_counter() - checked if verify else 0.0
             storage.write_pair(path, rules, values, quiet_limit=limit, release=True,
-                               extra={"seconds": time.perf_counter() - start, "checked": bool(verify)})
+                               extra={"seconds": time.perf_counter() - start, "checked": bool(verify),
+                                      "solves": solved.solves})
             del values
             building.release_free_memory()
             reports.append(RuleReport(p, limit, p.slots, time.perf_counter() - start, building.peak_rss_mib(),
-                                      skipped=False, check_seconds=check_seconds))
+                                      skipped=False, check_seconds=check_seconds, solves=solved.solves))
             log.info("%s", reports[-1].summary())
     return reports
 

@@ -50,6 +50,8 @@ from .values import DRAW, LOSS, WDL, WIN
 REPETITION_LIMIT = 3
 #: This many plies in a row that move a stone (not place one) without closing a mill: a draw.
 QUIET_PLY_LIMIT = 50
+#: The longest limit a game (and the tables of the rule, solver.dtz) takes.
+MAX_QUIET_LIMIT = 1000
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
@@ -136,7 +138,8 @@ class Game:
     """A game in progress: start position, moves played and the positions after them.
 
     ``start`` is a :class:`Position`, a position string, or None for the start
-    position of ``rules``.
+    position of ``rules``.  ``quiet_limit``: the plies in a row of the moving phase
+    without a mill that draw the game (50; Sanmill's games play 100).
 
     >>> game = Game("W:a1,d1,a4 B:g7,b6,f6 w")
     >>> _ = game.play("d1-g1")
@@ -144,8 +147,12 @@ class Game:
     ('b', 1)
     """
 
-    def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD):
+    def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
+                 quiet_limit: int = QUIET_PLY_LIMIT):
         rules = as_rules(rules)
+        if type(quiet_limit) is not int or not 1 <= quiet_limit <= MAX_QUIET_LIMIT:
+            raise ValueError(f"the quiet-ply limit is a whole number of plies from 1 to "
+                             f"{MAX_QUIET_LIMIT}, not {quiet_limit!r}")
         if start is None:
             start = "startpos"
         if not isinstance(start, (Position, str)):
@@ -155,6 +162,8 @@ class Game:
         start = parse_position(start, rules) if isinstance(start, str) else start
         start.check_rules(rules)
         self.rules = rules
+        #: Plies in a row without a mill (in the moving phase) that draw the game.
+        self.quiet_limit = quiet_limit
         self.start: Position = start
         self._moves: list[Move] = []
         self._positions: list[Position] = [start]
@@ -167,7 +176,7 @@ class Game:
 
     @classmethod
     def after(cls, start: Union[Position, str, None], moves: Iterable[Move | str],
-              rules: Rules | str = STANDARD) -> "Game":
+              rules: Rules | str = STANDARD, quiet_limit: int = QUIET_PLY_LIMIT) -> "Game":
         """The game from ``start`` after ``moves`` (Moves or their text, in order; or one
         string of them, space-separated): what the command line's ``--after`` and the
         API's ``after`` mean.
@@ -175,7 +184,7 @@ class Game:
         >>> Game.after("startpos", ["d2", "f4"]).position.turn, len(Game.after("startpos", "d2 f4"))
         ('w', 2)
         """
-        game = cls(start, rules)
+        game = cls(start, rules, quiet_limit)
         for move in (moves.split() if isinstance(moves, str) else moves):
             game.play(move)
         return game
@@ -343,7 +352,7 @@ class Game:
             return Outcome(winner, reason)
         if self.repetitions >= REPETITION_LIMIT:
             return Outcome(DRAW, REPETITION)
-        if self.quiet_plies >= QUIET_PLY_LIMIT:
+        if self.quiet_plies >= self.quiet_limit:
             return Outcome(DRAW, QUIET_PLIES)
         return None
 
@@ -373,6 +382,8 @@ class Game:
             lines.append(f"rules: {self.rules.name}")
         if self.start != parse_position("startpos", self.rules):
             lines.append(f"start: {format_position(self.start)}")
+        if self.quiet_limit != QUIET_PLY_LIMIT:
+            lines.append(f"quiet-limit: {self.quiet_limit}")
         lines += [str(m) for m in self._moves]
         if self._resigned is not None:
             lines.append(f"resigned: {self._resigned}")
@@ -386,8 +397,8 @@ class Game:
                     default: Rules = STANDARD) -> "Game":
         """Read a game record, checking every move; NotationError names the bad line.
 
-        Header lines (``rules: <name>``, ``start: <position>``) come before the
-        first move; ``rules``, where given, must agree with the record's when it names
+        Header lines (``rules: <name>``, ``start: <position>``, ``quiet-limit: <plies>``
+        where not 50) come before the first move; ``rules``, where given, must agree with the record's when it names
         them, and is the game's rules when it does not (else ``default``).  A last
         line ``resigned: w`` (or ``b``), after the moves, resigns for that side.
 
@@ -405,7 +416,11 @@ class Game:
                 raise InvalidNotationError(f"record is for rules {named.name}, not {rules.name}")
             rules = named
         rules = rules or default
-        game = cls(parse_position(headers.get("start", "startpos"), rules), rules)
+        limit = headers.get("quiet-limit", str(QUIET_PLY_LIMIT))
+        if not (limit.isdigit() and 1 <= int(limit) <= MAX_QUIET_LIMIT):
+            raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from 1 to "
+                                       f"{MAX_QUIET_LIMIT}, not {limit[:20]!r}")
+        game = cls(parse_position(headers.get("start", "startpos"), rules), rules, int(limit))
         for number, token in tokens:
             try:
                 game.play(token)
@@ -422,7 +437,7 @@ class Game:
 class RecordText(NamedTuple):
     """A game record's parts as written, not yet played (:func:`read_record`)."""
 
-    headers: dict[str, str]                 # rules, start: the text after the colon
+    headers: dict[str, str]                 # rules, start, quiet-limit: the text after the colon
     moves: list[tuple[int, str]]            # (line number, a move's notation)
     resigned: Optional[tuple[int, str]]     # (line number, 'w' or 'b')
 
@@ -457,9 +472,9 @@ def read_record(text: str) -> RecordText:
             continue
         if colon:
             key = key.strip()
-            if key not in ("rules", "start"):
+            if key not in ("rules", "start", "quiet-limit"):
                 raise InvalidNotationError(f"line {number}: unknown header {key!r} "
-                                           f"(rules:, start: or resigned:)")
+                                           f"(rules:, start:, quiet-limit: or resigned:)")
             if tokens:
                 raise InvalidNotationError(f"line {number}: header {key}: after the first move")
             if key in headers:

@@ -10,7 +10,10 @@ hard      iterative deepening alpha-beta within a time budget, transposition
 perfect   the databases: shortest win, else a draw, else the longest loss,
           random among equals (a move that draws the game by repetition or by
           the 50-ply rule counts as the draw it makes: :func:`probe_game_moves`);
-          where they cannot answer, it says so once and plays like hard
+          in the moving phase, where the tables of the quiet-ply rule are built,
+          the values under that rule at the game's count, the nearest mill
+          first among wins; where they cannot answer, it says so once and plays
+          like hard
 ========  ====================================================================
 
 Every player takes a :class:`random.Random` (``rng``) for its random choices, so a
@@ -35,8 +38,8 @@ from .board import STANDARD_BOARD, Board
 from .game import QUIET_PLIES, REPETITION, Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
-from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
-from .probe import Database, MoveProbe, best_of
+from .errors import DatabaseError, GameOverError, MissingSubspaceError, SearchStoppedError, seconds_of
+from .probe import Database, MoveProbe, RuleMoveProbe, best_of
 from .rules import Rules, as_rules, require_kernels
 from .values import DRAW, WIN, decode
 
@@ -399,11 +402,19 @@ class HardPlayer(SearchPlayer):
             self.say("hard: no database; searching without it", key="database")
 
 
-def probe_game_moves(database: Database, game: Game) -> list[MoveProbe]:
+def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMoveProbe]:
     """Every legal move of ``game`` with the value it leaves for its mover, best first:
     the database's (:meth:`~solver.probe.Database.probe_moves`), but a move that ends the
     game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
     is that draw.
+
+    In the moving phase, where the tables of the quiet-ply rule of the game's limit are
+    built (:meth:`~solver.probe.Database.probe_rule_moves`), the values are those of the
+    game under that rule at its real count of quiet plies, and among wins the nearest
+    mill comes first: following them wins every game the rule lets be won, never loses
+    one it saves.  (In the placement phase the plain values choose: the count starts
+    with the moving phase, and the placement phase's values under the rule are not
+    built yet.)
 
     The databases know positions, not games: a move the database rates a win may repeat
     a position for the third time where earlier moves were not the winner's own (its
@@ -415,6 +426,22 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe]:
     if game.outcome() is not None:
         return []
     probes = []
+    if (not game.position.in_placement and database.quiet_limit == game.quiet_limit
+            and database.has_rule_tables()):
+        try:
+            moves = database.probe_rule_moves(game.position, game.quiet_plies)
+        except MissingSubspaceError:
+            moves = None                # (a pair not built: the plain values choose)
+        if moves is not None:
+            for probe in moves:
+                after = game.copy()
+                after.play(probe.move)
+                outcome = after.outcome()
+                if outcome is not None and outcome.termination == REPETITION:
+                    probe = RuleMoveProbe(probe.move, DRAW, None, probe.rule)
+                probes.append(probe)
+            probes.sort(key=lambda mp: mp.rank)
+            return probes
     for probe in database.probe_moves(game.position):
         after = game.copy()
         after.play(probe.move)

@@ -37,11 +37,15 @@ from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
 from .position import Move, Position, mill_points, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
-from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, Value, decode
+from .game import QUIET_PLY_LIMIT
+from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
 
 BOOK_NAME = "opening-book.npz"
+#: The key of a file, reader or chunk of the tables of the quiet-ply rule in a
+#: Database's caches: (RULE, pair or subspace), beside the plain tables' own keys.
+RULE = "rule"
 
-__all__ = ["MoveProbe", "Database", "open_database", "best_of", "MissingSubspaceError"]
+__all__ = ["MoveProbe", "RuleMoveProbe", "Database", "open_database", "best_of", "MissingSubspaceError"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,34 @@ class MoveProbe:
         return Value(self.value, self.plies).rank
 
 
+@dataclass(frozen=True)
+class RuleMoveProbe:
+    """A legal move with what it leaves for the player who makes it in a played game
+    under the quiet-ply rule (:meth:`Database.probe_rule_moves`): ``value`` at the game's
+    count of quiet plies (win, draw or loss: the rule's draw is a draw), ``dtz`` the
+    mover's plies to the next mill (1: the move closes one; None for a draw), and
+    ``rule`` the value at a fresh count (a cursed win is a draw in ``value``)."""
+
+    move: Move
+    value: WDL
+    dtz: Optional[int]
+    rule: RuleWDL
+
+    #: (a MoveProbe's plies to the end: not known under the rule)
+    plies = None
+
+    @property
+    def rank(self) -> tuple:
+        """Sort key, best first: the win with the nearest mill, a draw (the better its
+        value without the rule, the better: a cursed win before a blessed loss), the loss
+        with the farthest mill."""
+        if self.value == WIN:
+            return (0, self.dtz)
+        if self.value == DRAW:
+            return (1, -self.rule.score)
+        return (2, -self.dtz)
+
+
 class Database:
     """Read access to the databases of one rule set (moving and placement phase).
     Thread-safe; pickled, it is opened again where it is unpickled (a process pool's
@@ -78,7 +110,8 @@ class Database:
     text (:func:`~solver.position.parse_position` under these rules)."""
 
     def __init__(self, root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
-                 in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None):
+                 in_memory: bool = False, cache_mib: int = 64, book: Path | str | None = None,
+                 quiet_limit: int = QUIET_PLY_LIMIT):
         rules = as_rules(rules)
         require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
         storage.check_root(root, rules)
@@ -89,7 +122,10 @@ class Database:
         cache_mib = integer(cache_mib, "cache_mib", "is a whole number of MiB")
         if cache_mib < 0:
             raise ValueError(f"cache_mib is a whole number of MiB, not {cache_mib}")
-        self._given = (cache_mib, book)
+        from .dtz import check_limit
+        check_limit(quiet_limit)
+        self.quiet_limit = quiet_limit
+        self._given = (cache_mib, book, quiet_limit)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)
         self._book_path = Path(book) if book else storage.rules_dir(root, rules) / BOOK_NAME
         self._book = None
@@ -111,10 +147,10 @@ class Database:
         return f"<Database of rules {self.rules.name} in {str(self.root)!r} ({state})>"
 
     def __reduce__(self):
-        cache_mib, book = self._given
+        cache_mib, book, quiet_limit = self._given
         # (absolute: a process pool's worker may start in another working directory)
         return (Database, (self.root.absolute(), self.rules, self.in_memory, cache_mib,
-                           None if book is None else Path(book).absolute()))
+                           None if book is None else Path(book).absolute(), quiet_limit))
 
     def _position(self, position: Position | str) -> Position:
         """``position`` (or its text) checked for these rules: their board, at most their
@@ -166,32 +202,38 @@ class Database:
                              f"of rules {self.rules.name}")
         return sub
 
-    def _reader(self, sub: Subspace) -> storage.SubspaceReader:
-        reader = self._readers.get(sub)
+    def _reader(self, sub: Subspace, rule: bool = False) -> storage.SubspaceReader:
+        """The reader of ``sub`` in its file (``rule``: its pair's file of the tables of
+        the quiet-ply rule, whose entries are keyed ``(RULE, ...)``)."""
+        name = (RULE, sub) if rule else sub
+        reader = self._readers.get(name)
         if reader is None:
             # Moving-phase subspaces live two to a pair file, placement subspaces one to
             # a file (solver.storage).
             key = storage.holding(sub)
-            f = self._files.get(key)
+            f = self._files.get((RULE, key) if rule else key)
             if f is None:
                 # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
-                f = storage._open(self._path(sub), self.rules, key, sub, rdcc_nbytes=0)
-                self._files[key] = f
-            reader = self._readers[sub] = storage.SubspaceReader(f, f.filename, sub)
+                path = self._rule_path(sub) if rule else self._path(sub)
+                f = storage._open(path, self.rules, key, sub, rdcc_nbytes=0,
+                                  quiet_limit=self.quiet_limit if rule else None)
+                self._files[(RULE, key) if rule else key] = f
+            reader = self._readers[name] = storage.SubspaceReader(f, f.filename, sub)
         return reader
 
-    def _chunk_code(self, sub: Subspace, slot: int) -> int:
+    def _chunk_code(self, sub: Subspace, slot: int, rule: bool = False) -> int:
         """The code at a slot, from the chunk cache or read and verified."""
         k = slot // storage.CHUNK
-        chunk = self._chunks.get((sub, k))
+        key = ((RULE, sub) if rule else sub, k)
+        chunk = self._chunks.get(key)
         if chunk is None:
-            reader = self._reader(sub)
+            reader = self._reader(sub, rule)
             start = k * storage.CHUNK
-            chunk = self._chunks[sub, k] = reader.read(start, min(reader.slots, start + storage.CHUNK))
+            chunk = self._chunks[key] = reader.read(start, min(reader.slots, start + storage.CHUNK))
             while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
                 self._chunks.popitem(last=False)
         else:
-            self._chunks.move_to_end((sub, k))
+            self._chunks.move_to_end(key)
         return int(chunk[slot % storage.CHUNK])
 
     @contextlib.contextmanager
@@ -209,13 +251,14 @@ class Database:
     def _forget(self, sub: Subspace) -> None:
         """Let go of the file holding ``sub`` and all read from it (caller holds the lock)."""
         key = storage.holding(sub)
-        f = self._files.pop(key, None)
-        if f is not None:
-            f.close()
-        for other in list(self._readers):
-            if storage.holding(other) == key:
-                del self._readers[other]
-        for chunk in [c for c in self._chunks if storage.holding(c[0]) == key]:
+        for name in (key, (RULE, key)):
+            f = self._files.pop(name, None)
+            if f is not None:
+                f.close()
+        held = lambda name: storage.holding(name[1] if name[0] == RULE else name) == key
+        for other in [r for r in self._readers if held(r)]:
+            del self._readers[other]
+        for chunk in [c for c in self._chunks if held(c[0])]:
             del self._chunks[chunk]
         self._arrays.pop(sub, None)
         self._wdl.pop(sub, None)
@@ -229,6 +272,23 @@ class Database:
                                        f"subspace {sub.name} is not built: missing {path} "
                                        f"(build it with: {command})")
         return path
+
+    def _rule_path(self, sub: Subspace) -> Path:
+        """The file of ``sub``'s pair under the quiet-ply rule; MissingSubspaceError if it
+        is not built."""
+        path = storage.rule_path(self.root, self.rules, sub.pair, self.quiet_limit)
+        if not path.exists():
+            command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
+                                            quiet_limit=self.quiet_limit)
+            raise MissingSubspaceError(sub, path, f"subspace {sub.name} under the {self.quiet_limit}-ply "
+                                                  f"rule is not built: missing {path} (build it with: {command})")
+        return path
+
+    def has_rule_tables(self) -> bool:
+        """Whether any moving-phase pair's tables of the quiet-ply rule (of this
+        database's ``quiet_limit``) are built."""
+        self._check_open()
+        return any(storage.rules_dir(self.root, self.rules).glob(f"dtz{self.quiet_limit}-pair-*.h5"))
 
     def has_placement(self) -> bool:
         """Whether any placement subspace of these rules is built (else positions with
@@ -358,6 +418,80 @@ class Database:
                 value = search.solve(position, self._search_deadline).value
             return Value(value)
         return decode(self.code(own, opp))
+
+    def probe_rule(self, position: Position | str) -> RuleValue:
+        """The value of a moving-phase position under the rule of ``quiet_limit`` plies
+        without a mill (the database's: 50 unless opened with another), at a fresh
+        count: win, cursed win, draw, blessed loss or loss, and the plies to the next
+        mill (:class:`~solver.values.RuleValue`; ``.at(n)`` is its value after n quiet
+        plies).  As python-chess's ``probe_wdl`` and ``probe_dtz`` together.  A finished
+        game is answered as :meth:`probe` answers it (won already: a win of DTZ 0).
+        MissingSubspaceError where its pair's tables of the rule are not built; ValueError
+        for a position with stones in hand (the rule counts in the moving phase only,
+        from a fresh count when the last stone is placed)."""
+        position = self._position(position)
+        limit = self.quiet_limit
+        if position.in_placement:
+            raise ValueError("the quiet-ply rule counts the plies of the moving phase: a position "
+                             "with stones in hand has no value under it of its own (probe its moving "
+                             "positions, or probe() it)")
+        own, opp = position.own, position.opp
+        ended = position.terminal_wdl(self.rules)
+        if ended is not None:
+            return RuleValue(RuleWDL(ended), None if ended == DRAW else 0, limit)
+        sub = self._subspace(popcount(own), popcount(opp))
+        slot = sub.index(own, opp)
+        with self._lock:
+            self._check_open()
+            try:
+                code = self._chunk_code(sub, slot, rule=True)
+            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                self._forget(sub)
+                command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
+                                                quiet_limit=limit)
+                raise type(exc)(f"{str(exc).removesuffix(': rebuild it')}; rebuild it with: {command}") from None
+        if code == SLACK_CODE:
+            raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
+        from .dtz import decode as decode_dtz
+        plain, dtz = decode_dtz(code)
+        return RuleValue.of(WDL(plain), dtz, limit)
+
+    def probe_wdl(self, position: Position | str) -> RuleWDL:
+        """The value under the quiet-ply rule at a fresh count (:meth:`probe_rule`)."""
+        return self.probe_rule(position).wdl
+
+    def probe_dtz(self, position: Position | str) -> Optional[int]:
+        """The plies to the next mill (:meth:`probe_rule`; None for a draw)."""
+        return self.probe_rule(position).dtz
+
+    def get_rule(self, position: Position | str, default: Any = None) -> RuleValue | Any:
+        """Like :meth:`probe_rule`, but ``default`` where the tables are not built."""
+        try:
+            return self.probe_rule(position)
+        except MissingSubspaceError:
+            return default
+
+    def probe_rule_moves(self, position: Position | str, quiet_plies: int = 0) -> list[RuleMoveProbe]:
+        """Every legal move of a moving-phase position whose game has made ``quiet_plies``
+        plies without a mill, with what it leaves for the mover under the quiet-ply rule
+        (:class:`RuleMoveProbe`), best first: a mill starts the count again, any other
+        move adds one.  Following the first wins every game that the rule lets be won
+        from here (its next mill always comes in time) and never loses one the rule
+        saves."""
+        position = self._position(position)
+        quiet_plies = integer(quiet_plies, "quiet_plies", "is a whole number of plies")
+        if not 0 <= quiet_plies <= self.quiet_limit:
+            raise ValueError(f"a game under the {self.quiet_limit}-ply rule has made 0..{self.quiet_limit} "
+                             f"quiet plies, not {quiet_plies}")
+        result = []
+        for move in position.legal_moves(self.rules):
+            after = self.probe_rule(position.play_unchecked(move))
+            count = 0 if move.takes else quiet_plies + 1
+            value = -after.at(count)
+            dtz = None if value == DRAW else 1 if move.takes else after.dtz + 1
+            result.append(RuleMoveProbe(move, value, dtz, -after.wdl))
+        result.sort(key=lambda mp: mp.rank)
+        return result
 
     def _by_moves(self, position: Position) -> Optional[Value]:
         """The value of ``position`` (not over) as the best of its moves' values, where
@@ -511,10 +645,11 @@ def best_of(probes: Sequence[MoveProbe], rng: random.Random | None = None) -> Op
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,
                   in_memory: bool = False, book: Path | str | None = None,
-                  cache_mib: int = 64) -> Database:
+                  cache_mib: int = 64, quiet_limit: int = QUIET_PLY_LIMIT) -> Database:
     """Open the databases under ``root`` for ``rules`` (a :class:`~solver.rules.Rules` or
     its name; a context manager): :class:`Database`.  DatabaseError, saying what to do,
     where ``root`` is no folder of rule sets' folders (missing, a file, or a rule set's
     folder itself: :func:`solver.storage.check_root`); files not built yet are found
     missing as they are asked for (MissingSubspaceError, or ``get``'s default)."""
-    return Database(root, rules, in_memory=in_memory, cache_mib=cache_mib, book=book)
+    return Database(root, rules, in_memory=in_memory, cache_mib=cache_mib, book=book,
+                    quiet_limit=quiet_limit)

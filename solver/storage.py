@@ -43,6 +43,7 @@ import numpy as np
 from .board import STANDARD_BOARD, Board
 from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, InsufficientMemoryError,
                      MissingSubspaceError, one_line)
+from .game import QUIET_PLY_LIMIT
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .notation import STANDARD_STONES
@@ -206,7 +207,8 @@ def book_command(path: Path | str, rules: Rules) -> str:
 
 
 def build_command(root: Path | str, rules: Rules, phase: str | None = None,
-                  max_total: int | None = None, pair: tuple[int, int] | None = None) -> str:
+                  max_total: int | None = None, pair: tuple[int, int] | None = None,
+                  quiet_limit: int | None = None) -> str:
     """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
     moving or placement, if given; only up to ``max_total`` stones, or only ``pair``).
 
@@ -218,10 +220,14 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
     'muehle build --db db --pair 4-5'
     >>> print(build_command("my dbs/it's", Rules()))     # one word for the shell
     muehle build --db 'my dbs/it'"'"'s'
+    >>> build_command("db", Rules(), "rule", pair=(4, 3), quiet_limit=100)
+    'muehle build --db db --phase rule --quiet-limit 100 --pair 3-4'
     """
     words = ["muehle", "build", "--db", str(root), *rule_words(rules)]
     if phase is not None:
         words += ["--phase", phase]
+    if quiet_limit is not None and quiet_limit != QUIET_PLY_LIMIT:
+        words += ["--quiet-limit", str(quiet_limit)]
     if max_total is not None:
         words += ["--max-total", str(max_total)]
     if pair is not None:

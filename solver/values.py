@@ -157,6 +157,113 @@ class Value:
         return self.rank > other.rank          # (worse: later in the order of ranks)
 
 
+class RuleWDL(StrEnum):
+    """A moving-phase position's value under the quiet-ply rule of played games, at a
+    fresh count (:mod:`solver.dtz`): win, a *cursed win* (won without the rule, drawn
+    with it), draw, a *blessed loss* (lost without it, drawn with it), loss; ordered as
+    the side to move prefers them, as python-chess's WDL numbers -2..2.
+
+    >>> sorted([RuleWDL.DRAW, RuleWDL.CURSED_WIN, RuleWDL.LOSS]), RuleWDL.CURSED_WIN.plain
+    (['loss', 'draw', 'cursed-win'], 'win')
+    """
+
+    WIN = "win"
+    CURSED_WIN = "cursed-win"
+    DRAW = "draw"
+    BLESSED_LOSS = "blessed-loss"
+    LOSS = "loss"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+    @property
+    def score(self) -> int:
+        """2, 1, 0, -1 or -2, as python-chess numbers them."""
+        return _RULE_SCORE[self]
+
+    @property
+    def plain(self) -> WDL:
+        """The value without the rule: a cursed win is a win, a blessed loss a loss."""
+        return WDL.from_score((self.score > 0) - (self.score < 0))
+
+    def __neg__(self) -> "RuleWDL":
+        return _RULE_BY_SCORE[-self.score]
+
+    def __lt__(self, other):
+        return _RULE_SCORE[self] < _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
+
+    def __le__(self, other):
+        return _RULE_SCORE[self] <= _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
+
+    def __gt__(self, other):
+        return _RULE_SCORE[self] > _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
+
+    def __ge__(self, other):
+        return _RULE_SCORE[self] >= _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
+
+
+_RULE_SCORE = {RuleWDL.WIN: 2, RuleWDL.CURSED_WIN: 1, RuleWDL.DRAW: 0, RuleWDL.BLESSED_LOSS: -1,
+               RuleWDL.LOSS: -2}
+_RULE_BY_SCORE = {v: k for k, v in _RULE_SCORE.items()}
+
+
+@dataclass(frozen=True)
+class RuleValue:
+    """A moving-phase position's value under a rule of ``limit`` quiet plies (a played
+    game is drawn after that many plies without a mill), with the count at zero:
+    ``wdl`` (:class:`RuleWDL`) and ``dtz``, the plies to the next mill (or the end of
+    the game: a blocked side has a loss of DTZ 0) when the winner hurries to a mill
+    that keeps its win and the loser delays it; None for a draw.  A cursed win's or
+    blessed loss's DTZ is above the limit (docs/design.md §3).
+
+    >>> v = RuleValue("win", 7, 50)
+    >>> v.at(43), v.at(44), str(v), str(RuleValue("cursed-win", 63, 50))
+    ('win', 'draw', 'win, next mill in 7', 'cursed win (drawn by the 50-ply rule; DTZ 63)')
+    """
+
+    wdl: RuleWDL
+    dtz: Optional[int]
+    limit: int
+
+    def __post_init__(self) -> None:
+        wdl = RuleWDL(self.wdl)
+        object.__setattr__(self, "wdl", wdl)
+        if wdl == RuleWDL.DRAW:
+            if self.dtz is not None:
+                raise ValueError(f"a draw has no DTZ, not {self.dtz!r}")
+            return
+        dtz = integer(self.dtz, "dtz", "is an integer")
+        object.__setattr__(self, "dtz", dtz)
+        within = dtz <= self.limit
+        if dtz < 0 or within != (abs(wdl.score) == 2):
+            raise ValueError(f"a {wdl} under a {self.limit}-ply rule has no DTZ {dtz}")
+
+    @classmethod
+    def of(cls, plain: WDL, dtz: Optional[int], limit: int) -> "RuleValue":
+        """The value of a position that is ``plain`` without the rule, ``dtz`` plies from
+        its next mill."""
+        if plain == DRAW:
+            return cls(RuleWDL.DRAW, None, limit)
+        cursed = dtz > limit
+        if plain == WIN:
+            return cls(RuleWDL.CURSED_WIN if cursed else RuleWDL.WIN, dtz, limit)
+        return cls(RuleWDL.BLESSED_LOSS if cursed else RuleWDL.LOSS, dtz, limit)
+
+    def at(self, quiet_plies: int) -> WDL:
+        """The value in a played game that has made ``quiet_plies`` plies without a mill
+        (0..limit): a win or loss where its next mill comes within the plies left."""
+        if self.wdl == RuleWDL.DRAW or self.dtz > self.limit - quiet_plies:
+            return DRAW
+        return self.wdl.plain
+
+    def __str__(self) -> str:
+        if self.wdl == RuleWDL.DRAW:
+            return "draw"
+        if abs(self.wdl.score) == 2:
+            return f"{self.wdl}, next mill in {self.dtz}"
+        return f"{self.wdl.replace('-', ' ')} (drawn by the {self.limit}-ply rule; DTZ {self.dtz})"
+
+
 def decode(code: int) -> Value:
     """Value of a stored code (0..0xFFFE); ValueError for the slack marker 0xFFFF and
     for what is no code at all."""

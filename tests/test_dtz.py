@@ -162,7 +162,7 @@ def tables(rules: Rules, limit: int) -> tuple[dict, dict]:
     for pair in pairs_in_order(rules):
         for s, v in solve_pair(tuple(pair), rules, lambda m, o: plain[m, o]).values.items():
             plain[s.m, s.o] = v
-        values = dtz.solve_rule_pair(tuple(pair), rules, lambda m, o: rule[m, o], limit)
+        values = dtz.solve_rule_pair(tuple(pair), rules, lambda m, o: rule[m, o], limit).values
         assert dtz.check_pair(pair, rules, values, lambda m, o: rule[m, o], limit) == []
         for s, v in values.items():
             rule[s.m, s.o] = v
@@ -233,3 +233,36 @@ def test_rules_the_tables_are_not_made_for_are_refused():
     for name in ("take-none", "lasker", "three-mens"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
+
+
+# --- the conversions of codes, against their definitions written out in numpy ----------
+
+def rounded_reference(codes: np.ndarray, second: bool) -> np.ndarray:
+    c = codes.astype(np.int64)
+    t, win = c >> 1, (c & 1) == 0
+    plies = (np.where(win, (t + 1) | 1, (t + 2) & ~1) if second
+             else np.where(win, t | 1, (t + 1) & ~1))
+    return np.where((c == 0) | (c == SLACK_CODE), c, plies + 1)
+
+
+def exit_reference(codes: np.ndarray, limit: int, second: bool) -> np.ndarray:
+    c = codes.astype(np.int64)
+    lost, real = (c & 1) == 1, (c >> 1) <= limit
+    # the taker's DTZ, then rounded as the solve rounds: a win up to odd, a loss up to even
+    taker = np.where(real, 1, np.where(lost, limit + 1 + (limit % 2), limit + 2 - (limit % 2)))
+    up = (np.where(lost, (taker + 1) | 1, (taker + 2) & ~1) if second
+          else np.where(lost, taker | 1, (taker + 1) & ~1))
+    return np.where((c == 0) | (c == SLACK_CODE), c, up)
+
+
+@pytest.mark.parametrize("limit", [1, 7, 50, 100])
+def test_the_kernels_conversions_are_their_definitions(limit):
+    codes = np.arange(0x10000, dtype=np.uint16)
+    for second in (False, True):
+        assert np.array_equal(dtz.rounded(codes[:4 * limit + 600], second),
+                              rounded_reference(codes[:4 * limit + 600], second))
+        assert np.array_equal(dtz.exit_codes(codes[:4 * limit + 600], limit, second),
+                              exit_reference(codes[:4 * limit + 600], limit, second))
+    # a solve whose plies are the DTZ: a win in odd plies is DTZ code 2 * plies
+    plies = np.array([0, 1, 2, 3, 4, 5, SLACK_CODE], dtype=np.uint16)   # (codes: draw, 1 + plies)
+    assert dtz._convert(plies, dtz.FROM_PLIES).tolist() == [0, 1, 2, 5, 6, 9, SLACK_CODE]

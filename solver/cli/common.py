@@ -20,7 +20,7 @@ import click
 
 from .._version import __version__
 from ..errors import MuehleError, one_line
-from ..game import Game
+from ..game import MAX_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
 from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
 from ..values import Value
@@ -377,6 +377,13 @@ def needs_kernels(func: Callable) -> Callable:
 #: ``--after MOVES``: moves (space-separated) played from POSITION first (:meth:`Game.after`).
 after_option = click.option("--after", "after", metavar="MOVES", default="",
                             help="Play these moves (space-separated) from POSITION first.")
+
+#: ``--quiet-limit N``: the plies in a row without a mill that draw a played game, and so
+#: the tables of the quiet-ply rule (solver.dtz) that are built and read.
+quiet_limit_option = click.option(
+    "--quiet-limit", type=click.IntRange(1, MAX_QUIET_LIMIT), default=QUIET_PLY_LIMIT, show_default=True,
+    help="Plies in a row without a mill (in the moving phase) that draw a played game: the rule "
+         "whose tables (build --phase rule) are built and read (Sanmill's games play 100).")
 
 
 def position_argument(func: Callable) -> Callable:

@@ -7,7 +7,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import click
 from tqdm import tqdm
@@ -21,7 +21,7 @@ from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       UnsupportedRulesError, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
-from .common import db_option, fail, jobs_option, main, needs_kernels, rules_options
+from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
 
 
 def parse_size(text: str) -> int:
@@ -42,13 +42,6 @@ def parse_size(text: str) -> int:
 #: (solver.dtz): built on their own, and not yet part of "all".
 RULE_PHASE = "rule"
 PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
-
-
-def quiet_limit_option(func: Callable) -> Callable:
-    return click.option("--quiet-limit", type=click.IntRange(1, dtz.MAX_LIMIT), default=QUIET_PLY_LIMIT,
-                        show_default=True,
-                        help="Plies without a mill after which a played game is drawn: the rule "
-                             "of the tables of --phase rule (Sanmill's games use 100).")(func)
 
 
 @main.command()
@@ -509,8 +502,7 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
         _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
     storage.check_root(db, rules)
     checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
-    command = storage.build_command(db, rules, RULE_PHASE, max_total) + (
-        f" --quiet-limit {limit}" if limit != QUIET_PLY_LIMIT else "")
+    command = storage.build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
     if pair is not None:
         checked = [p for p in checked if p == pair]
     if not checked:

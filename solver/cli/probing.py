@@ -15,9 +15,10 @@ from ..notation import format_position
 from ..position import parse_position
 from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
+from ..values import RuleValue
 from ..rules import Rules
-from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels, rules_options,
-                     value_text)
+from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels,
+                     quiet_limit_option, rules_options, value_text)
 
 #: Longest line of a --batch file (a position is some 80 bytes).
 MAX_LINE = 4096
@@ -36,13 +37,18 @@ MAX_LINE = 4096
               help="Also the line of best play (shortest win, longest defence) to the end of "
                    "the game; a draw 20 plies of it.")
 @after_option
+@quiet_limit_option
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
-          after: str) -> None:
+          after: str, quiet_limit: int) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
     hand are read from the placement files (with plies); where no placement file
-    is built, the opening search answers (values without plies).
+    is built, the opening search answers (values without plies).  In the moving
+    phase, where the tables of the quiet-ply rule are built (build --phase rule),
+    also the value in a played game under that rule (at the count of quiet plies of
+    --after's moves): win, cursed win, draw, blessed loss or loss, and the plies to
+    the next mill; with --line, the line of best play under the rule too.
 
     \b
     Examples:
@@ -55,7 +61,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE, not both")
     if batch is not None and after.strip():
         fail("--after plays moves from POSITION: not with --batch")
-    with open_database(db, rules) as database:
+    with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
             noted = odd = failed = False
             for number, raw in enumerate(iter(lambda: batch.readline(MAX_LINE + 1), b""), 1):
@@ -84,7 +90,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
             if failed:
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
-        game = Game.after(" ".join(position), after.split(), rules)
+        game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
@@ -99,8 +105,19 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR_NAMES[pos.turn]}")
     if with_line:
         click.echo(f"line: {' '.join(obj['line']) or '(none: the game is over)'}")
+    rule = obj.get("rule")
+    if rule is not None:
+        text = str(RuleValue(rule["wdl"], rule["dtz"], rule["limit"]))
+        count = (f"; after {rule['quiet_plies']} quiet plies: {rule['value']}" if rule["quiet_plies"] else "")
+        click.echo(f"under the {rule['limit']}-ply rule: {text}{count}")
+        if with_line:
+            click.echo(f"line under the rule: {' '.join(rule['line']) or '(none: the game is over)'}")
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
+        under = mv.get("rule")
+        if under is not None:
+            mill = "" if under["dtz"] is None else f", next mill in {under['dtz']}"
+            plies += f"  (under the rule: {under['value']}{mill})"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
 
 
@@ -146,13 +163,17 @@ def note_search(database, pos) -> bool:
 @click.option("--seed", type=int, default=None,
               help="Choose at random among equally good moves (repeatable with the seed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
+@quiet_limit_option
 def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed: Optional[int],
-              as_json: bool) -> None:
+              as_json: bool, quiet_limit: int) -> None:
     """The database's best move in POSITION: the shortest win, else a draw, else the
     longest loss, and its value for the side to move.
 
     With --json: {"position", "move", "value", "plies"}; move is null when the game
-    is over.  Without --seed the first of equally good moves (in move order).
+    is over.  Without --seed the first of equally good moves (in move order).  In the
+    moving phase, where the tables of the quiet-ply rule are built, the best move under
+    that rule at the count of --after's moves (the nearest winning mill first), with
+    "dtz" (plies to the next mill) and "rule" (its value at a fresh count) too.
 
     \b
     Example:
@@ -160,9 +181,9 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     """
     import random
 
-    game = Game.after(" ".join(position), after.split(), rules)
+    game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
     pos = game.position
-    with open_database(db, rules) as database:
+    with open_database(db, rules, quiet_limit=quiet_limit) as database:
         note_first(database, game)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game)
     if as_json:
