@@ -85,6 +85,9 @@ def query_object(database: Database, pos: Position, line: bool = False,
         for mv in obj["moves"]:
             under = by_move[mv["move"]]
             mv["rule"] = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
+        # best first in the game: by the values under the rule (stable: the plain order
+        # among equals)
+        obj["moves"].sort(key=lambda mv: by_move[mv["move"]].rank)
     if line:
         moves = principal_line(database, pos)
         obj["line"] = [str(m) for m in moves]
@@ -221,11 +224,30 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
     """The value before and after every move of ``game``, both for its mover.
 
     Returns ``({"rules", "start", "result", "moves": [{"ply", "side", "move",
-    "before", "before_plies", "after", "after_plies", "blunder"}]}, problems)``;
-    values are null where the database cannot answer, and ``problems`` says why
-    (each reason once).  The draw rules of play are not part of the values.
+    "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
+    "blunder"}]}, problems)``; values are null where the database cannot answer, and
+    ``problems`` says why (each reason once).  ``rule_before`` and ``rule_after``: the
+    values in the game under its quiet-ply rule at its real count (moving phase, where
+    the database's tables of that rule are built; else null), by which a move is then
+    judged (a move that keeps a win that the rule draws has lost the win).  The other
+    draw rule of play (threefold repetition) is not part of the values.
     """
     problems: list[str] = []
+    counts = game.quiet_counts
+    ruled = game.quiet_limit == database.quiet_limit and database.has_rule_tables()
+
+    def rule_value(i: int) -> Optional[WDL]:
+        """The value of position i (its side to move) under the rule at its count."""
+        pos = game.positions[i]
+        if not ruled or pos.in_placement:
+            return None
+        try:
+            return database.probe_rule(pos).at(counts[i])
+        except DatabaseError as error:
+            text = one_line(error)
+            if text not in problems:
+                problems.append(text)
+            return None
 
     def value(pos: Position, after: bool):
         try:
@@ -242,10 +264,15 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
     for i, move in enumerate(game.moves):
         before, before_plies = value(game.positions[i], False)
         after, after_plies = value(game.positions[i + 1], True)
+        rule_before, rule_after = rule_value(i), rule_value(i + 1)
+        if rule_after is not None:
+            rule_after = -rule_after
+        judged = (rule_before, rule_after) if None not in (rule_before, rule_after) else (before, after)
         rows.append({"ply": i + 1, "side": game.positions[i].turn, "move": str(move),
                      "before": before, "before_plies": before_plies,
                      "after": after, "after_plies": after_plies,
-                     "blunder": blunder(before, after)})
+                     "rule_before": rule_before, "rule_after": rule_after,
+                     "blunder": blunder(*judged)})
     result = game.outcome()
     return ({"rules": game.rules.name, "start": format_position(game.start),
              "result": None if result is None else str(result), "moves": rows},

@@ -139,7 +139,8 @@ class Game:
 
     ``start`` is a :class:`Position`, a position string, or None for the start
     position of ``rules``.  ``quiet_limit``: the plies in a row of the moving phase
-    without a mill that draw the game (50; Sanmill's games play 100).
+    without a mill that draw the game (50; Sanmill's games play 100); ``quiet_plies``:
+    how many of them the game had made before ``start`` (a game taken up in the middle).
 
     >>> game = Game("W:a1,d1,a4 B:g7,b6,f6 w")
     >>> _ = game.play("d1-g1")
@@ -148,11 +149,13 @@ class Game:
     """
 
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
-                 quiet_limit: int = QUIET_PLY_LIMIT):
+                 quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: int = 0):
         rules = as_rules(rules)
         if type(quiet_limit) is not int or not 1 <= quiet_limit <= MAX_QUIET_LIMIT:
             raise ValueError(f"the quiet-ply limit is a whole number of plies from 1 to "
                              f"{MAX_QUIET_LIMIT}, not {quiet_limit!r}")
+        if type(quiet_plies) is not int or not 0 <= quiet_plies <= quiet_limit:
+            raise ValueError(f"a game starts with 0..{quiet_limit} quiet plies played, not {quiet_plies!r}")
         if start is None:
             start = "startpos"
         if not isinstance(start, (Position, str)):
@@ -161,6 +164,9 @@ class Game:
         # stones).
         start = parse_position(start, rules) if isinstance(start, str) else start
         start.check_rules(rules)
+        if quiet_plies and start.in_placement:
+            raise ValueError("the quiet plies are counted in the moving phase: a position with stones "
+                             "in hand has none")
         self.rules = rules
         #: Plies in a row without a mill (in the moving phase) that draw the game.
         self.quiet_limit = quiet_limit
@@ -168,7 +174,7 @@ class Game:
         self._moves: list[Move] = []
         self._positions: list[Position] = [start]
         # _quiet[i]: quiet plies in a row up to position i (the 50-move counter).
-        self._quiet: list[int] = [0]
+        self._quiet: list[int] = [quiet_plies]
         # _since[i]: the first position with the stones (board and hand) of position i;
         # no earlier one can repeat it, as placements and takes cannot be undone.
         self._since: list[int] = [0]
@@ -176,7 +182,8 @@ class Game:
 
     @classmethod
     def after(cls, start: Union[Position, str, None], moves: Iterable[Move | str],
-              rules: Rules | str = STANDARD, quiet_limit: int = QUIET_PLY_LIMIT) -> "Game":
+              rules: Rules | str = STANDARD, quiet_limit: int = QUIET_PLY_LIMIT,
+              quiet_plies: int = 0) -> "Game":
         """The game from ``start`` after ``moves`` (Moves or their text, in order; or one
         string of them, space-separated): what the command line's ``--after`` and the
         API's ``after`` mean.
@@ -184,7 +191,7 @@ class Game:
         >>> Game.after("startpos", ["d2", "f4"]).position.turn, len(Game.after("startpos", "d2 f4"))
         ('w', 2)
         """
-        game = cls(start, rules, quiet_limit)
+        game = cls(start, rules, quiet_limit, quiet_plies)
         for move in (moves.split() if isinstance(moves, str) else moves):
             game.play(move)
         return game
@@ -209,6 +216,12 @@ class Game:
     def quiet_plies(self) -> int:
         """Plies in a row, up to now, that moved a stone without closing a mill."""
         return self._quiet[-1]
+
+    @property
+    def quiet_counts(self) -> tuple[int, ...]:
+        """The count of quiet plies at the start and after each move (:attr:`quiet_plies`
+        at every position of :attr:`positions`)."""
+        return tuple(self._quiet)
 
     @property
     def repetitions(self) -> int:
@@ -384,6 +397,8 @@ class Game:
             lines.append(f"start: {format_position(self.start)}")
         if self.quiet_limit != QUIET_PLY_LIMIT:
             lines.append(f"quiet-limit: {self.quiet_limit}")
+        if self._quiet[0]:
+            lines.append(f"quiet-plies: {self._quiet[0]}")
         lines += [str(m) for m in self._moves]
         if self._resigned is not None:
             lines.append(f"resigned: {self._resigned}")
@@ -398,7 +413,8 @@ class Game:
         """Read a game record, checking every move; NotationError names the bad line.
 
         Header lines (``rules: <name>``, ``start: <position>``, ``quiet-limit: <plies>``
-        where not 50) come before the first move; ``rules``, where given, must agree with the record's when it names
+        where not 50, ``quiet-plies: <plies>`` made before the start where not 0) come
+        before the first move; ``rules``, where given, must agree with the record's when it names
         them, and is the game's rules when it does not (else ``default``).  A last
         line ``resigned: w`` (or ``b``), after the moves, resigns for that side.
 
@@ -420,7 +436,14 @@ class Game:
         if not (limit.isdigit() and 1 <= int(limit) <= MAX_QUIET_LIMIT):
             raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from 1 to "
                                        f"{MAX_QUIET_LIMIT}, not {limit[:20]!r}")
-        game = cls(parse_position(headers.get("start", "startpos"), rules), rules, int(limit))
+        played = headers.get("quiet-plies", "0")
+        if not (played.isdigit() and int(played) <= int(limit)):
+            raise InvalidNotationError(f"record: quiet-plies: is a whole number of plies from 0 to "
+                                       f"{limit}, not {played[:20]!r}")
+        try:
+            game = cls(parse_position(headers.get("start", "startpos"), rules), rules, int(limit), int(played))
+        except ValueError as error:
+            raise InvalidNotationError(f"record: {error}") from None
         for number, token in tokens:
             try:
                 game.play(token)
@@ -437,7 +460,7 @@ class Game:
 class RecordText(NamedTuple):
     """A game record's parts as written, not yet played (:func:`read_record`)."""
 
-    headers: dict[str, str]                 # rules, start, quiet-limit: the text after the colon
+    headers: dict[str, str]                 # rules, start, quiet-limit, quiet-plies: the text after the colon
     moves: list[tuple[int, str]]            # (line number, a move's notation)
     resigned: Optional[tuple[int, str]]     # (line number, 'w' or 'b')
 
@@ -472,9 +495,9 @@ def read_record(text: str) -> RecordText:
             continue
         if colon:
             key = key.strip()
-            if key not in ("rules", "start", "quiet-limit"):
+            if key not in ("rules", "start", "quiet-limit", "quiet-plies"):
                 raise InvalidNotationError(f"line {number}: unknown header {key!r} "
-                                           f"(rules:, start:, quiet-limit: or resigned:)")
+                                           f"(rules:, start:, quiet-limit:, quiet-plies: or resigned:)")
             if tokens:
                 raise InvalidNotationError(f"line {number}: header {key}: after the first move")
             if key in headers:

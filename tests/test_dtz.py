@@ -15,13 +15,13 @@ import pytest
 
 from solver import dtz
 from solver.errors import UnsupportedRulesError
-from solver.index import Subspace
+from solver.index import Pair, Subspace
 from solver.position import Position
 from solver.retro import pairs_in_order, solve_pair
 from solver.rules import Rules
 from solver.values import SLACK_CODE
 
-WIN, DRAW, LOSS = 1, 0, -1
+WIN, DRAW, LOSS = 1, 0, -1        # (the brute force's numbers; a game's values are words)
 
 
 def subsets(points: int, k: int) -> np.ndarray:
@@ -266,3 +266,211 @@ def test_the_kernels_conversions_are_their_definitions(limit):
     # a solve whose plies are the DTZ: a win in odd plies is DTZ code 2 * plies
     plies = np.array([0, 1, 2, 3, 4, 5, SLACK_CODE], dtype=np.uint16)   # (codes: draw, 1 + plies)
     assert dtz._convert(plies, dtz.FROM_PLIES).tolist() == [0, 1, 2, 5, 6, 9, SLACK_CODE]
+
+
+# --- files, commands, probes and play -----------------------------------------------
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from solver import storage
+from solver.cli import main
+from solver.errors import ForeignDatabaseError, MissingSubspaceError
+from solver.game import Game, QUIET_PLIES
+from solver.players import PerfectPlayer, probe_game_moves
+from solver.probe import open_database
+from solver.values import RuleValue, RuleWDL
+
+FOUR = Rules(stones=4)
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def db4_rule(tmp_path_factory):
+    """The 4-stone game's plain tables and those of the 50- and 6-ply rules."""
+    root = tmp_path_factory.mktemp("db4rule")
+    for args in (["--phase", "moving"], ["--phase", "rule"], ["--phase", "rule", "--quiet-limit", 6]):
+        result = run("build", "--db", root, "--stones", 4, "--quiet", *args)
+        assert result.exit_code == 0, result.output
+    return root
+
+
+def sha256s(root, rules=FOUR, limit=50) -> dict:
+    return {s.name: storage.sha256_of(storage.read_subspace(storage.rule_path(root, rules, tuple(p), limit),
+                                                            rules, s.m, s.o, quiet_limit=limit))
+            for p in pairs_in_order(rules) for s in p.subspaces}
+
+
+def test_build_and_check_of_the_rule_tables(db4_rule):
+    folder = storage.rules_dir(db4_rule, FOUR)
+    assert sorted(p.name for p in folder.glob("dtz*")) == [
+        f"dtz{n}-pair-{p}.h5" for n in (50, 6) for p in ("3-3", "3-4", "4-4")]
+    ok = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule")
+    assert ok.exit_code == 0 and ok.output.startswith("ok: 3 pair(s) under the 50-ply rule"), ok.output
+    six = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--quiet-limit", 6)
+    assert six.exit_code == 0 and "6-ply rule" in six.output, six.output
+    # the plain check knows the rule's files: none of them is called stray
+    plain = run("check", "--db", db4_rule, "--stones", 4, "--phase", "moving", "--quiet")
+    assert plain.exit_code == 0 and "no build" not in plain.output, plain.output
+    # the statistics a file records: in plies to the next mill, and the rule's draws counted
+    stats = storage.pair_stats(storage.rule_path(db4_rule, FOUR, (3, 4), 6), FOUR, quiet_limit=6)
+    assert stats["3-4"]["cursed_wins"] > 0 and stats["3-4"]["longest_win"] > 6 and stats["4-3"]["blessed_losses"] > 0
+    again = run("build", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--quiet")
+    assert "0 pair(s) built under the 50-ply rule, 3 already there" in again.output
+
+
+def test_files_of_one_kind_are_refused_as_the_other(db4_rule, tmp_path):
+    shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
+    rule = storage.rule_path(tmp_path, FOUR, (3, 4), 50)
+    plain = storage.pair_path(tmp_path, FOUR, (3, 4))
+    with pytest.raises(ForeignDatabaseError, match="holds values under a rule of 50 quiet plies, not plain"):
+        storage.read_subspace(rule, FOUR, 3, 4)
+    with pytest.raises(ForeignDatabaseError, match="holds plain values, not those of the quiet-ply rule"):
+        storage.read_subspace(plain, FOUR, 3, 4, quiet_limit=50)
+    with pytest.raises(ForeignDatabaseError, match="built for a rule of 50 quiet plies, not 6"):
+        storage.read_subspace(rule, FOUR, 3, 4, quiet_limit=6)
+    # a file of the 6-ply rule under the 50-ply rule's name: check says so, exit 1
+    shutil.copy(storage.rule_path(tmp_path, FOUR, (3, 4), 6), rule)
+    bad = run("check", "--db", tmp_path, "--stones", 4, "--phase", "rule")
+    assert bad.exit_code == 1 and "not 50" in bad.output and "--phase rule" in bad.output, bad.output
+    # and a query that reads it says which file and how to build it again, in one line
+    db = open_database(tmp_path, FOUR)
+    with pytest.raises(ForeignDatabaseError, match=r"rebuild it with: muehle build .*--phase rule --pair 3-4"):
+        db.probe_rule("W:a1,d1,g1 B:a7,d7,f6,b6 w")
+
+
+def test_a_changed_value_fails_the_check(db4_rule, tmp_path):
+    """A DTZ one off (a win's by 2: the same rounding parity; by 1: the other) or a
+    win made a loss is found by the forward check, which reads the file whole."""
+    for change in (2, 1, -1):
+        shutil.copytree(db4_rule, tmp_path / str(change), dirs_exist_ok=True)
+        root = tmp_path / str(change)
+        path = storage.rule_path(root, FOUR, (3, 4), 50)
+        values = {s: storage.read_subspace(path, FOUR, s.m, s.o, quiet_limit=50) for s in Pair(3, 4).subspaces}
+        codes = values[Subspace(3, 4)]
+        slot = int(np.flatnonzero((codes != 0) & (codes % 2 == 0) & (codes != SLACK_CODE) & (codes > 4))[7])
+        codes[slot] = int(codes[slot]) + change
+        storage.write_pair(path, FOUR, values, quiet_limit=50)
+        bad = run("check", "--db", root, "--stones", 4, "--phase", "rule")
+        assert bad.exit_code == 1 and "subspace 3-4" in bad.output, (change, bad.output)
+
+
+def test_a_killed_rule_build_resumes_to_the_same_files(db4_rule, tmp_path):
+    command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "4", "--phase",
+               "rule", "--quiet", "--jobs", "1"]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("MUEHLE_CRASH", "MUEHLE_HOLD"))}
+    for crash in ("before-rename:dtz50-pair-3-4.h5", "temporary-complete:dtz50-pair-4-4.h5"):
+        killed = subprocess.run(command, env={**clean, "MUEHLE_CRASH_AT": crash}, capture_output=True, text=True)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        assert not (storage.rules_dir(tmp_path, FOUR) / crash.split(":")[1]).exists()
+    subprocess.run(command, env=clean, check=True, capture_output=True)
+    assert sha256s(tmp_path) == sha256s(db4_rule)
+    assert not list(storage.rules_dir(tmp_path, FOUR).glob(".dtz*"))
+
+
+def test_probe_rule_and_its_refusals(db4_rule):
+    db = open_database(db4_rule, FOUR)
+    assert db.probe_rule("W:a1,d1 B:a7,d7,f6,b6 w") == RuleValue("loss", 0, 50)       # two stones
+    value = db.probe_rule("W:a1,d1,g1 B:a7,d7,f6,b6 b")
+    assert value.wdl.plain == db.probe("W:a1,d1,g1 B:a7,d7,f6,b6 b").value
+    assert db.probe_wdl("W:a1,d1,g1 B:a7,d7,f6,b6 b") == value.wdl
+    assert db.probe_dtz("W:a1,d1,g1 B:a7,d7,f6,b6 b") == value.dtz
+    with pytest.raises(ValueError, match="stones in hand"):
+        db.probe_rule("W:a1 B:a7 w 3 3")
+    with pytest.raises(ValueError, match="quiet plies"):
+        db.probe_rule_moves("W:a1,d1,g1 B:a7,d7,f6,b6 b", 51)
+    five = open_database(db4_rule, FOUR, quiet_limit=5)     # no tables of that rule
+    assert five.get_rule("W:a1,d1,g1 B:a7,d7,f6,b6 b", "none") == "none"
+    with pytest.raises(MissingSubspaceError, match=r"--phase rule --quiet-limit 5 --pair 3-4"):
+        five.probe_rule("W:a1,d1,g1 B:a7,d7,f6,b6 b")
+
+
+def test_query_shows_the_value_under_the_rule(db4_rule):
+    # a win of the 6-ply rule's tables: under the rule at the count --quiet-plies gives
+    db = open_database(db4_rule, FOUR, quiet_limit=6)
+    sub = Subspace(3, 3)
+    codes = storage.read_subspace(storage.rule_path(db4_rule, FOUR, (3, 3), 6), FOUR, 3, 3, quiet_limit=6)
+    slot = int(np.flatnonzero((codes == 2 * 5))[0])            # a win, next mill in 5
+    pos = str(Position.from_view(*sub.position(slot)))
+    for count, value in ((0, "win"), (1, "win"), (2, "draw")):
+        result = run("query", "--db", db4_rule, "--stones", 4, "--quiet-limit", 6, "--quiet-plies", count,
+                     "--json", pos)
+        obj = json.loads(result.output)
+        assert obj["rule"] == {"limit": 6, "quiet_plies": count, "wdl": "win", "dtz": 5, "value": value}
+        assert obj["moves"][0]["rule"]["value"] == value
+        if value == "win":
+            assert obj["moves"][0]["rule"]["dtz"] == 5
+    text = run("query", "--db", db4_rule, "--stones", 4, "--quiet-limit", 6, "--line", pos).output
+    assert "under the 6-ply rule: win, next mill in 5" in text and "line under the rule:" in text
+    assert db.probe_rule(pos) == RuleValue("win", 5, 6)
+
+
+def test_records_keep_the_limit_and_the_count():
+    game = Game("W:a1,d1,g1 B:a7,d7,f6,b6 b", FOUR, quiet_limit=100, quiet_plies=7)
+    game.play("b6-b4")
+    again = Game.from_record(game.record(), FOUR)
+    assert (again.quiet_limit, again.quiet_counts) == (100, (7, 8))
+    assert "quiet-limit: 100" in game.record() and "quiet-plies: 7" in game.record()
+    with pytest.raises(ValueError, match="counted in the moving phase"):
+        Game("W:a1 B:a7 w 3 3", FOUR, quiet_plies=3)
+
+
+def perfect_game(db, pos, rules, limit, count) -> Game:
+    """Both sides perfect under the rule from ``pos`` after ``count`` quiet plies."""
+    game = Game(pos, rules, limit, count)
+    players = PerfectPlayer(rules, random.Random(1), database=db)
+    while game.outcome() is None:
+        game.play(players.choose(game))
+    return game
+
+
+@pytest.mark.parametrize("limit", [7, 50])
+def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
+    """From sampled positions of Five Men's Morris at random counts: where the rule lets
+    the side to move win (a win of DTZ <= limit - count), perfect play against the best
+    defence wins, within the rule; from a win the rule draws, or a loss it saves, the
+    defence draws; where the side to move loses under the rule, it loses."""
+    rules, oracle = five
+    rule, _ = tables(rules, limit)
+    root = None
+    rng = random.Random(limit)
+    from pathlib import Path
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for (m, o), codes in rule.items():
+            if m <= o:
+                storage.write_pair(storage.rule_path(root, rules, (m, o), limit), rules,
+                                   {Subspace(m, o, board=rules.board): codes,
+                                    Subspace(o, m, board=rules.board): rule[o, m]}, quiet_limit=limit)
+        db = open_database(root, rules, quiet_limit=limit)
+        seen = {"win": 0, "draw": 0, "loss": 0}
+        for key in [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3)]:
+            sub = Subspace(*key, board=rules.board)
+            codes = rule[key]
+            decided = np.flatnonzero((codes != 0) & (codes != SLACK_CODE))
+            for slot in rng.sample(list(decided), 12):
+                pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
+                if pos.terminal_wdl(rules) is not None:
+                    continue
+                value = db.probe_rule(pos)
+                count = rng.randrange(0, max(1, limit - value.dtz + 1)) if value.dtz <= limit else rng.randrange(limit)
+                expected = value.at(count)
+                game = perfect_game(db, pos, rules, limit, count)
+                result = game.outcome()
+                got = result.value_for(pos.turn)
+                assert got == expected, (str(pos), count, value, str(result))
+                if expected == DRAW and value.wdl != RuleWDL.DRAW:
+                    assert result.termination == QUIET_PLIES     # the rule's draw, not another
+                seen[expected] += 1
+        assert all(seen.values()), seen

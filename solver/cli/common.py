@@ -384,6 +384,11 @@ quiet_limit_option = click.option(
     "--quiet-limit", type=click.IntRange(1, MAX_QUIET_LIMIT), default=QUIET_PLY_LIMIT, show_default=True,
     help="Plies in a row without a mill (in the moving phase) that draw a played game: the rule "
          "whose tables (build --phase rule) are built and read (Sanmill's games play 100).")
+#: ``--quiet-plies N``: the plies without a mill a game taken up at POSITION has made.
+quiet_plies_option = click.option(
+    "--quiet-plies", type=click.IntRange(0, MAX_QUIET_LIMIT), default=0, show_default=True,
+    help="Plies in a row without a mill that the game had made when it reached POSITION (the "
+         "count of the quiet-ply rule; --after's moves count on).")
 
 
 def position_argument(func: Callable) -> Callable:

@@ -20,7 +20,7 @@ import click
 from ..analysis import analyze_object
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
-from ..game import RESIGNATION, Game, Outcome
+from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
 from ..players import LEVELS, make_player, probe_game_moves
 from ..position import BLACK, WHITE, Move, popcount
@@ -28,7 +28,8 @@ from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import (COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, rules_options, stone_marks,
+from .common import (COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, quiet_limit_option,
+                     rules_options, stone_marks,
                      value_text)
 
 HELP = """\
@@ -44,7 +45,7 @@ Commands:
   quit       leave (end of input does the same)"""
 
 
-def open_optional_database(db: str, rules: Rules):
+def open_optional_database(db: str, rules: Rules, quiet_limit: int = QUIET_PLY_LIMIT):
     """(database, None), or (None, why not) when there are no databases for ``rules``
     (or the kernels cannot read any for them yet)."""
     gap = kernel_gap(rules)
@@ -54,7 +55,7 @@ def open_optional_database(db: str, rules: Rules):
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
                       f"(build them with: {build_command(db, rules)})")
-    return open_database(db, rules, in_memory=rules.stones <= 4), None
+    return open_database(db, rules, in_memory=rules.stones <= 4, quiet_limit=quiet_limit), None
 
 
 class Session:
@@ -264,12 +265,19 @@ class Session:
             self.out(f"no hint: the database cannot answer ({error})")
             return
         best = probes[0]
-        self.out(f"hint: {best.move} ({value_text(best.value, best.plies)}); every move, for you:")
+        # (under the quiet-ply rule: the plies to the next mill, not to the end)
+        ruled = hasattr(best, "dtz")
+        number = (lambda p: p.dtz) if ruled else (lambda p: p.plies)
+        said = (f"{best.value}, next mill in {best.dtz}" if ruled and best.dtz is not None
+                else value_text(best.value, best.plies))
+        self.out(f"hint: {best.move} ({said}); every move, for you"
+                 + (f" (under the {self.game.quiet_limit}-ply rule, (n): plies to the next mill)" if ruled else "")
+                 + ":")
         for value in (WIN, DRAW, LOSS):
             group = [p for p in probes if p.value == value]
             if group:
                 self.out(f"  {value}: " + " ".join(
-                    str(p.move) if p.plies is None else f"{p.move}({p.plies})" for p in group))
+                    str(p.move) if number(p) is None else f"{p.move}({number(p)})" for p in group))
 
 
 def read_line(prompt: str) -> Optional[str]:
@@ -331,8 +339,9 @@ def undecodable(error: UnicodeDecodeError) -> str:
 @click.option("--think", type=FiniteRange(0.01, 3600), default=3.0, show_default=True,
               help="Seconds per move for the search of hard (and of perfect without a database).")
 @click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
+@quiet_limit_option
 def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], start: Optional[str],
-         think: float, unicode: bool) -> None:
+         think: float, unicode: bool, quiet_limit: int) -> None:
     """Play a game against the computer in the terminal.
 
     Moves and commands (help, moves, hint, undo, resign, save FILE, quit) are read
@@ -344,8 +353,8 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     marks = stone_marks(unicode)
     rng = random.Random(seed)
     human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
-    game = Game(start, rules)
-    database, reason = open_optional_database(db, rules)
+    game = Game(start, rules, quiet_limit)
+    database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think)
     try:
@@ -381,7 +390,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     stderr says why, the values there are '?' (null), and the exit status is 1.
     """
     game = Game.from_record(read_record_file(game_file), None if rules == STANDARD else rules)
-    with open_database(db, game.rules) as database:
+    with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
         obj, problems = analyze_object(database, game)
     for problem in problems:
         click.echo(f"muehle: warning: {problem}", err=True)
@@ -425,11 +434,15 @@ def _print_analysis(obj: dict, game: Game) -> None:
     rows, result = obj["moves"], game.outcome()
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
+    ruled = any(r["rule_before"] is not None for r in rows)
+    if ruled:
+        click.echo(f"(rule: the value in this game under its {game.quiet_limit}-ply rule at its count)")
     for r in rows:
         mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
+        rule = (f"  rule {r['rule_before'] or '-'} -> {r['rule_after'] or '-'}" if ruled else "")
         click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['move']:<10}  "
                    f"{value_text(r['before'], r['before_plies']):<12}  "
-                   f"{value_text(r['after'], r['after_plies']):<12}{mark}".rstrip())
+                   f"{value_text(r['after'], r['after_plies']):<12}{rule}{mark}".rstrip())
     blunders = [r for r in rows if r["blunder"]]
     click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))

@@ -18,7 +18,7 @@ from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
 from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels,
-                     quiet_limit_option, rules_options, value_text)
+                     quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 #: Longest line of a --batch file (a position is some 80 bytes).
 MAX_LINE = 4096
@@ -38,8 +38,9 @@ MAX_LINE = 4096
                    "the game; a draw 20 plies of it.")
 @after_option
 @quiet_limit_option
+@quiet_plies_option
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
-          after: str, quiet_limit: int) -> None:
+          after: str, quiet_limit: int, quiet_plies: int) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -90,7 +91,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
             if failed:
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
-        game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
+        game = Game.after(" ".join(position), after.split(), rules, quiet_limit, quiet_plies)
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
@@ -164,8 +165,9 @@ def note_search(database, pos) -> bool:
               help="Choose at random among equally good moves (repeatable with the seed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @quiet_limit_option
+@quiet_plies_option
 def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed: Optional[int],
-              as_json: bool, quiet_limit: int) -> None:
+              as_json: bool, quiet_limit: int, quiet_plies: int) -> None:
     """The database's best move in POSITION: the shortest win, else a draw, else the
     longest loss, and its value for the side to move.
 
@@ -181,7 +183,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     """
     import random
 
-    game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
+    game = Game.after(" ".join(position), after.split(), rules, quiet_limit, quiet_plies)
     pos = game.position
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         note_first(database, game)

@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
-from ..game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game, describe_phase, read_record
+from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
                       one_line)
@@ -264,7 +264,7 @@ class Service:
             "phase": describe_phase(game),
             "hands": {"w": pos.white_hand, "b": pos.black_hand},
             "on_board": {"w": popcount(pos.white), "b": popcount(pos.black)},
-            "quiet_plies": game.quiet_plies, "quiet_limit": QUIET_PLY_LIMIT,
+            "quiet_plies": game.quiet_plies, "quiet_limit": game.quiet_limit,
             "repetitions": game.repetitions, "repetition_limit": REPETITION_LIMIT,
             "svg": board_svg(pos, size=None, last_move=game.moves[-1] if game.moves else None,
                              hands=True),
@@ -272,7 +272,7 @@ class Service:
         })
         if hints and result is None:
             try:
-                obj["hints"] = query_object(self.database(game.rules), pos)
+                obj["hints"] = query_object(self.database(game.rules), pos, game=game)
             except (ApiError, MuehleError, ValueError) as error:
                 # No hints (no database, say), but the game goes on.
                 obj["hints"] = {"error": one_line(error)}

@@ -125,15 +125,22 @@ function clearMarks(container) {
   for (const label of container.querySelectorAll(".label")) label.textContent = "";
 }
 
+// A move's value in this game: under the quiet-ply rule where the server gives it (its
+// value at the game's count, the plies to the next mill), else the plain value.
+function gameValue(mv) {
+  return mv.rule ? { value: mv.rule.value, plies: mv.rule.dtz } : { value: mv.value, plies: mv.plies };
+}
+
 function paintMarks(container, best) {
   for (const [point, mv] of best) {
     const mark = container.querySelector(`#mark-${point}`);
     const label = container.querySelector(`#label-${point}`);
     if (!mark) continue;
-    mark.setAttribute("stroke", S.colours[mv.value]);
-    mark.dataset.value = mv.value;
-    label.setAttribute("fill", S.colours[mv.value]);
-    label.textContent = mv.plies === null ? "" : String(mv.plies);
+    const v = gameValue(mv);
+    mark.setAttribute("stroke", S.colours[v.value]);
+    mark.dataset.value = v.value;
+    label.setAttribute("fill", S.colours[v.value]);
+    label.textContent = v.plies === null ? "" : String(v.plies);
   }
 }
 
@@ -153,8 +160,11 @@ function fillMoveTable(table, moves, onClick) {
     row.dataset.move = mv.move;
     row.insertCell().textContent = mv.move;
     const cell = row.insertCell();
-    cell.textContent = valueText(mv.value, mv.plies);
-    cell.className = mv.value;
+    const v = gameValue(mv);
+    cell.textContent = mv.rule
+      ? `${v.value}${v.plies === null ? "" : `, mill in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
+      : valueText(mv.value, mv.plies);
+    cell.className = v.value;
     if (onClick) row.addEventListener("click", () => onClick(mv.move));
   }
 }
@@ -211,7 +221,12 @@ function paintHints() {
     say("hint-summary", hints && hints.error && $("hints").checked ? `No hints: ${hints.error}` : "");
     return;
   }
-  say("hint-summary", `This position: ${valueText(hints.value, hints.plies)} for ${COLOUR[st.side]}.`);
+  const rule = hints.rule
+    ? ` Under the ${hints.rule.limit}-ply rule, after ${hints.rule.quiet_plies} quiet plies: ${hints.rule.value}` +
+      (hints.rule.wdl === hints.rule.value ? "" : ` (${hints.rule.wdl} at a fresh count)`) +
+      (hints.rule.dtz === null ? "." : `, next mill in ${hints.rule.dtz}.`)
+    : "";
+  say("hint-summary", `This position: ${valueText(hints.value, hints.plies)} for ${COLOUR[st.side]}.${rule}`);
   paintMarks(board, bestBy(hints.moves, hintKey(st)));
   if (S.selected) board.querySelector(`#mark-${S.selected}`).classList.add("selected");
   const shown = S.pending ? hints.moves.filter((mv) => S.pending.some((p) => p.text === mv.move)) : hints.moves;
