@@ -184,13 +184,13 @@ def check_rules(rules: Rules) -> None:
         raise UnsupportedRulesError(f"no tables of the quiet-ply rule for rules {rules.name}: {why}")
 
 
-def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> int:
-    """How many positions of ``sub`` whose first solve's code is ``first`` are losses whose
+def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> np.ndarray:
+    """The slots of ``sub`` whose first solve's code is ``first`` that are losses whose
     every move is a mill into a win the rule keeps (the first solve's loss in 2, and no
-    quiet move): the only ends that the first solve counts a ply too long.  Where a pair
-    has none, no line ends at one, and its first solve's plies are its DTZ."""
+    quiet move): the only ends that the first solve counts a ply too long, and so the
+    first positions of every line whose DTZ is not its first rounding."""
     kernels = sub.kernels
-    found = 0
+    found = []
     for part in _blocks(len(first)):
         slots = np.flatnonzero(first[part] == 3) + part.start      # (code 3: a loss in 2)
         if len(slots):
@@ -198,8 +198,76 @@ def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> int:
             opp = np.empty(len(slots), dtype=np.uint32)
             kernels.position_batch(sub.m, sub.o, slots.astype(np.int64), own, opp)
             steps = kernels.quiet_step_counts(own, opp, 0, 0, rules.jumping, rules.take_none, rules.mixed)
-            found += int(np.count_nonzero(steps == 0))
+            found.append(slots[steps == 0])
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+#: Positions :func:`shifted` follows at most before a pair is solved the second time
+#: instead (the standard game's pairs have a few hundred).
+MAX_SHIFTED = 200_000
+
+
+def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
+            lookup: Callable[[int, int], np.ndarray], limit: int) -> dict[Subspace, set[int]] | None:
+    """The slots whose DTZ is one ply less than the first solve's plies ``first`` (codes
+    by subspace): the :func:`seeds`, and level by level above them (a position's plies
+    are one more than its best successors'), every winner one of whose best successors
+    is shifted and every loser all of whose best moves are (a loser's mill into a win
+    the rule keeps is a shifted end, any other mill not).  Walked from the seeds by the
+    reference rules' un-moves (``Position.quiet_predecessors``), so it costs what the
+    few shifted lines hold, where a second solve costs a whole solve; None where more
+    than :data:`MAX_SHIFTED` are found (the caller solves a second time)."""
+    from .position import Position
+
+    board = rules.board
+    plies = lambda sub, slot: int(first[sub][slot]) - 1
+    found = {s: set(int(x) for x in seeds(s, first[s], rules)) for s in pair.subspaces}
+    level = [(s, slot) for s in pair.subspaces for slot in sorted(found[s])]
+    a = 2                                   # the seeds' plies: a loss in 2
+    total = len(level)
+    while level:
+        above: dict[tuple[Subspace, int], Position] = {}
+        for sub, slot in level:
+            pos = Position.from_view(*sub.position(slot), board=board)
+            for move, prev in pos.quiet_predecessors(rules):
+                if move.origin is None:     # (a placement: not of the moving phase)
+                    continue
+                mirror = sub.mirror
+                at = mirror.index(prev.own, prev.opp)
+                if at not in found[mirror] and plies(mirror, at) == a + 1:
+                    above[mirror, at] = prev
+        level = []
+        for (sub, slot), pos in sorted(above.items()):
+            if (a + 1) % 2 == 0 and not _all_best_shifted(pos, sub, a + 1, found, plies, lookup, limit, rules):
+                continue                    # (a loser: every best move must be shifted)
+            found[sub].add(slot)
+            level.append((sub, slot))
+        total += len(level)
+        if total > MAX_SHIFTED:
+            return None
+        a += 1
     return found
+
+
+def _all_best_shifted(pos, sub: Subspace, value: int, found, plies, lookup, limit: int, rules: Rules) -> bool:
+    """Whether every move of the losing side's ``pos`` (of ``sub``, first solve's plies
+    ``value``) that attains ``value`` is shifted: a quiet one into a shifted winner, or
+    a mill into a win the rule keeps."""
+    best = []
+    for move in pos.legal_moves(rules):
+        after = pos.play_unchecked(move)
+        if move.takes:
+            target = Subspace(after.own.bit_count(), after.opp.bit_count(), board=sub.board)
+            code = int(lookup(target.m, target.o)[target.index(after.own, after.opp)])
+            rounded_plies = int(exit_codes(np.array([code], dtype=np.uint16), limit, False)[0])
+            shift = code != DRAW_CODE and code & 1 == 0 and code >> 1 <= limit
+            best.append((rounded_plies, shift))
+        else:
+            at = sub.mirror.index(after.own, after.opp)
+            best.append((plies(sub.mirror, at) + 1, at in found[sub.mirror]))
+    most = max(v for v, _ in best)
+    assert most == value, f"{pos}: the first solve's plies {value}, its moves' {most}"
+    return all(shift for v, shift in best if v == value)
 
 
 @dataclass
@@ -215,15 +283,20 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
                     ) -> RuleSolve:
     """The DTZ codes of both subspaces of ``pair`` under a rule of ``limit`` quiet plies;
     ``lookup(m, o)`` supplies the DTZ codes of the (solved) subspaces its mills lead into.
-    The first solve; where the pair has :func:`seeds`, the second too (see the module's
+    The first solve, and the few positions whose DTZ is one less than its plies found by
+    :func:`shifted`; where they are too many, the second solve (see the module's
     docstring), the first one's values waiting meanwhile as one bit a slot (which of the
     two roundings they are), and the DTZ codes made in the second's arrays."""
     check_rules(rules)
     first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False, jobs), jobs,
                        progress)
-    if not any(seeds(s, v, rules) for s, v in first.values.items()):
-        for v in first.values.values():
+    late = shifted(Pair(*pair, board=rules.board), rules, first.values, lookup, limit)
+    if late is not None:
+        for s, v in first.values.items():
             _convert(v, FROM_PLIES, out=v, jobs=jobs)
+            at = np.array(sorted(late[s]), dtype=np.int64)
+            # a DTZ one less than the plies: a win's code 2 * (plies - 1), a loss's + 1
+            v[at] -= 2
         return RuleSolve(first.values, 1)
     # first = second or second - 2: bit 1 of the plies tells which
     bits = {s: np.packbits(((v - 1) >> 1) & 1) for s, v in first.values.items()}
@@ -266,7 +339,7 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                               f"their successors ({'second' if second else 'first'} rounding), "
                               f"first at slot {min(bad) if bad else '?'}")
             if not second and not shifted and passed:
-                found = seeds(sub, codes[sub], rules)
+                found = len(seeds(sub, codes[sub], rules))
                 if found:
                     failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
                                   f"forced mill that no DTZ counts")
