@@ -59,6 +59,8 @@ cdef enum:
     DTZ_EXIT_FIRST = 2      # a capture target's DTZ codes -> the taker's codes, first solve
     DTZ_EXIT_SECOND = 3     # the same for the second solve
     DTZ_FROM_PLIES = 4      # a solve's codes whose plies are the DTZ -> DTZ codes
+    DTZ_ENTRY = 5           # DTZ codes -> what the placement phase's pass under the rule
+                            # reads: the first rounding, a cursed win or blessed loss a draw
 
 
 cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil:
@@ -70,7 +72,9 @@ cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil
         return <uint16_t>(2 * t if t & 1 else 2 * t + 1)
     t = c >> 1
     win = (c & 1) == 0
-    if mode == DTZ_ROUND_FIRST:
+    if mode == DTZ_ENTRY and t > limit:
+        return 0
+    if mode == DTZ_ROUND_FIRST or mode == DTZ_ENTRY:
         return <uint16_t>(1 + ((t | 1) if win else ((t + 1) & ~1)))
     if mode == DTZ_ROUND_SECOND:
         return <uint16_t>(1 + (((t + 1) | 1) if win else ((t + 2) & ~1)))
@@ -87,12 +91,14 @@ def dtz_codes(const uint16_t[::1] codes, uint16_t[::1] out, int mode, int limit,
     """Convert ``codes`` into ``out`` (the same length; it may be ``codes`` itself) as
     ``mode`` says: 0, 1 the first or second solve's rounding of DTZ codes, 2, 3 the codes
     a first or second solve reads for a capture target of these DTZ codes under a rule of
-    ``limit`` plies, 4 a solve's codes whose plies are the DTZ into DTZ codes
-    (solver.dtz's ``rounded``, ``exit_codes`` and the first solve's result)."""
+    ``limit`` plies, 4 a solve's codes whose plies are the DTZ into DTZ codes, 5 the
+    first rounding of DTZ codes with those above ``limit`` drawn (the moving positions
+    where the placement phase's pass under the rule enters; solver.dtz's ``rounded``,
+    ``exit_codes``, the first solve's result and ``entry_codes``)."""
     cdef int64_t i, n = codes.shape[0]
     check_jobs(jobs)
     check_size("out", out.shape[0], n, "the length of codes")
-    if not 0 <= mode <= DTZ_FROM_PLIES:
+    if not 0 <= mode <= DTZ_ENTRY:
         raise ValueError(f"no conversion {mode}")
     for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
         out[i] = dtz_convert(codes[i], mode, limit)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Optional
 
-from .errors import DatabaseError, one_line
+from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
 from .notation import format_position
 from .position import Move, Position
@@ -79,9 +79,13 @@ def query_object(database: Database, pos: Position, line: bool = False,
                      for mp in database.probe_moves(pos)]}
     played = game if game is not None else Game(pos, database.rules, database.quiet_limit)
     rule = rule_object(database, played)
+    try:
+        by_move = ({str(mp.move): mp for mp in database.probe_rule_moves(pos, rule["quiet_plies"])}
+                   if rule is not None else None)
+    except MissingSubspaceError:
+        rule = by_move = None           # (a file its moves lead to is not built)
     if rule is not None:
         obj["rule"] = rule
-        by_move = {str(mp.move): mp for mp in database.probe_rule_moves(pos, rule["quiet_plies"])}
         for mv in obj["moves"]:
             under = by_move[mv["move"]]
             mv["rule"] = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
@@ -100,15 +104,18 @@ def query_object(database: Database, pos: Position, line: bool = False,
 
 def rule_object(database: Database, game: Game) -> Optional[dict]:
     """``{"limit", "quiet_plies", "wdl", "dtz", "value"}``: the value of the game's
-    moving-phase position under the quiet-ply rule (:meth:`Database.probe_rule`): at a
-    fresh count (``wdl``: win, cursed-win, draw, blessed-loss or loss; ``dtz``: plies
-    to the next mill) and at the game's count (``value``); None where the position is
-    not in the moving phase, the game's limit is not the database's, or the tables of
-    the rule are not built (for its pair)."""
+    position under the quiet-ply rule (:meth:`Database.probe_rule`): at a fresh count
+    (``wdl``: win, cursed-win, draw, blessed-loss or loss; ``dtz``: plies to the next
+    mill, null with stones in hand) and at the game's count (``value``); None where the
+    game's limit is not the database's, or the tables of the rule are not built (for
+    its file)."""
     pos = game.position
-    if pos.in_placement or game.quiet_limit != database.quiet_limit or not database.has_rule_tables():
+    if game.quiet_limit != database.quiet_limit or not database.has_rule_tables():
         return None
-    rule = database.get_rule(pos)
+    try:
+        rule = database.get_rule(pos)
+    except ValueError:
+        return None
     if rule is None:
         return None
     return {"limit": rule.limit, "quiet_plies": game.quiet_plies, "wdl": rule.wdl, "dtz": rule.dtz,

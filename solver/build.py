@@ -498,8 +498,8 @@ def stray_files(root: Path | str, rules: Rules) -> list[Path]:
         ours |= {storage.file_of(root, rules, key).name for key in held}
 
     def written(name: str) -> bool:
-        # a pair's tables of the quiet-ply rule (solver.dtz), of any limit
-        rule = re.fullmatch(r"dtz[1-9][0-9]*-(pair-[0-9]+-[0-9]+\.h5)", name)
+        # a file's tables of the quiet-ply rule (solver.dtz), of any limit
+        rule = re.fullmatch(r"dtz[1-9][0-9]*-((pair|place)-.+\.h5)", name)
         return name in ours or (rule is not None and rule[1] in ours)
 
     return sorted(path for path in folder.glob("*.h5") if not written(path.name))

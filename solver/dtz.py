@@ -64,13 +64,14 @@ from typing import Callable
 import numpy as np
 
 from . import build as building
-from . import storage
+from . import placement, storage
 from .build import _Report
 from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
 from .game import MAX_QUIET_LIMIT, QUIET_PLY_LIMIT
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
+from .position import NO_POINT
 from .retro import check_by_opponent_sets, outside, solve_pair
 from .rules import Rules
 from .values import DRAW_CODE, SLACK_CODE
@@ -81,7 +82,7 @@ log = logging.getLogger("muehle.build")
 #: slot: 4 Mi slots, some 80 MiB, where a whole large pair's would be gigabytes).
 BLOCK = 1 << 22
 #: The conversions of the kernels' ``dtz_codes`` (ext/values.pxi).
-ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES = range(5)
+ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES, ENTRY = range(6)
 #: The plies the second solve adds to the game's own ends (a blocked side, a take that
 #: leaves two stones): the next ones of the same parity (ext/check.pxi ``ended``).
 SECOND_END = 2
@@ -214,31 +215,39 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     are one more than its best successors'), every winner one of whose best successors
     is shifted and every loser all of whose best moves are (a loser's mill into a win
     the rule keeps is a shifted end, any other mill not).  Walked from the seeds by the
-    reference rules' un-moves (``Position.quiet_predecessors``), so it costs what the
-    few shifted lines hold, where a second solve costs a whole solve; None where more
-    than :data:`MAX_SHIFTED` are found (the caller solves a second time)."""
-    from .position import Position
+    kernels' un-moves (``unmoves_packed``, which the tests hold to the reference rules'),
+    so it costs what the few shifted lines hold, where a second solve costs a whole
+    solve; None where more than :data:`MAX_SHIFTED` are found (the caller solves a
+    second time)."""
+    kernels = pair.subspaces[0].kernels
+    targets: dict[tuple[int, int], np.ndarray] = {}
 
-    board = rules.board
-    plies = lambda sub, slot: int(first[sub][slot]) - 1
+    def codes_of(m: int, o: int) -> np.ndarray:
+        # (read once: a loser's mill reads its target's code, and the whole subspace comes)
+        if (m, o) not in targets:
+            targets[m, o] = lookup(m, o)
+        return targets[m, o]
+
     found = {s: set(int(x) for x in seeds(s, first[s], rules)) for s in pair.subspaces}
     level = [(s, slot) for s in pair.subspaces for slot in sorted(found[s])]
     a = 2                                   # the seeds' plies: a loss in 2
     total = len(level)
     while level:
-        above: dict[tuple[Subspace, int], Position] = {}
+        above: dict[tuple[Subspace, int], tuple[int, int]] = {}
         for sub, slot in level:
-            pos = Position.from_view(*sub.position(slot), board=board)
-            for move, prev in pos.quiet_predecessors(rules):
-                if move.origin is None:     # (a placement: not of the moving phase)
-                    continue
-                mirror = sub.mirror
-                at = mirror.index(prev.own, prev.opp)
-                if at not in found[mirror] and plies(mirror, at) == a + 1:
-                    above[mirror, at] = prev
+            own, opp = sub.position(slot)
+            mirror = sub.mirror
+            # the last mover (opp) slid or jumped a stone from origin to target
+            for mv in kernels.unmoves_packed(own, opp, 0, 0, rules.jumping, rules.take_none, UNSLIDE):
+                target, origin = mv & 31, (mv >> 5) & 31
+                before = opp & ~(1 << target) | 1 << origin
+                at = int(kernels.index_position(mirror.m, mirror.o, before, own))
+                if at not in found[mirror] and int(first[mirror][at]) - 1 == a + 1:
+                    above[mirror, at] = (before, own)
         level = []
-        for (sub, slot), pos in sorted(above.items()):
-            if (a + 1) % 2 == 0 and not _all_best_shifted(pos, sub, a + 1, found, plies, lookup, limit, rules):
+        for (sub, slot), (own, opp) in sorted(above.items()):
+            if (a + 1) % 2 == 0 and not _all_best_shifted(own, opp, sub, a + 1, found, first, codes_of, limit,
+                                                          rules):
                 continue                    # (a loser: every best move must be shifted)
             found[sub].add(slot)
             level.append((sub, slot))
@@ -249,24 +258,35 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     return found
 
 
-def _all_best_shifted(pos, sub: Subspace, value: int, found, plies, lookup, limit: int, rules: Rules) -> bool:
-    """Whether every move of the losing side's ``pos`` (of ``sub``, first solve's plies
-    ``value``) that attains ``value`` is shifted: a quiet one into a shifted winner, or
-    a mill into a win the rule keeps."""
+#: (ext/movegen.pxi) the un-moves that slide or jump a stone, not those that place one
+UNSLIDE = 2
+
+
+def _all_best_shifted(own: int, opp: int, sub: Subspace, value: int, found, first, lookup, limit: int,
+                      rules: Rules) -> bool:
+    """Whether every move of the losing side's position (own, opp) of ``sub`` (first
+    solve's plies ``value``) that attains ``value`` is shifted: a quiet one into a
+    shifted winner, or a mill into a win the rule keeps."""
+    kernels = sub.kernels
     best = []
-    for move in pos.legal_moves(rules):
-        after = pos.play_unchecked(move)
-        if move.takes:
-            target = Subspace(after.own.bit_count(), after.opp.bit_count(), board=sub.board)
-            code = int(lookup(target.m, target.o)[target.index(after.own, after.opp)])
+    for mv in kernels.moves_packed(own, opp, 0, 0, rules.jumping, rules.take_none):
+        target, origin, take = mv & 31, (mv >> 5) & 31, (mv >> 10) & 31
+        mover = own & ~(1 << origin) | 1 << target
+        if take != NO_POINT:
+            left = opp & ~(1 << take)
+            if mv >> 15:                    # (a second stone taken: two mills at once)
+                left &= ~(1 << ((mv >> 15) - 1))
+            m, o = left.bit_count(), mover.bit_count()
+            code = int(lookup(m, o)[kernels.index_position(m, o, left, mover)])
             rounded_plies = int(exit_codes(np.array([code], dtype=np.uint16), limit, False)[0])
             shift = code != DRAW_CODE and code & 1 == 0 and code >> 1 <= limit
             best.append((rounded_plies, shift))
         else:
-            at = sub.mirror.index(after.own, after.opp)
-            best.append((plies(sub.mirror, at) + 1, at in found[sub.mirror]))
+            mirror = sub.mirror
+            at = int(kernels.index_position(mirror.m, mirror.o, opp, mover))
+            best.append((int(first[mirror][at]), at in found[mirror]))
     most = max(v for v, _ in best)
-    assert most == value, f"{pos}: the first solve's plies {value}, its moves' {most}"
+    assert most == value, f"({own:#x}, {opp:#x}) of {sub}: the first solve's plies {value}, its moves' {most}"
     return all(shift for v, shift in best if v == value)
 
 
@@ -357,13 +377,14 @@ def _shifted(codes: np.ndarray) -> bool:
     return False
 
 
-# --- the build: one file a pair, beside the plain tables ------------------------------
+# --- the build: one file a pair or placement subspace, beside the plain tables -------
 
 @dataclass(frozen=True)
 class RuleReport(_Report):
-    """What happened to one pair's tables of the quiet-ply rule: built or skipped."""
+    """What happened to the file of one pair or placement subspace under the quiet-ply
+    rule: built or skipped."""
 
-    pair: Pair
+    key: Pair | Subspace
     limit: int
     slots: int
     seconds: float
@@ -373,31 +394,35 @@ class RuleReport(_Report):
     solves: int = 0
 
     def summary(self) -> str:
-        """The line the build logs for this pair's tables."""
-        return self._line(f"pair {self.pair.name} under the {self.limit}-ply rule",
-                          f"; {self.solves} solve{'s' if self.solves > 1 else ''}, "
-                          f"check {self.check_seconds:.1f} s")
+        """The line the build logs for this file."""
+        if isinstance(self.key, Pair):
+            return self._line(f"pair {self.key.name} under the {self.limit}-ply rule",
+                              f"; {self.solves} solve{'s' if self.solves > 1 else ''}, "
+                              f"check {self.check_seconds:.1f} s")
+        return self._line(f"placement {self.key.name} under the {self.limit}-ply rule", "")
 
 
 def rule_memory(pair: Pair) -> int:
-    """Bytes a pair's tables of the rule hold at their peak: its solves' (the plain
-    tables' rounds, :func:`solver.build.memory_needed`) and the bit a slot kept between
-    them, or the check's: the DTZ codes and one rounding of them (2 + 2 a slot) and the
-    targets' codes read (2 a slot of the largest, as in the solve)."""
+    """Bytes a pair's tables of the rule hold at their peak: its solve's (the plain
+    tables' rounds, :func:`solver.build.memory_needed`; a second solve's the bit a slot
+    kept between the two), or the check's: the DTZ codes and one rounding of them (2 + 2
+    a slot) and the targets' codes read (2 a slot of the largest, as in the solve)."""
     own = sum(s.slots for s in pair.subspaces)
     reads = max((t.slots for t in pair.capture_targets), default=0)
     return max(building.memory_needed(pair) + own // 8, 4 * own + 2 * reads + (16 << 20))
 
 
-def why_not_built(root: Path, rules: Rules, pair: Pair, limit: int) -> str | None:
-    """Why the pair's file of the rule cannot be used as it is (None: it is intact):
-    missing, another limit's, or damaged (every value read and checked)."""
-    path = storage.rule_path(root, rules, pair, limit)
+def why_not_built(root: Path, rules: Rules, key: Pair | Subspace, limit: int) -> str | None:
+    """Why the file of ``key`` (a pair, or a placement subspace) under the rule cannot
+    be used as it is (None: it is intact): missing, another limit's, or damaged (every
+    value read and checked)."""
+    path = storage.rule_path(root, rules, key, limit)
     if not path.exists():
         return "not built"
     try:
-        for s in pair.subspaces:
-            storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
+        for s in key.subspaces if isinstance(key, Pair) else [key]:
+            storage.read_subspace(path, rules, s.m, s.o, verify=True, own_hand=s.own_hand,
+                                  opp_hand=s.opp_hand, quiet_limit=limit)
     except DatabaseError as exc:
         if not isinstance(exc, (CorruptDatabaseError, ForeignDatabaseError)):
             raise                   # the machine (memory, permissions), not the file
@@ -411,28 +436,55 @@ def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndar
                                               quiet_limit=limit)
 
 
+def entry_codes(codes: np.ndarray, limit: int, jobs: int = 2) -> np.ndarray:
+    """What the placement phase's pass under the rule reads for the moving positions it
+    enters (the count starts there, at 0): the first rounding of their DTZ (a plain
+    code, its parity the side's), a cursed win and a blessed loss a draw.
+
+    >>> [int(c) for c in entry_codes(np.array([2, 3, 8, 102, 103, 0], dtype=np.uint16), 50)]
+    [2, 1, 6, 0, 0, 0]
+    """
+    return _convert(codes, ENTRY, limit, jobs=jobs)
+
+
+def placement_reader(root: Path, rules: Rules, limit: int, jobs: int = 2) -> Callable[[Subspace], np.ndarray]:
+    """``lookup(sub)`` for the placement phase's pass under the rule: a moving subspace's
+    :func:`entry_codes`, a placement subspace's codes from its file of the rule."""
+    moving = reader(root, rules, limit)
+
+    def lookup(sub: Subspace) -> np.ndarray:
+        if sub.is_moving:
+            return entry_codes(moving(sub.m, sub.o), limit, jobs)
+        return storage.read_subspace(storage.rule_path(root, rules, sub, limit), rules, sub.m, sub.o,
+                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=limit)
+    return lookup
+
+
 def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
           pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
           progress: bool = True, memory: int | None = None) -> list[RuleReport]:
     """Build (or resume) the tables of the rule of ``limit`` quiet plies for the planned
     pairs (``max_total``, ``pair`` as :func:`solver.build.build` takes them), smallest
     first, one file a pair (:func:`solver.storage.rule_path`), each checked by the
-    forward check of both its roundings before it is written (``verify``); returns one
-    report a pair.  They read no plain table: each pair reads the tables of the rule of
-    the pairs its mills lead into, built before it."""
+    forward check of its roundings before it is written (``verify``); then (unless
+    ``pair``) the placement subspaces, children first, each by one pass from its
+    children under the rule (:func:`solver.placement.solve`: where the count starts, at
+    the moving positions, :func:`entry_codes`).  Returns one report a file.  They read
+    no plain table: each reads the tables of the rule of what its moves lead into."""
     from tqdm import tqdm
 
     check_rules(rules)
     check_limit(limit)
     root = Path(root)
     pairs = building.plan(rules, max_total, pair)
+    subs = [] if pair is not None else placement.plan(rules, max_total)
     reports = []
     with building.BuildLock(building.prepare_folder(root, rules)):
-        missing = [p for p in pairs if not storage.rule_path(root, rules, p, limit).exists()]
-        for p in missing:
-            if memory is not None and rule_memory(p) > memory:
-                raise building.over_limit(f"pair {p.name} under the {limit}-ply rule", rule_memory(p), memory,
-                                          "nothing was built")
+        need = [(f"pair {p.name}", rule_memory(p)) for p in pairs]
+        need += [(f"placement {s.name}", placement.memory_needed(s)) for s in subs]
+        for (what, bytes_), key in zip(need, [*pairs, *subs]):
+            if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
+                raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")
         lookup = reader(root, rules, limit)
         for p in pairs:
             path = storage.rule_path(root, rules, p, limit)
@@ -468,6 +520,40 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             reports.append(RuleReport(p, limit, p.slots, time.perf_counter() - start, building.peak_rss_mib(),
                                       skipped=False, check_seconds=check_seconds, solves=solved.solves))
             log.info("%s", reports[-1].summary())
+        held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
+        read = placement_reader(root, rules, limit, jobs)
+
+        def cached(sub: Subspace) -> np.ndarray:
+            if sub not in held:
+                held[sub] = read(sub)
+            return held[sub]
+
+        for sub in subs:
+            path = storage.rule_path(root, rules, sub, limit)
+            problem = why_not_built(root, rules, sub, limit)
+            if problem is None:
+                reports.append(RuleReport(sub, limit, sub.slots, 0.0, building.peak_rss_mib(), skipped=True))
+                log.info("%s", reports[-1].summary())
+                continue
+            if path.exists():
+                log.warning("placement %s under the %d-ply rule: rebuilding it, the file is unusable: %s",
+                            sub.name, limit, problem)
+            children = [c for c in placement.children(sub) if c is not None]
+            for key in [k for k in held if k not in children]:
+                del held[key]
+            building.remove_stale_temporaries(path.parent, path.name)
+            building.require_memory(f"placement {sub.name} under the {limit}-ply rule",
+                                    placement.memory_needed(sub), building.SubspaceCache(root, rules), memory)
+            start = time.perf_counter()
+            # (the pass computes each value from its children as the check would: no
+            # check of its own, as the plain placement phase's; check_files checks them)
+            values = placement.solve(sub, rules, cached, jobs)
+            storage.write_pair(path, rules, {sub: values}, quiet_limit=limit,
+                               extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+            del values
+            reports.append(RuleReport(sub, limit, sub.slots, time.perf_counter() - start,
+                                      building.peak_rss_mib(), skipped=False))
+            log.info("%s", reports[-1].summary())
     return reports
 
 
@@ -480,13 +566,16 @@ def check_limit(limit: int) -> None:
 
 def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                 max_total: int | None = None, pair: tuple[int, int] | None = None, jobs: int = 2,
-                plain: bool = True) -> tuple[list[Pair], list[str]]:
-    """``muehle check`` of the tables of the rule: every built pair's file read and
-    verified, its values checked by the forward check of both roundings
-    (:func:`check_pair`) against the tables of the pairs its mills lead into, and
-    (``plain``) its win, draw or loss compared with the plain tables where they are
-    built (the rule only draws: a cursed win is a win there).  Returns the pairs
-    checked and what failed, one line each."""
+                plain: bool = True) -> tuple[list[Pair | Subspace], list[str]]:
+    """``muehle check`` of the tables of the rule: every built file read and verified;
+    a pair's values checked by the forward check of its roundings (:func:`check_pair`)
+    against the tables of the pairs its mills lead into, a placement subspace's by the
+    placement phase's forward check (:func:`solver.placement.check`) against its
+    children under the rule; and (``plain``) their win, draw or loss compared with the
+    plain tables where they are built (the rule only draws: a pair's values are the
+    plain ones, cursed wins and blessed losses included; a placement position won or
+    lost under the rule is won or lost without it).  Returns the files checked (pairs,
+    placement subspaces) and what failed, one line each."""
     check_rules(rules)
     check_limit(limit)
     root = Path(root)
@@ -509,6 +598,29 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                             and np.array_equal(v & 1, codes & 1)):
                         failed.append(f"subspace {s} under the quiet-ply rule: its win, draw or loss "
                                       f"is not the plain tables' ({plain_path.name})")
+        except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+            failed.append(str(exc))
+    read = placement_reader(root, rules, limit, jobs)
+    for sub in ([] if pair is not None else placement.plan(rules, max_total)):
+        path = storage.rule_path(root, rules, sub, limit)
+        if not path.exists():
+            continue
+        checked.append(sub)
+        try:
+            values = storage.read_subspace(path, rules, sub.m, sub.o, verify=True, own_hand=sub.own_hand,
+                                           opp_hand=sub.opp_hand, quiet_limit=limit)
+            bad = placement.check(sub, rules, values, read, jobs)
+            if bad:
+                failed.append(f"placement subspace {sub.name} under the quiet-ply rule: {len(bad)}+ slot(s) "
+                              f"disagree with their children, first at slot {bad[0]}")
+            plain_path = storage.placement_path(root, rules, sub)
+            if plain and plain_path.exists():
+                codes = storage.read_subspace(plain_path, rules, sub.m, sub.o, own_hand=sub.own_hand,
+                                              opp_hand=sub.opp_hand)
+                decided = (values != DRAW_CODE) & (values != SLACK_CODE)
+                if not np.array_equal(values[decided] & 1, codes[decided] & 1) or np.any(codes[decided] == DRAW_CODE):
+                    failed.append(f"placement subspace {sub.name} under the quiet-ply rule: a win or loss "
+                                  f"under the rule that is not one without it ({plain_path.name})")
         except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
             failed.append(str(exc))
     return checked, failed

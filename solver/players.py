@@ -408,13 +408,12 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMov
     game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
     is that draw.
 
-    In the moving phase, where the tables of the quiet-ply rule of the game's limit are
-    built (:meth:`~solver.probe.Database.probe_rule_moves`), the values are those of the
-    game under that rule at its real count of quiet plies, and among wins the nearest
-    mill comes first: following them wins every game the rule lets be won, never loses
-    one it saves.  (In the placement phase the plain values choose: the count starts
-    with the moving phase, and the placement phase's values under the rule are not
-    built yet.)
+    Where the tables of the quiet-ply rule of the game's limit are built
+    (:meth:`~solver.probe.Database.probe_rule_moves`), the values are those of the game
+    under that rule at its real count of quiet plies (in the placement phase: from the
+    count 0 where the moving phase starts), and among wins the nearest mill comes
+    first: following them wins every game the rule lets be won, never loses one it
+    saves.  Where they are not built (for this position's file), the plain values.
 
     The databases know positions, not games: a move the database rates a win may repeat
     a position for the third time where earlier moves were not the winner's own (its
@@ -426,8 +425,7 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMov
     if game.outcome() is not None:
         return []
     probes = []
-    if (not game.position.in_placement and database.quiet_limit == game.quiet_limit
-            and database.has_rule_tables()):
+    if database.quiet_limit == game.quiet_limit and database.has_rule_tables():
         try:
             moves = database.probe_rule_moves(game.position, game.quiet_plies)
         except MissingSubspaceError:

@@ -76,8 +76,9 @@ class RuleMoveProbe:
     """A legal move with what it leaves for the player who makes it in a played game
     under the quiet-ply rule (:meth:`Database.probe_rule_moves`): ``value`` at the game's
     count of quiet plies (win, draw or loss: the rule's draw is a draw), ``dtz`` the
-    mover's plies to the next mill (1: the move closes one; None for a draw), and
-    ``rule`` the value at a fresh count (a cursed win is a draw in ``value``)."""
+    mover's plies to the next mill (1: the move closes one; None for a draw, and in the
+    placement phase, where the count has not started), and ``rule`` the value at a
+    fresh count (a cursed win is a draw in ``value``)."""
 
     move: Move
     value: WDL
@@ -92,11 +93,12 @@ class RuleMoveProbe:
         """Sort key, best first: the win with the nearest mill, a draw (the better its
         value without the rule, the better: a cursed win before a blessed loss), the loss
         with the farthest mill."""
+        # (no DTZ in the placement phase: its wins, and its losses, rank alike)
         if self.value == WIN:
-            return (0, self.dtz)
+            return (0, self.dtz or 0)
         if self.value == DRAW:
             return (1, -self.rule.score)
-        return (2, -self.dtz)
+        return (2, -(self.dtz or 0))
 
 
 class Database:
@@ -276,10 +278,11 @@ class Database:
     def _rule_path(self, sub: Subspace) -> Path:
         """The file of ``sub``'s pair under the quiet-ply rule; MissingSubspaceError if it
         is not built."""
-        path = storage.rule_path(self.root, self.rules, sub.pair, self.quiet_limit)
+        path = storage.rule_path(self.root, self.rules, sub, self.quiet_limit)
         if not path.exists():
-            command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
-                                            quiet_limit=self.quiet_limit)
+            command = (storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
+                                             quiet_limit=self.quiet_limit) if sub.is_moving else
+                       storage.build_command(self.root, self.rules, "rule", quiet_limit=self.quiet_limit))
             raise MissingSubspaceError(sub, path, f"subspace {sub.name} under the {self.quiet_limit}-ply "
                                                   f"rule is not built: missing {path} (build it with: {command})")
         return path
@@ -420,26 +423,27 @@ class Database:
         return decode(self.code(own, opp))
 
     def probe_rule(self, position: Position | str) -> RuleValue:
-        """The value of a moving-phase position under the rule of ``quiet_limit`` plies
-        without a mill (the database's: 50 unless opened with another), at a fresh
-        count: win, cursed win, draw, blessed loss or loss, and the plies to the next
+        """The value of a position under the rule of ``quiet_limit`` plies without a mill
+        (the database's: 50 unless opened with another), at a fresh count: win, cursed
+        win, draw, blessed loss or loss, and in the moving phase the plies to the next
         mill (:class:`~solver.values.RuleValue`; ``.at(n)`` is its value after n quiet
-        plies).  As python-chess's ``probe_wdl`` and ``probe_dtz`` together.  A finished
-        game is answered as :meth:`probe` answers it (won already: a win of DTZ 0).
-        MissingSubspaceError where its pair's tables of the rule are not built; ValueError
-        for a position with stones in hand (the rule counts in the moving phase only,
-        from a fresh count when the last stone is placed)."""
+        plies).  As python-chess's ``probe_wdl`` and ``probe_dtz`` together.  A position
+        with stones in hand (the count starts when the last is placed) has the value its
+        game has under the rule from there, and no DTZ; whether a draw there is a cursed
+        win or a blessed loss is read from the plain placement files where they are
+        built.  A finished game is answered as :meth:`probe` answers it (won already: a
+        win of DTZ 0).  MissingSubspaceError where its tables of the rule are not built
+        (or, with stones in hand, no file holds its hands: no game reaches them)."""
         position = self._position(position)
         limit = self.quiet_limit
-        if position.in_placement:
-            raise ValueError("the quiet-ply rule counts the plies of the moving phase: a position "
-                             "with stones in hand has no value under it of its own (probe its moving "
-                             "positions, or probe() it)")
         own, opp = position.own, position.opp
         ended = position.terminal_wdl(self.rules)
         if ended is not None:
             return RuleValue(RuleWDL(ended), None if ended == DRAW else 0, limit)
-        sub = self._subspace(popcount(own), popcount(opp))
+        sub = self._subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
+        if position.in_placement and not placement.is_placement(sub, self.rules):
+            raise MissingSubspaceError(sub, storage.rule_path(self.root, self.rules, sub, limit),
+                                       f"no file holds the hands of {position} (no game reaches them)")
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()
@@ -452,6 +456,14 @@ class Database:
                 raise type(exc)(f"{str(exc).removesuffix(': rebuild it')}; rebuild it with: {command}") from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
+        if position.in_placement:
+            # (a placement file of the rule holds plain codes: the value under the rule)
+            under = decode(code).value
+            if under != DRAW:
+                return RuleValue(RuleWDL(under), None, limit)
+            plain = self.get(position, search=False)
+            cursed = {WIN: RuleWDL.CURSED_WIN, LOSS: RuleWDL.BLESSED_LOSS}.get(getattr(plain, "value", None))
+            return RuleValue(cursed or RuleWDL.DRAW, None, limit)
         from .dtz import decode as decode_dtz
         plain, dtz = decode_dtz(code)
         return RuleValue.of(WDL(plain), dtz, limit)
@@ -483,12 +495,17 @@ class Database:
         if not 0 <= quiet_plies <= self.quiet_limit:
             raise ValueError(f"a game under the {self.quiet_limit}-ply rule has made 0..{self.quiet_limit} "
                              f"quiet plies, not {quiet_plies}")
+        if quiet_plies and position.in_placement:
+            raise ValueError("the quiet plies are counted in the moving phase: a position with stones "
+                             "in hand has none")
         result = []
         for move in position.legal_moves(self.rules):
             after = self.probe_rule(position.play_unchecked(move))
-            count = 0 if move.takes else quiet_plies + 1
+            # (the count starts at the moving phase's first position: 0 after a placement)
+            count = 0 if move.takes or position.in_placement else quiet_plies + 1
             value = -after.at(count)
-            dtz = None if value == DRAW else 1 if move.takes else after.dtz + 1
+            dtz = (None if value == DRAW or position.in_placement else 1 if move.takes
+                   else after.dtz + 1)
             result.append(RuleMoveProbe(move, value, dtz, -after.wdl))
         result.sort(key=lambda mp: mp.rank)
         return result

@@ -121,14 +121,20 @@ def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     return rules_dir(root, rules) / f"{file_stem(*pair)}.h5"
 
 
-def rule_path(root: Path | str, rules: Rules, pair: tuple[int, int], quiet_limit: int) -> Path:
-    """File that holds the pair {m, o}'s values under a rule of ``quiet_limit`` quiet
-    plies (:mod:`solver.dtz`): ``dtz<limit>-pair-<m>-<o>.h5`` beside the plain tables.
+def rule_path(root: Path | str, rules: Rules, key, quiet_limit: int) -> Path:
+    """File that holds the values under a rule of ``quiet_limit`` quiet plies
+    (:mod:`solver.dtz`) of ``key``: a pair {m, o} (a :class:`Pair`, (m, o) in either
+    order, or a moving subspace) or a placement subspace, named as its plain file with
+    ``dtz<limit>-`` before, beside the plain tables.
 
-    >>> rule_path("data", Rules(), (4, 3), 50).name
-    'dtz50-pair-3-4.h5'
+    >>> rule_path("data", Rules(), (4, 3), 50).name, rule_path("data", Rules(), Subspace(2, 3, 1, 0), 100).name
+    ('dtz50-pair-3-4.h5', 'dtz100-place-2-3+1-0.h5')
     """
-    return rules_dir(root, rules) / f"dtz{quiet_limit}-{pair_path(root, rules, pair).name}"
+    if isinstance(key, Subspace) and not key.is_moving:
+        plain = placement_path(root, rules, key)
+    else:
+        plain = pair_path(root, rules, (key.m, key.o) if isinstance(key, Subspace) else key)
+    return rules_dir(root, rules) / f"dtz{quiet_limit}-{plain.name}"
 
 
 def placement_path(root: Path | str, rules: Rules, sub: Subspace) -> Path:
@@ -469,7 +475,9 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         sub = Subspace(*key, board=rules.board)
         name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
-        info = summarize(kernels_for(rules.board).code_histogram(codes), quiet_limit)
+        # (a placement file of the rule holds plain codes: values.summarize's own)
+        info = summarize(kernels_for(rules.board).code_histogram(codes),
+                         quiet_limit if isinstance(held, Pair) else None)
         # the SHA-256 (one core, GIL released) beside the chunks' compression
         with concurrent.futures.ThreadPoolExecutor(1) as digest:
             sha = digest.submit(sha256_of, codes)
@@ -590,7 +598,8 @@ class SubspaceReader:
                 if self.crcs.shape != ((self.slots + CHUNK - 1) // CHUNK,):
                     raise CorruptDatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
             self.sha256 = attrs.get("sha256")
-            self.quiet_limit = _plain(f.attrs.get("quiet_limit"))
+            # (DTZ codes in a pair file of the rule; a placement file of it holds plain codes)
+            self.quiet_limit = _plain(f.attrs.get("quiet_limit")) if sub.is_moving else None
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
         self.verified = self.version >= 2      # format 1: after the first whole check

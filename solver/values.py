@@ -213,8 +213,10 @@ class RuleValue:
     game is drawn after that many plies without a mill), with the count at zero:
     ``wdl`` (:class:`RuleWDL`) and ``dtz``, the plies to the next mill (or the end of
     the game: a blocked side has a loss of DTZ 0) when the winner hurries to a mill
-    that keeps its win and the loser delays it; None for a draw.  A cursed win's or
-    blessed loss's DTZ is above the limit (docs/design.md §3).
+    that keeps its win and the loser delays it; None for a draw, and for a position
+    with stones in hand, whose count has not started (its value is the one at the count
+    0 of the moving phase it leads to).  A cursed win's or blessed loss's DTZ is above
+    the limit (docs/design.md §3).
 
     >>> v = RuleValue("win", 7, 50)
     >>> v.at(43), v.at(44), str(v), str(RuleValue("cursed-win", 63, 50))
@@ -232,6 +234,8 @@ class RuleValue:
             if self.dtz is not None:
                 raise ValueError(f"a draw has no DTZ, not {self.dtz!r}")
             return
+        if self.dtz is None:
+            return                          # (a placement position's)
         dtz = integer(self.dtz, "dtz", "is an integer")
         object.__setattr__(self, "dtz", dtz)
         within = dtz <= self.limit
@@ -240,8 +244,8 @@ class RuleValue:
 
     @classmethod
     def of(cls, plain: WDL, dtz: Optional[int], limit: int) -> "RuleValue":
-        """The value of a position that is ``plain`` without the rule, ``dtz`` plies from
-        its next mill."""
+        """The value of a moving-phase position that is ``plain`` without the rule,
+        ``dtz`` plies from its next mill."""
         if plain == DRAW:
             return cls(RuleWDL.DRAW, None, limit)
         cursed = dtz > limit
@@ -252,13 +256,17 @@ class RuleValue:
     def at(self, quiet_plies: int) -> WDL:
         """The value in a played game that has made ``quiet_plies`` plies without a mill
         (0..limit): a win or loss where its next mill comes within the plies left."""
-        if self.wdl == RuleWDL.DRAW or self.dtz > self.limit - quiet_plies:
+        if self.wdl == RuleWDL.DRAW or (self.dtz if self.dtz is not None else 0) > self.limit - quiet_plies:
             return DRAW
-        return self.wdl.plain
+        return self.wdl.plain if abs(self.wdl.score) == 2 else DRAW
 
     def __str__(self) -> str:
         if self.wdl == RuleWDL.DRAW:
             return "draw"
+        if self.dtz is None:
+            return str(self.wdl).replace("-", " ")
+        if self.dtz == 0:
+            return f"{self.wdl} (the game is over)"
         if abs(self.wdl.score) == 2:
             return f"{self.wdl}, next mill in {self.dtz}"
         return f"{self.wdl.replace('-', ' ')} (drawn by the {self.limit}-ply rule; DTZ {self.dtz})"

@@ -317,10 +317,12 @@ def sha256s(root, rules=FOUR, limit=50) -> dict:
 
 def test_build_and_check_of_the_rule_tables(db4_rule):
     folder = storage.rules_dir(db4_rule, FOUR)
-    assert sorted(p.name for p in folder.glob("dtz*")) == [
+    assert sorted(p.name for p in folder.glob("dtz*-pair*")) == [
         f"dtz{n}-pair-{p}.h5" for n in (50, 6) for p in ("3-3", "3-4", "4-4")]
+    assert len(list(folder.glob("dtz50-place-*"))) == len(list(folder.glob("dtz6-place-*"))) == 27
     ok = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule")
-    assert ok.exit_code == 0 and ok.output.startswith("ok: 3 pair(s) under the 50-ply rule"), ok.output
+    assert ok.exit_code == 0 and ok.output.startswith("ok: 3 pair(s) and 27 placement subspace(s) under the "
+                                                      "50-ply rule"), ok.output
     six = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--quiet-limit", 6)
     assert six.exit_code == 0 and "6-ply rule" in six.output, six.output
     # the plain check knows the rule's files: none of them is called stray
@@ -389,8 +391,11 @@ def test_probe_rule_and_its_refusals(db4_rule):
     assert value.wdl.plain == db.probe("W:a1,d1,g1 B:a7,d7,f6,b6 b").value
     assert db.probe_wdl("W:a1,d1,g1 B:a7,d7,f6,b6 b") == value.wdl
     assert db.probe_dtz("W:a1,d1,g1 B:a7,d7,f6,b6 b") == value.dtz
-    with pytest.raises(ValueError, match="stones in hand"):
-        db.probe_rule("W:a1 B:a7 w 3 3")
+    assert db.probe_rule("W:a1 B:a7 w 3 3").dtz is None          # the count has not started
+    with pytest.raises(ValueError, match="counted in the moving phase"):
+        db.probe_rule_moves("W:a1 B:a7 w 3 3", 2)
+    with pytest.raises(MissingSubspaceError, match="no game reaches them"):
+        db.probe_rule("W:a1,d1 B:a7 w 1 3")
     with pytest.raises(ValueError, match="quiet plies"):
         db.probe_rule_moves("W:a1,d1,g1 B:a7,d7,f6,b6 b", 51)
     five = open_database(db4_rule, FOUR, quiet_limit=5)     # no tables of that rule
@@ -478,3 +483,44 @@ def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
                     assert result.termination == QUIET_PLIES     # the rule's draw, not another
                 seen[expected] += 1
         assert all(seen.values()), seen
+
+
+def test_the_placement_phase_under_the_rule_is_the_minimax_of_its_moves(db4_rule):
+    """Placement positions a few placements before the moving phase: their value under
+    the rule (the build's pass from the moving phase's count 0) is the minimax over the
+    reference rules' moves down to the moving positions, valued there by the tables;
+    cursed wins are told apart by the plain placement files where they are built."""
+    from solver.placement import random_placements
+
+    for limit in (50, 6):
+        db = open_database(db4_rule, FOUR, quiet_limit=limit)
+
+        def minimax(pos):
+            over = pos.terminal_wdl(FOUR)
+            if over is not None:
+                return {"win": 1, "draw": 0, "loss": -1}[over]
+            if not pos.in_placement:
+                return {"win": 1, "draw": 0, "loss": -1}[db.probe_rule(pos).at(0)]
+            return max(-minimax(pos.play_unchecked(m)) for m in pos.legal_moves(FOUR))
+
+        seen = set()
+        rng = random.Random(limit)
+        picked = list(random_placements(FOUR, 20, seed=limit, plies=(4, 7)))
+        for sub in (Subspace(3, 3, 1, 0), Subspace(2, 4, 1, 0), Subspace(2, 3, 1, 1), Subspace(3, 2, 1, 1)):
+            codes = storage.read_subspace(storage.rule_path(db4_rule, FOUR, sub, limit), FOUR, sub.m, sub.o,
+                                          own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=limit)
+            wins = list(np.flatnonzero((codes != 0) & (codes % 2 == 0)))
+            losses = list(np.flatnonzero((codes % 2 == 1) & (codes != SLACK_CODE)))
+            for slot in rng.sample(wins, min(5, len(wins))) + rng.sample(losses, min(5, len(losses))):
+                picked.append(Position.from_view(*sub.position(int(slot)), sub.own_hand, sub.opp_hand))
+        for pos in picked:
+            if pos.terminal_wdl(FOUR) is not None:
+                continue
+            value = db.probe_rule(pos)
+            assert value.dtz is None
+            expected = minimax(pos)
+            assert {"win": 1, "draw": 0, "loss": -1}[value.at(0)] == expected, str(pos)
+            seen.add(value.at(0))
+        assert {"win", "loss"} <= seen
+    # the start under the rule of 50 plies: a draw, as without it
+    assert open_database(db4_rule, FOUR).probe_rule("startpos").wdl == RuleWDL.DRAW

@@ -186,19 +186,26 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     except UnsupportedRulesError as exc:
         fail(str(exc))
     pairs = building.plan(rules, max_total, pair)
+    subs = [] if pair is not None else placement.plan(rules, max_total)
     if dry_run:
-        there = sum(storage.rule_path(db, rules, p, limit).exists() for p in pairs)
-        click.echo(f"Tables of the {limit}-ply rule of rules {rules.name} in {storage.rules_dir(db, rules)}: "
-                   f"{len(pairs)} file(s) ({there} built), {sum(p.slots for p in pairs):,} slots, "
-                   f"largest {max((dtz.rule_memory(p) for p in pairs), default=0) / 2**30:.2f} GiB "
-                   f"of memory (two solves a pair, each about as long as the pair's plain build)")
+        for what, keys, need in (("moving", pairs, dtz.rule_memory), ("placement", subs, placement.memory_needed)):
+            there = sum(storage.rule_path(db, rules, k, limit).exists() for k in keys)
+            click.echo(f"{what} phase under the {limit}-ply rule of rules {rules.name} in "
+                       f"{storage.rules_dir(db, rules)}: {len(keys)} file(s) ({there} built), "
+                       f"{sum(k.slots for k in keys):,} slots, largest "
+                       f"{max((need(k) for k in keys), default=0) / 2**30:.2f} GiB of memory")
         return
     started = time.perf_counter()
     reports = dtz.build(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs, verify=verify,
                         progress=not quiet, memory=memory)
-    done = sum(not r.skipped for r in reports)
-    click.echo(f"{done} pair(s) built under the {limit}-ply rule, {len(reports) - done} already there, "
-               f"{time.perf_counter() - started:.1f} s wall, peak memory "
+    moving = [r for r in reports if isinstance(r.key, Pair)]
+    placed = [r for r in reports if not isinstance(r.key, Pair)]
+    done = sum(not r.skipped for r in moving)
+    text = f"{done} pair(s) built under the {limit}-ply rule, {len(moving) - done} already there"
+    if placed:
+        done = sum(not r.skipped for r in placed)
+        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    click.echo(f"{text}, {time.perf_counter() - started:.1f} s wall, peak memory "
                f"{max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
 
@@ -503,8 +510,6 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
     storage.check_root(db, rules)
     checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
     command = storage.build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
-    if pair is not None:
-        checked = [p for p in checked if p == pair]
     if not checked:
         fail(f"no tables of the {limit}-ply rule of rules {rules.name} in {db} (build them with: {command})")
     if failed:
@@ -512,8 +517,9 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
             click.echo(f"muehle: error: {one_line(line)}", err=True)
         click.echo(f"delete the file(s) named and build them again with: {command}", err=True)
         raise SystemExit(1)
-    click.echo(f"ok: {len(checked)} pair(s) under the {limit}-ply rule, "
-               f"{sum(p.slots for p in checked):,} slots consistent")
+    pairs = sum(isinstance(k, Pair) for k in checked)
+    click.echo(f"ok: {pairs} pair(s) and {len(checked) - pairs} placement subspace(s) under the {limit}-ply "
+               f"rule, {sum(k.slots for k in checked):,} slots consistent")
 
 
 def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
