@@ -293,15 +293,21 @@ def _missing_line(db: str, rules: Rules, missing: dict[Path, Pair | Subspace]) -
             f"(rebuild them with: {storage.repair_command(db, rules, list(missing.values()))})")
 
 
-def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
+def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> tuple[list[dict], list[str]]:
     """One row per built subspace, the moving phase's then the placement phase's, and a
-    line per problem: files missing, files damaged or holding something else."""
+    line per problem: files missing, files damaged or holding something else.  With
+    ``quiet_limit``: the files of that quiet-ply rule (a pair's longest in plies to the
+    next mill, and its cursed wins and blessed losses)."""
     rows, problems = [], []
     built = _built_files(db, rules)
+    if quiet_limit is not None:
+        built = [(storage.rule_path(db, rules, held, quiet_limit), held) for _, held in
+                 [(None, p) for p in building.plan(rules)] + [(None, s) for s in placement.plan(rules)]]
+        built = [(path, held) for path, held in built if path.exists()]
     for path, held in built:
         try:
             # ``held``: a file copied over another (pair-3-3.h5 as pair-3-4.h5) is refused.
-            stats = storage.pair_stats(path, rules, held)
+            stats = storage.pair_stats(path, rules, held, quiet_limit=quiet_limit)
         except DatabaseError as error:
             problems.append(str(storage.with_repair(error, db, rules, [held])))
             continue
@@ -310,9 +316,17 @@ def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
             rows.append({"subspace": sub.name, "wins": info["wins"], "losses": info["losses"],
                          "draws": info["draws"], "longest_win": info["longest_win"],
                          "longest_loss": info["longest_loss"]})
-    missing = _missing_files(db, rules, built)
-    if missing:
-        problems.insert(0, _missing_line(db, rules, missing))
+            if "cursed_wins" in info:
+                # (the rule's values: its cursed wins and blessed losses are draws, counted
+                # on their own too)
+                cursed, blessed = info["cursed_wins"], info["blessed_losses"]
+                rows[-1].update(wins=info["wins"] - cursed, losses=info["losses"] - blessed,
+                                draws=info["draws"] + cursed + blessed, cursed_wins=cursed,
+                                blessed_losses=blessed)
+    if quiet_limit is None:
+        missing = _missing_files(db, rules, built)
+        if missing:
+            problems.insert(0, _missing_line(db, rules, missing))
     return rows, problems
 
 
@@ -325,7 +339,13 @@ def _collect_stats(db: str, rules: Rules) -> tuple[list[dict], list[str]]:
               help="Also count, per placement subspace, the positions that arise from the start "
                    "(a forward pass over the placement phase: minutes and up to 6 GB for 9 stones).")
 @jobs_option
-def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> None:
+@click.option("--rule", is_flag=True, help="The tables of the quiet-ply rule (of --quiet-limit plies): "
+                                            "wins, losses and draws under the rule at a fresh count, "
+                                            "and of the moving phase's draws the cursed wins and "
+                                            "blessed losses; its longest in plies to the next mill.")
+@quiet_limit_option
+def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule: bool,
+          quiet_limit: int) -> None:
     """Wins, losses and draws (for the side to move) and longest win and loss, per subspace.
 
     Counts are of positions up to symmetry, as in the published tables.  Placement
@@ -339,13 +359,13 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
     (without --reachable); muehle check reads and verifies the values and counts
     them again.
     """
-    rows, problems = _collect_stats(db, rules)
+    rows, problems = _collect_stats(db, rules, quiet_limit if rule else None)
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
     if not rows and not problems:
         storage.check_root(db, rules)
         fail(f"no databases for rules {rules.name} in {db} (build them with: "
-             f"{storage.build_command(db, rules)})")
+             f"{storage.build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit)})")
     if reachable:
         # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
         subs = placement.plan(rules)
@@ -360,7 +380,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
             click.echo(f"note: --reachable counts the positions of the placement files, and none is "
                        f"built here (build them with: {storage.build_command(db, rules, 'placement')})",
                        err=True)
-    totals = {k: sum(r[k] for r in rows) for k in ("wins", "losses", "draws")}
+    totals = {k: sum(r.get(k, 0) for r in rows)
+              for k in ("wins", "losses", "draws") + (("cursed_wins", "blessed_losses") if rule else ())}
     totals["longest_win"] = max((r["longest_win"] for r in rows), default=0)
     totals["longest_loss"] = max((r["longest_loss"] for r in rows), default=0)
     if reachable:
@@ -374,14 +395,18 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int) -> N
 
 
 def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) -> None:
+    rule = "cursed_wins" in totals
     header = (f"{'subspace':>8} {'wins':>14} {'losses':>14} {'draws':>14} {'longest win':>12} "
-              f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else ""))
+              f"{'longest loss':>12}" + (f" {'reachable':>14}" if reachable else "")
+              + (f" {'cursed wins':>14} {'blessed losses':>14}" if rule else ""))
     click.echo(f"rules: {rules.name}")
     click.echo(header)
     for r in rows + [dict(totals, subspace="total")]:
         click.echo(f"{r['subspace']:>8} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
                    f"{r['longest_win']:>12} {r['longest_loss']:>12}"
-                   + (f" {r['reachable']:>14,}" if "reachable" in r else ""))
+                   + (f" {r['reachable']:>14,}" if "reachable" in r else "")
+                   + (f" {r['cursed_wins']:>14,} {r['blessed_losses']:>14,}" if "cursed_wins" in r else
+                      f" {'':>14} {'':>14}" if rule else ""))
 
 
 @main.command()

@@ -433,10 +433,10 @@ def read_record_file(name: str) -> str:
 def _print_analysis(obj: dict, game: Game) -> None:
     rows, result = obj["moves"], game.outcome()
     click.echo(f"rules {game.rules.name}, start {format_position(game.start)}; values for the mover")
-    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     ruled = any(r["rule_before"] is not None for r in rows)
     if ruled:
-        click.echo(f"(rule: the value in this game under its {game.quiet_limit}-ply rule at its count)")
+        click.echo(f"(rule: the value in this game under its {game.quiet_limit}-ply rule, at its count)")
+    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
     for r in rows:
         mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
         rule = (f"  rule {r['rule_before'] or '-'} -> {r['rule_after'] or '-'}" if ruled else "")
