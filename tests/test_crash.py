@@ -29,8 +29,42 @@ def build(root, crash_at: str | None = None) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True)
 
 
+def digests(root, rules=FOUR, files="*.h5") -> dict[str, str]:
+    """The SHA-256 of the values of every subspace of every file under ``root``'s folder
+    of ``rules`` (matching ``files``), by file and subspace: what an uninterrupted build
+    must equal."""
+    folder = storage.rules_dir(root, rules)
+    out = {}
+    for path in sorted(folder.glob(files)):
+        limit = int(path.name[3:path.name.index("-")]) if path.name.startswith("dtz") else None
+        for name, info in storage.pair_stats(path, rules, quiet_limit=limit).items():
+            out[f"{path.name}:{name}"] = info["sha256"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The 4-stone game's pairs 3-3 and 3-4 built without a kill."""
+    root = tmp_path_factory.mktemp("uninterrupted")
+    assert build(root).returncode == 0
+    return digests(root)
+
+
+def test_builds_of_one_or_two_threads_write_the_same_values(tmp_path):
+    """The whole 4-stone game (moving and placement phase, and the tables of the
+    quiet-ply rule) built with --jobs 1 and --jobs 2: every subspace's values the same."""
+    for jobs in ("1", "2"):
+        for phase in ("all", "rule"):
+            done = subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(tmp_path / jobs),
+                                   "--stones", "4", "--phase", phase, "--quiet", "--jobs", jobs],
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, done.stderr
+    one, two = digests(tmp_path / "1"), digests(tmp_path / "2")
+    assert len(one) == 2 * (4 + 27) and one == two
+
+
 @pytest.mark.parametrize("point", ["temporary-complete", "before-rename", "after-rename"])
-def test_a_kill_while_writing_a_pair(tmp_path, point):
+def test_a_kill_while_writing_a_pair(tmp_path, point, uninterrupted):
     folder = storage.rules_dir(tmp_path, FOUR)
     killed = build(tmp_path, f"{point}:pair-3-4.h5")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
@@ -51,6 +85,7 @@ def test_a_kill_while_writing_a_pair(tmp_path, point):
     assert ("0 pair(s) built, 2 already there" if point == "after-rename"
             else "1 pair(s) built, 1 already there") in again.stdout
     assert is_built(tmp_path, FOUR, (3, 4)) and not list(folder.glob(".pair-*"))
+    assert digests(tmp_path) == uninterrupted
 
 
 @pytest.mark.slow

@@ -375,12 +375,21 @@ def test_a_killed_rule_build_resumes_to_the_same_files(db4_rule, tmp_path):
     command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "4", "--phase",
                "rule", "--quiet", "--jobs", "1"]
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("MUEHLE_CRASH", "MUEHLE_HOLD"))}
-    for crash in ("before-rename:dtz50-pair-3-4.h5", "temporary-complete:dtz50-pair-4-4.h5"):
+    for crash in ("before-rename:dtz50-pair-3-4.h5", "temporary-complete:dtz50-pair-4-4.h5",
+                  "after-rename:dtz50-place-2-2+2-1.h5", "before-rename:dtz50-place-0-0+4-4.h5"):
         killed = subprocess.run(command, env={**clean, "MUEHLE_CRASH_AT": crash}, capture_output=True, text=True)
         assert killed.returncode == -signal.SIGKILL, killed.stderr
-        assert not (storage.rules_dir(tmp_path, FOUR) / crash.split(":")[1]).exists()
+        point, name = crash.split(":")
+        assert (storage.rules_dir(tmp_path, FOUR) / name).exists() == (point == "after-rename")
     subprocess.run(command, env=clean, check=True, capture_output=True)
     assert sha256s(tmp_path) == sha256s(db4_rule)
+    placed = sorted(storage.rules_dir(db4_rule, FOUR).glob("dtz50-place-*"))
+    assert len(placed) == 27
+    for path in placed:
+        sub = Subspace.parse(path.name[len("dtz50-place-"):-len(".h5")])
+        again = storage.rule_path(tmp_path, FOUR, sub, 50)
+        assert (storage.pair_stats(again, FOUR, quiet_limit=50)[sub.name]["sha256"]
+                == storage.pair_stats(path, FOUR, quiet_limit=50)[sub.name]["sha256"])
     assert not list(storage.rules_dir(tmp_path, FOUR).glob(".dtz*"))
 
 

@@ -106,16 +106,24 @@ def invoke(args, input=None):
     return result
 
 
-def report(name: str) -> None:
-    print(f"\nfuzz {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(COUNTS.items())))
+def covered(name: str, run, *args, **needs: int) -> None:
+    """Run the fuzzed cases ``run(*args)`` (a Hypothesis test), print what they counted
+    (``-s``) and assert that they reached every branch they are meant to test: each of
+    ``needs`` (a count's name, with spaces as underscores) at least that often, so that
+    a strategy that stopped making refused (or accepted) input fails the test rather
+    than pass having tried one branch only."""
     COUNTS.clear()
+    run(*args)
+    print(f"\nfuzz {name}: " + ", ".join(f"{k} {v}" for k, v in sorted(COUNTS.items())))
+    short = {k: COUNTS[k.replace("_", " ")] for k, least in needs.items() if COUNTS[k.replace("_", " ")] < least}
+    assert not short, f"fuzz {name} did not reach: {short} (counted {dict(COUNTS)})"
 
 
 # --- the library ---------------------------------------------------------------------
 
 @fuzz(600)
 @given(text=position_texts(), move=move_texts(), stones=st.sampled_from([3, 4, 9]))
-def test_parse_position_move_and_play(text, move, stones):
+def parse_cases(text, move, stones):
     rules = Rules(stones=stones)
     COUNTS["inputs"] += 2
     try:
@@ -142,23 +150,24 @@ def test_parse_position_move_and_play(text, move, stones):
         assert game.moves[-1] in before.legal_moves(rules)
 
 
-def test_parse_report():
-    report("library")
+def test_parse_position_move_and_play():
+    covered("library", parse_cases, positions_accepted=100, positions_refused=100, moves_refused=50,
+            plays_accepted=20, plays_refused=100)
 
 
 # --- the commands ----------------------------------------------------------------------
 
 @fuzz(150)
 @given(text=position_texts(), after=st.lists(move_texts(), max_size=3), command=st.sampled_from(["show", "moves"]))
-def test_show_and_moves(text, after, command):
+def show_cases(text, after, command):
     args = [command, "--stones", 4, text]
     if after:
         args += ["--after", " ".join(after)]
     invoke(args + (["--json"] if command == "moves" else []))
 
 
-def test_show_report():
-    report("show, moves")
+def test_show_and_moves():
+    covered("show, moves", show_cases, cli_exit_0=20, cli_exit_2=20)
 
 
 def agrees_with_its_moves(obj: dict, outcome) -> bool:
@@ -181,7 +190,7 @@ def agrees_with_its_moves(obj: dict, outcome) -> bool:
 
 @fuzz(150)
 @given(text=position_texts(hands=False), seed=st.integers(0, 3))
-def test_query_and_best_move(db4, text, seed):
+def query_cases(db4, text, seed):
     result = invoke(["query", "--db", db4, "--stones", 4, "--json", text])
     if result.exit_code == 0:
         obj = json.loads(result.stdout)
@@ -196,8 +205,8 @@ def test_query_and_best_move(db4, text, seed):
                                     if (m["value"], m["plies"]) == (obj["value"], obj["plies"])]
 
 
-def test_query_report():
-    report("query, best-move")
+def test_query_and_best_move(db4):
+    covered("query, best-move", query_cases, db4, values_checked=20, cli_exit_2=20)
 
 
 @st.composite
@@ -223,14 +232,14 @@ def record_files(draw) -> bytes:
 
 @fuzz(25)
 @given(record=record_files())
-def test_analyze_random_records(db4, tmp_path, record):
+def analyze_cases(db4, tmp_path, record):
     path = tmp_path / "game.txt"
     path.write_bytes(record)
     invoke(["analyze", "--db", db4, "--stones", 4, path])
 
 
-def test_analyze_report():
-    report("analyze")
+def test_analyze_random_records(db4, tmp_path):
+    covered("analyze", analyze_cases, db4, tmp_path, cli_exit_0=3, cli_exit_2=3)
 
 
 @fuzz(40)
@@ -238,7 +247,7 @@ def test_analyze_report():
            ["help", "moves", "hint", "undo", "resign", "quit", "save", "save x\0y", "", "d2", "d1", "a4"]),
            st.text(max_size=20)), max_size=12),
        junk=st.binary(max_size=8), seed=st.integers(0, 3))
-def test_play_random_lines(tmp_path, lines, junk, seed):
+def play_cases(tmp_path, lines, junk, seed):
     lines = [line for line in lines if not line.lower().lstrip().startswith("save ")
              or "\0" in line]                        # no files written outside tmp_path
     stdin = "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n" + junk + b"\n"
@@ -246,5 +255,5 @@ def test_play_random_lines(tmp_path, lines, junk, seed):
     assert result.exit_code == 0, result.output
 
 
-def test_play_report():
-    report("play")
+def test_play_random_lines(tmp_path):
+    covered("play", play_cases, tmp_path, cli_exit_0=40)

@@ -110,13 +110,29 @@ def test_solve_opening_command(db4):
     assert data["nodes"] > 0 and data["seconds"] >= 0
 
 
-def test_query_answers_placement_positions(db4):
+@pytest.fixture(scope="module")
+def placed4(db4, tmp_path_factory):
+    """The 4-stone game with its placement files too: values of placement positions by
+    the backward pass, another algorithm than the opening search's."""
+    from solver.build import build
+    root = tmp_path_factory.mktemp("placed4")
+    shutil.copytree(db4, root, dirs_exist_ok=True)
+    build(root, FOUR, phase="placement", progress=False)
+    return open_database(root, FOUR)
+
+
+def test_query_answers_placement_positions(db4, placed4):
     result = CliRunner().invoke(main, ["query", "--db", str(db4), "--stones", "4", "--json",
                                        "W:a1,d1 B:a7 b 2 3"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)            # (the search's note is on stderr)
-    assert data["value"] in ("win", "draw", "loss") and data["plies"] is None
+    # the search's value, without plies, is the placement files' (a draw), and so is
+    # each of its 21 moves' value
+    exact = placed4.probe("W:a1,d1 B:a7 b 2 3")
+    assert data["value"] == exact.value == "draw" and data["plies"] is None
     assert len(data["moves"]) == 21
+    by_move = {mp.move: mp.value for mp in placed4.probe_moves("W:a1,d1 B:a7 b 2 3")}
+    assert {m["move"]: m["value"] for m in data["moves"]} == {str(k): v for k, v in by_move.items()}
 
 
 def test_wdl_views_match_the_codes(db4):
@@ -198,7 +214,7 @@ def test_a_search_stops_when_asked_or_past_its_deadline_and_resumes(game4):
         assert search.solve(pos).value == backward_value(values, pos), str(pos)
 
 
-def test_database_search_limit_and_stop(db4):
+def test_database_search_limit_and_stop(db4, placed4):
     """Database.search_limit bounds the searches of a block in all, stop_search ends
     them (also one asked before the search existed), and both end with the block."""
     import time
@@ -221,7 +237,7 @@ def test_database_search_limit_and_stop(db4):
         with pytest.raises(SearchStoppedError):
             db.probe("W:d2 B:f4 w 3 3")
         db.resume_search()
-        assert db.probe("W:d2 B:f4 w 3 3").value in ("win", "draw", "loss")
+        assert db.probe("W:d2 B:f4 w 3 3").value == placed4.probe("W:d2 B:f4 w 3 3").value
 
 
 def test_database_search_reads_views_from_files(db4):

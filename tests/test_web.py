@@ -526,7 +526,10 @@ def test_a_long_request_leaves_the_page_and_the_shared_nothing_endpoints_answeri
             release.set()
             for thread in waiting:
                 thread.join(60)
-        assert len(answers) == 45 and json.loads(answers[0])["position"] == "W: B: w 4 4"
+        # every one of them answered, and answered the same (one held behind another
+        # must not come back cut, empty or another request's)
+        assert len(answers) == 45 and len(set(answers)) == 1
+        assert json.loads(answers[0])["position"] == "W: B: w 4 4" and json.loads(answers[0])["value"] == "draw"
 
 
 def test_requests_whose_clients_left_while_waiting_are_dropped(db4, monkeypatch):
