@@ -135,6 +135,53 @@ class Oracle:
         return values
 
 
+    def plain(self) -> np.ndarray:
+        """The plain values (no quiet-ply rule) as the tables' codes: 0 a draw, 1 + plies
+        (odd plies a win, even a loss), found round by round, d = 0, 1, ...: a position
+        is a win in d where a move first reaches a loss of the opponent's in d - 1 (or a
+        mill ends the game: d = 1), a loss in d where its last move becomes a win of the
+        opponent's, the longest in d - 1 (blocked: d = 0); what no round decides is a
+        draw.  Mills lead into earlier pairs, whose codes are final."""
+        n = len(self.keys)
+        code = np.full(n, -1, dtype=np.int64)          # -1: undecided
+        for k in range(len(self.pairs)):
+            mine = self.pair_of == k
+            q = mine[self.quiet_src]
+            qs, qd = self.quiet_src[q], self.quiet_dst[q]
+            e = mine[self.exit_src]
+            es, ed = self.exit_src[e], self.exit_dst[e]
+            # a mill's code for its mover: the target's value, one ply on, side changed
+            target = np.where(ed < 0, 1, code[np.maximum(ed, 0)])   # (no position: lost in 0)
+            assert (target >= 0).all()
+            exit_code = np.where(target == 0, 0, target + 1)
+            src = np.concatenate([qs, es])
+            code[mine & self.blocked] = 1                  # loss in 0
+            for d in range(0, 10_000):
+                undecided = mine & (code < 0)
+                if not undecided.any():
+                    break
+                # every move's code for its mover now (-1: not known yet)
+                succ = code[qd]
+                moves = np.concatenate([np.where(succ < 0, -1, np.where(succ == 0, 0, succ + 1)), exit_code])
+                won = moves % 2 == 0
+                win_now = np.zeros(n, dtype=bool)
+                win_now[src[(moves == d + 1) & won & (moves > 0)]] = True
+                known_loss = (moves > 0) & ~won
+                all_lost = np.ones(n, dtype=bool)
+                all_lost[src[~known_loss]] = False       # a move not (yet) a loss
+                longest = np.zeros(n, dtype=np.int64)
+                np.maximum.at(longest, src, np.where(known_loss, moves, 0))
+                new_win = undecided & win_now
+                new_loss = undecided & ~new_win & all_lost & (longest == d + 1)
+                code[new_win] = d + 1
+                code[new_loss] = d + 1
+                if d > 2 and not (new_win.any() or new_loss.any()) and not (
+                        (moves > d + 1).any() and undecided[src[moves > d + 1]].any()):
+                    break                               # nothing left to decide
+            code[mine & (code < 0)] = 0                    # a draw
+        return code
+
+
 def dtz_of(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(value at count 0, plies to the next mill) from the brute force's values at every
     count: a win or loss at count c is one within limit - c plies, so its DTZ is the
@@ -217,6 +264,28 @@ def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve
     # solve cannot count)
     assert (win & ~cursed & (t % 2 == 0)).sum() == 5 and (loss & ~blessed & (t % 2 == 1)).sum() == 4
     assert (win & ~cursed & (t % 2 == 1)).any() and (loss & ~blessed & (t % 2 == 0)).any()
+
+
+def test_the_plain_tables_are_the_brute_force(five):
+    """The plain tables (no rule) of Five Men's Morris against the brute force's rounds
+    over the reference rules' moves (no kernel, no index): every position's value and
+    plies."""
+    rules, oracle = five
+    _, plain = tables(rules, 50)
+    own = (oracle.keys >> 32).astype(np.uint32)
+    opp = (oracle.keys & 0xFFFFFFFF).astype(np.uint32)
+    m = np.array([bin(int(x)).count("1") for x in own])
+    o = np.array([bin(int(x)).count("1") for x in opp])
+    stored = np.zeros(len(own), dtype=np.int64)
+    kernels = Subspace(3, 3, board=rules.board).kernels
+    for key, codes in plain.items():
+        at = (m == key[0]) & (o == key[1])
+        slots = np.empty(int(at.sum()), dtype=np.int64)
+        kernels.index_batch(key[0], key[1], own[at], opp[at], slots)
+        stored[at] = codes[slots]
+    expected = oracle.plain()
+    assert (expected > 0).sum() > 100_000
+    assert np.array_equal(stored, expected), np.flatnonzero(stored != expected)[:5]
 
 
 def test_a_block_and_a_mill_on_the_last_ply_win(five):
