@@ -21,27 +21,30 @@ DTZ ≤ limit − c, lost iff a loss of DTZ ≤ limit − c, drawn otherwise.  S
 A mill leads into a smaller pair whose position has a fresh count, so each pair is
 solved (by the moving phase's kernels, :func:`solver.retro.solve_pair`) with every
 mill an end whose value is its target's value under the rule: a mill into a loss of
-the opponent's (under the rule) ends 1 ply away; one into a blessed loss of the
-opponent's, a cursed win for the taker, counts ``limit + 1`` plies, so that the wins
-that need one are cursed (chess's tables count a capture into a cursed win so too);
-the same for the loser's mills, which it makes only where it must.  What the values
-are for positions of DTZ above ``limit`` is thus the DTZ of that game: a cursed win's
-DTZ is above the limit, and where it passes through a mill into a cursed win it counts
-that mill ``limit + 1``.
+the opponent's (under the rule) ends 1 ply away, and so does a losing side's mill into
+a win the rule keeps, which it makes only where it must; one into a blessed loss of the
+opponent's (a cursed win for the taker) or a cursed win (a blessed loss for it) counts
+the least plies above ``limit`` of the taker's parity (limit + 1 or + 2), so that the
+wins that need one are cursed (chess's tables count a capture into a cursed win past
+100 so too).  What the values are for positions of DTZ above ``limit`` is thus the DTZ
+of that game.
 
-**Two solves.** The kernels' codes tell a win from a loss by the parity of the plies
+**Roundings.** The kernels' codes tell a win from a loss by the parity of the plies
 (docs/design.md §3), but a mill made by the losing side is an end at an odd ply of
-its own: no one solve's codes hold DTZ exactly.  So each pair is solved twice, with
-the ends given plies that keep the parity: the first solve counts each end the least
-plies of its parity not below its own (a win's value rounded up to odd, a loss's to
-even), the second the least *above* it (every end two plies further where it had its
-parity already: a blocked side loses in 2, a winning mill wins in 3).  Min and max
-commute with those roundings, so each solve's values are the exact DTZ rounded so, and
-the two together give it: DTZ = second − 1 where the two agree, second − 2 where not
-(:func:`combine`).  The second solve's ends are shifted after the kernels'
-initialisation (:func:`solver.retro.solve_unit`'s ``end``), and the build's forward
-check runs on both roundings (:func:`check_pair`), so the tables are checked as
-exactly as the plain ones.
+its own: no one solve's codes hold every DTZ.  The solve counts each end the least
+plies of its side's parity not below its own (the loser's forced mill: 2, not 1), and
+min and max commute with that rounding, so its values are the exact DTZ rounded up to
+the side's parity.  They are the DTZ but on the lines that end in a losing side's forced
+mill, whose first positions (:func:`seeds`) and the positions above them
+(:func:`shifted`) are found by following those lines by un-moves: a few hundred to a
+few thousand a pair of the standard game.  Where they are more than
+:data:`MAX_SHIFTED`, the pair is solved a second time with every end two plies further
+where it had its parity already (a blocked side loses in 2, a winning mill wins in 3:
+:func:`solver.retro.shift_ends`), whose values are the DTZ rounded strictly up, and the
+two give it: DTZ = second − 1 where they agree, second − 2 where not (:func:`combine`).
+The build's forward check (:func:`check_pair`) runs on the first rounding, and on the
+second where some DTZ is not of its first rounding's parity (with the check's ``end``),
+so the tables are checked as exactly as the plain ones.
 
 **Codes.** One uint16 per slot: 0 a draw, 2·DTZ a win (DTZ ≥ 1), 2·DTZ + 1 a loss
 (DTZ ≥ 0: 1 is a side to move that is blocked), 0xFFFF a slack slot.  Wins have even
@@ -68,7 +71,7 @@ from . import placement, storage
 from .build import _Report
 from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
-from .game import MAX_QUIET_LIMIT, QUIET_PLY_LIMIT
+from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
@@ -142,7 +145,7 @@ def rounded(codes: np.ndarray, second: bool, jobs: int = 2) -> np.ndarray:
     return _convert(codes, ROUND_SECOND if second else ROUND_FIRST, jobs=jobs)
 
 
-def exit_codes(codes: np.ndarray, limit: int, second: bool, jobs: int = 2) -> np.ndarray:
+def exit_codes(codes: np.ndarray, limit: int, second: bool, jobs: int = 2, in_place: bool = False) -> np.ndarray:
     """The codes a solve reads for the positions of a capture target (the opponent to
     move there, a fresh count of quiet plies) from the target's DTZ codes ``codes``: a
     mill into a loss of the opponent's under the rule ends 1 ply away for the taker,
@@ -151,8 +154,10 @@ def exit_codes(codes: np.ndarray, limit: int, second: bool, jobs: int = 2) -> np
     parity (odd for the taker's win, even for its loss: limit + 1 or + 2), so that it is
     never one of the ends the first solve rounds; rounded as the solve rounds
     (:func:`rounded`).  The taker's value X at a target of code X: a loss of the
-    opponent's in X - 1 plies."""
-    return _convert(codes, EXIT_SECOND if second else EXIT_FIRST, limit, jobs=jobs)
+    opponent's in X - 1 plies.  ``in_place``: made in ``codes`` itself (an array the
+    caller owns: a read of a file), which then needs no second array."""
+    return _convert(codes, EXIT_SECOND if second else EXIT_FIRST, limit, jobs=jobs,
+                    out=codes if in_place else None)
 
 
 def combine(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -209,7 +214,8 @@ MAX_SHIFTED = 200_000
 
 
 def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
-            lookup: Callable[[int, int], np.ndarray], limit: int) -> dict[Subspace, set[int]] | None:
+            lookup: Callable[[int, int], np.ndarray], limit: int,
+            code_at: Callable[[int, int, int], int] | None = None) -> dict[Subspace, set[int]] | None:
     """The slots whose DTZ is one ply less than the first solve's plies ``first`` (codes
     by subspace): the :func:`seeds`, and level by level above them (a position's plies
     are one more than its best successors'), every winner one of whose best successors
@@ -218,15 +224,17 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     kernels' un-moves (``unmoves_packed``, which the tests hold to the reference rules'),
     so it costs what the few shifted lines hold, where a second solve costs a whole
     solve; None where more than :data:`MAX_SHIFTED` are found (the caller solves a
-    second time)."""
+    second time).  ``code_at(m, o, slot)``: a capture target's code (else read from
+    ``lookup``'s whole subspace, once)."""
     kernels = pair.subspaces[0].kernels
     targets: dict[tuple[int, int], np.ndarray] = {}
 
-    def codes_of(m: int, o: int) -> np.ndarray:
-        # (read once: a loser's mill reads its target's code, and the whole subspace comes)
+    def whole(m: int, o: int, slot: int) -> int:
         if (m, o) not in targets:
             targets[m, o] = lookup(m, o)
-        return targets[m, o]
+        return int(targets[m, o][slot])
+
+    codes_of = code_at or whole
 
     found = {s: set(int(x) for x in seeds(s, first[s], rules)) for s in pair.subspaces}
     level = [(s, slot) for s in pair.subspaces for slot in sorted(found[s])]
@@ -277,7 +285,7 @@ def _all_best_shifted(own: int, opp: int, sub: Subspace, value: int, found, firs
             if mv >> 15:                    # (a second stone taken: two mills at once)
                 left &= ~(1 << ((mv >> 15) - 1))
             m, o = left.bit_count(), mover.bit_count()
-            code = int(lookup(m, o)[kernels.index_position(m, o, left, mover)])
+            code = lookup(m, o, int(kernels.index_position(m, o, left, mover)))
             rounded_plies = int(exit_codes(np.array([code], dtype=np.uint16), limit, False)[0])
             shift = code != DRAW_CODE and code & 1 == 0 and code >> 1 <= limit
             best.append((rounded_plies, shift))
@@ -299,18 +307,21 @@ class RuleSolve:
 
 
 def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],
-                    limit: int, jobs: int = 2, progress: Callable[[str], None] | None = None
+                    limit: int, jobs: int = 2, progress: Callable[[str], None] | None = None,
+                    code_at: Callable[[int, int, int], int] | None = None, fresh: bool = False
                     ) -> RuleSolve:
     """The DTZ codes of both subspaces of ``pair`` under a rule of ``limit`` quiet plies;
     ``lookup(m, o)`` supplies the DTZ codes of the (solved) subspaces its mills lead into.
     The first solve, and the few positions whose DTZ is one less than its plies found by
     :func:`shifted`; where they are too many, the second solve (see the module's
     docstring), the first one's values waiting meanwhile as one bit a slot (which of the
-    two roundings they are), and the DTZ codes made in the second's arrays."""
+    two roundings they are), and the DTZ codes made in the second's arrays.  ``fresh``:
+    ``lookup`` gives arrays of the caller's own (reads of files), which are converted
+    in place; ``code_at`` as for :func:`shifted`."""
     check_rules(rules)
-    first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False, jobs), jobs,
+    first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False, jobs, fresh), jobs,
                        progress)
-    late = shifted(Pair(*pair, board=rules.board), rules, first.values, lookup, limit)
+    late = shifted(Pair(*pair, board=rules.board), rules, first.values, lookup, limit, code_at)
     if late is not None:
         for s, v in first.values.items():
             _convert(v, FROM_PLIES, out=v, jobs=jobs)
@@ -321,7 +332,7 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
     # first = second or second - 2: bit 1 of the plies tells which
     bits = {s: np.packbits(((v - 1) >> 1) & 1) for s, v in first.values.items()}
     del first
-    second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True, jobs), jobs,
+    second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True, jobs, fresh), jobs,
                         progress, end=SECOND_END)
     for s, d in second.values.items():
         bit = bits.pop(s)
@@ -337,44 +348,80 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
 
 
 def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
-               lookup: Callable[[int, int], np.ndarray], limit: int, jobs: int = 2) -> list[str]:
+               lookup: Callable[[int, int], np.ndarray], limit: int, jobs: int = 2,
+               fresh: bool = False) -> list[str]:
     """The build's forward check of a pair's DTZ codes (``values`` by subspace): their
     first rounding (:func:`rounded`) must be a fixed point of the plain tables' value
     rule with the ends of the first solve (the kernels' check, docs/design.md §6), and
     so must the second, with its ends, where some DTZ is not of its rounding's parity;
     where none is, the pair must have no :func:`seeds` (else some should be).  Returns
-    what fails, one line a subspace (empty: all passed)."""
+    what fails, one line a subspace (empty: all passed).
+
+    The roundings are made in ``values`` itself and undone after (the few DTZ that are
+    not their first rounding are kept aside), so that the check holds no second copy of
+    the pair; ``fresh`` as for :func:`solve_rule_pair`."""
     failed = []
-    shifted = any(_shifted(v) for v in values.values())
-    for second in (False, True) if shifted else (False,):
-        codes = {s: rounded(v, second, jobs) for s, v in values.items()}
-        for sub in pair.subspaces:
-            target = outside(sub, rules)[0]
-            cap = (np.zeros(0, dtype=np.uint16) if target is None
-                   else exit_codes(lookup(target.m, target.o), limit, second, jobs))
-            bad, passed = check_by_opponent_sets(sub, codes[sub], codes[sub.mirror], cap, rules, jobs,
-                                                 end=SECOND_END if second else 0)
-            if not passed:
-                failed.append(f"subspace {sub} under the quiet-ply rule: {len(bad)} slot(s) disagree with "
-                              f"their successors ({'second' if second else 'first'} rounding), "
-                              f"first at slot {min(bad) if bad else '?'}")
-            if not second and not shifted and passed:
-                found = len(seeds(sub, codes[sub], rules))
-                if found:
-                    failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
-                                  f"forced mill that no DTZ counts")
+    # the DTZ that are not of their first rounding's parity: their slots and codes
+    aside = {s: _shifted_slots(v) for s, v in values.items()}
+    kept = {s: values[s][slots].copy() for s, slots in aside.items()}
+    shifted_any = any(len(slots) for slots in aside.values())
+    try:
+        for v in values.values():
+            _convert(v, ROUND_FIRST, out=v, jobs=jobs)
+        for second in (False, True) if shifted_any else (False,):
+            if second:
+                # the second rounding from the first: two plies more, but where the DTZ
+                # is not of the first's parity (there the two agree)
+                for s, v in values.items():
+                    _add_decided(v, 2)
+                    v[aside[s]] -= 2
+            for sub in pair.subspaces:
+                target = outside(sub, rules)[0]
+                cap = (np.zeros(0, dtype=np.uint16) if target is None
+                       else exit_codes(lookup(target.m, target.o), limit, second, jobs, fresh))
+                bad, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, rules, jobs,
+                                                     end=SECOND_END if second else 0)
+                del cap
+                if not passed:
+                    failed.append(f"subspace {sub} under the quiet-ply rule: {len(bad)} slot(s) disagree with "
+                                  f"their successors ({'second' if second else 'first'} rounding), "
+                                  f"first at slot {min(bad) if bad else '?'}")
+                if not second and not shifted_any and passed:
+                    found = len(seeds(sub, values[sub], rules))
+                    if found:
+                        failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
+                                      f"forced mill that no DTZ counts")
+            if second:
+                for s, v in values.items():
+                    v[aside[s]] += 2
+                    _add_decided(v, -2)
+    finally:
+        # back to DTZ codes: the first rounding's plies, and the few kept aside
+        for s, v in values.items():
+            _convert(v, FROM_PLIES, out=v, jobs=jobs)
+            v[aside[s]] = kept[s]
     return failed
 
 
-def _shifted(codes: np.ndarray) -> bool:
-    """Whether some DTZ code is of the other parity than its rounding's: a win of even
-    DTZ, or a loss of odd."""
+def _shifted_slots(codes: np.ndarray) -> np.ndarray:
+    """The slots whose DTZ code is of the other parity than its rounding's: a win of
+    even DTZ, or a loss of odd (a win's code is even, a loss's odd; bit 1 is the DTZ's
+    parity)."""
+    found = []
     for part in _blocks(len(codes)):
         c = codes[part]
-        # (a win's code is even, a loss's odd; bit 1 is the DTZ's parity)
-        if np.any((c != DRAW_CODE) & (c != SLACK_CODE) & ((c & 1) == ((c >> 1) & 1))):
-            return True
-    return False
+        hit = np.flatnonzero((c != DRAW_CODE) & (c != SLACK_CODE) & ((c & 1) == ((c >> 1) & 1)))
+        if len(hit):
+            found.append(hit + part.start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def _add_decided(codes: np.ndarray, plies: int) -> None:
+    """``plies`` added, in place, to every code that is neither a draw nor slack."""
+    for part in _blocks(len(codes)):
+        c = codes[part]
+        decided = (c != DRAW_CODE) & (c != SLACK_CODE)
+        c[decided] = (c[decided].astype(np.int32) + plies).astype(np.uint16)
 
 
 # --- the build: one file a pair or placement subspace, beside the plain tables -------
@@ -404,12 +451,11 @@ class RuleReport(_Report):
 
 def rule_memory(pair: Pair) -> int:
     """Bytes a pair's tables of the rule hold at their peak: its solve's (the plain
-    tables' rounds, :func:`solver.build.memory_needed`; a second solve's the bit a slot
-    kept between the two), or the check's: the DTZ codes and one rounding of them (2 + 2
-    a slot) and the targets' codes read (2 a slot of the largest, as in the solve)."""
+    tables' rounds, :func:`solver.build.memory_needed`: the capture targets read are
+    converted in place), with the bit a slot a second solve keeps between the two; the
+    check's is less (the DTZ codes, rounded in place, and one target read at a time)."""
     own = sum(s.slots for s in pair.subspaces)
-    reads = max((t.slots for t in pair.capture_targets), default=0)
-    return max(building.memory_needed(pair) + own // 8, 4 * own + 2 * reads + (16 << 20))
+    return building.memory_needed(pair) + own // 8
 
 
 def why_not_built(root: Path, rules: Rules, key: Pair | Subspace, limit: int) -> str | None:
@@ -436,13 +482,33 @@ def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndar
                                               quiet_limit=limit)
 
 
+def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int], int]:
+    """``code_at(m, o, slot)``: one DTZ code of a moving subspace, read and verified a
+    chunk at a time from its pair's file (a few chunks kept), for :func:`shifted`, which
+    reads a few thousand codes where a whole capture target would hold gigabytes."""
+    chunks: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def code_at(m: int, o: int, slot: int) -> int:
+        k = slot // storage.CHUNK
+        if (m, o, k) not in chunks:
+            if len(chunks) >= 64:
+                chunks.pop(next(iter(chunks)))
+            sub = Subspace(m, o, board=rules.board)
+            path = storage.rule_path(root, rules, sub, limit)
+            with storage._open(path, rules, sub, sub, quiet_limit=limit) as f:
+                reader = storage.SubspaceReader(f, path, sub)
+                chunks[m, o, k] = reader.read(k * storage.CHUNK, min(sub.slots, (k + 1) * storage.CHUNK))
+        return int(chunks[m, o, k][slot % storage.CHUNK])
+    return code_at
+
+
 def entry_codes(codes: np.ndarray, limit: int, jobs: int = 2) -> np.ndarray:
     """What the placement phase's pass under the rule reads for the moving positions it
     enters (the count starts there, at 0): the first rounding of their DTZ (a plain
     code, its parity the side's), a cursed win and a blessed loss a draw.
 
-    >>> [int(c) for c in entry_codes(np.array([2, 3, 8, 102, 103, 0], dtype=np.uint16), 50)]
-    [2, 1, 6, 0, 0, 0]
+    >>> [int(c) for c in entry_codes(np.array([2, 1, 3, 8, 102, 103, 0], dtype=np.uint16), 50)]
+    [2, 1, 3, 6, 0, 0, 0]
     """
     return _convert(codes, ENTRY, limit, jobs=jobs)
 
@@ -503,12 +569,13 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             bar = tqdm(desc=f"pair {p.name} ({limit}-ply rule)", unit="round", disable=not progress,
                        leave=False, dynamic_ncols=True)
             solved = solve_rule_pair(tuple(p), rules, lookup, limit, jobs,
-                                     progress=lambda msg: (bar.set_postfix_str(msg), bar.update()))
+                                     progress=lambda msg: (bar.set_postfix_str(msg), bar.update()),
+                                     code_at=code_reader(root, rules, limit), fresh=True)
             values = solved.values
             bar.close()
             checked = time.perf_counter()
             if verify:
-                failed = check_pair(p, rules, values, lookup, limit, jobs)
+                failed = check_pair(p, rules, values, lookup, limit, jobs, fresh=True)
                 if failed:
                     raise ConsistencyError(f"pair {p.name} fails the consistency check: {failed[0]}", [])
             check_seconds = time.perf_counter() - checked if verify else 0.0
@@ -558,10 +625,13 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
 
 
 def check_limit(limit: int) -> None:
-    """ValueError unless ``limit`` is a number of quiet plies the tables can hold: 1 up to
-    MAX_LIMIT (a cursed win's DTZ passes the limit, and a code holds 2 * DTZ)."""
-    if type(limit) is not int or not 1 <= limit <= MAX_LIMIT:
-        raise ValueError(f"the quiet-ply limit is a whole number of plies from 1 to {MAX_LIMIT}, not {limit!r}")
+    """ValueError unless ``limit`` is a number of quiet plies the tables can hold: 2 up to
+    MAX_LIMIT (a cursed win's DTZ passes the limit, and a code holds 2 * DTZ; under a
+    limit of 1 a losing side's mill into a blessed loss would count 2 plies, as its mill
+    into a loss does, and :func:`seeds` could not tell them apart)."""
+    if type(limit) is not int or not MIN_QUIET_LIMIT <= limit <= MAX_LIMIT:
+        raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
+                         f"{MAX_LIMIT}, not {limit!r}")
 
 
 def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
@@ -589,7 +659,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
         try:
             values = {s: storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
                       for s in p.subspaces}
-            failed += check_pair(p, rules, values, lookup, limit, jobs)
+            failed += check_pair(p, rules, values, lookup, limit, jobs, fresh=True)
             plain_path = storage.pair_path(root, rules, p)
             if plain and plain_path.exists():
                 for s, v in values.items():

@@ -35,6 +35,7 @@ resignation only in the comment ``# result: ...``; they still read, without it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from enum import StrEnum
 from typing import Iterable, NamedTuple, Optional, Union
@@ -50,8 +51,10 @@ from .values import DRAW, LOSS, WDL, WIN
 REPETITION_LIMIT = 3
 #: This many plies in a row that move a stone (not place one) without closing a mill: a draw.
 QUIET_PLY_LIMIT = 50
-#: The longest limit a game (and the tables of the rule, solver.dtz) takes.
-MAX_QUIET_LIMIT = 1000
+#: The shortest and the longest limit a game (and the tables of the rule, solver.dtz)
+#: takes: under a limit of 1 a mill into a draw of the rule's would count as many plies
+#: as a mill into a win it keeps, which the tables cannot tell apart (docs/design.md §3).
+MIN_QUIET_LIMIT, MAX_QUIET_LIMIT = 2, 1000
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
@@ -151,8 +154,8 @@ class Game:
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
                  quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: int = 0):
         rules = as_rules(rules)
-        if type(quiet_limit) is not int or not 1 <= quiet_limit <= MAX_QUIET_LIMIT:
-            raise ValueError(f"the quiet-ply limit is a whole number of plies from 1 to "
+        if type(quiet_limit) is not int or not MIN_QUIET_LIMIT <= quiet_limit <= MAX_QUIET_LIMIT:
+            raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
                              f"{MAX_QUIET_LIMIT}, not {quiet_limit!r}")
         if type(quiet_plies) is not int or not 0 <= quiet_plies <= quiet_limit:
             raise ValueError(f"a game starts with 0..{quiet_limit} quiet plies played, not {quiet_plies!r}")
@@ -433,11 +436,12 @@ class Game:
             rules = named
         rules = rules or default
         limit = headers.get("quiet-limit", str(QUIET_PLY_LIMIT))
-        if not (limit.isdigit() and 1 <= int(limit) <= MAX_QUIET_LIMIT):
-            raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from 1 to "
-                                       f"{MAX_QUIET_LIMIT}, not {limit[:20]!r}")
+        digits = re.compile("[0-9]{1,6}")          # (str.isdigit takes '²' too)
+        if not (digits.fullmatch(limit) and MIN_QUIET_LIMIT <= int(limit) <= MAX_QUIET_LIMIT):
+            raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from {MIN_QUIET_LIMIT} "
+                                       f"to {MAX_QUIET_LIMIT}, not {limit[:20]!r}")
         played = headers.get("quiet-plies", "0")
-        if not (played.isdigit() and int(played) <= int(limit)):
+        if not (digits.fullmatch(played) and int(played) <= int(limit)):
             raise InvalidNotationError(f"record: quiet-plies: is a whole number of plies from 0 to "
                                        f"{limit}, not {played[:20]!r}")
         try:

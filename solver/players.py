@@ -10,10 +10,10 @@ hard      iterative deepening alpha-beta within a time budget, transposition
 perfect   the databases: shortest win, else a draw, else the longest loss,
           random among equals (a move that draws the game by repetition or by
           the 50-ply rule counts as the draw it makes: :func:`probe_game_moves`);
-          in the moving phase, where the tables of the quiet-ply rule are built,
-          the values under that rule at the game's count, the nearest mill
-          first among wins; where they cannot answer, it says so once and plays
-          like hard
+          where the tables of the quiet-ply rule are built, the values under
+          that rule at the game's count (in the placement phase from the count 0
+          where the moving phase starts), the nearest mill first among wins;
+          where they cannot answer, it says so once and plays like hard
 ========  ====================================================================
 
 Every player takes a :class:`random.Random` (``rng``) for its random choices, so a

@@ -492,9 +492,10 @@ class Database:
         saves."""
         position = self._position(position)
         quiet_plies = integer(quiet_plies, "quiet_plies", "is a whole number of plies")
-        if not 0 <= quiet_plies <= self.quiet_limit:
-            raise ValueError(f"a game under the {self.quiet_limit}-ply rule has made 0..{self.quiet_limit} "
-                             f"quiet plies, not {quiet_plies}")
+        if not 0 <= quiet_plies < self.quiet_limit:
+            # (at the limit the game is drawn: no move of it is worth anything)
+            raise ValueError(f"a game under the {self.quiet_limit}-ply rule goes on after 0.."
+                             f"{self.quiet_limit - 1} quiet plies, not {quiet_plies}")
         if quiet_plies and position.in_placement:
             raise ValueError("the quiet plies are counted in the moving phase: a position with stones "
                              "in hand has none")

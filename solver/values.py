@@ -256,6 +256,9 @@ class RuleValue:
     def at(self, quiet_plies: int) -> WDL:
         """The value in a played game that has made ``quiet_plies`` plies without a mill
         (0..limit): a win or loss where its next mill comes within the plies left."""
+        if type(quiet_plies) is not int or not 0 <= quiet_plies <= self.limit:
+            raise ValueError(f"a game under the {self.limit}-ply rule has made 0..{self.limit} quiet "
+                             f"plies, not {quiet_plies!r}")
         if self.wdl == RuleWDL.DRAW or (self.dtz if self.dtz is not None else 0) > self.limit - quiet_plies:
             return DRAW
         return self.wdl.plain if abs(self.wdl.score) == 2 else DRAW

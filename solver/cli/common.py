@@ -20,7 +20,7 @@ import click
 
 from .._version import __version__
 from ..errors import MuehleError, one_line
-from ..game import MAX_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
+from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
 from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
 from ..values import Value
@@ -381,7 +381,8 @@ after_option = click.option("--after", "after", metavar="MOVES", default="",
 #: ``--quiet-limit N``: the plies in a row without a mill that draw a played game, and so
 #: the tables of the quiet-ply rule (solver.dtz) that are built and read.
 quiet_limit_option = click.option(
-    "--quiet-limit", type=click.IntRange(1, MAX_QUIET_LIMIT), default=QUIET_PLY_LIMIT, show_default=True,
+    "--quiet-limit", type=click.IntRange(MIN_QUIET_LIMIT, MAX_QUIET_LIMIT), default=QUIET_PLY_LIMIT,
+    show_default=True,
     help="Plies in a row without a mill (in the moving phase) that draw a played game: the rule "
          "whose tables (build --phase rule) are built and read (Sanmill's games play 100).")
 #: ``--quiet-plies N``: the plies without a mill a game taken up at POSITION has made.

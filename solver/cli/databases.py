@@ -309,7 +309,12 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
             # ``held``: a file copied over another (pair-3-3.h5 as pair-3-4.h5) is refused.
             stats = storage.pair_stats(path, rules, held, quiet_limit=quiet_limit)
         except DatabaseError as error:
-            problems.append(str(storage.with_repair(error, db, rules, [held])))
+            if quiet_limit is None:
+                problems.append(str(storage.with_repair(error, db, rules, [held])))
+            else:
+                command = storage.build_command(db, rules, RULE_PHASE, quiet_limit=quiet_limit,
+                                                pair=tuple(held) if isinstance(held, Pair) else None)
+                problems.append(f"{str(error).removesuffix(': rebuild it')}; rebuild it with: {command}")
             continue
         for sub in (held.subspaces if isinstance(held, Pair) else [held]):
             info = stats[sub.name]
@@ -359,6 +364,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
     (without --reachable); muehle check reads and verifies the values and counts
     them again.
     """
+    if rule and reachable:
+        fail("--reachable counts positions of the plain placement files: not with --rule")
     rows, problems = _collect_stats(db, rules, quiet_limit if rule else None)
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
@@ -382,8 +389,11 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
                        err=True)
     totals = {k: sum(r.get(k, 0) for r in rows)
               for k in ("wins", "losses", "draws") + (("cursed_wins", "blessed_losses") if rule else ())}
-    totals["longest_win"] = max((r["longest_win"] for r in rows), default=0)
-    totals["longest_loss"] = max((r["longest_loss"] for r in rows), default=0)
+    # (under the rule the longest are DTZ, of the moving phase's rows only: a placement
+    # row's plies are of another measure)
+    longest = [r for r in rows if "+" not in r["subspace"]] if rule else rows
+    totals["longest_win"] = max((r["longest_win"] for r in longest), default=0)
+    totals["longest_loss"] = max((r["longest_loss"] for r in longest), default=0)
     if reachable:
         totals["reachable"] = sum(r.get("reachable", 0) for r in rows)
     if as_json:

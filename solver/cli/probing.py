@@ -84,7 +84,9 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
                     pos = parse_position(text, rules)
                     noted = noted or note_search(database, pos)
                     odd = odd or note_unreachable(pos, rules)
-                    click.echo(json.dumps(query_object(database, pos, with_line)))
+                    # (each line a game taken up at --quiet-plies)
+                    game = Game(pos, rules, quiet_limit, quiet_plies)
+                    click.echo(json.dumps(query_object(database, pos, with_line, game)))
                 except (ValueError, DatabaseError) as error:
                     click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
                     failed = True
