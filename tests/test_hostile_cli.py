@@ -487,6 +487,25 @@ def test_query_batch_stops_at_a_line_no_position_is_and_says_so_in_its_status(db
     assert mixed.exit_code == 1 and "error" in json.loads(mixed.stdout.splitlines()[1])
 
 
+def test_play_reads_lines_of_bounded_length(db4, tmp_path):
+    """play read standard input a line at a time without a bound: /dev/zero grew it to
+    23 GB until the kernel killed it (issue 51).  A line longer than any move or command
+    ends the game with one line, unread past its bound, status 2; the moves before it
+    were played."""
+    import subprocess
+    import sys
+    command = [sys.executable, "-m", "solver", "play", "--db", str(db4), "--stones", "4", "--level", "easy"]
+    done = subprocess.run(["bash", "-c", "ulimit -v 2000000; exec " + " ".join(command) + " < /dev/zero"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("muehle: error: a line of standard input longer than 4096 bytes: no move or "
+                           "command is; stopped there\n")
+    long = subprocess.run(command, input="d2\n" + "x" * 20_000 + "\nd3\n", capture_output=True, text=True,
+                          timeout=120)
+    assert long.returncode == 2 and "White (W) 1 on the board, 3 in hand" in long.stdout
+    assert "x" * 100 not in long.stdout + long.stderr         # not echoed, not quoted
+
+
 def test_analyze_reads_a_record_of_bounded_size_and_names_the_file_that_is_none(db4, tmp_path):
     huge = tmp_path / "huge.txt"
     with open(huge, "wb") as f:

@@ -375,6 +375,11 @@ def needs_kernels(func: Callable) -> Callable:
 
 
 #: ``--after MOVES``: moves (space-separated) played from POSITION first (:meth:`Game.after`).
+#: Longest line of text a command reads (a --batch file's, play's standard input): a
+#: position is some 80 bytes, a move or command a few; a longer one (/dev/zero, a binary
+#: file) is refused in one line before it is read whole.
+MAX_LINE = 4096
+
 after_option = click.option("--after", "after", metavar="MOVES", default="",
                             help="Play these moves (space-separated) from POSITION first.")
 

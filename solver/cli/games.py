@@ -28,9 +28,8 @@ from ..probe import open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
-from .common import (COLOUR_NAMES, FiniteRange, db_option, main, needs_kernels, quiet_limit_option,
-                     rules_options, stone_marks,
-                     value_text)
+from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, db_option, fail, main, needs_kernels,
+                     quiet_limit_option, rules_options, stone_marks, value_text)
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -287,7 +286,9 @@ def read_line(prompt: str) -> Optional[str]:
     A line that is not text in standard input's encoding (a byte 0xff, or any
     non-ASCII byte under a strict ASCII locale) gets one complaint and reads as an
     empty line: the game goes on.  A closed standard input (``<&-``: Python has none)
-    is at its end."""
+    is at its end.  A line longer than MAX_LINE bytes (no move or command is; an
+    endless one, ``< /dev/zero``, could not be skipped) ends the command with one line
+    of error, unread past its first MAX_LINE bytes."""
     if sys.stdin is None:
         return None
     if sys.stdin.isatty():
@@ -303,10 +304,14 @@ def read_line(prompt: str) -> Optional[str]:
     binary = getattr(sys.stdin, "buffer", None)
     try:
         if binary is None:
-            line = sys.stdin.readline()
+            line = sys.stdin.readline(MAX_LINE + 1)
+            long = len(line) > MAX_LINE and not line.endswith("\n")
         else:
-            raw = binary.readline()
-            line = raw.decode(encoding)
+            raw = binary.readline(MAX_LINE + 1)
+            long = len(raw) > MAX_LINE and not raw.endswith(b"\n")
+            line = "" if long else raw.decode(encoding)
+        if long:
+            fail(f"a line of standard input longer than {MAX_LINE} bytes: no move or command is; stopped there")
     except UnicodeDecodeError as error:
         if binary is not None:
             click.echo(prompt + raw.decode(encoding, "backslashreplace").rstrip("\r\n")

@@ -17,11 +17,9 @@ from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
-from .common import (COLOUR_NAMES, after_option, db_option, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, fail, main, needs_kernels,
                      quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
-#: Longest line of a --batch file (a position is some 80 bytes).
-MAX_LINE = 4096
 
 
 @main.command()
