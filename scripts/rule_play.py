@@ -44,9 +44,12 @@ def sample(db_root: Path, rules: Rules, limit: int, pairs, rng: random.Random, p
     if not files:
         raise SystemExit(f"no tables of the {limit}-ply rule of rules {rules.name} in {db_root}")
     for kind in kinds:
-        while len(kinds[kind]) < per_kind:
-            pair = rng.choice(files)
-            sub = rng.choice(pair.subspaces)
+        empty: set = set()              # (file, subspace) holding none of the kind
+        subs = [(pair, sub) for pair in files for sub in pair.subspaces]
+        while len(kinds[kind]) < per_kind and len(empty) < len(subs):
+            pair, sub = rng.choice(subs)
+            if (pair, sub) in empty:
+                continue
             codes = storage.read_subspace(storage.rule_path(db_root, rules, pair, limit), rules, sub.m, sub.o,
                                           quiet_limit=limit)
             t = codes >> 1
@@ -56,6 +59,9 @@ def sample(db_root: Path, rules: Rules, limit: int, pairs, rng: random.Random, p
                     "loss": decided & ~win & (t <= limit) & (t > 0)}[kind]
             slots = np.flatnonzero(pick)
             del codes, t, decided, win, pick
+            if not len(slots):
+                empty.add((pair, sub))
+                continue
             for slot in rng.sample(list(slots), min(len(slots), max(1, per_kind // len(files) + 1))):
                 pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
                 kinds[kind].append((pos, slot))

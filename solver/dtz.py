@@ -552,17 +552,25 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
                 raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")
         lookup = reader(root, rules, limit)
-        for p in pairs:
-            path = storage.rule_path(root, rules, p, limit)
-            problem = why_not_built(root, rules, p, limit)
+        def to_build(key: Pair | Subspace) -> bool:
+            """Whether the file of ``key`` is to be built: not if it is there and intact
+            (a report says it was skipped); a file there but unusable is said so."""
+            problem = why_not_built(root, rules, key, limit)
+            what = f"{'pair' if isinstance(key, Pair) else 'placement'} {key.name} under the {limit}-ply rule"
             if problem is None:
-                reports.append(RuleReport(p, limit, p.slots, 0.0, building.peak_rss_mib(), skipped=True))
+                reports.append(RuleReport(key, limit, key.slots, 0.0, building.peak_rss_mib(), skipped=True))
                 log.info("%s", reports[-1].summary())
-                continue
+                return False
+            path = storage.rule_path(root, rules, key, limit)
             if path.exists():
-                log.warning("pair %s under the %d-ply rule: rebuilding it, the file is unusable: %s",
-                            p.name, limit, problem)
+                log.warning("%s: rebuilding it, the file is unusable: %s", what, problem)
             building.remove_stale_temporaries(path.parent, path.name)
+            return True
+
+        for p in pairs:
+            if not to_build(p):
+                continue
+            path = storage.rule_path(root, rules, p, limit)
             building.require_memory(f"pair {p.name} under the {limit}-ply rule", rule_memory(p),
                                     building.SubspaceCache(root, rules), memory)
             start = time.perf_counter()
@@ -596,19 +604,12 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             return held[sub]
 
         for sub in subs:
-            path = storage.rule_path(root, rules, sub, limit)
-            problem = why_not_built(root, rules, sub, limit)
-            if problem is None:
-                reports.append(RuleReport(sub, limit, sub.slots, 0.0, building.peak_rss_mib(), skipped=True))
-                log.info("%s", reports[-1].summary())
+            if not to_build(sub):
                 continue
-            if path.exists():
-                log.warning("placement %s under the %d-ply rule: rebuilding it, the file is unusable: %s",
-                            sub.name, limit, problem)
+            path = storage.rule_path(root, rules, sub, limit)
             children = [c for c in placement.children(sub) if c is not None]
             for key in [k for k in held if k not in children]:
                 del held[key]
-            building.remove_stale_temporaries(path.parent, path.name)
             building.require_memory(f"placement {sub.name} under the {limit}-ply rule",
                                     placement.memory_needed(sub), building.SubspaceCache(root, rules), memory)
             start = time.perf_counter()

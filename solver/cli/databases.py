@@ -160,18 +160,23 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
             reports = cluster.build(db, rules, client, phase=phase, **options)
     built = [r for r in reports if not r.skipped]
     seconds = sum(r.seconds for r in built)
-    moving = [r for r in reports if isinstance(r, building.PairReport)]
-    placed = [r for r in reports if not isinstance(r, building.PairReport)]
-    done = sum(not r.skipped for r in moving)
-    text = f"{done} pair(s) built, {len(moving) - done} already there"
-    if placed:
-        done = sum(not r.skipped for r in placed)
-        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    text = _built_text([r for r in reports if isinstance(r, building.PairReport)],
+                       [r for r in reports if not isinstance(r, building.PairReport)])
     # (the files' own times, summed: more than the wall time where writes overlapped the
     # next solve, less where a build waited on the folder or the cluster)
     click.echo(f"{text}, {seconds:.1f} s summed over the files, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
+
+
+def _built_text(moving: list, placed: list, under: str = "") -> str:
+    """'N pair(s) built[ under ...], M already there[; K placement subspace(s) ...]'."""
+    done = sum(not r.skipped for r in moving)
+    text = f"{done} pair(s) built{under}, {len(moving) - done} already there"
+    if placed:
+        done = sum(not r.skipped for r in placed)
+        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    return text
 
 
 def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pair, jobs: int,
@@ -198,13 +203,8 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     started = time.perf_counter()
     reports = dtz.build(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs, verify=verify,
                         progress=not quiet, memory=memory)
-    moving = [r for r in reports if isinstance(r.key, Pair)]
-    placed = [r for r in reports if not isinstance(r.key, Pair)]
-    done = sum(not r.skipped for r in moving)
-    text = f"{done} pair(s) built under the {limit}-ply rule, {len(moving) - done} already there"
-    if placed:
-        done = sum(not r.skipped for r in placed)
-        text += f"; {done} placement subspace(s) built, {len(placed) - done} already there"
+    text = _built_text([r for r in reports if isinstance(r.key, Pair)],
+                       [r for r in reports if not isinstance(r.key, Pair)], f" under the {limit}-ply rule")
     click.echo(f"{text}, {time.perf_counter() - started:.1f} s wall, peak memory "
                f"{max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
