@@ -249,3 +249,19 @@ def test_a_mixed_query_without_placement_files_is_one_line(tmp_path):
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines() == [result.stderr.strip()] and "note:" not in result.stderr
     assert "separate placement only" in result.stderr
+
+
+def test_check_calls_no_file_of_a_mixed_cycle_stray(tmp_path):
+    """Under mixed placement a cycle m-o+h-k / o-m+k-h writes a file a subspace; check
+    named every second one as a file "no build writes" (issue 51: a user who trusted
+    the note would delete good files)."""
+    rules = Rules.from_name("six-mens-mixed-s3")
+    build(tmp_path, rules, progress=False)
+    cycles = [u for u in plan_units(rules, phase="placement") if len(unit_of(u.key)) == 2]
+    assert cycles                                   # (the case: cycles of two files)
+    assert building.stray_files(tmp_path, rules) == []
+    result = CliRunner().invoke(main, ["check", "--db", str(tmp_path), "--rules", rules.name, "--quiet"])
+    assert result.exit_code == 0 and "no build" not in result.output, result.output
+    stray = storage.rules_dir(tmp_path, rules) / "pair-9-9.h5"
+    stray.write_bytes(b"x")
+    assert building.stray_files(tmp_path, rules) == [stray]
