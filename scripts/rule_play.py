@@ -38,36 +38,30 @@ from solver.values import SLACK_CODE  # noqa: E402
 
 
 def sample(db_root: Path, rules: Rules, limit: int, pairs, rng: random.Random, per_kind: int):
-    """(kind, position, count) tuples: rule wins, cursed wins/blessed losses, rule losses."""
+    """(position, slot) lists of each kind: rule wins, cursed wins and blessed losses, rule
+    losses; each subspace read once, an equal share of each kind taken from it."""
     kinds = {"win": [], "cursed": [], "loss": []}
     files = [p for p in pairs if storage.rule_path(db_root, rules, p, limit).exists()]
     if not files:
         raise SystemExit(f"no tables of the {limit}-ply rule of rules {rules.name} in {db_root}")
-    for kind in kinds:
-        empty: set = set()              # (file, subspace) holding none of the kind
-        subs = [(pair, sub) for pair in files for sub in pair.subspaces]
-        while len(kinds[kind]) < per_kind and len(empty) < len(subs):
-            pair, sub = rng.choice(subs)
-            if (pair, sub) in empty:
-                continue
-            codes = storage.read_subspace(storage.rule_path(db_root, rules, pair, limit), rules, sub.m, sub.o,
-                                          quiet_limit=limit)
-            t = codes >> 1
-            decided = (codes != 0) & (codes != SLACK_CODE)
-            win = decided & (codes % 2 == 0)
-            pick = {"win": win & (t <= limit) & (t > 0), "cursed": decided & (t > limit),
-                    "loss": decided & ~win & (t <= limit) & (t > 0)}[kind]
+    subs = [(pair, sub) for pair in files for sub in pair.subspaces]
+    share = -(-per_kind // len(subs)) + 1
+    for pair, sub in rng.sample(subs, len(subs)):
+        codes = storage.read_subspace(storage.rule_path(db_root, rules, pair, limit), rules, sub.m, sub.o,
+                                      quiet_limit=limit)
+        t = codes >> 1
+        decided = (codes != 0) & (codes != SLACK_CODE)
+        win = decided & (codes % 2 == 0)
+        picks = {"win": win & (t <= limit) & (t > 0), "cursed": decided & (t > limit),
+                 "loss": decided & ~win & (t <= limit) & (t > 0)}
+        del codes, t, decided, win
+        for kind, pick in picks.items():
             slots = np.flatnonzero(pick)
-            del codes, t, decided, win, pick
-            if not len(slots):
-                empty.add((pair, sub))
-                continue
-            for slot in rng.sample(list(slots), min(len(slots), max(1, per_kind // len(files) + 1))):
-                pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
-                kinds[kind].append((pos, slot))
-                if len(kinds[kind]) >= per_kind:
-                    break
-    return kinds
+            for slot in rng.sample(list(slots), min(len(slots), share)) if len(slots) < 10**6 else \
+                    [int(slots[i]) for i in rng.sample(range(len(slots)), share)]:
+                kinds[kind].append((Position.from_view(*sub.position(int(slot)), board=rules.board), slot))
+        del picks
+    return {kind: rng.sample(found, min(per_kind, len(found))) for kind, found in kinds.items()}
 
 
 def main() -> None:

@@ -520,7 +520,8 @@ def placement_reader(root: Path, rules: Rules, limit: int, jobs: int = 2) -> Cal
 
     def lookup(sub: Subspace) -> np.ndarray:
         if sub.is_moving:
-            return entry_codes(moving(sub.m, sub.o), limit, jobs)
+            codes = moving(sub.m, sub.o)            # (a read of ours: converted where it lies)
+            return _convert(codes, ENTRY, limit, out=codes, jobs=jobs)
         return storage.read_subspace(storage.rule_path(root, rules, sub, limit), rules, sub.m, sub.o,
                                      own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=limit)
     return lookup
