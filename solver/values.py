@@ -40,14 +40,14 @@ SLACK_CODE = 0xFFFF
 
 
 def _by_score(compare: Callable[[int, int], bool]) -> Callable:
-    """A comparison of WDLs (or their words) by score, for :class:`WDL` (its str's
-    comparisons would order the words as text)."""
+    """A comparison of values of one kind (:class:`WDL`, :class:`RuleWDL`, or their
+    words) by score (their str's comparisons would order the words as text)."""
     def method(self, other):
         try:
-            score = _SCORE[WDL(other)] if isinstance(other, str) else None
+            score = type(self)(other).score if isinstance(other, str) else None
         except ValueError:
             score = None
-        return NotImplemented if score is None else compare(_SCORE[self], score)
+        return NotImplemented if score is None else compare(self.score, score)
     return method
 
 
@@ -189,17 +189,10 @@ class RuleWDL(StrEnum):
     def __neg__(self) -> "RuleWDL":
         return _RULE_BY_SCORE[-self.score]
 
-    def __lt__(self, other):
-        return _RULE_SCORE[self] < _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
-
-    def __le__(self, other):
-        return _RULE_SCORE[self] <= _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
-
-    def __gt__(self, other):
-        return _RULE_SCORE[self] > _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
-
-    def __ge__(self, other):
-        return _RULE_SCORE[self] >= _RULE_SCORE[RuleWDL(other)] if isinstance(other, str) else NotImplemented
+    __lt__ = _by_score(operator.lt)
+    __le__ = _by_score(operator.le)
+    __gt__ = _by_score(operator.gt)
+    __ge__ = _by_score(operator.ge)
 
 
 _RULE_SCORE = {RuleWDL.WIN: 2, RuleWDL.CURSED_WIN: 1, RuleWDL.DRAW: 0, RuleWDL.BLESSED_LOSS: -1,
