@@ -19,7 +19,7 @@ from .game import QUIET_PLIES, REPETITION, Game
 from .notation import format_position
 from .position import Move, Position
 from .players import probe_game_moves
-from .probe import Database, best_of
+from .probe import Database, RuleMoveProbe, best_of
 from .values import DRAW, LOSS, WDL, WIN
 
 #: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
@@ -134,7 +134,7 @@ def rule_line(database: Database, game: Game) -> list[Move]:
     drawn = start is None or start["value"] == DRAW
     while game.outcome() is None and len(line) < (DRAWN_LINE if drawn else LONGEST_LINE):
         probes = probe_game_moves(database, game)
-        if not probes or not hasattr(probes[0], "dtz"):
+        if not probes or not isinstance(probes[0], RuleMoveProbe):
             break                       # (the plain values: the tables do not hold it)
         line.append(probes[0].move)
         game.play(probes[0].move)
@@ -207,7 +207,7 @@ def best_move_object(database: Database, pos: Position,
                 "plies": probe.plies}
     obj = {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
            "plies": choice.plies}
-    if hasattr(choice, "dtz"):              # chosen under the quiet-ply rule
+    if isinstance(choice, RuleMoveProbe):   # chosen under the quiet-ply rule
         plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
         obj.update(plies=plain.plies if plain.value == choice.value else None, dtz=choice.dtz,
                    rule=choice.rule)

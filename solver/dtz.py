@@ -71,7 +71,7 @@ from . import placement, storage
 from .build import _Report
 from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
-from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT
+from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
@@ -89,10 +89,6 @@ ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES, ENTRY = range(6)
 #: The plies the second solve adds to the game's own ends (a blocked side, a take that
 #: leaves two stones): the next ones of the same parity (ext/check.pxi ``ended``).
 SECOND_END = 2
-#: The longest quiet-ply limit the tables take (a game's too): DTZ codes (2 * DTZ + 1)
-#: must stay below the slack code, and the solves' codes below their pending bit, with
-#: the longest DTZ of a cursed win some hundreds of plies past the limit.
-MAX_LIMIT = MAX_QUIET_LIMIT
 
 
 def encode(wdl: str, dtz: int | None) -> int:
@@ -330,7 +326,8 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
             v[at] -= 2
         return RuleSolve(first.values, 1)
     # first = second or second - 2: bit 1 of the plies tells which
-    bits = {s: np.packbits(((v - 1) >> 1) & 1) for s, v in first.values.items()}
+    bits = {s: np.concatenate([np.packbits(((v[part] - 1) >> 1) & 1) for part in _blocks(len(v))])
+            for s, v in first.values.items()}      # (a block at a time: no full-size temporary)
     del first
     second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True, jobs, fresh), jobs,
                         progress, end=SECOND_END)
@@ -541,7 +538,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     from tqdm import tqdm
 
     check_rules(rules)
-    check_limit(limit)
+    check_quiet_limit(limit)
     root = Path(root)
     pairs = building.plan(rules, max_total, pair)
     subs = [] if pair is not None else placement.plan(rules, max_total)
@@ -626,16 +623,6 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     return reports
 
 
-def check_limit(limit: int) -> None:
-    """ValueError unless ``limit`` is a number of quiet plies the tables can hold: 2 up to
-    MAX_LIMIT (a cursed win's DTZ passes the limit, and a code holds 2 * DTZ; under a
-    limit of 1 a losing side's mill into a blessed loss would count 2 plies, as its mill
-    into a loss does, and :func:`seeds` could not tell them apart)."""
-    if type(limit) is not int or not MIN_QUIET_LIMIT <= limit <= MAX_LIMIT:
-        raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
-                         f"{MAX_LIMIT}, not {limit!r}")
-
-
 def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                 max_total: int | None = None, pair: tuple[int, int] | None = None, jobs: int = 2,
                 plain: bool = True) -> tuple[list[Pair | Subspace], list[str]]:
@@ -649,7 +636,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
     lost under the rule is won or lost without it).  Returns the files checked (pairs,
     placement subspaces) and what failed, one line each."""
     check_rules(rules)
-    check_limit(limit)
+    check_quiet_limit(limit)
     root = Path(root)
     lookup = reader(root, rules, limit)
     checked, failed = [], []

@@ -53,8 +53,18 @@ REPETITION_LIMIT = 3
 QUIET_PLY_LIMIT = 50
 #: The shortest and the longest limit a game (and the tables of the rule, solver.dtz)
 #: takes: under a limit of 1 a mill into a draw of the rule's would count as many plies
-#: as a mill into a win it keeps, which the tables cannot tell apart (docs/design.md §3).
+#: as a mill into a win it keeps, which the tables cannot tell apart (docs/design.md §3);
+#: DTZ codes (2 * DTZ + 1) must stay below the slack code, and the solves' codes below
+#: their pending bit, with a cursed win's DTZ some hundreds of plies past the limit.
 MIN_QUIET_LIMIT, MAX_QUIET_LIMIT = 2, 1000
+
+
+def check_quiet_limit(limit: int) -> None:
+    """ValueError unless ``limit`` is a quiet-ply limit a game and the tables of the rule
+    take (:data:`MIN_QUIET_LIMIT` .. :data:`MAX_QUIET_LIMIT` plies)."""
+    if type(limit) is not int or not MIN_QUIET_LIMIT <= limit <= MAX_QUIET_LIMIT:
+        raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
+                         f"{MAX_QUIET_LIMIT}, not {limit!r}")
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
@@ -154,9 +164,7 @@ class Game:
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
                  quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: int = 0):
         rules = as_rules(rules)
-        if type(quiet_limit) is not int or not MIN_QUIET_LIMIT <= quiet_limit <= MAX_QUIET_LIMIT:
-            raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
-                             f"{MAX_QUIET_LIMIT}, not {quiet_limit!r}")
+        check_quiet_limit(quiet_limit)
         if type(quiet_plies) is not int or not 0 <= quiet_plies <= quiet_limit:
             raise ValueError(f"a game starts with 0..{quiet_limit} quiet plies played, not {quiet_plies!r}")
         if start is None:

@@ -424,28 +424,19 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMov
     """
     if game.outcome() is not None:
         return []
-    probes = []
+    moves = None
     if database.quiet_limit == game.quiet_limit and database.has_rule_tables():
         try:
             moves = database.probe_rule_moves(game.position, game.quiet_plies)
         except MissingSubspaceError:
-            moves = None                # (a pair not built: the plain values choose)
-        if moves is not None:
-            for probe in moves:
-                after = game.copy()
-                after.play(probe.move)
-                outcome = after.outcome()
-                if outcome is not None and outcome.termination == REPETITION:
-                    probe = RuleMoveProbe(probe.move, DRAW, None, probe.rule)
-                probes.append(probe)
-            probes.sort(key=lambda mp: mp.rank)
-            return probes
-    for probe in database.probe_moves(game.position):
+            pass                        # (a file not built: the plain values choose)
+    probes = []
+    for probe in moves if moves is not None else database.probe_moves(game.position):
         after = game.copy()
         after.play(probe.move)
         outcome = after.outcome()
         if outcome is not None and outcome.termination in (REPETITION, QUIET_PLIES):
-            probe = MoveProbe(probe.move, DRAW)
+            probe = probe.drawn()
         probes.append(probe)
     probes.sort(key=lambda mp: mp.rank)             # stable: the database's order in a rank
     return probes

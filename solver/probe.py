@@ -37,7 +37,7 @@ from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
 from .position import Move, Position, mill_points, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
-from .game import QUIET_PLY_LIMIT
+from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
 
 BOOK_NAME = "opening-book.npz"
@@ -70,6 +70,11 @@ class MoveProbe:
         """Sort key, best first (:attr:`solver.values.Value.rank`)."""
         return Value(self.value, self.plies).rank
 
+    def drawn(self) -> "MoveProbe":
+        """The same move where the game's history makes it a draw (a third repetition,
+        the last quiet ply the rule allows)."""
+        return MoveProbe(self.move, DRAW)
+
 
 @dataclass(frozen=True)
 class RuleMoveProbe:
@@ -100,6 +105,10 @@ class RuleMoveProbe:
             return (1, -self.rule.score)
         return (2, -(self.dtz or 0))
 
+    def drawn(self) -> "RuleMoveProbe":
+        """The same move where the game's history makes it a draw (as :meth:`MoveProbe.drawn`)."""
+        return RuleMoveProbe(self.move, DRAW, None, self.rule)
+
 
 class Database:
     """Read access to the databases of one rule set (moving and placement phase).
@@ -124,8 +133,7 @@ class Database:
         cache_mib = integer(cache_mib, "cache_mib", "is a whole number of MiB")
         if cache_mib < 0:
             raise ValueError(f"cache_mib is a whole number of MiB, not {cache_mib}")
-        from .dtz import check_limit
-        check_limit(quiet_limit)
+        check_quiet_limit(quiet_limit)
         self.quiet_limit = quiet_limit
         self._given = (cache_mib, book, quiet_limit)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)

@@ -24,7 +24,7 @@ from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
 from ..players import LEVELS, make_player, probe_game_moves
 from ..position import BLACK, WHITE, Move, popcount
-from ..probe import open_database
+from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..storage import build_command
 from ..values import DRAW, LOSS, WIN
@@ -265,7 +265,7 @@ class Session:
             return
         best = probes[0]
         # (under the quiet-ply rule: the plies to the next mill, not to the end)
-        ruled = hasattr(best, "dtz")
+        ruled = isinstance(best, RuleMoveProbe)
         number = (lambda p: p.dtz) if ruled else (lambda p: p.plies)
         said = (f"{best.value}, next mill in {best.dtz}" if ruled and best.dtz is not None
                 else value_text(best.value, best.plies))
