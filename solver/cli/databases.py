@@ -14,11 +14,10 @@ from tqdm import tqdm
 
 from .. import build as building
 from .. import dtz, index, placement, storage
-from ..game import QUIET_PLY_LIMIT
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      UnsupportedRulesError, one_line)
+                      one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
@@ -38,8 +37,8 @@ def parse_size(text: str) -> int:
     return int(float(match[1]) * 1024 ** " KMGT".index(match[2].upper() or " "))
 
 
-#: The phase of the commands that is the moving phase's tables under the quiet-ply rule
-#: (solver.dtz): built on their own, and not yet part of "all".
+#: The phase of the commands that is the tables of the quiet-ply rule (solver.dtz: the
+#: moving phase's, then the placement phase's): built on their own, not yet part of "all".
 RULE_PHASE = "rule"
 PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
 
@@ -49,8 +48,8 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
 @rules_options
 @click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
               help="The moving phase (pairs), the placement phase (needs the moving phase) or both; "
-                   "'rule': the moving phase's tables under the rule of --quiet-limit quiet plies "
-                   "(their values in played games, and the plies to the next mill).")
+                   "'rule': the tables under the rule of --quiet-limit quiet plies (the values in "
+                   "played games, and in the moving phase the plies to the next mill).")
 @quiet_limit_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Build only subspaces with at most this many stones in total "
@@ -84,9 +83,9 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
 
     Moving phase: one file per pair, in dependency order, each checked before it is
     written.  Placement phase: one file per placement subspace (stones in hand), children
-    first.  --phase rule: the moving phase's values in played games, where --quiet-limit
-    plies without a mill draw (one file per pair, dtz50-pair-M-O.h5; they read no other
-    table).  Files already built and intact are skipped, so rerunning after a kill
+    first.  --phase rule: the values in played games, where --quiet-limit plies without a
+    mill draw (a file per pair, dtz50-pair-M-O.h5, then per placement subspace; they read
+    no plain table).  Files already built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
     seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
     Dask task graph (pip install -e '.[cluster]'), and so are the placement subspaces:
@@ -186,10 +185,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     if workers is not None or scheduler is not None:
         fail("--phase rule is built in this process (not on a Dask cluster yet): leave out "
              "--workers and --scheduler")
-    try:
-        dtz.check_rules(rules)
-    except UnsupportedRulesError as exc:
-        fail(str(exc))
+    dtz.check_rules(rules)
     pairs = building.plan(rules, max_total, pair)
     subs = [] if pair is not None else placement.plan(rules, max_total)
     if dry_run:
@@ -534,10 +530,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],
                 jobs: int) -> None:
     """``check --phase rule``: every built file of the tables of the quiet-ply rule."""
-    try:
-        dtz.check_rules(rules)
-    except UnsupportedRulesError as exc:
-        fail(str(exc))
+    dtz.check_rules(rules)
     pair = None
     if pair_text is not None:
         pair = Pair.parse(pair_text, rules.stones, rules.board)
