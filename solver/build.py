@@ -228,14 +228,19 @@ def is_stored(root: Path, rules: Rules, sub: Subspace, verify: bool = True) -> b
     return why_not_built(root, rules, sub, verify) is None
 
 
-def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool = True) -> str | None:
+def why_not_built(root: Path, rules: Rules, held: Pair | Subspace, verify: bool = True,
+                  quiet_limit: int | None = None) -> str | None:
     """None if the file of ``held`` (a pair, or a subspace: its pair's file or its own
-    placement file) is built and (with verify) intact, else what is wrong with it."""
+    placement file; with ``quiet_limit``, its file of that quiet-ply rule's tables,
+    :func:`storage.rule_path`) is built and (with verify) intact, else what is wrong
+    with it."""
     subs = held.subspaces if isinstance(held, Pair) else [Subspace(*held, board=rules.board)]
     try:
         for sub in subs:
-            storage.read_subspace(storage.file_of(root, rules, sub), rules, sub.m, sub.o,
-                                  verify=verify, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+            path = (storage.file_of(root, rules, sub) if quiet_limit is None
+                    else storage.rule_path(root, rules, sub, quiet_limit))
+            storage.read_subspace(path, rules, sub.m, sub.o, verify=verify, own_hand=sub.own_hand,
+                                  opp_hand=sub.opp_hand, quiet_limit=quiet_limit)
     except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
     # (any other DatabaseError, a file that could not be opened at all, goes up: a build

@@ -69,7 +69,7 @@ import numpy as np
 from . import build as building
 from . import placement, storage
 from .build import _Report
-from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+from .errors import (ConsistencyError, CorruptDatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .index import Pair, Subspace
@@ -455,24 +455,6 @@ def rule_memory(pair: Pair) -> int:
     return building.memory_needed(pair) + own // 8
 
 
-def why_not_built(root: Path, rules: Rules, key: Pair | Subspace, limit: int) -> str | None:
-    """Why the file of ``key`` (a pair, or a placement subspace) under the rule cannot
-    be used as it is (None: it is intact): missing, another limit's, or damaged (every
-    value read and checked)."""
-    path = storage.rule_path(root, rules, key, limit)
-    if not path.exists():
-        return "not built"
-    try:
-        for s in key.subspaces if isinstance(key, Pair) else [key]:
-            storage.read_subspace(path, rules, s.m, s.o, verify=True, own_hand=s.own_hand,
-                                  opp_hand=s.opp_hand, quiet_limit=limit)
-    except DatabaseError as exc:
-        if not isinstance(exc, (CorruptDatabaseError, ForeignDatabaseError)):
-            raise                   # the machine (memory, permissions), not the file
-        return str(exc)
-    return None
-
-
 def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndarray]:
     """``lookup(m, o)``: a moving subspace's DTZ codes read from its pair's file."""
     return lambda m, o: storage.read_subspace(storage.rule_path(root, rules, (m, o), limit), rules, m, o,
@@ -553,7 +535,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
         def to_build(key: Pair | Subspace) -> bool:
             """Whether the file of ``key`` is to be built: not if it is there and intact
             (a report says it was skipped); a file there but unusable is said so."""
-            problem = why_not_built(root, rules, key, limit)
+            problem = building.why_not_built(root, rules, key, quiet_limit=limit)
             what = f"{'pair' if isinstance(key, Pair) else 'placement'} {key.name} under the {limit}-ply rule"
             if problem is None:
                 reports.append(RuleReport(key, limit, key.slots, 0.0, building.peak_rss_mib(), skipped=True))
