@@ -18,7 +18,7 @@ from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
 from .notation import format_position
 from .position import Move, Position
-from .players import probe_game_moves
+from .choice import probe_game_moves, trap_choice
 from .probe import Database, RuleMoveProbe, best_of
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -124,7 +124,7 @@ def rule_object(database: Database, game: Game) -> Optional[dict]:
 
 def rule_line(database: Database, game: Game) -> list[Move]:
     """The line both sides play by the best moves under the quiet-ply rule (the first of
-    equal ones: :func:`~solver.players.probe_game_moves`) from the game's position and
+    equal ones: :func:`~solver.choice.probe_game_moves`) from the game's position and
     count: the nearest winning mill against the farthest, until the game ends (by a
     mill's last take, a block, or the rule's draw), :data:`DRAWN_LINE` plies of a drawn
     game, or a position the tables do not hold."""
@@ -189,18 +189,27 @@ def moves_object(game: Game) -> dict:
 
 
 def best_move_object(database: Database, pos: Position,
-                     rng: Optional[random.Random] = None, game: Optional[Game] = None) -> dict:
+                     rng: Optional[random.Random] = None, game: Optional[Game] = None,
+                     traps: bool = False) -> dict:
     """``{"position", "move", "value", "plies"}``: the database's best move (shortest
     win, else a draw, else the longest loss; random among equals with ``rng``:
     :func:`~solver.probe.best_of`) and its value for the mover; ``move`` null when the
     game is over.  ``game``: the game that reached ``pos``, over also where its history
     drew it (:func:`drawn_by_play`), and whose history makes a move that repeats a
     position for the third time (or is the 50th quiet ply) the draw it is there, as the
-    perfect player counts it (:func:`~solver.players.probe_game_moves`)."""
+    perfect player counts it (:func:`~solver.choice.probe_game_moves`).  ``traps``: among
+    the best moves, the one that gives a fallible opponent the most chances to err, as
+    the ultra player chooses (:func:`~solver.choice.trap_choice`), with its chance in
+    ``"trap_chance"``."""
     if drawn_by_play(game) is not None:
         return {"position": format_position(pos), "move": None, "value": DRAW, "plies": 0}
-    moves = probe_game_moves(database, game) if game is not None else database.probe_moves(pos)
-    choice = best_of(moves, rng)
+    chance = None
+    if traps:
+        trap = trap_choice(database, game if game is not None else Game(pos, database.rules), rng)
+        choice, chance = (None, None) if trap is None else (trap.probe, trap.chance)
+    else:
+        moves = probe_game_moves(database, game) if game is not None else database.probe_moves(pos)
+        choice = best_of(moves, rng)
     if choice is None:
         probe = database.probe(pos)
         return {"position": format_position(pos), "move": None, "value": probe.value,
@@ -211,6 +220,8 @@ def best_move_object(database: Database, pos: Position,
         plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
         obj.update(plies=plain.plies if plain.value == choice.value else None, dtz=choice.dtz,
                    rule=choice.rule)
+    if traps:
+        obj["trap_chance"] = round(chance, 4)
     return obj
 
 

@@ -14,7 +14,13 @@ perfect   the databases: shortest win, else a draw, else the longest loss,
           that rule at the game's count (in the placement phase from the count 0
           where the moving phase starts), the nearest mill first among wins;
           where they cannot answer, it says so once and plays like hard
+ultra     perfect, but among the best moves the one that gives a fallible
+          opponent the most chances to go wrong (:mod:`solver.choice`): from a
+          drawn position it sets traps, and it never gives up value
 ========  ====================================================================
+
+:class:`FalliblePlayer` (not a level: a model for ``muehle match``) plays perfect's
+move, or with probability ``epsilon`` any legal move.
 
 Every player takes a :class:`random.Random` (``rng``) for its random choices, so a
 seeded game replays (hard's time budget aside: a faster machine searches deeper).
@@ -35,16 +41,17 @@ import time
 from typing import Callable, Optional
 
 from .board import STANDARD_BOARD, Board
-from .game import QUIET_PLIES, REPETITION, Game
+from .choice import probe_game_moves, trap_choice
+from .game import Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
 from .errors import DatabaseError, GameOverError, MissingSubspaceError, SearchStoppedError, seconds_of
-from .probe import Database, MoveProbe, RuleMoveProbe, best_of
+from .probe import Database, best_of
 from .rules import Rules, as_rules, require_kernels
 from .values import DRAW, WIN, decode
 
-__all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer",
-           "LEVELS", "make_player", "probe_game_moves"]
+__all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer", "UltraPlayer",
+           "FalliblePlayer", "LEVELS", "make_player", "probe_game_moves"]
 
 #: Score of a won game at the root; a win in k plies scores WIN_SCORE - k.
 WIN_SCORE = 100_000
@@ -402,46 +409,6 @@ class HardPlayer(SearchPlayer):
             self.say("hard: no database; searching without it", key="database")
 
 
-def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMoveProbe]:
-    """Every legal move of ``game`` with the value it leaves for its mover, best first:
-    the database's (:meth:`~solver.probe.Database.probe_moves`), but a move that ends the
-    game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
-    is that draw.
-
-    Where the tables of the quiet-ply rule of the game's limit are built
-    (:meth:`~solver.probe.Database.probe_rule_moves`), the values are those of the game
-    under that rule at its real count of quiet plies (in the placement phase: from the
-    count 0 where the moving phase starts), and among wins the nearest mill comes
-    first: following them wins every game the rule lets be won, never loses one it
-    saves.  Where they are not built (for this position's file), the plain values.
-
-    The databases know positions, not games: a move the database rates a win may repeat
-    a position for the third time where earlier moves were not the winner's own (its
-    shortest win never comes back to a position), and a side that loses may draw by
-    repetition at once.  Only the move's own effect is looked at, not where a line leads
-    later.  [] once the game is over (as :meth:`Game.legal_moves`).  Raises what
-    ``probe_moves`` raises (DatabaseError).
-    """
-    if game.outcome() is not None:
-        return []
-    moves = None
-    if database.quiet_limit == game.quiet_limit and database.has_rule_tables():
-        try:
-            moves = database.probe_rule_moves(game.position, game.quiet_plies)
-        except MissingSubspaceError:
-            pass                        # (a file not built: the plain values choose)
-    probes = []
-    for probe in moves if moves is not None else database.probe_moves(game.position):
-        after = game.copy()
-        after.play(probe.move)
-        outcome = after.outcome()
-        if outcome is not None and outcome.termination in (REPETITION, QUIET_PLIES):
-            probe = probe.drawn()
-        probes.append(probe)
-    probes.sort(key=lambda mp: mp.rank)             # stable: the database's order in a rank
-    return probes
-
-
 class PerfectPlayer(Player):
     """Plays the databases' best move in this game (shortest win, else draw, else
     longest loss, random among equals; :func:`probe_game_moves`).  Where the databases
@@ -465,9 +432,9 @@ class PerfectPlayer(Player):
             try:
                 if game.position.in_placement:
                     self._note_opening_search(game.position)
-                best = best_of(probe_game_moves(self.database, game), self.rng)
+                best = self._best(game)
                 if best is not None:
-                    return best.move
+                    return best
             except (DatabaseError, SearchStoppedError) as error:
                 if isinstance(error, SearchStoppedError) and not error.timed_out:
                     raise              # asked to stop (a server's client left): no move wanted
@@ -475,6 +442,11 @@ class PerfectPlayer(Player):
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]
+
+    def _best(self, game: Game) -> Optional[Move]:
+        """One of the database's best moves in ``game`` (None: none); raises DatabaseError."""
+        best = best_of(probe_game_moves(self.database, game), self.rng)
+        return None if best is None else best.move
 
     def _note_opening_search(self, position: Position) -> None:
         """Say once, before it starts, that the opening search values this placement
@@ -484,8 +456,42 @@ class PerfectPlayer(Player):
             self.say(f"perfect: {self.database.search_note()}", key="opening")
 
 
+class UltraPlayer(PerfectPlayer):
+    """Plays a best move as :class:`PerfectPlayer` does, never giving up value, but
+    among the best moves the one after which a fallible opponent most likely goes wrong
+    (:func:`~solver.choice.trap_choice`): from a drawn position it sets traps."""
+
+    level = "ultra"
+
+    def _best(self, game: Game) -> Optional[Move]:
+        best = trap_choice(self.database, game, self.rng)
+        return None if best is None else best.move
+
+
+class FalliblePlayer(PerfectPlayer):
+    """A model of a strong player who now and then errs: with probability ``epsilon`` a
+    legal move chosen at random, else :class:`PerfectPlayer`'s move.  What trap-setting
+    is measured against (``muehle match``)."""
+
+    level = "fallible"
+
+    def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
+                 say: Optional[Say] = None, database: Optional[Database] = None, seconds: float = 3.0,
+                 epsilon: float = 0.1):
+        if not (isinstance(epsilon, (int, float)) and 0.0 <= epsilon <= 1.0):
+            raise ValueError(f"a fallible player errs with a probability from 0 to 1, not {epsilon!r}")
+        super().__init__(rules, rng, say, database, seconds)
+        self.epsilon = float(epsilon)
+
+    def choose(self, game: Game) -> Move:
+        moves = self._legal(game)
+        if self.rng.random() < self.epsilon:
+            return self.rng.choice(moves)
+        return super().choose(game)
+
+
 LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,
-          "perfect": PerfectPlayer}
+          "perfect": PerfectPlayer, "ultra": UltraPlayer}
 
 
 def make_player(level: str, rules: Rules, rng: random.Random, database: Optional[Database] = None,
@@ -499,4 +505,6 @@ def make_player(level: str, rules: Rules, rng: random.Random, database: Optional
         return HardPlayer(rules, rng, say, database=database, seconds=seconds)
     if level == "perfect":
         return PerfectPlayer(rules, rng, say, database=database, seconds=seconds)
+    if level == "ultra":
+        return UltraPlayer(rules, rng, say, database=database, seconds=seconds)
     raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")

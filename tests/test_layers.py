@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
      "solver.dtz"),
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
-    ("solver.players", "solver.analysis"),
+    ("solver.choice", "solver.players", "solver.analysis", "solver.match"),
     ("solver.cli", "solver.web", "solver.__main__", "solver"),
 ]
 

@@ -285,7 +285,7 @@ def test_rule_sets_say_what_is_missing(client, db4):
     assert standard["build_command"] == f"muehle build --db {db4}"
     assert standard["status"].startswith("not built")
     assert info["value_colours"] == VALUE_COLOURS
-    assert set(info["levels"]) == {"easy", "medium", "hard", "perfect"}
+    assert set(info["levels"]) == {"easy", "medium", "hard", "perfect", "ultra"}
 
 
 def test_game_state_and_computer_reply(client, database):

@@ -1,5 +1,6 @@
-"""``muehle play`` (a game against the computer in the terminal) and ``muehle analyze``
-(the database's verdict on every move of a saved game).
+"""``muehle play`` (a game against the computer in the terminal), ``muehle analyze``
+(the database's verdict on every move of a saved game) and ``muehle match`` (many games
+between two players, and what their score says).
 
 ``play`` reads one move or command
 per line from standard input, so programs and tests can drive it; when standard
@@ -10,6 +11,8 @@ then a readable transcript), and end of input ends the game.
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 import sys
 from pathlib import Path
@@ -22,7 +25,8 @@ from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
-from ..players import LEVELS, make_player, probe_game_moves
+from ..choice import probe_game_moves
+from ..players import LEVELS, make_player
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
@@ -453,3 +457,124 @@ def _print_analysis(obj: dict, game: Game) -> None:
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))
     if result is not None:
         click.echo(f"result: {result}")
+
+
+@main.command()
+@db_option
+@rules_options
+@click.argument("first", metavar="PLAYER1")
+@click.argument("second", metavar="PLAYER2")
+@click.option("--games", type=click.IntRange(1, 10_000_000), default=100, show_default=True,
+              help="Games to play; PLAYER1 has White in the even-numbered ones.")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,
+              help="Seed of the games' random choices (default: one chosen and printed).")
+@click.option("--positions", "positions_file", type=click.Path(dir_okay=False), default=None,
+              help="Start from these positions (one per line, each twice, colours swapped) "
+                   "instead of the empty board.")
+@click.option("--records", "records_dir", type=click.Path(file_okay=False), default=None,
+              help="Write every game as a record (game-00000.txt ...) into this new or empty folder.")
+@click.option("--think", type=FiniteRange(0.01, 3600), default=0.1, show_default=True,
+              help="Seconds per move for the search of hard.")
+@click.option("--jobs", type=click.IntRange(1, 256), default=os.cpu_count() or 1, show_default=True,
+              help="Games played at once, each in its own process.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object at the end instead.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@quiet_limit_option
+def match(db: str, rules: Rules, first: str, second: str, games: int, seed: Optional[int],
+          positions_file: Optional[str], records_dir: Optional[str], think: float, jobs: int,
+          as_json: bool, quiet: bool, quiet_limit: int) -> None:
+    """Play GAMES games of PLAYER1 against PLAYER2, colours alternating, and print
+    PLAYER1's wins, draws and losses, its score with a 95 % interval and the Elo
+    difference that score means.
+
+    A player is a level (easy, medium, hard, perfect, ultra) or fallible:EPSILON, a
+    perfect player that plays a random legal move with probability EPSILON.  The
+    games are played under the rules of play (threefold repetition and --quiet-limit
+    plies without a mill draw); Ctrl-C prints the score so far and keeps the records
+    written.
+
+    \b
+      muehle match ultra fallible:0.05 --games 1000 --seed 1 --records games/
+      muehle match perfect hard --games 200 --think 0.1
+
+    With --json: {"first", "second", "rules", "seed", "games", "wins", "draws",
+    "losses", "score", "interval", "elo", "elo_interval", "terminations",
+    "interrupted"} (elo values null where infinite).
+    """
+    from ..match import PlayerSpec, Score, play_match, read_starts
+    specs = [PlayerSpec.parse(first), PlayerSpec.parse(second)]
+    starts = read_starts(read_record_file(positions_file), rules, positions_file) if positions_file else ()
+    root: Optional[str] = None
+    needs = [str(spec) for spec in specs if spec.needs_database]
+    if (Path(db) / rules.name).is_dir() and kernel_gap(rules) is None:
+        root = db
+    elif needs:
+        _, reason = open_optional_database(db, rules, quiet_limit)
+        fail(f"{needs[0]} plays by the databases: {reason}")
+    records = _records_folder(records_dir) if records_dir else None
+    if seed is None:
+        seed = random.SystemRandom().randrange(2 ** 31)
+    if not as_json:
+        click.echo(f"match: {specs[0]} against {specs[1]}, {games} games, rules {rules.name}, "
+                   f"seed {seed}")
+    from tqdm import tqdm
+    score, terminations, notes = Score(), {}, {}
+    bar = tqdm(total=games, unit="game", disable=quiet or as_json, file=sys.stderr, leave=False)
+    interrupted = False
+    results = play_match(specs[0], specs[1], games, rules, root, seed, jobs, starts, think, quiet_limit)
+    try:
+        for result in results:
+            score = score.add(result.result)
+            terminations[result.termination] = terminations.get(result.termination, 0) + 1
+            if records is not None:
+                _write_record(records / f"game-{result.number:05d}.txt", result.record)
+            for note in result.notes:
+                if note not in notes and not as_json:
+                    bar.write(f"note: {note}", file=sys.stderr)
+                notes[note] = True
+            bar.update()
+            bar.set_postfix_str(f"+{score.wins} ={score.draws} -{score.losses}")
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        results.close()
+        bar.close()
+    low, high = score.interval()
+    if as_json:
+        finite = lambda x: None if math.isinf(x) or math.isnan(x) else round(x, 1)
+        click.echo(json.dumps({
+            "first": str(specs[0]), "second": str(specs[1]), "rules": rules.name, "seed": seed,
+            "games": score.games, "wins": score.wins, "draws": score.draws, "losses": score.losses,
+            "score": None if not score.games else score.score, "interval": [low, high],
+            "elo": finite(score.elo()), "elo_interval": [finite(x) for x in score.elo_interval()],
+            "terminations": terminations, "interrupted": interrupted}))
+    else:
+        if interrupted:
+            click.echo(f"interrupted after {score.games} of {games} games")
+        if score.games:
+            click.echo(score.describe(str(specs[0])))
+            click.echo("ended by: " + ", ".join(f"{n} {what}" for what, n in
+                                                sorted(terminations.items(), key=lambda kv: -kv[1])))
+        if records is not None:
+            click.echo(f"records: {records}")
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _records_folder(name: str) -> Path:
+    """The folder for a match's records: new, or empty of records (one match's games are
+    never mixed with another's)."""
+    folder = Path(name)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{name} is not a folder (--records names a folder for the game records)")
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(folder.glob("game-*.txt")):
+        raise ValueError(f"{name} already holds game records: name a new or empty folder")
+    return folder
+
+
+def _write_record(path: Path, text: str) -> None:
+    """Write a record whole or not at all (a match stopped midway leaves no torn file)."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text, encoding="utf-8")
+    part.replace(path)

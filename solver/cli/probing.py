@@ -163,11 +163,14 @@ def note_search(database, pos) -> bool:
 @after_option
 @click.option("--seed", type=int, default=None,
               help="Choose at random among equally good moves (repeatable with the seed).")
+@click.option("--traps", is_flag=True,
+              help="Among the best moves, the one that gives a fallible opponent the most chances "
+                   "to go wrong (as play --level ultra chooses).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 @quiet_limit_option
 @quiet_plies_option
 def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed: Optional[int],
-              as_json: bool, quiet_limit: int, quiet_plies: int) -> None:
+              traps: bool, as_json: bool, quiet_limit: int, quiet_plies: int) -> None:
     """The database's best move in POSITION: the shortest win, else a draw, else the
     longest loss, and its value for the side to move.
 
@@ -176,6 +179,9 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     moving phase, where the tables of the quiet-ply rule are built, the best move under
     that rule at the count of --after's moves (the nearest winning mill first), with
     "dtz" (plies to the next mill) and "rule" (its value at a fresh count) too.
+    With --traps, "trap_chance": the chance that a fallible opponent (one that plays
+    each move in proportion to how natural it looks) errs on its next move or the one
+    after (docs/design.md §10).
 
     \b
     Example:
@@ -187,14 +193,16 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     pos = game.position
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         note_first(database, game)
-        obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game)
+        obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game,
+                               traps=traps)
     if as_json:
         click.echo(json.dumps(obj))
         return
     if obj["move"] is None:
         click.echo(f"{obj['position']}: no move, the game is over ({obj['value']} for {COLOUR_NAMES[pos.turn]})")
         return
-    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]})")
+    trap = f"; the opponent errs with chance {obj['trap_chance']:.1%}" if traps else ""
+    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]}{trap})")
 
 
 @main.command("solve-opening")

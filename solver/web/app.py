@@ -565,7 +565,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         seed = seed_param(params)
         # Seeded as muehle best-move --seed seeds, so both choose the same move.
         rng = None if seed is None else random.Random(seed)
-        return best_move_object(service.database(rules), game.position, rng, game)
+        return best_move_object(service.database(rules), game.position, rng, game,
+                                traps=bool_param(params, "traps"))
 
     def api_analyze(params: dict) -> dict:
         record = text_param(params, "record")
