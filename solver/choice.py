@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from .errors import MissingSubspaceError
-from .game import QUIET_PLIES, REPETITION, Game
+from .game import Game
 from .position import Move, Position
 from .probe import Database, MoveProbe, RuleMoveProbe
 from .values import WIN
 
-__all__ = ["probe_game_moves", "naturalness", "error_chance", "trap_moves", "trap_choice",
+__all__ = ["probe_game_moves", "MoveValues", "naturalness", "error_chance", "trap_moves", "trap_choice",
            "TrapMove", "CLOSES_MILL", "BLOCKS_MILL", "DEEPER_MOVES", "DEEPER_REPLIES",
            "DEEPER_ANSWERS"]
 
@@ -43,7 +43,41 @@ DEEPER_REPLIES = 3
 DEEPER_ANSWERS = 5
 
 
-def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMoveProbe]:
+class MoveValues:
+    """The values of a position's moves as the databases give them (the rule's at a
+    count, else the plain ones), remembered for the last ``size`` positions asked: a
+    player that looks ahead meets the positions of one move's look again at the next.
+    The values of a position never change, so nothing remembered goes stale."""
+
+    def __init__(self, size: int = 50_000):
+        self.size = size
+        self._known: dict = {}
+        self._rule: dict = {}          # database id -> whether its tables of the rule are built
+
+    def __call__(self, database: Database, game: Game) -> list[MoveProbe | RuleMoveProbe]:
+        built = self._rule.get(id(database))
+        if built is None:
+            built = self._rule[id(database)] = database.has_rule_tables()
+        rule = database.quiet_limit == game.quiet_limit and built
+        key = (id(database), game.position, game.quiet_plies if rule else None)
+        known = self._known.get(key)
+        if known is None:
+            known = None
+            if rule:
+                try:
+                    known = database.probe_rule_moves(game.position, game.quiet_plies)
+                except MissingSubspaceError:
+                    pass                # (a file not built: the plain values choose)
+            if known is None:
+                known = database.probe_moves(game.position)
+            if len(self._known) >= self.size:
+                self._known.clear()     # (cheaper than an LRU's upkeep; it fills again fast)
+            self._known[key] = known
+        return known
+
+
+def probe_game_moves(database: Database, game: Game,
+                     values: Optional[MoveValues] = None) -> list[MoveProbe | RuleMoveProbe]:
     """Every legal move of ``game`` with the value it leaves for its mover, best first:
     the database's (:meth:`~solver.probe.Database.probe_moves`), but a move that ends the
     game in a draw by the rules of play (threefold repetition, 50 plies without a mill)
@@ -61,24 +95,13 @@ def probe_game_moves(database: Database, game: Game) -> list[MoveProbe | RuleMov
     shortest win never comes back to a position), and a side that loses may draw by
     repetition at once.  Only the move's own effect is looked at, not where a line leads
     later.  [] once the game is over (as :meth:`Game.legal_moves`).  Raises what
-    ``probe_moves`` raises (DatabaseError).
+    ``probe_moves`` raises (DatabaseError).  ``values``: where the positions' values
+    are remembered (:class:`MoveValues`), else nowhere.
     """
     if game.outcome() is not None:
         return []
-    moves = None
-    if database.quiet_limit == game.quiet_limit and database.has_rule_tables():
-        try:
-            moves = database.probe_rule_moves(game.position, game.quiet_plies)
-        except MissingSubspaceError:
-            pass                        # (a file not built: the plain values choose)
-    probes = []
-    for probe in moves if moves is not None else database.probe_moves(game.position):
-        after = game.copy()
-        after.play(probe.move)
-        outcome = after.outcome()
-        if outcome is not None and outcome.termination in (REPETITION, QUIET_PLIES):
-            probe = probe.drawn()
-        probes.append(probe)
+    probes = [probe.drawn() if game.draw_after(probe.move) is not None else probe
+              for probe in (values or MoveValues(0))(database, game)]
     probes.sort(key=lambda mp: mp.rank)             # stable: the database's order in a rank
     return probes
 
@@ -152,9 +175,9 @@ def _after(game: Game, move: Move) -> Game:
     return after
 
 
-def _first_look(database: Database, game: Game, probe) -> tuple[Game, float, list]:
+def _first_look(database: Database, game: Game, probe, values: MoveValues) -> tuple[Game, float, list]:
     after = _after(game, probe.move)
-    chance, safe = error_chance(after.position, probe_game_moves(database, after),
+    chance, safe = error_chance(after.position, probe_game_moves(database, after, values),
                                 game.rules.board.mills)
     return after, chance, safe
 
@@ -163,7 +186,7 @@ def _best(probes: list) -> list:
     return [p for p in probes if p.rank == probes[0].rank] if probes else []
 
 
-def trap_moves(database: Database, game: Game) -> list[TrapMove]:
+def trap_moves(database: Database, game: Game, values: Optional[MoveValues] = None) -> list[TrapMove]:
     """The best moves of ``game`` (those of the first rank of :func:`probe_game_moves`:
     none gives up value), each with the chance that a fallible opponent errs after it,
     the greatest chance first.  [] once the game is over.
@@ -177,15 +200,17 @@ def trap_moves(database: Database, game: Game) -> list[TrapMove]:
     natural safe replies, in their proportions), the chance of an error after this
     player's best answer to it (the greatest among :data:`DEEPER_ANSWERS` of its best
     answers); the move's chance is then p1 + (1 - p1) * p2, the chance of an error on
-    either of the opponent's next two moves.
+    either of the opponent's next two moves.  ``values``: where the positions' values
+    are remembered between calls (:class:`MoveValues`; a player keeps one for its game).
     """
-    best = _best(probe_game_moves(database, game))
+    values = values if values is not None else MoveValues()
+    best = _best(probe_game_moves(database, game, values))
     if not best or best[0].value == WIN:
         return [TrapMove(probe, 0.0) for probe in best]
     mills = game.rules.board.mills
     looks = {}
     for probe in best:
-        looks[probe.move] = _first_look(database, game, probe)
+        looks[probe.move] = _first_look(database, game, probe, values)
     order = sorted(best, key=lambda p: -looks[p.move][1])
     chances = {p.move: looks[p.move][1] for p in best}
     if len(best) > 1:
@@ -194,8 +219,8 @@ def trap_moves(database: Database, game: Game) -> list[TrapMove]:
             total = later = 0.0
             for weight, reply in safe[:DEEPER_REPLIES]:
                 again = _after(after, reply.move)
-                answers = _best(probe_game_moves(database, again))[:DEEPER_ANSWERS]
-                second = max((_first_look(database, again, answer)[1] for answer in answers),
+                answers = _best(probe_game_moves(database, again, values))[:DEEPER_ANSWERS]
+                second = max((_first_look(database, again, answer, values)[1] for answer in answers),
                              default=0.0)
                 total += weight
                 later += weight * second
@@ -206,11 +231,11 @@ def trap_moves(database: Database, game: Game) -> list[TrapMove]:
     return result
 
 
-def trap_choice(database: Database, game: Game,
-                rng: Optional[random.Random] = None) -> Optional[TrapMove]:
+def trap_choice(database: Database, game: Game, rng: Optional[random.Random] = None,
+                values: Optional[MoveValues] = None) -> Optional[TrapMove]:
     """The move of :func:`trap_moves` with the greatest chance (with ``rng``, one chosen
     at random among those of that chance); None once the game is over."""
-    moves = trap_moves(database, game)
+    moves = trap_moves(database, game, values)
     if not moves:
         return None
     top = [t for t in moves if math.isclose(t.chance, moves[0].chance, rel_tol=1e-9, abs_tol=1e-12)]

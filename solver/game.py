@@ -318,6 +318,28 @@ class Game:
                            else len(self._positions) - 1)
         return after
 
+    def draw_after(self, move: Move) -> Optional[Termination]:
+        """The draw by the rules of play that the legal ``move`` would end the game in
+        (:data:`REPETITION`, :data:`QUIET_PLIES`), else None, without playing it: what
+        ``play(move)`` then ``outcome()`` would say of a draw, fast (the perfect players
+        ask it of every move they look at).  A win on the board comes first, as in
+        :meth:`outcome`.  The move is not checked: give one of :meth:`legal_moves`.
+
+        >>> game = Game("W:a1,d1,a4 B:g7,b6,f6 w", quiet_plies=49)
+        >>> game.draw_after(game.parse_legal_move("a4-a7")), game.draw_after(game.parse_legal_move("a4-g1xg7"))
+        ('50 plies without a mill', None)
+        """
+        after = self.position.play_unchecked(move)
+        quiet = not move.is_placement and not in_mill(after.opp, move.target, after.board)
+        count = self._quiet[-1] + 1 if quiet else 0
+        fresh = move.is_placement or move.take is not None
+        seen = 0 if fresh else self._positions[self._since[-1]:].count(after)
+        if seen + 1 < REPETITION_LIMIT and count < self.quiet_limit:
+            return None
+        if after.terminal_wdl(self.rules) is not None:
+            return None                     # (decided on the board, or a full board's draw)
+        return REPETITION if seen + 1 >= REPETITION_LIMIT else QUIET_PLIES
+
     def undo(self) -> Optional[Move]:
         """Take back what was done last: a resignation (None), else the last move (returned).
         IndexError if neither was.

@@ -41,7 +41,7 @@ import time
 from typing import Callable, Optional
 
 from .board import STANDARD_BOARD, Board
-from .choice import probe_game_moves, trap_choice
+from .choice import MoveValues, probe_game_moves, trap_choice
 from .game import Game
 from .kernels import kernels_for
 from .position import Move, Position, in_mill
@@ -463,8 +463,12 @@ class UltraPlayer(PerfectPlayer):
 
     level = "ultra"
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.values = MoveValues()          # (its looks ahead meet their positions again)
+
     def _best(self, game: Game) -> Optional[Move]:
-        best = trap_choice(self.database, game, self.rng)
+        best = trap_choice(self.database, game, self.rng, self.values)
         return None if best is None else best.move
 
 

@@ -94,6 +94,44 @@ def test_repetitions_are_counted_as_over_the_whole_game(rules, start):
     assert took_nothing > 0 or rules.mill_rule != "take-none"
 
 
+@pytest.mark.parametrize("rules, start, limit", [
+    (Rules(), None, 50), (Rules(stones=4), None, 6), (Rules(stones=3), None, 2),
+    (Rules(mill_rule="take-none", jumping=False), "W:a1,g1,d2 B:b6,d6,f6 w", 4),
+    (Rules.from_name("three-mens"), None, 3), (Rules.from_name("six-mens"), None, 5)])
+def test_draw_after_says_what_playing_the_move_would(rules, start, limit):
+    """Game.draw_after (no copy, no play) agrees with playing each move and asking the
+    game's outcome, at every position of random games, short quiet limits included."""
+    rng = random.Random(11)
+    drawn = set()
+    for _ in range(20):
+        game = Game(start, rules, quiet_limit=limit)
+        while not game.is_over() and len(game) < 200:
+            moves = game.legal_moves()
+            for move in moves:
+                after = game.copy()
+                after.play(move)
+                outcome = after.outcome()
+                expected = (outcome.termination if outcome is not None
+                            and outcome.termination in (REPETITION, QUIET_PLIES) else None)
+                assert game.draw_after(move) == expected, (game, move)
+                drawn.add(expected)
+            game.play(rng.choice(moves))
+    assert QUIET_PLIES in drawn
+    # a shuffle back and forth comes to a third repetition
+    game = Game(SHUFFLE)
+    for text in CYCLE * 3:
+        if game.is_over():
+            break
+        for move in game.legal_moves():
+            after = game.copy()
+            after.play(move)
+            outcome = after.outcome()
+            drawn.add(game.draw_after(move))
+            assert game.draw_after(move) == (None if outcome is None else outcome.termination)
+        game.play(text)
+    assert REPETITION in drawn
+
+
 def _fresh_quiet_walk(game: Game, plies: int) -> None:
     """Play ``plies`` moves that close no mill and repeat no position."""
     for _ in range(plies):
