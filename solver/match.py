@@ -36,7 +36,8 @@ from .probe import Database
 from .rules import Rules
 from .values import DRAW, LOSS, WIN, WDL
 
-__all__ = ["PlayerSpec", "Score", "GameResult", "read_starts", "play_match", "Z95",
+__all__ = ["PlayerSpec", "Score", "GameResult", "read_starts", "play_match", "wilson",
+           "difference_interval", "elo_of", "tally", "Z95",
            "FALLIBLE", "NEEDS_DATABASE"]
 
 #: The normal quantile of a two-sided 95 % interval.
@@ -129,13 +130,7 @@ class Score:
                      self.losses + (result == LOSS))
 
     def interval(self, z: float = Z95) -> tuple[float, float]:
-        n = self.games
-        if not n:
-            return (0.0, 1.0)
-        p = self.score
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return (max(0.0, centre - half), min(1.0, centre + half))
+        return wilson(self.score, self.games, z)
 
     def elo(self) -> float:
         return elo_of(self.score)
@@ -150,6 +145,33 @@ class Score:
         return (f"{name}: {self.wins} wins, {self.draws} draws, {self.losses} losses in {self.games} "
                 f"games; score {self.score:.1%} [{low:.1%}, {high:.1%}] (95 %); Elo difference "
                 f"{_elo_text(elo)} [{_elo_text(elo_low)}, {_elo_text(elo_high)}]")
+
+
+def wilson(share: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of a share observed in ``n`` trials ((0, 1) for none).
+
+    >>> [round(x, 3) for x in wilson(0.0, 100)], [round(x, 3) for x in wilson(0.5, 100)]
+    ([0.0, 0.037], [0.404, 0.596])
+    """
+    if not n:
+        return (0.0, 1.0)
+    p = share
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def difference_interval(a: int, n: int, b: int, m: int, z: float = Z95) -> tuple[float, float, float]:
+    """(a/n - b/m, and its 95 % interval) by Newcombe's method from the two Wilson
+    intervals: whether one player wins more often than another, each over its games.
+
+    >>> [round(x, 3) for x in difference_interval(60, 1000, 30, 1000)]
+    [0.03, 0.012, 0.049]
+    """
+    p, q = a / n, b / m
+    (pl, pu), (ql, qu) = wilson(p, n, z), wilson(q, m, z)
+    d = p - q
+    return (d, d - math.sqrt((p - pl) ** 2 + (qu - q) ** 2), d + math.sqrt((pu - p) ** 2 + (q - ql) ** 2))
 
 
 def elo_of(score: float) -> float:
