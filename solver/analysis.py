@@ -171,7 +171,7 @@ def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
         game.play(move)
         result = game.outcome()
         if result is not None:
-            return (ply, str(result.termination)) if result.winner == DRAW else None
+            return (ply, result.reason) if result.winner == DRAW else None
     return None
 
 

@@ -76,7 +76,8 @@ class Termination(StrEnum):
     FEWER_THAN_THREE = "fewer than three stones"     # the loser has lost a mill too many
     NO_LEGAL_MOVE = "no legal move"                   # the loser is blocked
     REPETITION = "threefold repetition"
-    QUIET_PLIES = "50 plies without a mill"       # (both sides counted: 25 moves each)
+    # (both sides counted: 25 moves each; Outcome.reason says a game's own limit)
+    QUIET_PLIES = "50 plies without a mill"
     RESIGNATION = "resignation"
     LINE_OF_THREE = "a line of three"                 # where a line wins (Three Men's)
     FULL_BOARD = "full board"                         # blocked on a full board, drawn
@@ -118,9 +119,8 @@ class Outcome(_Outcome):
     ValueError: the winner is 'w', 'b' or 'draw', not 'x'
     """
 
-    __slots__ = ()
-
-    def __new__(cls, winner: str, termination: Termination) -> "Outcome":
+    def __new__(cls, winner: str, termination: Termination,
+                quiet_limit: int = QUIET_PLY_LIMIT) -> "Outcome":
         if not (isinstance(winner, str) and winner in (WHITE, BLACK, DRAW)):
             raise ValueError(f"the winner is 'w', 'b' or 'draw', not {str(winner)[:20]!r}")
         try:
@@ -131,7 +131,19 @@ class Outcome(_Outcome):
         if (winner == DRAW) != (termination in _DRAWN_BY):
             raise ValueError(f"a game that ends by {termination} is "
                              f"{'a draw' if termination in _DRAWN_BY else 'won'}, not {winner!r}")
-        return super().__new__(cls, winner, termination)
+        outcome = super().__new__(cls, winner, termination)
+        # (not a field: an outcome is the pair (winner, termination), unpacked as such)
+        outcome.quiet_limit = quiet_limit
+        return outcome
+
+    @property
+    def reason(self) -> str:
+        """How the game ended, in words: the termination's, with the game's own limit of
+        quiet plies (``Outcome(DRAW, QUIET_PLIES, 100).reason`` is '100 plies without a
+        mill')."""
+        if self.termination == QUIET_PLIES:
+            return f"{self.quiet_limit} plies without a mill"
+        return str(self.termination)
 
     def value_for(self, colour: str) -> WDL:
         """The outcome for ``colour`` ('w' or 'b'): win, draw or loss."""
@@ -141,9 +153,9 @@ class Outcome(_Outcome):
 
     def __str__(self) -> str:
         if self.winner == DRAW:
-            return f"draw ({self.termination})"
+            return f"draw ({self.reason})"
         reason = (f"{COLOUR_NAMES[_other(self.winner)]} resigns"
-                  if self.termination == RESIGNATION else self.termination)
+                  if self.termination == RESIGNATION else self.reason)
         return f"{COLOUR_NAMES[self.winner]} wins ({reason})"
 
 
@@ -399,7 +411,7 @@ class Game:
         if self.repetitions >= REPETITION_LIMIT:
             return Outcome(DRAW, REPETITION)
         if self.quiet_plies >= self.quiet_limit:
-            return Outcome(DRAW, QUIET_PLIES)
+            return Outcome(DRAW, QUIET_PLIES, self.quiet_limit)
         return None
 
     def is_over(self) -> bool:

@@ -285,7 +285,7 @@ def _play(match: _Match, database: Optional[Database], number: int) -> GameResul
     header = (f"# match game {number} (seed {match.seed}): White {specs[WHITE]}, "
               f"Black {specs[BLACK]}\n")
     return GameResult(number, str(specs[WHITE]), str(specs[BLACK]), result, len(game),
-                      str(outcome.termination), header + game.record(), tuple(dict.fromkeys(notes)))
+                      outcome.reason, header + game.record(), tuple(dict.fromkeys(notes)))
 
 
 def play_match(first: PlayerSpec, second: PlayerSpec, games: int, rules: Rules,

@@ -151,8 +151,20 @@ def test_fifty_quiet_plies_are_a_draw():
     assert game.quiet_plies == 49 and game.outcome() is None
     _fresh_quiet_walk(game, 1)
     assert game.outcome() == (DRAW, QUIET_PLIES)
+    assert str(game.outcome()) == "draw (50 plies without a mill)"
     game.undo()
     assert game.outcome() is None
+
+
+def test_the_draw_names_the_games_own_limit():
+    """A game of another quiet-ply limit (Sanmill's 100, a short one) says its own."""
+    for limit in (100, 7):
+        game = Game("W:a1,d1,b4,f2,e5 B:g7,d6,c5,e4,b2 w", quiet_limit=limit, quiet_plies=limit - 1)
+        _fresh_quiet_walk(game, 1)
+        outcome = game.outcome()
+        assert outcome == (DRAW, QUIET_PLIES) and outcome.reason == f"{limit} plies without a mill"
+        assert str(outcome) == f"draw ({limit} plies without a mill)"
+        assert game.record().endswith(f"# result: draw ({limit} plies without a mill)\n")
 
 
 def test_mills_and_placements_reset_the_quiet_count():
