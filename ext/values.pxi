@@ -60,7 +60,9 @@ cdef enum:
     DTZ_EXIT_SECOND = 3     # the same for the second solve
     DTZ_FROM_PLIES = 4      # a solve's codes whose plies are the DTZ -> DTZ codes
     DTZ_ENTRY = 5           # DTZ codes -> what the placement phase's pass under the rule
-                            # reads: the first rounding, a cursed win or blessed loss a draw
+                            # reads: a win in 1, a loss in 0, a cursed win or blessed loss a
+                            # draw (only the value: the placement files then hold plies to
+                            # the moving phase, nearly one number a subspace, and compress)
 
 
 cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil:
@@ -72,9 +74,9 @@ cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil
         return <uint16_t>(2 * t if t & 1 else 2 * t + 1)
     t = c >> 1
     win = (c & 1) == 0
-    if mode == DTZ_ENTRY and t > limit:
-        return 0
-    if mode == DTZ_ROUND_FIRST or mode == DTZ_ENTRY:
+    if mode == DTZ_ENTRY:
+        return 0 if t > limit else 2 if win else 1
+    if mode == DTZ_ROUND_FIRST:
         return <uint16_t>(1 + ((t | 1) if win else ((t + 1) & ~1)))
     if mode == DTZ_ROUND_SECOND:
         return <uint16_t>(1 + (((t + 1) | 1) if win else ((t + 2) & ~1)))

@@ -483,11 +483,14 @@ def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int
 
 def entry_codes(codes: np.ndarray, limit: int, jobs: int = 2) -> np.ndarray:
     """What the placement phase's pass under the rule reads for the moving positions it
-    enters (the count starts there, at 0): the first rounding of their DTZ (a plain
-    code, its parity the side's), a cursed win and a blessed loss a draw.
+    enters (the count starts there, at 0): their value under the rule as plain codes, a
+    win as a win in 1 (2), a loss as a loss in 0 (1), a cursed win and a blessed loss a
+    draw.  Only the value: the moving phase's DTZ says the way on from there, and the
+    placement files' plies then count the plies to the moving phase, nearly one number
+    a subspace, which their chunks' coding shrinks to almost nothing (docs/format.md).
 
     >>> [int(c) for c in entry_codes(np.array([2, 1, 3, 8, 102, 103, 0], dtype=np.uint16), 50)]
-    [2, 1, 3, 6, 0, 0, 0]
+    [2, 1, 1, 2, 0, 0, 0]
     """
     return _convert(codes, ENTRY, limit, jobs=jobs)
 

@@ -370,7 +370,8 @@ from solver import storage
 from solver.cli import main
 from solver.errors import ForeignDatabaseError, MissingSubspaceError
 from solver.game import Game, QUIET_PLIES
-from solver.players import PerfectPlayer, probe_game_moves
+from solver.choice import probe_game_moves
+from solver.players import PerfectPlayer
 from solver.probe import open_database
 from solver.values import RuleValue, RuleWDL
 
@@ -415,6 +416,29 @@ def test_build_and_check_of_the_rule_tables(db4_rule):
     assert stats["3-4"]["cursed_wins"] > 0 and stats["3-4"]["longest_win"] > 6 and stats["4-3"]["blessed_losses"] > 0
     again = run("build", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--quiet")
     assert "0 pair(s) built under the 50-ply rule, 3 already there" in again.output
+
+
+def test_the_whole_build_makes_and_checks_the_rule_tables(db4_rule, tmp_path):
+    """The rules of play are part of the game: the default build makes the tables of
+    the rule after the plain ones (--no-rule leaves them out), they equal those built
+    on their own, and the default check checks them too."""
+    whole = run("build", "--db", tmp_path / "whole", "--stones", 4, "--quiet")
+    assert whole.exit_code == 0, whole.output
+    assert "3 pair(s) built under the 50-ply rule" in whole.output
+    assert sha256s(tmp_path / "whole") == sha256s(db4_rule)
+    assert len(list(storage.rules_dir(tmp_path / "whole", FOUR).glob("dtz50-place-*"))) == 27
+    checked = run("check", "--db", tmp_path / "whole", "--stones", 4, "--quiet")
+    assert checked.exit_code == 0 and "27 placement subspace(s) under the 50-ply rule" in checked.output
+    dry = run("build", "--db", tmp_path / "whole", "--stones", 4, "--dry-run")
+    assert "note: then the tables of the 50-ply rule: 30 file(s) (30 built), 7,475,756 slots" in dry.output
+    plain = run("build", "--db", tmp_path / "plain", "--stones", 4, "--quiet", "--no-rule")
+    assert plain.exit_code == 0 and "rule" not in plain.output
+    assert not list(storage.rules_dir(tmp_path / "plain", FOUR).glob("dtz*"))
+    # rules the tables do not serve: the plain tables, and a note why not the rule's
+    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "tn"), "--rules", "take-none",
+                                      "--stones", "4", "--quiet"])
+    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules take-none-s4" in other.output
+    assert not list(storage.rules_dir(tmp_path / "tn", Rules.from_name("take-none-s4")).glob("dtz*"))
 
 
 def test_files_of_one_kind_are_refused_as_the_other(db4_rule, tmp_path):

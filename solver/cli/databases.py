@@ -17,7 +17,7 @@ from .. import dtz, index, placement, storage
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      one_line)
+                      UnsupportedRulesError, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
@@ -38,7 +38,8 @@ def parse_size(text: str) -> int:
 
 
 #: The phase of the commands that is the tables of the quiet-ply rule (solver.dtz: the
-#: moving phase's, then the placement phase's): built on their own, not yet part of "all".
+#: moving phase's, then the placement phase's): built after the plain tables by the
+#: whole build ("all", unless --no-rule), or on their own.
 RULE_PHASE = "rule"
 PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
 
@@ -70,6 +71,9 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
                                                "(for every rule set, also those the kernels "
                                                "cannot build yet).")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--no-rule", is_flag=True,
+              help="Leave out the tables of the quiet-ply rule, which the whole build (--phase all) "
+                   "makes after the plain ones ('--phase rule' makes them later).")
 @click.option("--memory", "memory_text", metavar="LIMIT", default=None,
               help="Memory the build may hold, e.g. 4G or 3500M: a plan with a file that "
                    "needs more is refused before anything is built, and a pair's file is "
@@ -77,15 +81,17 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
                    "--workers: shared out, each worker offers its share).")
 def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Optional[int],
           pair_text: Optional[str], jobs: int, workers: Optional[int], scheduler: Optional[str],
-          no_verify: bool, dry_run: bool, quiet: bool, memory_text: Optional[str]) -> None:
-    """Build the databases of the whole game: the moving phase, then the placement phase
-    (resumable).
+          no_verify: bool, dry_run: bool, quiet: bool, no_rule: bool, memory_text: Optional[str]) -> None:
+    """Build the databases of the whole game: the moving phase, the placement phase,
+    then the tables of the quiet-ply rule (resumable).
 
     Moving phase: one file per pair, in dependency order, each checked before it is
     written.  Placement phase: one file per placement subspace (stones in hand), children
-    first.  --phase rule: the values in played games, where --quiet-limit plies without a
-    mill draw (a file per pair, dtz50-pair-M-O.h5, then per placement subspace; they read
-    no plain table).  Files already built and intact are skipped, so rerunning after a kill
+    first.  The rule (--phase rule alone; part of --phase all unless --no-rule): the values
+    in played games, where --quiet-limit plies without a mill draw (a file per pair,
+    dtz50-pair-M-O.h5, then per placement subspace; they read no plain table; not for
+    rules they do not serve, and not on a cluster yet: a note says so).  Files already
+    built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
     seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
     Dask task graph (pip install -e '.[cluster]'), and so are the placement subspaces:
@@ -128,15 +134,32 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
         _build_rule(db, rules, quiet_limit, max_total, pair, jobs, workers, scheduler, not no_verify,
                     dry_run, quiet, memory)
         return
+    # The tables of the quiet-ply rule after the plain ones, where the rules have them and
+    # the build runs here; else why not, said after the plain build (a failing one's error
+    # stays its one line).
+    skip_rule = None
+    if phase == "all" and not no_rule and gap is None:
+        skip_rule = _no_rule_tables(rules, workers is not None or scheduler is not None, quiet_limit)
+    rule_too = phase == "all" and not no_rule and gap is None and skip_rule is None
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
+        if rule_too:         # (a note: the plan's lines stay as scripts read them)
+            pairs = building.plan(rules, max_total, pair)
+            subs = [] if pair is not None else placement.plan(rules, max_total)
+            there = sum(storage.rule_path(db, rules, k, quiet_limit).exists() for k in pairs + subs)
+            click.echo(f"note: then the tables of the {quiet_limit}-ply rule: {len(pairs) + len(subs)} file(s) "
+                       f"({there} built), {sum(k.slots for k in pairs + subs):,} slots, about the moving "
+                       f"phase's time again ('--phase rule --dry-run' lists them; --no-rule leaves them out)",
+                       err=True)
         if gap is None:          # and what the build would refuse before any work, as it would
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase),
                                 share)
             if scheduler is not None:
                 from .. import cluster
                 cluster.check_scheduler(scheduler)
+        if skip_rule is not None:
+            click.echo(f"note: {skip_rule}", err=True)
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
@@ -166,6 +189,26 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     click.echo(f"{text}, {seconds:.1f} s summed over the files, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
+    if rule_too:
+        _build_rule(db, rules, quiet_limit, max_total, pair, jobs, None, None, not no_verify,
+                    False, quiet, memory)
+    if skip_rule is not None:
+        click.echo(f"note: {skip_rule}", err=True)
+
+
+def _no_rule_tables(rules: Rules, on_cluster: bool, limit: int) -> Optional[str]:
+    """Why the whole build leaves out the tables of the quiet-ply rule (a note for after
+    the plain build), or None where it builds them."""
+    try:
+        dtz.check_rules(rules)
+    except UnsupportedRulesError as error:
+        why = f"{error}; the plain tables are built"
+    else:
+        why = None if not on_cluster else (
+            f"the tables of the {limit}-ply rule are built in one process, not on a cluster yet: "
+            f"build them after this with 'muehle build --phase rule' (--no-rule leaves them out "
+            f"without this note)")
+    return why
 
 
 def _built_text(moving: list, placed: list, under: str = "") -> str:
@@ -436,7 +479,8 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     """Recompute every stored state from its successors and compare.
 
     Every built file of the chosen phase is checked (placement subspaces from their
-    children's stored values).  Exit status 1 where the database is at fault: states
+    children's stored values); --phase all checks the tables of the quiet-ply rule (of
+    --quiet-limit) too where any are built.  Exit status 1 where the database is at fault: states
     that disagree with their successors, a file damaged, foreign or missing (each
     named, with the command that builds it again); 2 where the command cannot run.
     """
@@ -525,6 +569,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                                         max_total=max_total)
         click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
                    err=True)
+    if phase == "all" and pair_text is None and not rules.take_none and not rules.mixed \
+            and not rules.line_wins and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
+        _check_rule(db, rules, quiet_limit, None, max_total, jobs)
 
 
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],
