@@ -276,6 +276,10 @@ class Database:
     def _path(self, sub: Subspace) -> Path:
         """The file holding ``sub``; MissingSubspaceError if it is not built."""
         path = storage.file_of(self.root, self.rules, sub)
+        if not sub.is_moving and not placement.is_placement(sub, self.rules):
+            # (advice to build it would build nothing: no build makes such a file)
+            raise MissingSubspaceError(sub, path, f"no file holds subspace {sub.name}: no game of rules "
+                                                  f"{self.rules.name} reaches these hands, so no build makes it")
         if not path.exists():
             command = storage.repair_command(self.root, self.rules, [sub])
             raise MissingSubspaceError(sub, path,

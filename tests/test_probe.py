@@ -106,6 +106,17 @@ def test_missing_subspace_names_the_file(db4, tmp_path):
         assert db.get(pos, "n/a") == "n/a"
 
 
+def test_hands_no_game_reaches_are_in_no_file_and_no_build_is_advised(db4):
+    """Subspace 3-3+0-1 (White to move with none in hand, Black with one: hands no game
+    from the start reaches) is refused as held by no file, not sent to a build that
+    would build nothing."""
+    with open_database(db4, FOUR) as db:
+        with pytest.raises(MissingSubspaceError, match="no game of rules standard-s4 reaches these hands") as err:
+            db.subspace(3, 3, 0, 1)
+        assert "build it with" not in str(err.value)
+        assert db.get(Position.from_view(0b111, 0b111 << 3, 0, 1), "none") != "none"   # from its moves
+
+
 @pytest.mark.parametrize("damage", ["truncated", "foreign"])
 def test_get_gives_its_default_for_a_missing_file_only(db4, tmp_path, damage):
     """As python-chess's get_wdl: a damaged or foreign file raises from get too (its
