@@ -26,6 +26,7 @@ import asyncio
 import logging
 import os
 import secrets
+import socket
 import warnings
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
@@ -171,15 +172,24 @@ def connect(address: str) -> Iterator[Client]:
 def check_scheduler(address: str) -> None:
     """Raise ClusterError unless a Dask scheduler answers at ``address`` within Dask's
     connect timeout (a dry run asks this, as the build does before it starts)."""
-    wait = dask.config.get("distributed.comm.timeouts.connect")
-    seconds = parse_timedelta(wait)
-    _check_address(address)
+    seconds = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
+    host, port, tls = _check_address(address)
+    silent = ClusterError(f"the Dask scheduler at {address} does not answer (waited {seconds:g} s)")
+    # First whether anything listens (a tls:// address without Dask's TLS settings fails
+    # in the protocol before it connects, which read as "answers, but not as a scheduler").
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError:
+        raise silent from None
+    if tls and not dask.config.get("distributed.comm.tls.client.cert", None):
+        raise ClusterError(f"{address}: a tls:// scheduler needs Dask's TLS settings for its client "
+                           f"(distributed.comm.tls.*: a certificate and key), and none are set")
     # Ask who answers, within the timeout, before making a Client: a Client waits forever
     # on a peer that answers in another protocol.
     try:
         who = asyncio.run(asyncio.wait_for(_identity(address, seconds), seconds + 1))
     except (OSError, TimeoutError):
-        raise ClusterError(f"the Dask scheduler at {address} does not answer (waited {wait})") from None
+        raise silent from None
     except Exception as exc:
         raise ClusterError(f"{address} answers, but not as a Dask scheduler ({type(exc).__name__}); "
                            f"is it the scheduler's port?") from None
@@ -188,9 +198,9 @@ def check_scheduler(address: str) -> None:
         raise ClusterError(f"{address} is a Dask {kind}, not the scheduler")
 
 
-def _check_address(address: str) -> None:
-    """Raise ClusterError unless ``address`` is a scheduler's: ``[tcp://|tls://]HOST:PORT``
-    (Dask takes a bare HOST:PORT as tcp)."""
+def _check_address(address: str) -> tuple[str, int, bool]:
+    """(host, port, whether tls) of a scheduler's ``address``: ``[tcp://|tls://]HOST:PORT``
+    (Dask takes a bare HOST:PORT as tcp); ClusterError for anything else."""
     try:
         scheme, where = parse_address(address, strict=False)
         host, port = parse_host_port(where)
@@ -202,6 +212,7 @@ def _check_address(address: str) -> None:
     if not host or not 0 < int(port) < 65536:
         raise ClusterError(f"{address!r} is no scheduler address (a host and a port 1-65535, "
                            f"e.g. tcp://10.0.0.1:8786)")
+    return host, int(port), scheme == "tls"
 
 
 async def _identity(address: str, seconds: float) -> dict:

@@ -182,7 +182,15 @@ def test_a_scheduler_that_does_not_answer_is_one_line(tmp_path, monkeypatch):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         one_line_error(build_on(f"tcp://127.0.0.1:{port}"),
-                       f"the Dask scheduler at tcp://127.0.0.1:{port} does not answer")
+                       f"the Dask scheduler at tcp://127.0.0.1:{port} does not answer (waited 2 s)")
+        one_line_error(build_on(f"tls://127.0.0.1:{port}"),
+                       f"the Dask scheduler at tls://127.0.0.1:{port} does not answer (waited 2 s)")
+        assert not (tmp_path / "standard").exists()       # no folder made for a build that cannot run
+        with socket.socket() as server:   # something listens, but this client has no TLS settings
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            one_line_error(build_on(f"tls://127.0.0.1:{server.getsockname()[1]}"),
+                           "a tls:// scheduler needs Dask's TLS settings")
         with socket.socket() as server:   # a port where something else answers
             server.bind(("127.0.0.1", 0))
             server.listen()

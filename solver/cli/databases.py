@@ -168,9 +168,12 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     else:
         from .. import cluster
 
-        # Another build of the folder, or a plan the build would refuse: said before a
-        # cluster is started for nothing (cluster.build takes the lock and checks the
-        # plan again for the build itself).
+        # A scheduler that does not answer, another build of the folder, or a plan the
+        # build would refuse: said before a cluster is started for nothing, the scheduler
+        # before a folder is made for a build that cannot run (cluster.build takes the
+        # lock and checks the plan again for the build itself).
+        if scheduler is not None:
+            cluster.check_scheduler(scheduler)
         with building.BuildLock(building.prepare_folder(db, rules)):
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase), share)
         # Dask logs every worker and connection at INFO; the build's own lines suffice.
