@@ -39,7 +39,7 @@ from .board import STANDARD_BOARD, Board, points_of
 from .errors import InvalidNotationError, NotationError
 
 __all__ = ["NotationError", "read_position", "read_move", "position_text", "move_text",
-           "format_position", "format_moves", "too_many_stones", "COLOUR_NAMES"]
+           "format_position", "format_moves", "parse_point", "too_many_stones", "COLOUR_NAMES"]
 
 WHITE = "w"
 BLACK = "b"
@@ -90,7 +90,13 @@ def format_moves(moves: Iterable) -> str:
     return " ".join(str(m) for m in moves)
 
 
-def _parse_point(name: str, board: Board) -> int:
+def parse_point(name: str, board: Board = STANDARD_BOARD) -> int:
+    """The number of the point ``name`` of ``board``; InvalidNotationError for anything
+    else (a move such as ``a1-a4`` included).
+
+    >>> parse_point("a7"), parse_point("d2")
+    (0, 19)
+    """
     try:
         return board.point_index(name)
     except ValueError:
@@ -108,7 +114,7 @@ def _parse_stones(token: str, colour: str, board: Board) -> int:
     if not body:
         return mask
     for name in body.split(","):
-        p = _parse_point(name, board)
+        p = parse_point(name, board)
         if mask >> p & 1:
             raise InvalidNotationError(f"point {name} given twice for {colour}")
         mask |= 1 << p
@@ -174,7 +180,7 @@ def too_many_stones(white: int, black: int, white_hand: int, black_hand: int, st
     return None
 
 
-# Points of any board's grid; which exist is the board's to say (_parse_point).
+# Points of any board's grid; which exist is the board's to say (parse_point).
 _POINT = r"[a-z][1-9][0-9]?"
 _MOVE_RE = re.compile(rf"^({_POINT})(?:-({_POINT}))?(?:x({_POINT}))?(?:x({_POINT}))?$")
 
@@ -190,10 +196,10 @@ def read_move(text: str, board: Board = STANDARD_BOARD
     first, second, take, take2 = m.groups()
     try:
         if second is None:
-            origin, target = None, _parse_point(first, board)
+            origin, target = None, parse_point(first, board)
         else:
-            origin, target = _parse_point(first, board), _parse_point(second, board)
-        return (target, origin, None if take is None else _parse_point(take, board),
-                None if take2 is None else _parse_point(take2, board))
+            origin, target = parse_point(first, board), parse_point(second, board)
+        return (target, origin, None if take is None else parse_point(take, board),
+                None if take2 is None else parse_point(take2, board))
     except InvalidNotationError as error:
         raise InvalidNotationError(f"cannot parse move {text[:40]!r}: {error}") from None

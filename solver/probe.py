@@ -281,6 +281,7 @@ class Database:
             raise MissingSubspaceError(sub, path, f"no file holds subspace {sub.name}: no game of rules "
                                                   f"{self.rules.name} reaches these hands, so no build makes it")
         if not path.exists():
+            _refuse_dangling(path)
             command = storage.repair_command(self.root, self.rules, [sub])
             raise MissingSubspaceError(sub, path,
                                        f"subspace {sub.name} is not built: missing {path} "
@@ -292,6 +293,7 @@ class Database:
         is not built."""
         path = storage.rule_path(self.root, self.rules, sub, self.quiet_limit)
         if not path.exists():
+            _refuse_dangling(path)
             command = (storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
                                              quiet_limit=self.quiet_limit) if sub.is_moving else
                        storage.build_command(self.root, self.rules, "rule", quiet_limit=self.quiet_limit))
@@ -652,6 +654,15 @@ class Database:
         """
         best = best_of(self.probe_moves(position), rng)
         return None if best is None else best.move
+
+
+def _refuse_dangling(path: Path) -> None:
+    """CorruptDatabaseError where ``path`` is a link that leads to no file (to itself, in a
+    loop, or to a target gone): something is there, so it is not "not built" (a build
+    writes its file in the link's place)."""
+    if path.is_symlink():
+        raise CorruptDatabaseError(f"database error: {path} is a link that leads to no file (a loop of "
+                                   f"links, or its target gone)")
 
 
 def best_of(probes: Sequence[MoveProbe], rng: random.Random | None = None) -> Optional[MoveProbe]:

@@ -106,6 +106,26 @@ def test_missing_subspace_names_the_file(db4, tmp_path):
         assert db.get(pos, "n/a") == "n/a"
 
 
+def test_a_link_that_leads_nowhere_is_not_called_missing(db4, tmp_path):
+    """A file that is a link to itself (or to a target gone) is a damaged database, not
+    one "not built"; the build writes its file in the link's place."""
+    import shutil
+    shutil.copytree(db4, tmp_path, dirs_exist_ok=True)
+    path = storage.pair_path(tmp_path, FOUR, (4, 4))
+    path.unlink()
+    path.symlink_to(path.name)
+    pos = Position.from_view(0b111 | 1 << 9, 0b111 << 3 | 1 << 12)
+    with open_database(tmp_path, FOUR) as db:
+        with pytest.raises(DatabaseError, match="is a link that leads to no file") as err:
+            db.probe(pos)
+        assert not isinstance(err.value, MissingSubspaceError)
+    built = CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--stones", "4", "--phase", "moving",
+                                      "--quiet"])
+    assert built.exit_code == 0 and not path.is_symlink()
+    with open_database(tmp_path, FOUR) as db:
+        assert db.probe(pos) == open_database(db4, FOUR).probe(pos)
+
+
 def test_hands_no_game_reaches_are_in_no_file_and_no_build_is_advised(db4):
     """Subspace 3-3+0-1 (White to move with none in hand, Black with one: hands no game
     from the start reaches) is refused as held by no file, not sent to a build that

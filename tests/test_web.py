@@ -343,6 +343,9 @@ def test_board_svg_endpoint(client):
     assert root.find(f".//{SVG}circle[@id='mark-g7']").get("stroke") == VALUE_COLOURS["win"]
     assert root.find(f".//{SVG}circle[@id='mark-d5']").get("stroke") == "#123456"
     assert client.get("/api/board.svg", params={"marks": "g7:url(x)"}).status_code == 400
+    for move in ("a1-a4:win", "a1xd7:win", "d2:win:x"):       # a mark is on a point, not a move
+        bad = client.get("/api/board.svg", params={"marks": move})
+        assert bad.status_code == 400 and "error" in bad.json(), move
 
 
 def test_page_and_static_files(client):

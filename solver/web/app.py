@@ -41,7 +41,7 @@ from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
                       one_line)
-from ..notation import format_position
+from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
 from ..probe import BOOK_NAME, Database, open_database
@@ -623,7 +623,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             colour = VALUE_COLOURS.get(colour, colour)
             if not (len(colour) == 7 and colour[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in colour[1:])):
                 raise ApiError(f"mark {item!r}: expected POINT:win|draw|loss|#rrggbb")
-            marks[parse_move(point, rules.board).target] = colour
+            marks[parse_point(point, rules.board)] = colour
         arrows = moves_param(params, "arrows")
         if len(arrows) > MAX_ARROWS:           # (each drawn costs the loop, and 150 bytes)
             raise ApiError(f"too many arrows: {len(arrows)} (at most {MAX_ARROWS})", 413)
