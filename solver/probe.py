@@ -383,26 +383,9 @@ class Database:
         """
         position = self._position(position)
         own, opp = position.own, position.opp
-        if popcount(own) + position.own_hand < 3:
-            return Value(LOSS, 0)      # first, as Position.outcome: also when both are below 3
-        if popcount(opp) + position.opp_hand < 3:
-            # Finished games are answered as the rules (Position.outcome) decide them, in 0
-            # plies: the side to move with fewer than 3 stones has lost, and with the other
-            # side below 3 it has won (a position no game reaches, as that side would have
-            # lost before its last move, but one whose outcome the rules fix).
-            return Value(WIN, 0)
-        board = position.board
-        if self.rules.line_wins and (mill_points(own, board) or mill_points(opp, board)):
-            # A line stands: the game is over (Position.outcome), lost for the side to
-            # move where the other side has the line, won where only it has one (a
-            # position no game reaches: the files code it as won in 1, docs/design.md §9).
-            return Value(LOSS if mill_points(opp, board) else WIN, 0)
-        # The kernel (proven equal to the reference rules) tells a blocked position fast:
-        # lost, or drawn where the rules draw a full board (Position.outcome).
-        if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
-                                                          self.rules.jumping, self.rules.take_none,
-                                                          mixed=self.rules.mixed):
-            return Value(DRAW) if self.rules.full_draw and not position.free else Value(LOSS, 0)
+        ended = self._ended(position)
+        if ended is not None:
+            return Value(ended, None if ended == DRAW else 0)
         if position.in_placement:
             if self.has_placement():
                 if placement.is_placement(Subspace.of(position), self.rules):
@@ -436,6 +419,33 @@ class Database:
             return Value(value)
         return decode(self.code(own, opp))
 
+    def _ended(self, position: Position) -> Optional[WDL]:
+        """How the rules decide a finished game for the side to move (as
+        :meth:`Position.terminal_wdl <solver.position.Position.terminal_wdl>`, the
+        specification), else None; fast, as every probe asks it first."""
+        own, opp = position.own, position.opp
+        if popcount(own) + position.own_hand < 3:
+            return LOSS                # first, as Position.outcome: also when both are below 3
+        if popcount(opp) + position.opp_hand < 3:
+            # Finished games are answered as the rules (Position.outcome) decide them, in 0
+            # plies: the side to move with fewer than 3 stones has lost, and with the other
+            # side below 3 it has won (a position no game reaches, as that side would have
+            # lost before its last move, but one whose outcome the rules fix).
+            return WIN
+        board = position.board
+        if self.rules.line_wins and (mill_points(own, board) or mill_points(opp, board)):
+            # A line stands: the game is over (Position.outcome), lost for the side to
+            # move where the other side has the line, won where only it has one (a
+            # position no game reaches: the files code it as won in 1, docs/design.md §9).
+            return LOSS if mill_points(opp, board) else WIN
+        # The kernel (proven equal to the reference rules) tells a blocked position fast:
+        # lost, or drawn where the rules draw a full board (Position.outcome).
+        if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
+                                                          self.rules.jumping, self.rules.take_none,
+                                                          mixed=self.rules.mixed):
+            return DRAW if self.rules.full_draw and not position.free else LOSS
+        return None
+
     def probe_rule(self, position: Position | str) -> RuleValue:
         """The value of a position under the rule of ``quiet_limit`` plies without a mill
         (the database's: 50 unless opened with another), at a fresh count: win, cursed
@@ -451,7 +461,7 @@ class Database:
         position = self._position(position)
         limit = self.quiet_limit
         own, opp = position.own, position.opp
-        ended = position.terminal_wdl(self.rules)
+        ended = self._ended(position)
         if ended is not None:
             return RuleValue(RuleWDL(ended), None if ended == DRAW else 0, limit)
         sub = self._subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
