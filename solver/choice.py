@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 from .errors import MissingSubspaceError
 from .game import Game
 from .position import Move, Position
-from .probe import Database, MoveProbe, RuleMoveProbe
+from .probe import Database, MoveProbe, RuleMoveProbe, first_rank
 from .values import WIN
 
 __all__ = ["probe_game_moves", "MoveValues", "naturalness", "error_chance", "trap_moves", "trap_choice",
@@ -62,7 +62,6 @@ class MoveValues:
         key = (id(database), game.position, game.quiet_plies if rule else None)
         known = self._known.get(key)
         if known is None:
-            known = None
             if rule:
                 try:
                     known = database.probe_rule_moves(game.position, game.quiet_plies)
@@ -182,10 +181,6 @@ def _first_look(database: Database, game: Game, probe, values: MoveValues) -> tu
     return after, chance, safe
 
 
-def _best(probes: list) -> list:
-    return [p for p in probes if p.rank == probes[0].rank] if probes else []
-
-
 def trap_moves(database: Database, game: Game, values: Optional[MoveValues] = None) -> list[TrapMove]:
     """The best moves of ``game`` (those of the first rank of :func:`probe_game_moves`:
     none gives up value), each with the chance that a fallible opponent errs after it,
@@ -204,10 +199,9 @@ def trap_moves(database: Database, game: Game, values: Optional[MoveValues] = No
     are remembered between calls (:class:`MoveValues`; a player keeps one for its game).
     """
     values = values if values is not None else MoveValues()
-    best = _best(probe_game_moves(database, game, values))
+    best = first_rank(probe_game_moves(database, game, values))
     if not best or best[0].value == WIN:
         return [TrapMove(probe, 0.0) for probe in best]
-    mills = game.rules.board.mills
     looks = {}
     for probe in best:
         looks[probe.move] = _first_look(database, game, probe, values)
@@ -219,7 +213,7 @@ def trap_moves(database: Database, game: Game, values: Optional[MoveValues] = No
             total = later = 0.0
             for weight, reply in safe[:DEEPER_REPLIES]:
                 again = _after(after, reply.move)
-                answers = _best(probe_game_moves(database, again, values))[:DEEPER_ANSWERS]
+                answers = first_rank(probe_game_moves(database, again, values))[:DEEPER_ANSWERS]
                 second = max((_first_look(database, again, answer, values)[1] for answer in answers),
                              default=0.0)
                 total += weight

@@ -174,16 +174,30 @@ def combine(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_rules(rules: Rules) -> None:
-    """UnsupportedRulesError where these tables are not made for ``rules``: a mill that
+def unserved(rules: Rules) -> str | None:
+    """Why these tables are not made for ``rules`` (None where they are): a mill that
     takes nothing (take-none: it resets the count inside its own pair), mixed placement
     (moves while stones are in hand), a line of three that wins (no mills to count)."""
     why = ("a mill that takes nothing (take-none) resets the count inside its own pair" if rules.take_none
            else "stones move while others are in hand (mixed placement)" if rules.mixed
            else "a line of three wins the game (there is no mill to count to)" if rules.line_wins
            else None)
+    return None if why is None else f"no tables of the quiet-ply rule for rules {rules.name}: {why}"
+
+
+def plan(rules: Rules, max_total: int | None = None,
+         pair: tuple[int, int] | None = None) -> tuple[list[Pair], list[Subspace]]:
+    """(pairs, placement subspaces) of these tables for ``max_total`` and ``pair`` as
+    :func:`solver.build.build` takes them, in build order (no placement phase with
+    ``pair``): what :func:`build` builds and :func:`check_files` checks."""
+    return building.plan(rules, max_total, pair), [] if pair is not None else placement.plan(rules, max_total)
+
+
+def check_rules(rules: Rules) -> None:
+    """UnsupportedRulesError where these tables are not made for ``rules`` (:func:`unserved`)."""
+    why = unserved(rules)
     if why:
-        raise UnsupportedRulesError(f"no tables of the quiet-ply rule for rules {rules.name}: {why}")
+        raise UnsupportedRulesError(why)
 
 
 def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> np.ndarray:
@@ -525,8 +539,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     check_rules(rules)
     check_quiet_limit(limit)
     root = Path(root)
-    pairs = building.plan(rules, max_total, pair)
-    subs = [] if pair is not None else placement.plan(rules, max_total)
+    pairs, subs = plan(rules, max_total, pair)
     reports = []
     with building.BuildLock(building.prepare_folder(root, rules)):
         need = [(f"pair {p.name}", rule_memory(p)) for p in pairs]
@@ -625,7 +638,8 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
     root = Path(root)
     lookup = reader(root, rules, limit)
     checked, failed = [], []
-    for p in building.plan(rules, max_total, pair):
+    pairs, subs = plan(rules, max_total, pair)
+    for p in pairs:
         path = storage.rule_path(root, rules, p, limit)
         if not path.exists():
             continue
@@ -645,7 +659,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
         except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
             failed.append(str(exc))
     read = placement_reader(root, rules, limit, jobs)
-    for sub in ([] if pair is not None else placement.plan(rules, max_total)):
+    for sub in subs:
         path = storage.rule_path(root, rules, sub, limit)
         if not path.exists():
             continue

@@ -26,7 +26,7 @@ import random
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from .errors import InvalidNotationError
 from .game import QUIET_PLY_LIMIT, Game
@@ -37,7 +37,7 @@ from .rules import Rules
 from .values import DRAW, LOSS, WIN, WDL
 
 __all__ = ["PlayerSpec", "Score", "GameResult", "read_starts", "play_match", "wilson",
-           "difference_interval", "elo_of", "tally", "Z95",
+           "difference_interval", "elo_of", "Z95",
            "FALLIBLE", "NEEDS_DATABASE"]
 
 #: The normal quantile of a two-sided 95 % interval.
@@ -318,11 +318,3 @@ def play_match(first: PlayerSpec, second: PlayerSpec, games: int, rules: Rules,
     finally:
         pool.terminate()
         pool.join()
-
-
-def tally(results: Iterable[GameResult]) -> Score:
-    """The first player's :class:`Score` over ``results``."""
-    score = Score()
-    for result in results:
-        score = score.add(result.result)
-    return score

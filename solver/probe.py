@@ -45,7 +45,8 @@ BOOK_NAME = "opening-book.npz"
 #: Database's caches: (RULE, pair or subspace), beside the plain tables' own keys.
 RULE = "rule"
 
-__all__ = ["MoveProbe", "RuleMoveProbe", "Database", "open_database", "best_of", "MissingSubspaceError"]
+__all__ = ["MoveProbe", "RuleMoveProbe", "Database", "open_database", "best_of", "first_rank",
+           "MissingSubspaceError"]
 
 
 @dataclass(frozen=True)
@@ -688,10 +689,16 @@ def best_of(probes: Sequence[MoveProbe], rng: random.Random | None = None) -> Op
     """
     if rng is not None and not callable(getattr(rng, "choice", None)):
         raise TypeError(f"rng is a random.Random, not {type(rng).__name__}")
-    if not probes:
+    equal = first_rank(probes)
+    if not equal:
         return None
-    equal = [mp for mp in probes if mp.rank == probes[0].rank]
     return rng.choice(equal) if rng is not None else equal[0]
+
+
+def first_rank(probes: Sequence[MoveProbe]) -> list[MoveProbe]:
+    """The probes of the best rank among ``probes`` (sorted best first): the moves a
+    perfect player chooses among; [] for none."""
+    return [mp for mp in probes if mp.rank == probes[0].rank] if probes else []
 
 
 def open_database(root: Path | str = storage.DEFAULT_ROOT, rules: Rules | str = STANDARD,

@@ -17,7 +17,7 @@ from .. import dtz, index, placement, storage
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      UnsupportedRulesError, one_line)
+                      one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
@@ -145,8 +145,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
         _print_plan(db, rules, files, gap)
         if rule_too:         # (a note: the plan's lines stay as scripts read them)
-            pairs = building.plan(rules, max_total, pair)
-            subs = [] if pair is not None else placement.plan(rules, max_total)
+            pairs, subs = dtz.plan(rules, max_total, pair)
             there = sum(storage.rule_path(db, rules, k, quiet_limit).exists() for k in pairs + subs)
             click.echo(f"note: then the tables of the {quiet_limit}-ply rule: {len(pairs) + len(subs)} file(s) "
                        f"({there} built), {sum(k.slots for k in pairs + subs):,} slots, about the moving "
@@ -202,16 +201,13 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
 def _no_rule_tables(rules: Rules, on_cluster: bool, limit: int) -> Optional[str]:
     """Why the whole build leaves out the tables of the quiet-ply rule (a note for after
     the plain build), or None where it builds them."""
-    try:
-        dtz.check_rules(rules)
-    except UnsupportedRulesError as error:
-        why = f"{error}; the plain tables are built"
-    else:
-        why = None if not on_cluster else (
-            f"the tables of the {limit}-ply rule are built in one process, not on a cluster yet: "
-            f"build them after this with 'muehle build --phase rule' (--no-rule leaves them out "
-            f"without this note)")
-    return why
+    unserved = dtz.unserved(rules)
+    if unserved is not None:
+        return f"{unserved}; the plain tables are built"
+    return None if not on_cluster else (
+        f"the tables of the {limit}-ply rule are built in one process, not on a cluster yet: "
+        f"build them after this with 'muehle build --phase rule' (--no-rule leaves them out "
+        f"without this note)")
 
 
 def _built_text(moving: list, placed: list, under: str = "") -> str:
@@ -232,8 +228,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
         fail("--phase rule is built in this process (not on a Dask cluster yet): leave out "
              "--workers and --scheduler")
     dtz.check_rules(rules)
-    pairs = building.plan(rules, max_total, pair)
-    subs = [] if pair is not None else placement.plan(rules, max_total)
+    pairs, subs = dtz.plan(rules, max_total, pair)
     if dry_run:
         for what, keys, need in (("moving", pairs, dtz.rule_memory), ("placement", subs, placement.memory_needed)):
             there = sum(storage.rule_path(db, rules, k, limit).exists() for k in keys)
@@ -572,8 +567,8 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                                         max_total=max_total)
         click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
                    err=True)
-    if phase == "all" and pair_text is None and not rules.take_none and not rules.mixed \
-            and not rules.line_wins and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
+    if phase == "all" and pair_text is None and dtz.unserved(rules) is None \
+            and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
         _check_rule(db, rules, quiet_limit, None, max_total, jobs)
 
 
