@@ -16,10 +16,10 @@ from typing import Optional
 
 from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
-from .notation import format_position
+from .notation import BLACK, WHITE, format_position
 from .position import Move, Position
 from .choice import probe_game_moves, trap_choice
-from .probe import Database, RuleMoveProbe, best_of
+from .probe import Database, MoveProbe, RuleMoveProbe, best_of
 from .values import DRAW, LOSS, WDL, WIN
 
 #: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
@@ -238,21 +238,99 @@ def blunder(before: Optional[str], after: Optional[str]) -> Optional[str]:
     return None
 
 
+#: The marks of a game review, as chess reviews write them: a move that lost a win or a
+#: draw to a loss (``??``), a win to a draw (``?``), or kept the value but won more
+#: slowly, or lost sooner, than the best move (``?!``).
+LOST_TO_A_LOSS = "??"
+LOST_TO_A_DRAW = "?"
+SLOWER = "?!"
+MARKS = (LOST_TO_A_LOSS, LOST_TO_A_DRAW, SLOWER)
+
+
+def review_move(probes: list, move: Move) -> dict:
+    """How ``move`` compares with the best of ``probes`` (the position's moves best first,
+    as :func:`~solver.choice.probe_game_moves` gives them: under the quiet-ply rule where
+    its tables are built, a draw by the game's history counted as one):
+    ``{"mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}``.
+
+    ``mark``: :data:`LOST_TO_A_LOSS` (a win or a draw given up for a loss),
+    :data:`LOST_TO_A_DRAW` (a win for a draw), :data:`SLOWER` (the value kept, but a win
+    longer or a loss shorter than the best move's: by ``plies_lost`` plies, counted to the
+    end of the game, or under the rule to the next mill), else None.  ``is_best``: the
+    move is as good as the best (every drawing move of a drawn position is).
+
+    >>> from solver.position import Move
+    >>> probes = [MoveProbe(Move(1), "win", 5), MoveProbe(Move(2), "win", 9), MoveProbe(Move(3), "draw")]
+    >>> [review_move(probes, Move(t))["mark"] for t in (1, 2, 3)]
+    [None, '?!', '?']
+    >>> review_move(probes, Move(2))["plies_lost"]
+    4
+    """
+    best = probes[0]
+    played = next(mp for mp in probes if mp.move == move)
+    obj = {"mark": None, "plies_lost": None, "best": str(best.move), "best_value": best.value,
+           "best_plies": _plies(best), "is_best": True}
+    if played.value != best.value:
+        obj.update(is_best=False, mark=LOST_TO_A_DRAW if played.value == DRAW else LOST_TO_A_LOSS)
+    elif played.value != DRAW and played.rank != best.rank:
+        # (the same value: the ranks differ by plies, to the end or to the next mill)
+        lost = abs(_plies(played) - _plies(best)) if None not in (_plies(played), _plies(best)) else None
+        obj.update(is_best=False, mark=SLOWER, plies_lost=lost)
+    return obj
+
+
+def _plies(probe) -> Optional[int]:
+    """The plies by which a probe ranks among equal values: to the end, or under the
+    rule to the next mill."""
+    return probe.dtz if isinstance(probe, RuleMoveProbe) else probe.plies
+
+
+def review_summary(rows: list[dict]) -> dict:
+    """Per side (``"w"``, ``"b"``): ``{"moves", "best", "accuracy", "??", "?", "?!"}``
+    of the reviewed rows (those whose move could be judged): the share of best moves
+    (``accuracy``, in percent, one decimal; null for none) and the count of each mark.
+
+    >>> review_summary([{"side": "w", "is_best": True, "mark": None},
+    ...                 {"side": "w", "is_best": False, "mark": "?!"}])["w"]
+    {'moves': 2, 'best': 1, 'accuracy': 50.0, '??': 0, '?': 0, '?!': 1}
+    """
+    summary = {}
+    for side in (WHITE, BLACK):
+        judged = [r for r in rows if r["side"] == side and r.get("is_best") is not None]
+        best = sum(1 for r in judged if r["is_best"])
+        summary[side] = {"moves": len(judged), "best": best,
+                         "accuracy": round(100 * best / len(judged), 1) if judged else None,
+                         **{mark: sum(1 for r in judged if r["mark"] == mark) for mark in MARKS}}
+    return summary
+
+
 def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
-    """The value before and after every move of ``game``, both for its mover.
+    """The value before and after every move of ``game``, both for its mover, and a
+    review of every move against the best one.
 
     Returns ``({"rules", "start", "result", "moves": [{"ply", "side", "move",
     "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
-    "blunder"}]}, problems)``; values are null where the database cannot answer, and
+    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}],
+    "summary"}, problems)``; values are null where the database cannot answer, and
     ``problems`` says why (each reason once).  ``rule_before`` and ``rule_after``: the
     values in the game under its quiet-ply rule at its real count (moving phase, where
-    the database's tables of that rule are built; else null), by which a move is then
-    judged (a move that keeps a win that the rule draws has lost the win).  The other
-    draw rule of play (threefold repetition) is not part of the values.
+    the database's tables of that rule are built; else null).
+
+    The review (:func:`review_move`, :func:`review_summary`) judges each move among
+    the position's moves as the perfect player sees them in this game: under the rule
+    where its tables are built (a move that keeps a win the rule draws has lost the
+    win), and a move that draws by threefold repetition or the quiet plies counted as
+    that draw.  ``blunder``: the words of a ``??`` or ``?`` (:data:`LOST_THE_WIN`,
+    :data:`LOST_THE_DRAW`).
     """
     problems: list[str] = []
     counts = game.quiet_counts
     ruled = game.quiet_limit == database.quiet_limit and database.has_rule_tables()
+
+    def noted(error: DatabaseError) -> None:
+        text = one_line(error)
+        if text not in problems:
+            problems.append(text)
 
     def rule_value(i: int) -> Optional[WDL]:
         """The value of position i (its side to move) under the rule at its count."""
@@ -262,40 +340,51 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
         try:
             return database.probe_rule(pos).at(counts[i])
         except DatabaseError as error:
-            text = one_line(error)
-            if text not in problems:
-                problems.append(text)
+            noted(error)
             return None
 
     def value(pos: Position, after: bool):
         try:
             probe = database.probe(pos)
         except DatabaseError as error:
-            text = one_line(error)
-            if text not in problems:
-                problems.append(text)
+            noted(error)
             return None, None
         value = probe.for_mover() if after else probe
         return value.value, value.plies
 
     rows = []
+    replay = Game(game.start, game.rules, game.quiet_limit, game.quiet_counts[0])
     for i, move in enumerate(game.moves):
         before, before_plies = value(game.positions[i], False)
         after, after_plies = value(game.positions[i + 1], True)
         rule_before, rule_after = rule_value(i), rule_value(i + 1)
         if rule_after is not None:
             rule_after = -rule_after
-        judged = (rule_before, rule_after) if None not in (rule_before, rule_after) else (before, after)
+        try:
+            review = review_move(probe_game_moves(database, replay), move)
+        except DatabaseError as error:
+            noted(error)
+            review = {"mark": None, "plies_lost": None, "best": None, "best_value": None,
+                      "best_plies": None, "is_best": None}
+        replay.play(move)
+        if review["is_best"] is not None:
+            words = blunder(review["best_value"], None if review["mark"] in (None, SLOWER)
+                            else DRAW if review["mark"] == LOST_TO_A_DRAW else LOSS)
+        else:           # (no review: the values before and after, as far as they go)
+            judged = (rule_before, rule_after) if None not in (rule_before, rule_after) else (before, after)
+            words = blunder(*judged)
         rows.append({"ply": i + 1, "side": game.positions[i].turn, "move": str(move),
                      "before": before, "before_plies": before_plies,
                      "after": after, "after_plies": after_plies,
                      "rule_before": rule_before, "rule_after": rule_after,
-                     "blunder": blunder(*judged)})
+                     "blunder": words, **review})
     result = game.outcome()
     return ({"rules": game.rules.name, "start": format_position(game.start),
-             "result": None if result is None else str(result), "moves": rows},
+             "result": None if result is None else str(result), "moves": rows,
+             "summary": review_summary(rows)},
             problems)
 
 
 __all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "blunder",
-           "game_over", "LOST_THE_WIN", "LOST_THE_DRAW"]
+           "review_move", "review_summary", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
+           "LOST_TO_A_LOSS", "LOST_TO_A_DRAW", "SLOWER", "MARKS"]

@@ -204,7 +204,7 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
         assert blunders, "the deliberate losing move is marked (the start is a draw)"
     assert all("lost the" in r.text for r in blunders)
     assert all(int(r.get_attribute("data-ply")) % 2 == 1 for r in blunders), "only White (the human) blundered"
-    assert "blunder(s)" in text(driver, "analysis-summary")
+    assert "blunder(s)" in text(driver, "analysis-summary") and "accuracy" in text(driver, "analysis-summary")
     assert driver.find_element(By.ID, "graph-line").get_attribute("d").startswith("M")
     assert len(driver.find_elements(By.CSS_SELECTOR, "#graph .graph-blunder")) == len(blunders)
     rows[0].click()
@@ -227,7 +227,9 @@ def test_analysis_of_a_loaded_record(server, browser, database, tmp_path):
     idle(driver)
     row = driver.find_element(By.CSS_SELECTOR, "#analysis-table tbody tr")
     assert "blunder" in row.get_attribute("class")
-    assert row.text.split() == ["1", "White", "g4-g7", "win", "in", "1", "draw", "??", "lost", "the", "win"]
+    assert row.text.split() == ["1", "White", "g4-g7", "win", "in", "1", "draw", "?", "lost", "the", "win",
+                                "(best", "g4-g1xa7)"]
+    assert "White: accuracy 0% (0 of 1 best), ?? 0, ? 1, ?! 0." in text(driver, "analysis-summary")
     # A record with an illegal move: the command line's message, nothing drawn.
     field = driver.find_element(By.ID, "record")
     field.clear()

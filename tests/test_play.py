@@ -328,10 +328,10 @@ def _bad_move(db, want_before, want_after):
     raise AssertionError("no such position sampled")
 
 
-@pytest.mark.parametrize("before, after, label", [(WIN, DRAW, "lost the win"),
-                                                  (WIN, LOSS, "lost the win"),
-                                                  (DRAW, LOSS, "lost the draw")])
-def test_analyze_marks_a_blunder(db, db_root, tmp_path, before, after, label):
+@pytest.mark.parametrize("before, after, label, mark", [(WIN, DRAW, "lost the win", "?"),
+                                                        (WIN, LOSS, "lost the win", "??"),
+                                                        (DRAW, LOSS, "lost the draw", "??")])
+def test_analyze_marks_a_blunder(db, db_root, tmp_path, before, after, label, mark):
     pos, bad = _bad_move(db, before, after)
     game = Game(pos, RULES)
     game.play(bad)
@@ -344,8 +344,9 @@ def test_analyze_marks_a_blunder(db, db_root, tmp_path, before, after, label):
     [row] = data["moves"]
     assert (row["ply"], row["move"], row["before"], row["after"], row["blunder"]) == \
         (1, str(bad), before, after, label)
+    assert (row["mark"], row["is_best"], row["best_value"]) == (mark, False, before)
     text = run("analyze", "--db", db_root, path).output
-    assert f"?? {label}" in text and "1 blunder(s)" in text
+    assert f"{mark} {label} (best " in text and "1 blunder(s)" in text
 
 
 def test_analyze_a_played_game_from_the_start(db, db_root, tmp_path):

@@ -385,15 +385,17 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
 
     For each move: the value before it and after it, both for the player who made
     it, from the databases (placement files for positions with stones in hand; the
-    opening search where none is built).
-    A move that turned a win into a draw or loss is marked 'lost the win', one that
-    turned a draw into a loss 'lost the draw'.  The draw rules of play (threefold
-    repetition, 50 quiet plies) are not part of the values.
+    opening search where none is built), and a review against the best move there:
+    '??' a win or draw given away for a loss, '?' a win for a draw, '?!' the value kept
+    but a slower win or a sooner loss (by how many plies); per player the share of best
+    moves (accuracy) and the count of each mark.  Moves are judged as the perfect player
+    sees them in the game: under the quiet-ply rule where its tables are built, a draw
+    by threefold repetition or the quiet plies counted as that draw.
 
     With --json: {"rules", "start", "result", "moves": [{"ply", "side", "move",
-    "before", "before_plies", "after", "after_plies", "blunder"}]}; values are
-    "win", "loss", "draw" or null where a database is missing, blunder is null,
-    "lost the win" or "lost the draw".
+    "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
+    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}],
+    "summary": {"w": {...}, "b": {...}}} (README: muehle analyze).
 
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.
@@ -445,18 +447,36 @@ def _print_analysis(obj: dict, game: Game) -> None:
     ruled = any(r["rule_before"] is not None for r in rows)
     if ruled:
         click.echo(f"(rule: the value in this game under its {game.quiet_limit}-ply rule, at its count)")
-    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  after")
+    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  {'after':<12}  review")
     for r in rows:
-        mark = f"  ?? {r['blunder']}" if r["blunder"] else ""
         rule = (f"  rule {r['rule_before'] or '-'} -> {r['rule_after'] or '-'}" if ruled else "")
         click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['move']:<10}  "
                    f"{value_text(r['before'], r['before_plies']):<12}  "
-                   f"{value_text(r['after'], r['after_plies']):<12}{rule}{mark}".rstrip())
+                   f"{value_text(r['after'], r['after_plies']):<12}  {review_text(r)}{rule}".rstrip())
     blunders = [r for r in rows if r["blunder"]]
     click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))
+    for side, s in obj["summary"].items():
+        if s["moves"]:
+            click.echo(f"{COLOUR_NAMES[side]}: accuracy {s['accuracy']}% ({s['best']} of {s['moves']} "
+                       f"moves best); ?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
     if result is not None:
         click.echo(f"result: {result}")
+
+
+def review_text(row: dict) -> str:
+    """A reviewed move's mark in words: ``?? lost the win (best d2-d3)``, ``?! 4 plies
+    slower (best d2-d3)``; '' for a best move, '-' where it could not be judged."""
+    if row["is_best"] is None:
+        return "-"
+    if row["mark"] is None:
+        return ""
+    if row["mark"] == "?!":
+        slower = "slower" if row["best_value"] == "win" else "sooner lost"
+        words = f"{row['plies_lost']} plies {slower}" if row["plies_lost"] is not None else slower
+    else:
+        words = row["blunder"]
+    return f"{row['mark']} {words} (best {row['best']})"
 
 
 @main.command()

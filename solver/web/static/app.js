@@ -489,6 +489,16 @@ async function showAnalysisPly(result, ply) {
   }
 }
 
+// A reviewed move's mark in words, as muehle analyze prints it.
+function reviewText(r) {
+  if (r.is_best === null) return "-";
+  if (!r.mark) return "";
+  const words = r.mark === "?!"
+    ? `${r.plies_lost === null ? "" : r.plies_lost + " plies "}${r.best_value === "win" ? "slower" : "sooner lost"}`
+    : r.blunder;
+  return `${r.mark} ${words} (best ${r.best})`;
+}
+
 async function analyze() {
   const record = $("record").value;
   const body = { record };
@@ -505,7 +515,9 @@ async function analyze() {
       result.warnings.length > 0);
   $("analysis-summary").textContent = `Rules ${result.rules}, start ${result.start}; values for the mover. `
     + `${blunders.length} blunder(s)` + (blunders.length ? ": " + blunders.map((r) => `ply ${r.ply} ${r.move} (${r.blunder})`).join(", ") : "")
-    + (result.result ? `. Result: ${result.result}.` : ".");
+    + (result.result ? `. Result: ${result.result}.` : ".")
+    + Object.entries(result.summary).filter(([, s]) => s.moves).map(([side, s]) =>
+      ` ${COLOUR[side]}: accuracy ${s.accuracy}% (${s.best} of ${s.moves} best), ?? ${s["??"]}, ? ${s["?"]}, ?! ${s["?!"]}.`).join("");
   const table = $("analysis-table");
   table.innerHTML = "<thead><tr><th>ply</th><th>side</th><th>move</th><th>before</th><th>after</th><th></th></tr></thead>";
   const body2 = table.createTBody();
@@ -521,7 +533,7 @@ async function analyze() {
       cell.textContent = valueText(v, p);
       if (v) cell.className = v;
     }
-    row.insertCell().textContent = r.blunder ? `?? ${r.blunder}` : "";
+    row.insertCell().textContent = reviewText(r);
     row.addEventListener("click", () => showAnalysisPly(result, r.ply));
   }
   drawGraph(result.moves);
