@@ -25,7 +25,8 @@ from typing import Optional, Union
 from .board import STANDARD_BOARD, Board, as_board, points_of
 from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError,
                      integer)
-from .notation import BLACK, WHITE, format_position, move_text, read_move, read_position, too_many_stones
+from .formats import read_setup
+from .notation import BLACK, WHITE, format_position, move_text, read_move, too_many_stones
 from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -674,6 +675,7 @@ class Position:
 
 def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     """Parse a position string strictly; InvalidNotationError says what is wrong.
+    Sanmill's FEN and Malom's clipboard text are read too (:mod:`solver.formats`).
 
     ``rules`` fixes the board, whose point names the text uses, and the stones per
     side, against which stones on the board plus stones in hand are checked.
@@ -685,7 +687,7 @@ def parse_position(text: str, rules: Rules = STANDARD) -> Position:
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
-    pos = Position(*read_position(text, rules.stones, rules.board), board=rules.board)
+    pos = Position(*read_setup(text, rules.stones, rules.board).position_fields(), board=rules.board)
     try:
         pos.check_rules(rules)
     except ValueError as error:

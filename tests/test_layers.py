@@ -23,7 +23,7 @@ ROOT = Path(solver.__file__).parent
 #: entry equal to it or to one of its parent packages.
 LAYERS: list[tuple[str, ...]] = [
     ("solver.errors", "solver._version"),
-    ("solver.board", "solver.rules", "solver.notation", "solver.values"),
+    ("solver.board", "solver.rules", "solver.notation", "solver.formats", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.diagram", "solver.svg"),
     ("solver.index", "solver.kernels", "solver._kernels"),
@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.choice", "solver.players", "solver.analysis", "solver.match"),
-    ("solver.cli", "solver.web", "solver.__main__", "solver"),
+    ("solver.cli", "solver.web", "solver.uci", "solver.__main__", "solver"),
 ]
 
 

@@ -1,5 +1,5 @@
 """Commands about rules, positions and moves, no database needed: ``variants``,
-``show`` and ``moves``."""
+``show``, ``moves`` and ``convert``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import click
 
 from ..analysis import moves_object
 from ..diagram import diagram
+from ..errors import InvalidNotationError
+from ..formats import FORMATS, fen_text, malom_text, read_setup
 from ..game import Game, describe_phase
 from ..notation import format_position
-from ..position import popcount
+from ..position import Position, popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
 from .common import COLOUR_NAMES, fail, main, position_argument, rules_options, stone_marks
@@ -123,3 +125,44 @@ def variants(as_json: bool) -> None:
     for o in objs:
         kernels = "" if o["kernels"] else "  (reference rules only, not solved yet)"
         click.echo(f"{o['name']:<{width}}  {o['description']}{kernels}")
+
+
+@main.command(context_settings={"ignore_unknown_options": True})   # (Malom's text starts -1,)
+@rules_options
+@click.argument("position", nargs=-1, required=True)
+@click.option("--to", "target", type=click.Choice(FORMATS + ("all",)), default="all", show_default=True,
+              help="The format to write: muehle's position string, Sanmill's FEN, Malom's clipboard text.")
+def convert(position: tuple[str, ...], rules: Rules, target: str) -> None:
+    """Write POSITION, given in any format muehle reads (its own position string,
+    Sanmill's FEN, Malom's clipboard text), in another.
+
+    What a format has and the other lacks is kept or defaulted: a FEN's count of plies
+    without a take and its move number carry over to Malom's text (as the moves since
+    the last take) and back; fields muehle has no use for are written back as read to
+    the format they came from.  A position with a take pending (a mill just closed) has
+    no muehle position string: converting it to one is refused.
+
+    \b
+    Examples:
+      muehle convert 'W:a1,d2,g7 B:a4,b6 w 6 7' --to fen
+      muehle convert '********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1'
+    """
+    text = " ".join(position)
+    setup = read_setup(text, rules.stones, rules.board)
+    pos = Position(setup.white, setup.black, setup.white_hand, setup.black_hand, setup.turn,
+                   board=rules.board)
+    try:
+        pos.check_rules(rules)
+    except ValueError as error:
+        raise InvalidNotationError(str(error)) from None
+    writers = {"muehle": lambda: format_position(Position(*setup.position_fields(), board=rules.board)),
+               "fen": lambda: fen_text(setup, rules.board),
+               "malom": lambda: malom_text(setup, rules.board, rules.stones)}
+    if target != "all":
+        click.echo(writers[target]())
+        return
+    for name in FORMATS:
+        try:
+            click.echo(f"{name + ':':<8}{writers[name]()}")
+        except InvalidNotationError as error:
+            click.echo(f"{name + ':':<8}- ({error})")

@@ -1,4 +1,5 @@
-"""``muehle serve``: the board in the browser (:mod:`solver.web`)."""
+"""``muehle serve``: the board in the browser (:mod:`solver.web`); ``muehle uci``: the
+engine protocol of game apps (:mod:`solver.uci`)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,24 @@ def serve(db: str, rules: Rules, host: str, port: int, search_seconds: float) ->
         fail("--host is empty: give an address, e.g. 127.0.0.1, or 0.0.0.0 for every interface")
     run(db, rules, host=host, port=port, search_seconds=search_seconds or None,
         announce=lambda url: click.echo(f"muehle: serving {url} (databases in {db}; Ctrl-C stops)"))
+
+
+@main.command()
+@db_option
+@rules_options
+@click.option("--level", type=click.Choice(["easy", "medium", "hard", "perfect", "ultra"]),
+              default="perfect", show_default=True, help="The level it plays (setoption name Level changes it).")
+def uci(db: str, rules: Rules, level: str) -> None:
+    """Speak the engine protocol of the Sanmill app (a UCI-like dialect) on standard
+    input and output, answering from the databases under --db: for GUIs and bridges
+    that drive an engine.  README: "muehle uci" lists the commands and shows a session.
+
+    \b
+    Example:
+      printf 'uci\nposition startpos moves d6 f4\ngo\nquit\n' | muehle uci --db data
+    """
+    import sys
+
+    from ..uci import serve as run
+
+    run(sys.stdin, sys.stdout, db=db, rules=rules, level=level)
