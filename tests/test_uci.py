@@ -1,0 +1,295 @@
+"""``muehle uci`` driven as a GUI drives it: a subprocess, line by line, with timeouts."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from solver.game import Game
+from solver.probe import open_database
+from solver.rules import Rules
+from solver.uci import actions, score_text
+
+FOUR = Rules(stones=4)
+WAIT = 60          # seconds a line may take (a loaded CI machine; answers come in ms)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    """The whole 4-stone game: both phases, the tables of the quiet-ply rule too."""
+    root = tmp_path_factory.mktemp("uci")
+    subprocess.run([sys.executable, "-m", "solver", "build", "--db", str(root), "--stones", "4", "--quiet"],
+                   check=True, capture_output=True)
+    return root
+
+
+class Gui:
+    """An engine process and the lines it writes, read in a thread (never blocking)."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([sys.executable, "-m", "solver", "uci", *map(str, args)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, *lines):
+        for line in lines:
+            self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, prefix, timeout=WAIT):
+        """The lines up to and including the first that starts with ``prefix``."""
+        got, end = [], time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no {prefix!r} within {timeout} s; got {got}") from None
+            if line is None:
+                raise AssertionError(f"the engine ended before {prefix!r}; got {got}; "
+                                     f"stderr {self.proc.stderr.read()}")
+            got.append(line)
+            if line.startswith(prefix):
+                return got
+
+    def silent(self, seconds=0.5):
+        """Nothing more is written for ``seconds``."""
+        try:
+            line = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        raise AssertionError(f"unexpected line {line!r}")
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def gui(root):
+    engine = Gui("--db", root, "--stones", 4)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def db(root):
+    with open_database(root, FOUR) as database:
+        yield database
+
+
+def bestmove(lines):
+    return lines[-1].split()[1]
+
+
+def test_handshake_lists_the_options(gui):
+    gui.send("uci")
+    lines = gui.until("uciok")
+    assert lines[0].startswith("id name muehle") and lines[1].startswith("id author")
+    options = [line.split()[2] for line in lines if line.startswith("option name")]
+    assert options == ["Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs"]
+    assert "var ultra" in next(line for line in lines if "name Level" in line)
+    gui.send("isready")
+    assert gui.until("readyok") == ["readyok"]
+
+
+def test_go_before_position_plays_from_the_start(gui):
+    gui.send("go")
+    lines = gui.until("bestmove")
+    assert bestmove(lines) in FOUR.board.points
+    assert any(line.startswith("info depth") and "score cp 0" in line for line in lines)  # a draw
+
+
+def test_topn_lists_every_action_with_its_value(gui, db):
+    gui.send("position startpos moves a7 a1 d7 d1", "go topn 100")
+    lines = gui.until("bestmove")
+    ranked = [line.split() for line in lines if line.startswith("info topn")]
+    game = Game.after("startpos", "a7 a1 d7 d1".split(), FOUR)
+    listed = [r[5] for r in ranked]
+    assert sorted(listed) == sorted({actions(m)[0] for m in game.legal_moves()})
+    assert len(ranked) == len(game.legal_moves()) - 1        # g7 closes a mill: g7xa1 and g7xd1
+    assert [int(r[3]) for r in ranked] == list(range(1, len(ranked) + 1))
+    assert bestmove(lines) == listed[0]
+    # each action's value: the best of the moves that begin with it
+    probes = db.probe_moves(game.position)
+    for r in ranked:
+        best = next(mp for mp in probes if actions(mp.move)[0] == r[5])
+        assert " ".join(r[6:]) == f"score {score_text(best.value, best.plies, 'w')}"
+    gui.send("go topn 3")
+    assert len([line for line in gui.until("bestmove") if line.startswith("info topn")]) == 3
+
+
+def test_a_mill_is_closed_then_its_take_named(gui, db):
+    # White to move closes a7-d7-g7 (g7) and must then take
+    moves = "a7 a1 d7 d1".split()
+    gui.send(f"position startpos moves {' '.join(moves)} g7", "go")
+    lines = gui.until("bestmove")
+    take = bestmove(lines)
+    assert take in ("xa1", "xd1")
+    whole = Game.after("startpos", moves, FOUR)
+    best = db.probe_moves(whole.position)[0]
+    value = db.probe(whole.position.play(f"g7{take}", FOUR)).for_mover()
+    assert value.value == best.value
+    # the take accepted as its own token, and as part of a whole move
+    gui.send(f"position startpos moves {' '.join(moves)} g7 {take} b6", "d")
+    board = gui.until("# W:")
+    assert board[-1].startswith("# W:a7,d7,g7 B:b6")
+    gui.send(f"position startpos moves {' '.join(moves)} g7{take} b6", "d")
+    assert gui.until("# W:")[-1] == board[-1]
+
+
+def test_scores_are_whites_and_match_the_databases(gui, db):
+    for text in ("W:a1,d1,g4,b4 B:a7,d7,f6 w", "W:a1,d1,g4,b4 B:a7,d7,f6 b", "W:a7,c3,g7 B:a1,d5,e5,f2 w"):
+        from solver.formats import fen_text, read_setup
+        fen = fen_text(read_setup(text, 4))
+        gui.send(f"position fen {fen}", "go")
+        lines = gui.until("bestmove")
+        info = next(line for line in lines if line.startswith("info depth"))
+        best = db.probe_moves(text)[0]
+        mover = text.split()[2]
+        plies = best.plies
+        assert f"score {score_text(best.value, plies, mover)} " in info + " ", (text, info, best)
+        gui.send("eval")
+        assert gui.until("info eval")[-1] == f"info eval score {score_text(best.value, plies, mover)}"
+
+
+def test_a_fen_with_a_take_pending_gets_the_take(gui, db):
+    # White placed c3 closing c5-c4-c3 and takes next
+    fen = "*****OOO/********/@@****** w p r 3 0 2 1 1 0 0 0 0 0 0 0 4"
+    gui.send(f"position fen {fen}", "go")
+    take = bestmove(gui.until("bestmove"))
+    assert take in ("xd7", "xg7")
+    gui.send(f"position fen {fen} moves {take}", "d")
+    assert gui.until("# W:")[-1].startswith(f"# W:c3,c4,c5 B:{'g7' if take == 'xd7' else 'd7'} b 0 1")
+
+
+def test_the_engine_plays_a_won_game_out_against_itself(gui, db):
+    """Every action it names, sent back, until the game ends: the side that wins by the
+    databases wins, in as many plies as they say (the counter of the rule kept fresh)."""
+    start = "W:a1,d1,g4,b4 B:a7,d7,f6 b"
+    from solver.formats import fen_text, read_setup
+    fen = fen_text(read_setup(start, 4))
+    value = db.probe(start)
+    played: list[str] = []
+    for _ in range(200):
+        gui.send(f"position fen {fen}" + (f" moves {' '.join(played)}" if played else ""), "go")
+        move = bestmove(gui.until("bestmove"))
+        if move in ("none", "draw"):
+            break
+        played.append(move)
+    game = Game(start, FOUR)
+    turn = []
+    for action in played:
+        turn.append(action)
+        whole = [m for m in game.legal_moves() if actions(m) == turn]
+        if whole:
+            game.play(whole[0])
+            turn = []
+    result = game.outcome()
+    assert result is not None and result.winner == ("w" if value.value == "loss" else "b")
+    assert len(game.moves) == value.plies
+
+
+def test_garbage_and_bad_commands_leave_the_session_alive(gui):
+    gui.send("xyzzy", "", "position fen garbage", "go")
+    lines = gui.until("bestmove")
+    assert any("info string error" in line for line in lines) and lines[-1] == "bestmove none"
+    gui.send("position startpos moves a7 a7", "go")
+    lines = gui.until("bestmove")
+    assert any("a7 is not legal" in line for line in lines) and lines[-1] == "bestmove none"
+    gui.send("setoption name Level value godlike", "setoption name Nonsense value 3", "setoption garbage",
+             "go movetime abc")
+    lines = gui.until("bestmove")
+    assert sum("info string" in line for line in lines) == 4 and lines[-1] == "bestmove none"
+    for junk in ("\x00\x01", "position", "position fen", "position startpos moves a7 " + "a7 " * 3000,
+                 "é" * 10_000, "go topn -1"):
+        gui.send(junk)
+    lines = gui.until("bestmove")
+    # (unknown commands, the control characters and the long word, are ignored as UCI asks)
+    assert sum("info string error" in line for line in lines) == 4 and lines[-1] == "bestmove none"
+    gui.send("position startpos", "go")
+    assert bestmove(gui.until("bestmove")) in FOUR.board.points
+    gui.send("isready")
+    gui.until("readyok")
+
+
+def test_stop_ends_an_infinite_search_and_isready_answers_during_it(gui):
+    gui.send("position startpos", "go infinite")
+    time.sleep(1.0)
+    gui.send("isready")
+    lines = gui.until("readyok")
+    assert not any(line.startswith("bestmove") for line in lines)      # none before stop
+    gui.send("stop")
+    lines = gui.until("bestmove")
+    assert bestmove(lines) in FOUR.board.points
+    gui.send("stop")                                # a stop with nothing running: nothing
+    gui.silent(0.5)
+
+
+def test_the_end_of_input_ends_the_engine(root):
+    engine = Gui("--db", root, "--stones", 4)
+    try:
+        engine.send("position startpos", "go infinite")
+        engine.proc.stdin.close()
+        assert engine.proc.wait(timeout=WAIT) == 0
+    finally:
+        engine.close()
+
+
+def test_quit_mid_search_answers_and_ends(root):
+    engine = Gui("--db", root, "--stones", 4)
+    try:
+        engine.send("go infinite", "quit")
+        engine.until("bestmove")
+        assert engine.proc.wait(timeout=WAIT) == 0
+    finally:
+        engine.close()
+
+
+def test_a_finished_game_answers_none_or_draw(gui):
+    # Black has two stones: White has won
+    gui.send("position fen O*O*****/O*******/@@****** b m s 3 0 2 0 0 0 0 0 0 0 0 0 1", "go")
+    lines = gui.until("bestmove")
+    assert lines[-1] == "bestmove none" and any("game over" in line for line in lines)
+    # threefold repetition
+    cycle = "a7-d7 e3-g7 d7-a7 g7-e3".split() * 2
+    from solver.formats import fen_text, read_setup
+    fen = fen_text(read_setup("W:a1,e3,g1 B:a4,a7,b6,e4 b", 4))
+    gui.send(f"position fen {fen} moves {' '.join(cycle)}", "go")
+    assert gui.until("bestmove")[-1] == "bestmove draw"
+
+
+def test_without_databases_it_says_so_and_still_plays(tmp_path):
+    engine = Gui("--db", tmp_path / "none", "--stones", 4)
+    try:
+        engine.send("isready")
+        lines = engine.until("readyok")
+        assert any("no databases" in line for line in lines)
+        engine.send("position fen " + "O*******/O*O*****/@@**@*** w m s 3 0 3 0 0 0 0 0 0 0 0 0 1", "go movetime 100")
+        lines = engine.until("bestmove")
+        assert bestmove(lines) not in ("none", "draw")
+    finally:
+        engine.close()
+
+
+def test_other_levels_and_options(gui):
+    gui.send("setoption name Level value easy", "position startpos", "go")
+    assert bestmove(gui.until("bestmove")) in FOUR.board.points
+    gui.send("setoption name Level value ultra", "setoption name Shuffling value true",
+             "setoption name Seed value 5", "position startpos moves a7", "go")
+    assert bestmove(gui.until("bestmove")) in FOUR.board.points
+    gui.send("setoption name Rules value standard-s3", "position startpos", "go")
+    lines = gui.until("bestmove")
+    assert bestmove(lines) in FOUR.board.points or lines[-1] == "bestmove none"
