@@ -37,12 +37,10 @@ from __future__ import annotations
 
 import random
 import re
-import sys
 import threading
-from typing import Callable, Optional, TextIO
+from typing import Optional, TextIO
 
 from ._version import __version__
-from .analysis import drawn_by_play
 from .choice import probe_game_moves
 from .errors import DatabaseError, MuehleError, NotationError, one_line
 from .formats import read_setup
@@ -50,61 +48,13 @@ from .game import QUIET_PLIES, REPETITION, Game
 from .notation import WHITE, format_position
 from .players import LEVELS, make_player
 from .position import Move, Position, in_mill, takeable
+from .records import Turn, actions, split_token
 from .probe import Database, RuleMoveProbe, best_of, open_database
 from .rules import STANDARD, Rules
-from .values import DRAW, LOSS, WIN
+from .values import DRAW, WIN
 
 #: The dialect's score of a won game whose plies are not known (its VALUE_MATE).
 MATE_CP = 80
-#: The actions of a move: ``d6``, ``d6-d5``, then ``x<point>`` per stone taken.
-_ACTION = re.compile(r"^(?:x[a-z][0-9]{1,2}|[a-z][0-9]{1,2}(?:-[a-z][0-9]{1,2})?(?:x[a-z][0-9]{1,2}){0,2})$")
-
-
-def actions(move: Move) -> list[str]:
-    """The dialect's actions of ``move``: ``['d6-d5', 'xb4']`` for ``d6-d5xb4``."""
-    names = move.board.points
-    first = names[move.target] if move.origin is None else f"{names[move.origin]}-{names[move.target]}"
-    return [first] + [f"x{names[t]}" for t in move.takes]
-
-
-def split_token(token: str) -> list[str]:
-    """The actions a move token names: a dialect's action, or a whole move of muehle's."""
-    if not _ACTION.match(token):
-        raise NotationError(f"cannot read move {token[:40]!r}: an action is d6, d6-d5 or xb4")
-    if token.startswith("x"):
-        return [token]
-    head, *takes = token.split("x")
-    return [head] + [f"x{t}" for t in takes]
-
-
-class Turn:
-    """A game and the actions of the move under way (a mill closed, its take not yet)."""
-
-    def __init__(self, game: Game, partial: Optional[list[str]] = None):
-        self.game = game
-        self.partial: list[str] = list(partial or [])
-
-    def candidates(self) -> list[Move]:
-        """The legal moves that begin with the actions made so far."""
-        n = len(self.partial)
-        return [m for m in self.game.legal_moves() if actions(m)[:n] == self.partial]
-
-    def act(self, action: str) -> None:
-        """Make one action; NotationError where no legal move continues so."""
-        prefix = self.partial + [action]
-        moves = [m for m in self.game.legal_moves() if actions(m)[:len(prefix)] == prefix]
-        if not moves:
-            over = self.game.outcome()
-            if over is not None:
-                raise NotationError(f"{action}: the game is over ({over})")
-            raise NotationError(f"{action} is not legal here ({format_position(self.game.position)}"
-                                + (f" after {' '.join(self.partial)}" if self.partial else "") + ")")
-        whole = [m for m in moves if len(actions(m)) == len(prefix)]
-        if whole:
-            self.game.play(whole[0])
-            self.partial = []
-        else:
-            self.partial = prefix
 
 
 def setup_turn(text: str, rules: Rules, quiet_limit: int) -> Turn:

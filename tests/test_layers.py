@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.errors", "solver._version"),
     ("solver.board", "solver.rules", "solver.notation", "solver.formats", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
-    ("solver.position", "solver.game", "solver.diagram", "solver.svg"),
+    ("solver.position", "solver.game", "solver.records", "solver.diagram", "solver.svg"),
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 import click
 
 from ..analysis import analyze_object
+from ..records import pgn_text, read_any_record
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
@@ -380,8 +381,9 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
 def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
-    """The value of every move of a saved game (a record of 'save' or Game.record();
-    GAME_FILE '-': standard input; at most 16 MiB of UTF-8 text).
+    """The value of every move of a saved game (a record of 'save' or Game.record(), the
+    Sanmill app's PGN, a PlayOK move list; GAME_FILE '-': standard input; at most 16 MiB
+    of UTF-8 text).
 
     For each move: the value before it and after it, both for the player who made
     it, from the databases (placement files for positions with stones in hand; the
@@ -400,7 +402,9 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.
     """
-    game = Game.from_record(read_record_file(game_file), None if rules == STANDARD else rules)
+    game, notes = read_any_record(read_record_file(game_file), None if rules == STANDARD else rules)
+    for note in notes:
+        click.echo(f"muehle: note: {note}", err=True)
     with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
         obj, problems = analyze_object(database, game)
     for problem in problems:
@@ -411,6 +415,28 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
         _print_analysis(obj, game)
     if problems:
         raise SystemExit(1)     # an analysis with holes is not a whole one (as stats)
+
+
+@main.command()
+@rules_options
+@click.argument("game_file", type=click.Path(dir_okay=False))
+@click.option("--to", "target", type=click.Choice(["pgn", "muehle"]), default="pgn", show_default=True,
+              help="Write the game as PGN (as the Sanmill app reads it) or as muehle's own record.")
+@click.option("--white", default="?", show_default=True, help="PGN: White's name.")
+@click.option("--black", default="?", show_default=True, help="PGN: Black's name.")
+def record(rules: Rules, game_file: str, target: str, white: str, black: str) -> None:
+    """Write a game record (muehle's, the Sanmill app's PGN, a PlayOK move list; GAME_FILE
+    '-': standard input) as PGN or as muehle's record; every move is checked.
+
+    \b
+    Examples:
+      muehle record game.txt > game.pgn
+      muehle record --to muehle playok.txt > game.txt
+    """
+    game, notes = read_any_record(read_record_file(game_file), None if rules == STANDARD else rules)
+    for note in notes:
+        click.echo(f"muehle: note: {note}", err=True)
+    click.echo(pgn_text(game, white, black) if target == "pgn" else game.record(), nl=False)
 
 
 #: Largest game record read (one of 5,000 moves is some 40 KB; comments may be long).

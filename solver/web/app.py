@@ -37,6 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, moves_object, query_object
+from ..records import read_any_record
 from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
@@ -577,9 +578,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         # the rules: the parameter's, else the record's own (a rules: header), else
         # the server's (a record without a header is a game of the server's rules)
         given = service.rules_of(params) if params.get("rules") not in (None, "") else None
-        game = Game.from_record(record, given, default=service.rules)
+        game, notes = read_any_record(record, given, default=service.rules)
         obj, problems = analyze_object(service.database(game.rules), game)
-        obj["warnings"] = problems
+        obj["warnings"] = problems + notes
         return obj
 
     def api_rules(params: dict) -> dict:

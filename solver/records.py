@@ -1,0 +1,313 @@
+"""Game records of other programs: the Sanmill app's PGN and PlayOK's move lists, read;
+PGN written.  And the dialect's atomic actions that both (and ``muehle uci``) use.
+
+A move of muehle's (``d6-d5xb4``) is, in the app's engine protocol, the actions
+``d6-d5`` and ``xb4``; its PGN glues them again (``d6-d5xb4``), PlayOK numbers the points
+1..24 row by row from a7 (``5-8x11``).  :class:`Turn` plays actions one at a time.
+
+>>> game, notes = read_any_record('[Event "x"]\\n[Variant "Nine Men\\'s Morris"]\\n\\n 1. d6 {good} f4 (1... d2) 2. d2 *')
+>>> [str(m) for m in game.moves], notes
+(['d6', 'f4', 'd2'], ['1 variation skipped (the main line is read)'])
+>>> [str(m) for m in read_any_record("1. 1 4 2. 2 5 3. 3x4 6")[0].moves]
+['a7', 'b6', 'd7', 'd6', 'g7xb6', 'f6']
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Optional
+
+from .errors import InvalidNotationError, NotationError
+from .formats import read_setup
+from .game import Game
+from .notation import format_position
+from .position import Move, Position
+from .rules import STANDARD, Rules
+
+__all__ = ["actions", "split_token", "Turn", "read_any_record", "read_pgn", "read_playok", "pgn_text",
+           "PLAYOK_POINTS", "RECORD_FORMATS"]
+
+#: PlayOK's point numbers 1..24: row by row from the top, left to right.
+PLAYOK_POINTS = ("a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4",
+                 "e4", "f4", "g4", "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1")
+#: The record formats read (``muehle`` is :meth:`Game.from_record`'s own).
+RECORD_FORMATS = ("muehle", "pgn", "playok")
+#: The PGN variant tag of the rule sets the app names.
+VARIANT_TAGS = {"Nine Men's Morris": "standard", "Twelve Men's Morris": "twelve-mens"}
+
+_ACTION = re.compile(r"^(?:x[a-z][0-9]{1,2}|[a-z][0-9]{1,2}(?:-[a-z][0-9]{1,2})?(?:x[a-z][0-9]{1,2}){0,2})$")
+
+
+def actions(move: Move) -> list[str]:
+    """The dialect's actions of ``move``: ``['d6-d5', 'xb4']`` for ``d6-d5xb4``."""
+    names = move.board.points
+    first = names[move.target] if move.origin is None else f"{names[move.origin]}-{names[move.target]}"
+    return [first] + [f"x{names[t]}" for t in move.takes]
+
+
+def split_token(token: str) -> list[str]:
+    """The actions a token names: an action of the dialect, or a whole move of muehle's."""
+    if not _ACTION.match(token):
+        raise InvalidNotationError(f"cannot read move {token[:40]!r}: an action is d6, d6-d5 or xb4")
+    if token.startswith("x"):
+        return [token]
+    head, *takes = token.split("x")
+    return [head] + [f"x{t}" for t in takes]
+
+
+class Turn:
+    """A game and the actions of the move under way (a mill closed, its take not yet)."""
+
+    def __init__(self, game: Game, partial: Optional[list[str]] = None):
+        self.game = game
+        self.partial: list[str] = list(partial or [])
+
+    def candidates(self) -> list[Move]:
+        """The legal moves that begin with the actions made so far."""
+        n = len(self.partial)
+        return [m for m in self.game.legal_moves() if actions(m)[:n] == self.partial]
+
+    def act(self, action: str) -> None:
+        """Make one action; NotationError where no legal move continues so."""
+        prefix = self.partial + [action]
+        moves = [m for m in self.game.legal_moves() if actions(m)[:len(prefix)] == prefix]
+        if not moves:
+            over = self.game.outcome()
+            if over is not None:
+                raise NotationError(f"{action}: the game is over ({over})")
+            raise NotationError(f"{action} is not legal here ({format_position(self.game.position)}"
+                                + (f" after {' '.join(self.partial)}" if self.partial else "") + ")")
+        whole = [m for m in moves if len(actions(m)) == len(prefix)]
+        if whole:
+            self.game.play(whole[0])
+            self.partial = []
+        else:
+            self.partial = prefix
+
+    def play_token(self, token: str) -> None:
+        for action in split_token(token):
+            self.act(action)
+
+
+def _strip(text: str) -> tuple[str, int]:
+    """The movetext with its comments, variations and ``;`` remarks blanked (newlines
+    kept, so that every token keeps its line and column), and the variations skipped."""
+    out, depth, skipped, i = list(text), 0, 0, 0
+
+    def blank(a: int, b: int) -> None:
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            end = text.find("}", i)
+            if end < 0:
+                raise InvalidNotationError(f"PGN: {_where(text, i)}: a comment is opened and not closed")
+            blank(i, end + 1)
+            i = end + 1
+            continue
+        if c == ";" and depth == 0:
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            blank(i, end)
+            i = end
+            continue
+        if c == "(":
+            depth += 1
+            skipped += depth == 1
+        elif c == ")":
+            if not depth:
+                raise InvalidNotationError(f"PGN: {_where(text, i)}: a ')' closes no variation")
+            depth -= 1
+            blank(i, i + 1)
+        if depth:
+            blank(i, i + 1)
+        i += 1
+    if depth:
+        raise InvalidNotationError("PGN: a variation '(' is not closed")
+    return "".join(out), skipped
+
+
+def _where(text: str, at: int, first_line: int = 1) -> str:
+    """``line L column C`` of character ``at`` of ``text`` (whose first line is ``first_line``)."""
+    line = first_line + text.count("\n", 0, at)
+    return f"line {line} column {at - text.rfind(chr(10), 0, at)}"
+
+
+_TAG = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+
+
+def _tags_and_movetext(text: str) -> tuple[dict[str, str], str, int]:
+    """The tags, the movetext after them, and the line the movetext starts on."""
+    tags: dict[str, str] = {}
+    lines = text.removeprefix("\ufeff").split("\n")
+    start = 0
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            match = _TAG.match(stripped)
+            if not match:
+                raise InvalidNotationError(f"line {number}: a tag is [Name \"value\"], not {stripped[:40]!r}")
+            tags[match.group(1)] = match.group(2)
+            start = number
+        elif stripped:
+            break
+    return tags, "\n".join(lines[start:]), start + 1
+
+
+def _tokens(movetext: str, first_line: int) -> tuple[list[tuple[str, str]], int]:
+    """(word, where) of every word of the movetext outside comments and variations."""
+    plain, skipped = _strip(movetext)
+    return [(m.group(), _where(movetext, m.start(), first_line)) for m in re.finditer(r"\S+", plain)], skipped
+
+
+def _replay(start: Position, rules: Rules, tokens: list[tuple[str, str]], quiet: int = 0) -> Game:
+    turn = Turn(Game(start, rules, quiet_plies=quiet))
+    for token, where in tokens:
+        try:
+            turn.play_token(token)
+        except NotationError as error:
+            raise InvalidNotationError(f"{where} ({token[:20]}): {error}") from None
+    if turn.partial:
+        raise InvalidNotationError(f"the record ends after {' '.join(turn.partial)}, a mill without its take")
+    return turn.game
+
+
+def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+    """The game of a PGN record of the Sanmill app: its tags (``Variant`` names the rules;
+    ``FEN`` with ``SetUp "1"`` the start), its moves (``1. d6 f4``, the takes glued or as
+    tokens of their own, ``N...`` for Black first), comments, NAGs and a result marker
+    skipped, variations skipped with a note.  Returns (game, notes)."""
+    tags, movetext, first = _tags_and_movetext(text)
+    named = tags.get("Variant")
+    if named is not None:
+        if named not in VARIANT_TAGS and not named.startswith("muehle:"):
+            raise InvalidNotationError(f"PGN: variant {named[:40]!r}: muehle reads "
+                                       f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
+        try:
+            variant = Rules.from_name(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"))
+        except ValueError as error:
+            raise InvalidNotationError(f"PGN: variant {named[:40]!r}: {error}") from None
+        if rules is not None and rules != variant:
+            raise InvalidNotationError(f"PGN: the record is of {named}, not of the rules {rules.name}")
+        rules = variant
+    rules = rules or STANDARD
+    start = "startpos"
+    quiet = 0
+    if "FEN" in tags:
+        setup = read_setup(tags["FEN"], rules.stones, rules.board)
+        start = Position(*setup.position_fields(), board=rules.board)
+        quiet = 0 if start.in_placement else min(setup.quiet_plies, 50)
+    start = start if isinstance(start, Position) else Position(*read_setup(start, rules.stones, rules.board)
+                                                               .position_fields(), board=rules.board)
+    words, skipped = _tokens(movetext, first)
+    tokens = []
+    for word, where in words:
+        word = re.sub(r"^[0-9]+\.(\.\.)?", "", word)             # a move number, glued or not
+        word = re.sub(r"[!?]+$", "", word)                       # a move's mark
+        if not word or word in ("*", "1-0", "0-1", "1/2-1/2") or re.fullmatch(r"\$[0-9]+", word):
+            continue
+        tokens.append((word.lower(), where))
+    notes = [f"{skipped} variation{'s' if skipped != 1 else ''} skipped (the main line is read)"] if skipped else []
+    try:
+        return _replay(start, rules, tokens, quiet), notes
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PGN: {error}") from None
+
+
+def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+    """The game of a PlayOK move list (``1. 5 14 2. 8-9x11``: points numbered 1..24 row
+    by row from a7; ``N`` placed, ``N-M`` moved, ``xN`` or ``NxM`` taken).  Returns
+    (game, notes)."""
+    rules = rules or STANDARD
+    if rules.board.num_points != 24:
+        raise InvalidNotationError(f"PlayOK: its points are those of a 24-point board, not of the {rules.board.name} board")
+    tags, movetext, first = _tags_and_movetext(text)
+    words, _ = _tokens(movetext, first)
+    tokens = []
+    for word, where in words:
+        if re.fullmatch(r"[0-9]+\.(\.\.)?", word) or word in ("*", "1-0", "0-1", "1/2-1/2"):
+            continue
+        match = re.fullmatch(r"(x?)([0-9]{1,2})(?:-([0-9]{1,2}))?(?:x([0-9]{1,2}))?", word)
+        if not match:
+            raise InvalidNotationError(f"PlayOK: {where}: cannot read {word[:20]!r}: moves are N, N-M, xN or N-MxK")
+        numbers = [n for n in match.groups()[1:] if n is not None]
+        if any(not 1 <= int(n) <= 24 for n in numbers):
+            raise InvalidNotationError(f"PlayOK: {where}: {word[:20]!r}: points are numbered 1 to 24")
+        name = lambda n: PLAYOK_POINTS[int(n) - 1]
+        x, a, b, take = match.groups()
+        token = ("x" if x else "") + name(a) + (f"-{name(b)}" if b else "") + (f"x{name(take)}" if take else "")
+        tokens.append((token, where))
+    start = Position(*read_setup("startpos", rules.stones, rules.board).position_fields(), board=rules.board)
+    try:
+        return _replay(start, rules, tokens), []
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PlayOK: {error}") from None
+
+
+def record_format(text: str) -> str:
+    """Which format a record is in: ``playok`` (PlayOK's site tag, or numbers only after
+    the move numbers), ``pgn`` (tags, or move numbers ``1.``), else ``muehle``."""
+    if '[Site "PlayOK"]' in text:
+        return "playok"
+    tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
+    plain = re.sub(r"\{[^}]*\}", " ", movetext)
+    if re.search(r"(^|\s)1\.", plain) and not re.search(r"[a-gA-G]", plain):
+        return "playok"
+    if tags or re.search(r"(^|\s)1\.", plain):
+        return "pgn"
+    return "muehle"
+
+
+def read_any_record(text: str, rules: Optional[Rules] = None,
+                    default: Rules = STANDARD) -> tuple[Game, list[str]]:
+    """The game of a record in any format muehle reads (:data:`RECORD_FORMATS`), and
+    notes on what was left out; InvalidNotationError says what is wrong, and where."""
+    if not isinstance(text, str):
+        raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
+    kind = record_format(text)
+    if kind == "playok":
+        return read_playok(text, rules or default)
+    if kind == "pgn":
+        return read_pgn(text, rules if rules is not None else None if "[Variant" in text else default)
+    return Game.from_record(text, rules, default=default), []
+
+
+def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehle game",
+             date: Optional[datetime.date] = None) -> str:
+    """The PGN of ``game`` as the Sanmill app writes it: its tags (``Variant``: the app's
+    name of the rules, else ``muehle:<rules>``, ``FEN`` and ``SetUp`` where the game does not start from the
+    start, ``PlyCount`` counting the takes as the app does), the moves two a line with
+    the takes glued, the result marker."""
+    date = date or datetime.date.today()
+    result = game.outcome()
+    marker = "*" if result is None else "1/2-1/2" if result.winner == "draw" else \
+        "1-0" if result.winner == "w" else "0-1"
+    tags = [("Event", event), ("Site", "muehle"), ("Date", f"{date.year}.{date.month}.{date.day}"),
+            ("Round", "1"), ("White", white), ("Black", black), ("Result", marker)]
+    tags.append(("Variant", {v: k for k, v in VARIANT_TAGS.items()}.get(game.rules.name)
+                  or f"muehle:{game.rules.name}"))
+    start = Position(*read_setup("startpos", game.rules.stones, game.rules.board).position_fields(),
+                     board=game.rules.board)
+    if game.start != start:
+        from .formats import Setup, fen_text
+        s = game.start
+        tags += [("FEN", fen_text(Setup(s.white, s.black, s.white_hand, s.black_hand, s.turn,
+                                        quiet_plies=game.quiet_counts[0]), game.rules.board)),
+                 ("SetUp", "1")]
+    tags.append(("PlyCount", str(sum(len(actions(m)) for m in game.moves))))
+    lines = [f'[{name} "{value}"]' for name, value in tags] + [""]
+    moves = [str(m) for m in game.moves]
+    number, i, row = 1, 0, []
+    if game.start.turn == "b" and moves:
+        row.append(f"{number:>2}... {moves[0]}")
+        lines.append(" ".join(row))
+        number, i, row = 2, 1, []
+    while i < len(moves):
+        lines.append(f"{number:>2}. " + " ".join(moves[i:i + 2]))
+        number, i = number + 1, i + 2
+    lines[-1] += f" {marker}" if moves else marker
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,181 @@
+"""Records of other programs (:mod:`solver.records`): the Sanmill app's PGN and PlayOK's
+move lists read, PGN written, against the samples of the app's sources; ``muehle record``
+and ``analyze`` reading them."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from solver.cli import main
+from solver.errors import InvalidNotationError
+from solver.game import Game
+from solver.records import PLAYOK_POINTS, pgn_text, read_any_record, record_format
+from solver.rules import Rules
+
+#: The app's test of a game won by taking Black down to two stones (its 2025 export,
+#: four spaces between the moves), which its importer must read back.
+SANMILL_WON = """ 1.    g1    b4
+ 2.    f2    f4
+ 3.    d1    d6
+ 4.    a1xf4    f4
+ 5.    g4    d2
+ 6.    g7xf4    f4
+ 7.    c3    c5
+ 8.    b6    a7
+ 9.    d3    e3
+10.    c3-c4    d2-b2
+11.    d1-d2    e3-e4
+12.    d2-d1xb2    c5-d5
+13.    f2-d2xd6    b4-a4
+14.    c4-b4    f4-f2
+15.    g7-d7    e4-f4
+16.    d3-e3    d5-d6
+17.    e3-e4    d6-f6xb4
+18.    d2-b2    f2-d2
+19.    d7-g7xf4    a7-d7
+20.    g4-f4    a4-b4
+21.    f4-g4xf6    d2-d5
+22.    d1-d2    b4-d6xd2
+23.    g4-f4    d5-g4
+24.    b2-d2    g4-d5xd2
+25.    g1-g4xd6
+"""
+
+#: The app's test of its history navigation: a tagged record.
+SANMILL_TAGGED = """[Event "Sanmill-Game"]
+[Site "Sanmill"]
+[Date "2026.1.27"]
+[Round "1"]
+[White "Human"]
+[Black "AI"]
+[Result "*"]
+[Variant "Nine Men's Morris"]
+[PlyCount "4"]
+
+ 1.    d2    f4
+ 2.    f2    d6
+"""
+
+#: The same test file's compact record.
+SANMILL_COMPACT = """1. d6 f4
+2. d2 b4
+3. e4 d5
+4. c4 d3
+5. g4 d7
+6. a4 d1
+7. e5 e3
+8. c3 c5
+9. f6 b6
+10. a4-a7 b4-a4
+11. c4-b4 c5-c4
+12. g4-g1 d7-g7
+13. g1-g4 g7-d7
+14. g4-g1 d7-g7
+15. g1-g4 d1-g1
+16. a7-d7 g1-d1
+"""
+
+#: The app's test of the PlayOK import: g7 closes a7-d7-g7 and takes b6.
+PLAYOK = '[Site "PlayOK"]\n[Event "Mill Game"]\n1. 1 4 2. 2 5 3. 3x4 6\n'
+
+
+def test_the_apps_won_game_reads_and_ends_as_it_says():
+    game, notes = read_any_record(SANMILL_WON)
+    assert notes == [] and len(game.moves) == 49
+    assert str(game.moves[6]) == "a1xf4" and str(game.moves[-1]) == "g1-g4xd6"
+    result = game.outcome()
+    assert (result.winner, result.reason) == ("w", "fewer than three stones")
+
+
+def test_the_apps_tagged_and_compact_records_read():
+    game, _ = read_any_record(SANMILL_TAGGED)
+    assert [str(m) for m in game.moves] == ["d2", "f4", "f2", "d6"]
+    game, _ = read_any_record(SANMILL_COMPACT)
+    assert len(game.moves) == 32 and str(game.moves[-1]) == "g1-d1"
+
+
+def test_playok_reads_with_its_numbers():
+    assert PLAYOK_POINTS[0] == "a7" and PLAYOK_POINTS[9] == "a4" and PLAYOK_POINTS[-1] == "g1"
+    assert record_format(PLAYOK) == "playok" and record_format("1. 5 14 2. 8-9x11") == "playok"
+    game, _ = read_any_record(PLAYOK)
+    assert [str(m) for m in game.moves] == ["a7", "b6", "d7", "d6", "g7xb6", "f6"]
+    # the take as a token of its own, as the app also reads it
+    same, _ = read_any_record("1. 1 4 2. 2 5 3. 3 x4 6")
+    assert same.moves == game.moves
+
+
+def test_comments_nags_and_variations_are_skipped_with_a_note():
+    text = '[Event "x"]\n\n1. d6 {a comment\nover two lines} f4! $1 2. d2?! (2. a7 (2. g7) b4) 2... b4 ; remark\n3. g4 *'
+    game, notes = read_any_record(text)
+    assert [str(m) for m in game.moves] == ["d6", "f4", "d2", "b4", "g4"]
+    assert notes == ["1 variation skipped (the main line is read)"]
+
+
+def test_a_set_up_start_and_black_first():
+    tags = '[FEN "{}"]\n[SetUp "1"]\n[Variant "muehle:standard-s4"]\n\n'
+    with pytest.raises(InvalidNotationError, match="field 7"):      # 3 of Black's, none on the board
+        read_any_record(tags.format("********/********/*O*O*O*O b m s 4 0 3 0 0 0 0 0 0 0 0 0 1") + " 1... a4-a7")
+    game, _ = read_any_record(tags.format("@*@*@***/********/*O*O*O*O b m s 4 0 3 0 0 0 0 0 0 0 0 0 1")
+                              + " 1... d5-c5 2. a1-a4")
+    assert game.rules == Rules(stones=4) and str(game.start) == "W:a1,a7,g1,g7 B:d3,d5,e4 b"
+    assert [str(m) for m in game.moves] == ["d5-c5", "a1-a4"]
+
+
+def random_game(rng: random.Random, rules: Rules) -> Game:
+    game = Game(None, rules)
+    while game.outcome() is None and len(game.moves) < 120:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(stones=4), Rules.from_name("twelve-mens")])
+def test_pgn_written_reads_back_the_same_game(rules):
+    rng = random.Random(53)
+    for _ in range(40):
+        game = random_game(rng, rules)
+        text = pgn_text(game, "Human", "muehle")
+        back, notes = read_any_record(text)
+        assert back.moves == game.moves and back.rules == rules and notes == []
+        assert f'[PlyCount "{sum(1 + len(m.takes) for m in game.moves)}"]' in text
+        result = game.outcome()
+        if result is not None:
+            assert text.rstrip().endswith({"w": "1-0", "b": "0-1", "draw": "1/2-1/2"}[result.winner])
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1. d6 f4 2. d6", "line 1 column 13 (d6): d6 is not legal"),
+    ('[Event "x"]\n\n1. d6\n2. zz', "line 4 column 4 (zz): cannot read move"),
+    ("1. 1 4 2. 2 5 3. 3x2 6", "line 1 column 15 (g7xd7): xd7 is not legal"),
+    ("1. 1 4 2. 99", "line 1 column 11: '99': points are numbered 1 to 24"),
+    ("1. d6 {open", "line 1 column 7: a comment is opened"),
+    ("1. d6 ) f4", "line 1 column 7: a ')' closes no variation"),
+    ('[Event "x"\n1. d6', "line 1: a tag is"),
+    ('[Variant "Dice Mill"]\n1. d6', "variant 'Dice Mill'"),
+    ("1. a7 a1 2. d7 d1 3. g7", "a mill without its take"),
+])
+def test_what_cannot_be_read_names_the_line_and_column(text, words):
+    with pytest.raises(InvalidNotationError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        read_any_record(text)
+    result = CliRunner().invoke(main, ["record", "-"], input=text)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+
+
+def test_record_writes_pgn_and_analyze_reads_it(db4, tmp_path):
+    runner = CliRunner()
+    path = tmp_path / "game.txt"
+    path.write_text(PLAYOK)
+    pgn = runner.invoke(main, ["record", "--stones", "4", "--white", "Ann", str(path)]).output
+    assert '[White "Ann"]' in pgn and '[Variant "muehle:standard-s4"]' in pgn and " 3. g7xb6 f6 *" in pgn
+    (tmp_path / "game.pgn").write_text(pgn)
+    ours = runner.invoke(main, ["record", "--to", "muehle", str(tmp_path / "game.pgn")]).output
+    assert ours.splitlines()[0] == "rules: standard-s4" and "g7xb6" in ours
+    # analyze reads the PGN (a variation in it noted on standard error)
+    (tmp_path / "var.pgn").write_text(pgn.replace(" 3. g7xb6", " (2... f6) 3. g7xb6"))
+    result = runner.invoke(main, ["analyze", "--db", str(db4), "--json", str(tmp_path / "var.pgn")])
+    rows = json.loads(result.stdout)["moves"]
+    assert [r["move"] for r in rows] == ["a7", "b6", "d7", "d6", "g7xb6", "f6"]
+    assert "note: 1 variation skipped" in result.stderr
