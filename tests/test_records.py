@@ -149,7 +149,7 @@ def test_pgn_written_reads_back_the_same_game(rules):
 @pytest.mark.parametrize("text, words", [
     ("1. d6 f4 2. d6", "line 1 column 13 (d6): d6 is not legal"),
     ('[Event "x"]\n\n1. d6\n2. zz', "line 4 column 4 (zz): cannot read move"),
-    ("1. 1 4 2. 2 5 3. 3x2 6", "line 1 column 15 (g7xd7): xd7 is not legal"),
+    ("1. 1 4 2. 2 5 3. 3x2 6", "line 1 column 18 (g7xd7): xd7 is not legal"),
     ("1. 1 4 2. 99", "line 1 column 11: '99': points are numbered 1 to 24"),
     ("1. d6 {open", "line 1 column 7: a comment is opened"),
     ("1. d6 ) f4", "line 1 column 7: a ')' closes no variation"),
