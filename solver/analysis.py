@@ -16,9 +16,12 @@ from typing import Optional
 
 from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
+from .errors import InvalidNotationError
+from .formats import fen_text, malom_text, read_setup
 from .notation import BLACK, WHITE, format_position
 from .position import Move, Position
 from .choice import probe_game_moves, trap_choice
+from .rules import Rules
 from .probe import Database, MoveProbe, RuleMoveProbe, best_of
 from .values import DRAW, LOSS, WDL, WIN
 
@@ -173,6 +176,29 @@ def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
         if result is not None:
             return (ply, result.reason) if result.winner == DRAW else None
     return None
+
+
+def convert_object(text: str, rules) -> dict:
+    """``{"muehle", "fen", "malom", "take", "note"}``: a position given in any format
+    muehle reads (:func:`~solver.formats.read_setup`), checked against ``rules``, written
+    in each: muehle's position string (null where a take is pending: its positions lie
+    between turns, and ``note`` says so), Sanmill's FEN, Malom's clipboard text.
+
+    >>> convert_object("startpos", Rules())["fen"]
+    '********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1'
+    """
+    setup = read_setup(text, rules.stones, rules.board)
+    pos = Position(setup.white, setup.black, setup.white_hand, setup.black_hand, setup.turn, board=rules.board)
+    try:
+        pos.check_rules(rules)
+    except ValueError as error:
+        raise InvalidNotationError(str(error)) from None
+    try:
+        ours, note = format_position(Position(*setup.position_fields(), board=rules.board)), None
+    except InvalidNotationError as error:
+        ours, note = None, str(error)
+    return {"muehle": ours, "fen": fen_text(setup, rules.board),
+            "malom": malom_text(setup, rules.board, rules.stones), "take": setup.take, "note": note}
 
 
 def game_over(game: Game) -> Optional[WDL]:
@@ -386,5 +412,5 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
 
 
 __all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "blunder",
-           "review_move", "review_summary", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
+           "review_move", "review_summary", "convert_object", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
            "LOST_TO_A_LOSS", "LOST_TO_A_DRAW", "SLOWER", "MARKS"]

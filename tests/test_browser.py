@@ -18,6 +18,7 @@ import pytest
 from solver.board import POINT_NAMES
 from solver.probe import open_database
 from solver.rules import Rules
+from solver.analysis import convert_object
 from solver.position import parse_position
 
 #: The hint colours the page promises (README: green a win, grey a draw, red a loss),
@@ -248,9 +249,13 @@ def test_position_editor_and_query(server, browser, database):
     driver.find_element(By.ID, "tab-position").click()
     field = driver.find_element(By.ID, "edit-position")
     field.clear()
-    field.send_keys("W:a1,d1,g1 B:a7,d7,f6 b")
+    # given as Sanmill's FEN: read, shown in muehle's notation, and the FEN and Malom's text
+    formats = convert_object("W:a1,d1,g1 B:a7,d7,f6 b", FOUR)
+    field.send_keys(formats["fen"])
     driver.find_element(By.ID, "edit-set").click()
     idle(driver)
+    assert driver.find_element(By.ID, "edit-position").get_attribute("value") == "W:a1,d1,g1 B:a7,d7,f6 b"
+    assert text(driver, "edit-formats") == f"FEN: {formats['fen']}\nMalom: {formats['malom']}"
     # Editing: a black stone on d6, then taken away again.
     driver.find_element(By.CSS_SELECTOR, "input[name=tool][value=b]").click()
     click_point(driver, "edit-board", "d6")

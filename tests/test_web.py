@@ -1009,3 +1009,19 @@ def test_a_slow_reader_gets_every_answer_whole(db4):
         slow.close()
     answers = got.split(b"HTTP/1.1 200")[1:]
     assert len(answers) == 3 and all(a.rstrip().endswith(b"</svg>") for a in answers), len(got)
+
+
+def test_positions_of_other_programs_are_read_and_written(client):
+    """Every endpoint that takes a position reads Sanmill's FEN and Malom's text;
+    /api/convert writes a position in each format (as muehle convert --json)."""
+    fen = "********/********/*O*O*O*O b m s 4 0 3 0 0 0 0 0 0 0 0 0 1".replace("********/********", "@*@*@***/********")
+    answer = client.post("/api/convert", json={"position": fen}).json()
+    assert answer["muehle"] == "W:a1,a7,g1,g7 B:d3,d5,e4 b" and answer["fen"] == fen and answer["take"] == 0
+    for text in (fen, answer["malom"]):
+        assert client.post("/api/moves", json={"position": text}).json()["position"] == answer["muehle"]
+    pending = client.post("/api/convert", json={"position": "*****OOO/********/@@****** w p r 3 1 2 2 1 0 0 0 0 0 0 0 4"})
+    assert pending.status_code == 200 and pending.json()["muehle"] is None and "takes next" in pending.json()["note"]
+    refused = client.post("/api/moves", json={"position": "*****OOO/********/@@****** w p r 3 1 2 2 1 0 0 0 0 0 0 0 4"})
+    assert refused.status_code == 400 and "takes next" in refused.json()["error"]
+    bad = client.post("/api/convert", json={"position": "********/********/******** w q p 0 4 0 4 0 0 0 0 0 0 0 0 1"})
+    assert bad.status_code == 400 and "FEN field 3 (phase)" in bad.json()["error"]

@@ -9,13 +9,13 @@ from typing import Optional
 
 import click
 
-from ..analysis import moves_object
+from ..analysis import convert_object, moves_object
 from ..diagram import diagram
 from ..errors import InvalidNotationError
-from ..formats import FORMATS, fen_text, malom_text, read_setup
+from ..formats import FORMATS
 from ..game import Game, describe_phase
 from ..notation import format_position
-from ..position import Position, popcount
+from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..svg import board_svg
 from .common import COLOUR_NAMES, fail, main, position_argument, rules_options, stone_marks
@@ -132,7 +132,9 @@ def variants(as_json: bool) -> None:
 @click.argument("position", nargs=-1, required=True)
 @click.option("--to", "target", type=click.Choice(FORMATS + ("all",)), default="all", show_default=True,
               help="The format to write: muehle's position string, Sanmill's FEN, Malom's clipboard text.")
-def convert(position: tuple[str, ...], rules: Rules, target: str) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"muehle", "fen", "malom", "take", "note"} instead.')
+def convert(position: tuple[str, ...], rules: Rules, target: str, as_json: bool) -> None:
     """Write POSITION, given in any format muehle reads (its own position string,
     Sanmill's FEN, Malom's clipboard text), in another.
 
@@ -140,29 +142,21 @@ def convert(position: tuple[str, ...], rules: Rules, target: str) -> None:
     without a take and its move number carry over to Malom's text (as the moves since
     the last take) and back; fields muehle has no use for are written back as read to
     the format they came from.  A position with a take pending (a mill just closed) has
-    no muehle position string: converting it to one is refused.
+    no muehle position string: converting it to one is refused.  Malom's text starts
+    with -1: put -- before it for the other commands (muehle show -- '-1,...').
 
     \b
     Examples:
       muehle convert 'W:a1,d2,g7 B:a4,b6 w 6 7' --to fen
       muehle convert '********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1'
     """
-    text = " ".join(position)
-    setup = read_setup(text, rules.stones, rules.board)
-    pos = Position(setup.white, setup.black, setup.white_hand, setup.black_hand, setup.turn,
-                   board=rules.board)
-    try:
-        pos.check_rules(rules)
-    except ValueError as error:
-        raise InvalidNotationError(str(error)) from None
-    writers = {"muehle": lambda: format_position(Position(*setup.position_fields(), board=rules.board)),
-               "fen": lambda: fen_text(setup, rules.board),
-               "malom": lambda: malom_text(setup, rules.board, rules.stones)}
-    if target != "all":
-        click.echo(writers[target]())
-        return
-    for name in FORMATS:
-        try:
-            click.echo(f"{name + ':':<8}{writers[name]()}")
-        except InvalidNotationError as error:
-            click.echo(f"{name + ':':<8}- ({error})")
+    obj = convert_object(" ".join(position), rules)
+    if as_json:
+        click.echo(json.dumps(obj))
+    elif target == "all":
+        for name in FORMATS:
+            click.echo(f"{name + ':':<8}{obj[name] if obj[name] is not None else '- (' + obj['note'] + ')'}")
+    elif obj[target] is None:
+        raise InvalidNotationError(obj["note"])
+    else:
+        click.echo(obj[target])

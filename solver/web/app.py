@@ -36,7 +36,7 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..analysis import analyze_object, best_move_object, moves_object, query_object
+from ..analysis import analyze_object, best_move_object, convert_object, moves_object, query_object
 from ..records import read_any_record
 from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
@@ -555,6 +555,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         line = bool_param(params, "line")
         return query_object(service.database(rules), game.position, line, game)
 
+    def api_convert(params: dict) -> dict:
+        text = text_param(params, "position")
+        if text is None or not text.strip():
+            raise ApiError("give a position (position=...) in any format muehle reads")
+        return convert_object(text, service.rules_of(params))
+
     def api_moves(params: dict) -> dict:
         rules = service.rules_of(params)
         game = game_after(params, rules, required=False)
@@ -642,6 +648,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         Route("/", index),
         Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
         Route("/api/moves", endpoint(api_moves, shared=False, blocking=False), methods=["GET", "POST"]),
+        Route("/api/convert", endpoint(api_convert, shared=False, blocking=False), methods=["GET", "POST"]),
         Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
         Route("/api/analyze", endpoint(api_analyze), methods=["POST"]),
         Route("/api/rules", endpoint(api_rules, shared=False), methods=["GET"]),

@@ -371,6 +371,8 @@ async function drawEditBoard(query) {
     if (!response.ok) throw new Error(JSON.parse(body).error);
     $("edit-board").innerHTML = body;
     say("edit-message", "");
+    const formats = await api("/api/convert", { rules: S.rules, position: text });
+    $("edit-formats").textContent = `FEN: ${formats.fen}\nMalom: ${formats.malom}`;
   } catch (error) {
     say("edit-message", error.message, true);
   } finally {
