@@ -632,13 +632,16 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
     plain tables where they are built (the rule only draws: a pair's values are the
     plain ones, cursed wins and blessed losses included; a placement position won or
     lost under the rule is won or lost without it).  Returns the files checked (pairs,
-    placement subspaces) and what failed, one line each."""
+    placement subspaces) and what failed, one line each.  ``pair``: that pair alone (as
+    the plain check's ``--pair``; the pairs its mills lead into are read, not checked)."""
     check_rules(rules)
     check_quiet_limit(limit)
     root = Path(root)
     lookup = reader(root, rules, limit)
     checked, failed = [], []
     pairs, subs = plan(rules, max_total, pair)
+    if pair is not None:
+        pairs = [p for p in pairs if tuple(p) == tuple(pair)]
     for p in pairs:
         path = storage.rule_path(root, rules, p, limit)
         if not path.exists():

@@ -134,6 +134,11 @@ class Player:
         GameOverError once it is over)."""
         raise NotImplementedError
 
+    def stop(self) -> None:
+        """Cut short a ``choose`` under way in another thread (an engine's ``stop``): a
+        search ends at its next look at the clock with the best of the depths it has
+        done.  Nothing for a player that does not search."""
+
     def _legal(self, game: Game) -> list[Move]:
         if game.rules != self.rules:
             raise ValueError(f"a player of rules {self.rules.name} cannot play a game of rules "
@@ -230,6 +235,8 @@ class SearchPlayer(Player):
         self._missing: set[tuple[int, int]] = set()
         self.nodes = 0
         self.reached = 0            # depth of the last completed iteration
+        self._stopped = False
+        self._deadline: Optional[float] = None
 
     # --- the search ------------------------------------------------------------
     def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
@@ -353,7 +360,8 @@ class SearchPlayer(Player):
         moves = self._moves(own, opp, hm, ho)
         self.rng.shuffle(moves)
         self.nodes = 0
-        self._deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        self._deadline = (0.0 if self._stopped else None if self.seconds is None
+                          else time.perf_counter() + self.seconds)
         if len(self.table) > 2_000_000:
             self.table.clear()
         result = None
@@ -382,6 +390,10 @@ class SearchPlayer(Player):
             return moves[0]
         _, best = self.search(game)
         return self.rng.choice(best)
+
+    def stop(self) -> None:
+        self._stopped = True        # (asked before the search starts: it starts stopped)
+        self._deadline = 0.0        # (past: the search's next look at the clock ends it)
 
 
 class MediumPlayer(SearchPlayer):
@@ -442,6 +454,9 @@ class PerfectPlayer(Player):
                 self.say(f"perfect: the database cannot answer ({error}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]
+
+    def stop(self) -> None:
+        self.fallback.stop()
 
     def _best(self, game: Game) -> Optional[Move]:
         """One of the database's best moves in ``game`` (None: none); raises DatabaseError."""

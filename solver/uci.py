@@ -138,6 +138,7 @@ class Engine:
         self.worker: Optional[threading.Thread] = None
         self.stopped = threading.Event()
         self.planned: Optional[Move] = None           # the move the last go began
+        self.player = None                            # the player of the go under way
 
     # --- output -----------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -193,6 +194,9 @@ class Engine:
                 self.cmd_go(args)
             elif command == "stop":
                 self.stopped.set()
+                player = self.player
+                if player is not None:
+                    player.stop()
                 self.wait()
             elif command == "eval":
                 self.wait()
@@ -204,6 +208,8 @@ class Engine:
             self.error(one_line(error))
         except ValueError as error:
             self.error(str(error).splitlines()[0] if str(error) else type(error).__name__)
+        except Exception as error:      # (a session survives any line: said, not raised)
+            self.error(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
         return True
 
     def wait(self) -> None:
@@ -366,6 +372,7 @@ class Engine:
             seconds = options.get("movetime", self.move_ms) / 1000
             player = make_player(self.level, self.rules, self.rng, database,
                                  say=lambda text: self.say(f"info string {text}"), seconds=seconds)
+            self.player = player
             if not n:
                 move = player.choose(game)
             else:

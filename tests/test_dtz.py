@@ -408,6 +408,9 @@ def test_build_and_check_of_the_rule_tables(db4_rule):
                                                       "50-ply rule"), ok.output
     six = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--quiet-limit", 6)
     assert six.exit_code == 0 and "6-ply rule" in six.output, six.output
+    # --pair: that pair alone, as the plain check's (the pairs it leads into read, not checked)
+    one = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--pair", "4-4")
+    assert one.exit_code == 0 and one.output.startswith("ok: 1 pair(s) and 0 placement subspace(s)"), one.output
     # the plain check knows the rule's files: none of them is called stray
     plain = run("check", "--db", db4_rule, "--stones", 4, "--phase", "moving", "--quiet")
     assert plain.exit_code == 0 and "no build" not in plain.output, plain.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import random
 import subprocess
 import sys
 import threading
@@ -293,3 +294,54 @@ def test_other_levels_and_options(gui):
     gui.send("setoption name Rules value standard-s3", "position startpos", "go")
     lines = gui.until("bestmove")
     assert bestmove(lines) in FOUR.board.points or lines[-1] == "bestmove none"
+
+
+def test_any_line_thrown_at_a_session_leaves_it_answering(root):
+    """Random lines of commands, words of the protocol, points, numbers and garbage:
+    every go gets its bestmove, nothing escapes, and the session still plays after."""
+    import io
+    from solver.uci import Engine
+
+    rng = random.Random(53)
+    words = ["uci", "isready", "go", "position", "startpos", "fen", "moves", "setoption", "name", "value",
+             "Level", "Rules", "perfect", "easy", "topn", "movetime", "depth", "infinite", "stop", "eval", "d",
+             "ucinewgame", "x", "-", "a7", "xa1", "d7-d6", "g7xa1", "0", "-1", "999999999999", "",
+             "********/********/********", "w", "p", "m", "r", "O", "@", "*", "é", "\t", "malom2", "true"]
+    points = list(FOUR.board.points)
+    out = io.StringIO()
+    engine = Engine(out, db=str(root), rules=FOUR)
+    gos = 0
+    for _ in range(3000):
+        if rng.random() < 0.5:
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+        else:
+            line = "position startpos moves " + " ".join(rng.choice(points + ["x" + p for p in points])
+                                                       for _ in range(rng.randint(0, 10)))
+        if line.split()[:1] == ["go"] and "infinite" in line.split():
+            line = "go"                     # (no stop would come in time)
+        engine.handle(line)
+        engine.wait()
+        gos += line.split()[:1] == ["go"]
+    engine.handle("position startpos")
+    engine.handle("go")
+    engine.wait()
+    engine.finish()
+    lines = out.getvalue().splitlines()
+    assert sum(line.startswith("bestmove") for line in lines) == gos + 1
+    assert lines[-1].split()[0] == "bestmove" and lines[-1].split()[1] in FOUR.board.points
+    assert not any("Error:" in line and "error:" not in line for line in lines)
+
+
+def test_stop_cuts_a_long_search_short(root):
+    """hard, given a minute: stop ends its search at once with the best it has."""
+    engine = Gui("--db", root, "--stones", 4, "--level", "hard")
+    try:
+        engine.send("position fen O*******/O*O*****/@@**@*** w m s 3 0 3 0 0 0 0 0 0 0 0 0 1",
+                    "go movetime 60000")
+        time.sleep(0.5)
+        started = time.monotonic()
+        engine.send("stop")
+        lines = engine.until("bestmove", timeout=WAIT)
+        assert bestmove(lines) not in ("none", "draw") and time.monotonic() - started < 20
+    finally:
+        engine.close()
