@@ -118,9 +118,19 @@ def test_a_whole_game_in_the_browser(server, browser, database, tmp_path):
     driver.get(server + "?seed=1")          # the computer's choices repeatable
     idle(driver, 0)
     assert Select(driver.find_element(By.ID, "rules")).first_selected_option.get_attribute("value") == "standard-s4"
-    # Missing rule sets are named with the command that builds them.
+    # The first screen: no list of what is missing; the menu marks the rule sets not
+    # built, and picking one names the command that builds it.
+    assert text(driver, "rules-info") == ""
+    menu = Select(driver.find_element(By.ID, "rules"))
+    labels = [o.text for o in menu.options]
+    assert "standard (9 stones, not built)" in labels and labels[0].startswith("standard-s4 (4 stones")
+    menu.select_by_value("standard")
+    idle(driver)
     info = text(driver, "rules-info")
-    assert "standard: not built" in info and "muehle build --db" in info
+    assert info.startswith("standard: not built") and "muehle build --db" in info
+    menu.select_by_value("standard-s4")
+    idle(driver)
+    assert text(driver, "rules-info") == ""
     Select(driver.find_element(By.ID, "level")).select_by_value("perfect")
     Select(driver.find_element(By.ID, "colour")).select_by_value("w")
     driver.find_element(By.ID, "new-game").click()

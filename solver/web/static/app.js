@@ -68,12 +68,20 @@ async function loadRules() {
   S.rulesets = info.rule_sets;
   const select = $("rules");
   select.innerHTML = "";
-  for (const r of info.rule_sets) {
-    if (r.built === 0 && !r.default) continue;
-    const option = document.createElement("option");
-    option.value = r.name;
-    option.textContent = `${r.name} (${r.stones} stones${r.complete ? "" : ", " + r.built + "/" + r.pairs + " pairs"})`;
-    select.appendChild(option);
+  // Built rule sets first; the others offered too, marked, with their build command
+  // shown where one is picked (the board plays them by the rules, without values).
+  const groups = [["built", (r) => r.built > 0], ["not built", (r) => r.built === 0]];
+  for (const [label, wanted] of groups) {
+    const group = document.createElement("optgroup");
+    group.label = label;
+    for (const r of info.rule_sets.filter(wanted)) {
+      const option = document.createElement("option");
+      option.value = r.name;
+      option.textContent = `${r.name} (${r.stones} stones`
+        + (r.complete ? ")" : r.built ? `, ${r.built}/${r.pairs} pairs)` : ", not built)");
+      group.appendChild(option);
+    }
+    if (group.children.length) select.appendChild(group);
   }
   select.value = info.default;
   S.rules = select.value;
@@ -86,20 +94,20 @@ async function loadRules() {
   showRulesInfo();
 }
 
+// What the picked rule set lacks, and the command that builds it (nothing when complete).
 function showRulesInfo() {
   const box = $("rules-info");
   box.innerHTML = "";
-  for (const r of S.rulesets) {
-    if (r.complete) continue;
-    const line = document.createElement("div");
-    line.className = "missing";
-    line.dataset.rules = r.name;
-    line.append(`${r.name}: ${r.status}. Build with: `);
-    const code = document.createElement("code");
-    code.textContent = r.build_command;
-    line.append(code);
-    box.appendChild(line);
-  }
+  const r = S.rulesets.find((x) => x.name === S.rules);
+  if (!r || r.complete) return;
+  const line = document.createElement("div");
+  line.className = "missing";
+  line.dataset.rules = r.name;
+  line.append(`${r.name}: ${r.status}. Build with: `);
+  const code = document.createElement("code");
+  code.textContent = r.build_command;
+  line.append(code);
+  box.appendChild(line);
 }
 
 // --- the board's marks --------------------------------------------------------------
@@ -560,6 +568,7 @@ async function main() {
   }
   $("rules").addEventListener("change", async () => {
     S.rules = $("rules").value;
+    showRulesInfo();
     S.start = null;
     await newGame();
     await setEditorFrom("startpos");
