@@ -55,10 +55,10 @@ PULL_RATIO = 1.0
 #: better on pair 3-8 once pull rounds read their successors from cache: 71-73 CPU s
 #: of solve against 74-76; 2 was worse, 83-84).  (Using this
 #: ratio for sliding sides too made pair 4-7 take 1.8 times the CPU time: there the
-#: states a push reaches mostly have their counts already.)  0.125 until 2026-12-02;
-#: 0.03 took the solve of 3-7 from 11.7 to 10.2-10.4 CPU s and of 3-8 from 21.4 to
-#: 18.9 (0.01 and 0 were no better on 3-8; 3-3 and 3-9 the same), with the pulls'
-#: tables (rest_pull_table) and without.
+#: states a push reaches mostly have their counts already.)  0.03 against 0.125: the
+#: solve of 3-7 in 10.2-10.4 CPU s against 11.7, of 3-8 in 18.9 against 21.4 (0.01 and
+#: 0 no better on 3-8; 3-3 and 3-9 the same), with the pulls' tables
+#: (rest_pull_table) and without: docs/benchmarks.md.
 PULL_RATIO_JUMPING = 0.03
 #: A pull round visits the states grouped by the opponent's stones
 #: (``retro_pull_grouped``) when the undecided states are more than this share of the

@@ -99,7 +99,8 @@ class Rules:
                              f"not {self.full_board!r}")
 
     def __repr__(self) -> str:
-        # The first three always (as they always were), the rest where not the default.
+        # The first three always (the options of every rule set's name), the rest where
+        # not the default.
         words = [f"stones={self.stones}", f"jumping={self.jumping}", f"mill_rule={self.mill_rule!r}"]
         for f in fields(self)[3:]:
             value = getattr(self, f.name)
@@ -127,7 +128,7 @@ class Rules:
     def is_classic(self) -> bool:
         """Whether only the options of the first rule sets differ from the standard
         game (stones, jumping, mill rule): the rule sets whose names, folders and file
-        attributes are as they always were."""
+        attributes carry those three options alone."""
         return all(getattr(self, f.name) == f.default for f in fields(self)[3:])
 
     @property
