@@ -44,8 +44,8 @@ from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
 from .game import Game
 from .kernels import kernels_for
-from .position import Move, Position, in_mill
-from .errors import DatabaseError, GameOverError, MissingSubspaceError, SearchStoppedError, seconds_of
+from .position import Move, Position, after_move, decided, in_mill
+from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
 from .probe import Database, best_of
 from .rules import Rules, as_rules, require_kernels
 from .values import DRAW, WIN, decode
@@ -62,16 +62,9 @@ Say = Callable[[str], None]
 
 
 def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int, int, int]:
-    """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move."""
-    move = Move.unpack(packed)
-    own |= 1 << move.target
-    if move.origin is None:
-        hm -= 1
-    else:
-        own &= ~(1 << move.origin)
-    for taken in (move.take, move.take2):
-        if taken is not None:
-            opp &= ~(1 << taken)
+    """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move
+    (:func:`~solver.position.after_move`)."""
+    own, opp, hm = after_move(own, opp, hm, Move.unpack(packed))
     return opp, own, ho, hm
 
 
@@ -266,8 +259,9 @@ class SearchPlayer(Player):
         self.nodes += 1
         if self._deadline is not None and self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
             raise _Timeout
-        if own.bit_count() + hm < 3:
-            return -(WIN_SCORE - ply)
+        ended = decided(own, opp, hm, ho, self.rules)
+        if ended is not None:
+            return WIN_SCORE - ply if ended == WIN else -(WIN_SCORE - ply)
         key = (own, opp, hm, ho, side)
         if ply > 0 and key in seen:
             return 0                                     # a repetition: heading for a draw

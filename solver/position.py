@@ -73,6 +73,44 @@ def takeable(enemy: int, rules: Rules) -> int:
     return 0 if rules.take_none else enemy
 
 
+def decided(own: int, opp: int, own_hand: int, opp_hand: int, rules: Rules) -> Optional[WDL]:
+    """WIN or LOSS for the side to move (stones ``own``, the other side's ``opp``) where
+    the game ended before any move, else None: a line of three stands (where a line
+    wins: the side that closed it has won), or a side has fewer than three stones,
+    board plus hand.  The one statement of these rules: the reference
+    (:meth:`Position.terminal_wdl`), the probe and the search players ask it; a blocked
+    side is the move generator's to tell.
+
+    >>> decided(0b111, 0b11000, 0, 0, STANDARD), decided(0b111, 0b111000, 0, 6, STANDARD)
+    ('win', None)
+    """
+    if rules.line_wins:
+        if mill_points(opp, rules.board):
+            return LOSS
+        if mill_points(own, rules.board):
+            return WIN
+    if own.bit_count() + own_hand < 3:
+        return LOSS
+    if opp.bit_count() + opp_hand < 3:
+        return WIN
+    return None
+
+
+def after_move(own: int, opp: int, own_hand: int, move: "Move") -> tuple[int, int, int]:
+    """(own, opp, own_hand) of the mover after ``move``, trusted to be legal: its stone
+    placed or moved, the stones it takes gone.  The one move application of the
+    reference (:meth:`Position.play_unchecked`) and of the search players."""
+    if move.origin is None:
+        own_hand -= 1
+    else:
+        own &= ~(1 << move.origin)
+    own |= 1 << move.target
+    for t in (move.take, move.take2):
+        if t is not None:
+            opp &= ~(1 << t)
+    return own, opp, own_hand
+
+
 #: Stands for "no origin" (a placement) and "no take" in a packed move.
 NO_POINT = 31
 
@@ -563,18 +601,9 @@ class Position:
                 f"outside mills")
 
     def _decided(self, rules: Rules) -> Optional[WDL]:
-        """WIN or LOSS for the side to move if the game ended before any move: a line of
-        three (where a line wins), or fewer than three stones, board plus hand."""
-        if rules.line_wins:
-            if mill_points(self.opp, self.board):
-                return LOSS
-            if mill_points(self.own, self.board):
-                return WIN
-        if popcount(self.own) + self.own_hand < 3:
-            return LOSS
-        if popcount(self.opp) + self.opp_hand < 3:
-            return WIN
-        return None
+        """WIN or LOSS for the side to move if the game ended before any move
+        (:func:`decided`)."""
+        return decided(self.own, self.opp, self.own_hand, self.opp_hand, rules)
 
     def terminal_wdl(self, rules: Rules = STANDARD) -> Optional[WDL]:
         """``None`` while the game goes on, else WIN, LOSS or DRAW for the side to move.
@@ -621,16 +650,8 @@ class Position:
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: Move) -> "Position":
-        """The position after ``move``, trusting it to be legal."""
-        own, opp = self.own, self.opp
-        own_hand = self.own_hand
-        if move.origin is None:
-            own_hand -= 1
-        else:
-            own &= ~(1 << move.origin)
-        own |= 1 << move.target
-        for t in move.takes:
-            opp &= ~(1 << t)
+        """The position after ``move``, trusting it to be legal (:func:`after_move`)."""
+        own, opp, own_hand = after_move(self.own, self.opp, self.own_hand, move)
         nxt = BLACK if self.turn == WHITE else WHITE
         return Position.from_view(opp, own, self.opp_hand, own_hand, nxt, self.board)
 

@@ -35,7 +35,7 @@ from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, 
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
-from .position import Move, Position, mill_points, parse_position, popcount
+from .position import Move, Position, decided, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
@@ -425,20 +425,14 @@ class Database:
         :meth:`Position.terminal_wdl <solver.position.Position.terminal_wdl>`, the
         specification), else None; fast, as every probe asks it first."""
         own, opp = position.own, position.opp
-        if popcount(own) + position.own_hand < 3:
-            return LOSS                # first, as Position.outcome: also when both are below 3
-        if popcount(opp) + position.opp_hand < 3:
-            # Finished games are answered as the rules (Position.outcome) decide them, in 0
-            # plies: the side to move with fewer than 3 stones has lost, and with the other
-            # side below 3 it has won (a position no game reaches, as that side would have
-            # lost before its last move, but one whose outcome the rules fix).
-            return WIN
-        board = position.board
-        if self.rules.line_wins and (mill_points(own, board) or mill_points(opp, board)):
-            # A line stands: the game is over (Position.outcome), lost for the side to
-            # move where the other side has the line, won where only it has one (a
-            # position no game reaches: the files code it as won in 1, docs/design.md §9).
-            return LOSS if mill_points(opp, board) else WIN
+        # Finished games are answered as the rules decide them, in 0 plies: a side below
+        # three stones, a line where a line wins (with the other side below 3, or only
+        # the side to move holding a line, a position no game reaches, but one whose
+        # outcome the rules fix; the files code a line of the mover's as won in 1,
+        # docs/design.md §9).
+        result = decided(own, opp, position.own_hand, position.opp_hand, self.rules)
+        if result is not None:
+            return result
         # The kernel (proven equal to the reference rules) tells a blocked position fast:
         # lost, or drawn where the rules draw a full board (Position.outcome).
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
