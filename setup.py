@@ -35,7 +35,11 @@ from setuptools import Extension, setup
 ROOT = Path(__file__).resolve().parent
 GENERATED = ROOT / "build" / "ext"
 
-compile_args = ["-O3", "-fopenmp"]
+# The errors of GCC 14 (incompatible pointer types, int conversions, undeclared
+# functions) made errors here with every compiler, so that no build lets one pass
+# (GCC 12 and clang only warn of them by default).
+compile_args = ["-O3", "-fopenmp", "-Werror=incompatible-pointer-types", "-Werror=int-conversion",
+                "-Werror=implicit-function-declaration"]
 link_args = ["-fopenmp"]
 if os.environ.get("MUEHLE_NATIVE", "1") == "1" and sys.platform.startswith("linux"):
     compile_args.append("-march=native")

@@ -835,12 +835,14 @@ cdef inline void mark_due(uint16_t* due, int64_t slot, int d) noexcept nogil:
 cdef extern from *:
     """
     /* Written in C so that the compiler vectorises them (no branches). */
-    static inline uint16_t mu_scan_block(const uint16_t* restrict val, long long lo,
-                                         long long hi, uint16_t at, long long* n) {
+    /* (int64_t as Cython's int64_t: a long long here where the generated code passes an
+       int64_t, a long on Linux, is an incompatible pointer, an error since GCC 14) */
+    static inline uint16_t mu_scan_block(const uint16_t* restrict val, int64_t lo,
+                                         int64_t hi, uint16_t at, int64_t* n) {
         uint32_t k = 0;                 /* a block holds at most SCAN_SLOTS slots */
         uint16_t low = 0xFFFF;
         uint16_t span = (uint16_t)(0x7FFF - at);
-        for (long long i = lo; i < hi; i++) {
+        for (int64_t i = lo; i < hi; i++) {
             uint16_t v = val[i];
             k += v == at;
             uint16_t decided_above = (uint16_t)(v - at - 1) < span;    /* at < v < 0x8000 */
@@ -881,10 +883,10 @@ cdef extern from *:
         return mask;
     }
     #endif
-    static inline long long mu_gather_block(const uint16_t* restrict val, long long lo,
-                                            long long hi, uint16_t at, long long* out,
-                                            long long n) {
-        long long i = lo;
+    static inline int64_t mu_gather_block(const uint16_t* restrict val, int64_t lo,
+                                          int64_t hi, uint16_t at, int64_t* out,
+                                          int64_t n) {
+        int64_t i = lo;
         for (; i + 64 <= hi; i += 64) {
             uint64_t mask = mu_eq_mask64(val + i, at);
             int c = __builtin_popcountll(mask);     /* (a loop of known length: fewer
