@@ -21,6 +21,7 @@ from .formats import fen_text, malom_text, read_setup
 from .notation import BLACK, WHITE, format_position
 from .position import Move, Position
 from .choice import probe_game_moves, trap_choice
+from .records import turn_of_setup
 from .rules import Rules
 from .probe import Database, MoveProbe, RuleMoveProbe, best_of
 from .values import DRAW, LOSS, WDL, WIN
@@ -193,6 +194,8 @@ def convert_object(text: str, rules) -> dict:
         pos.check_rules(rules)
     except ValueError as error:
         raise InvalidNotationError(str(error)) from None
+    if setup.take:
+        turn_of_setup(setup, rules)         # (a take that no game can have pending: refused)
     try:
         ours, note = format_position(Position(*setup.position_fields(), board=rules.board)), None
     except InvalidNotationError as error:
@@ -277,12 +280,13 @@ def review_move(probes: list, move: Move) -> dict:
     """How ``move`` compares with the best of ``probes`` (the position's moves best first,
     as :func:`~solver.choice.probe_game_moves` gives them: under the quiet-ply rule where
     its tables are built, a draw by the game's history counted as one):
-    ``{"mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}``.
+    ``{"mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}``.
 
     ``mark``: :data:`LOST_TO_A_LOSS` (a win or a draw given up for a loss),
     :data:`LOST_TO_A_DRAW` (a win for a draw), :data:`SLOWER` (the value kept, but a win
     longer or a loss shorter than the best move's: by ``plies_lost`` plies, counted to the
-    end of the game, or under the rule to the next mill), else None.  ``is_best``: the
+    end of the game, or under the rule to the next mill: ``plies_to`` says which, ``end``
+    or ``mill``, for ``plies_lost`` and ``best_plies``), else None.  ``is_best``: the
     move is as good as the best (every drawing move of a drawn position is).
 
     >>> from solver.position import Move
@@ -295,7 +299,8 @@ def review_move(probes: list, move: Move) -> dict:
     best = probes[0]
     played = next(mp for mp in probes if mp.move == move)
     obj = {"mark": None, "plies_lost": None, "best": str(best.move), "best_value": best.value,
-           "best_plies": _plies(best), "is_best": True}
+           "best_plies": _plies(best), "plies_to": "mill" if isinstance(best, RuleMoveProbe) else "end",
+           "is_best": True}
     if played.value != best.value:
         obj.update(is_best=False, mark=LOST_TO_A_DRAW if played.value == DRAW else LOST_TO_A_LOSS)
     elif played.value != DRAW and played.rank != best.rank:
@@ -336,7 +341,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
 
     Returns ``({"rules", "start", "result", "moves": [{"ply", "side", "move",
     "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
-    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}],
+    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
     "summary"}, problems)``; values are null where the database cannot answer, and
     ``problems`` says why (each reason once).  ``rule_before`` and ``rule_after``: the
     values in the game under its quiet-ply rule at its real count (moving phase, where
@@ -391,7 +396,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
         except DatabaseError as error:
             noted(error)
             review = {"mark": None, "plies_lost": None, "best": None, "best_value": None,
-                      "best_plies": None, "is_best": None}
+                      "best_plies": None, "plies_to": None, "is_best": None}
         replay.play(move)
         if review["is_best"] is not None:
             words = blunder(review["best_value"], None if review["mark"] in (None, SLOWER)

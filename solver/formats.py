@@ -306,6 +306,13 @@ def read_malom(text: str, stones: int = STANDARD_STONES, board: Board = STANDARD
     hands = [stones - placed[0], stones - placed[1]]
     if phase == 2 and any(hands):
         raise InvalidNotationError("Malom's text, field 28 (phase): 2 (moving), but not every stone is placed")
+    if phase == 1 and not any(hands) and not take:
+        raise InvalidNotationError("Malom's text, field 28 (phase): 1 (placing), but every stone is placed")
+    for i in (25, 26, *range(33, len(fields) - 1)):
+        # (fields muehle keeps as read: Malom writes whole numbers there)
+        number(i, ("a field Malom writes 0 in", "a field Malom writes 0 in", "the move count",
+                   "moves since the last placement or take", "White's player", "Black's player")
+               [min(i - 25, 1) if i < 33 else i - 31], -10 ** 6, 10 ** 6)
     quiet = 0
     if len(fields) >= 36:
         quiet = max(number(34, "moves since the last placement or take", -10 ** 6, 10 ** 6), 0)

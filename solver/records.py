@@ -19,13 +19,13 @@ import re
 from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
-from .formats import read_setup
-from .game import Game
-from .notation import format_position
-from .position import Move, Position
+from .formats import Setup, read_setup
+from .game import QUIET_PLY_LIMIT, Game
+from .notation import WHITE, format_position
+from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
 
-__all__ = ["actions", "split_token", "Turn", "read_any_record", "read_pgn", "read_playok", "pgn_text",
+__all__ = ["actions", "split_token", "Turn", "turn_of_setup", "read_any_record", "read_pgn", "read_playok", "pgn_text",
            "PLAYOK_POINTS", "RECORD_FORMATS"]
 
 #: PlayOK's point numbers 1..24: row by row from the top, left to right.
@@ -88,6 +88,58 @@ class Turn:
     def play_token(self, token: str) -> None:
         for action in split_token(token):
             self.act(action)
+
+
+def turn_of_setup(setup: Setup, rules: Rules, quiet_limit: int = QUIET_PLY_LIMIT) -> Turn:
+    """The :class:`Turn` of a :class:`~solver.formats.Setup`.  A take pending (a FEN's
+    action ``r``, Malom's flag) becomes the position before a move that closed one of the
+    mover's mills, that move made, its take to come: the takes left are the setup's, as
+    many as it says.  InvalidNotationError where none could be: nothing to take, no mill
+    of the mover's, or more stones to take than a mill takes under ``rules``."""
+    quiet = min(setup.quiet_plies, quiet_limit)
+    if not setup.take:
+        pos = Position(*setup.position_fields(), board=rules.board)
+        return Turn(Game(pos, rules, quiet_limit, 0 if pos.in_placement else quiet))
+    mover = "White" if setup.turn == WHITE else "Black"
+    own = setup.white if setup.turn == WHITE else setup.black
+    opp = setup.black if setup.turn == WHITE else setup.white
+    board = rules.board
+    if not takeable(opp, rules):
+        raise InvalidNotationError(f"{mover} is to take a stone, but the other side has none it may take")
+    in_hand = setup.placed or setup.white_hand or setup.black_hand
+    for point in range(board.num_points):
+        if not (own >> point & 1 and in_mill(own, point, board)):
+            continue
+        if in_hand:
+            origins = [None]
+        else:
+            free = board.full_mask & ~(own | opp)
+            jumping = rules.jumping and own.bit_count() == 3
+            origins = [o for o in range(board.num_points)
+                       if free >> o & 1 and (jumping or board.adjacent[point] >> o & 1)]
+        for origin in origins:
+            before_own = own & ~(1 << point) | (0 if origin is None else 1 << origin)
+            hands = [setup.white_hand, setup.black_hand]
+            if origin is None:
+                hands[0 if setup.turn == WHITE else 1] += 1
+            white, black = (before_own, opp) if setup.turn == WHITE else (opp, before_own)
+            try:
+                game = Game(Position(white, black, hands[0], hands[1], setup.turn, board=board), rules,
+                            quiet_limit, 0)
+            except ValueError:
+                continue
+            turn = Turn(game)
+            try:
+                turn.act(board.points[point] if origin is None else f"{board.points[origin]}-{board.points[point]}")
+            except NotationError:
+                continue
+            if turn.partial and all(len(actions(m)) - 1 == setup.take for m in turn.candidates()):
+                return turn
+    if setup.take > 1:
+        raise InvalidNotationError(f"{mover} is to take {setup.take} stones, but a mill of these rules "
+                                   f"({rules.name}) takes one")
+    raise InvalidNotationError(f"{mover} is to take a stone, but no mill of {mover}'s could have "
+                               f"just been closed")
 
 
 def _strip(text: str) -> tuple[str, int]:
@@ -164,16 +216,40 @@ def _tokens(movetext: str, first_line: int) -> tuple[list[tuple[str, str]], int]
     return [(m.group(), _where(movetext, m.start(), first_line)) for m in re.finditer(r"\S+", plain)], skipped
 
 
-def _replay(start: Position, rules: Rules, tokens: list[tuple[str, str]], quiet: int = 0) -> Game:
-    turn = Turn(Game(start, rules, quiet_plies=quiet))
+def _replay(turn: Turn, tokens: list[tuple[str, str]]) -> Game:
     for token, where in tokens:
         try:
             turn.play_token(token)
         except NotationError as error:
-            raise InvalidNotationError(f"{where} ({token[:20]}): {error}") from None
+            raise InvalidNotationError(f"{where} ({_shown(token)}): {error}") from None
     if turn.partial:
         raise InvalidNotationError(f"the record ends after {' '.join(turn.partial)}, a mill without its take")
     return turn.game
+
+
+def _shown(token: str) -> str:
+    """A token as an error names it: at most 20 characters, none that a terminal acts on."""
+    return "".join(c if c.isprintable() else "?" for c in token[:20])
+
+
+def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
+    """The turn a record starts from: the rules of its ``Variant`` tag (the app's names,
+    muehle's ``muehle:<rules>``; ``rules`` where given must agree), from its ``FEN`` tag
+    (a take pending there is the first move's to make) or the start."""
+    named = tags.get("Variant")
+    if named is not None:
+        if named not in VARIANT_TAGS and not named.startswith("muehle:"):
+            raise InvalidNotationError(f"variant {_shown(named)!r}: muehle reads "
+                                       f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
+        try:
+            variant = Rules.from_name(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"))
+        except ValueError as error:
+            raise InvalidNotationError(f"variant {_shown(named)!r}: {error}") from None
+        if rules is not None and rules != variant:
+            raise InvalidNotationError(f"the record is of {_shown(named)}, not of the rules {rules.name}")
+        rules = variant
+    rules = rules or STANDARD
+    return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules)
 
 
 def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
@@ -182,27 +258,10 @@ def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]
     tokens of their own, ``N...`` for Black first), comments, NAGs and a result marker
     skipped, variations skipped with a note.  Returns (game, notes)."""
     tags, movetext, first = _tags_and_movetext(text)
-    named = tags.get("Variant")
-    if named is not None:
-        if named not in VARIANT_TAGS and not named.startswith("muehle:"):
-            raise InvalidNotationError(f"PGN: variant {named[:40]!r}: muehle reads "
-                                       f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
-        try:
-            variant = Rules.from_name(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"))
-        except ValueError as error:
-            raise InvalidNotationError(f"PGN: variant {named[:40]!r}: {error}") from None
-        if rules is not None and rules != variant:
-            raise InvalidNotationError(f"PGN: the record is of {named}, not of the rules {rules.name}")
-        rules = variant
-    rules = rules or STANDARD
-    start = "startpos"
-    quiet = 0
-    if "FEN" in tags:
-        setup = read_setup(tags["FEN"], rules.stones, rules.board)
-        start = Position(*setup.position_fields(), board=rules.board)
-        quiet = 0 if start.in_placement else min(setup.quiet_plies, 50)
-    start = start if isinstance(start, Position) else Position(*read_setup(start, rules.stones, rules.board)
-                                                               .position_fields(), board=rules.board)
+    try:
+        turn = _start(tags, rules)
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PGN: {error}") from None
     words, skipped = _tokens(movetext, first)
     tokens = []
     for word, where in words:
@@ -213,7 +272,7 @@ def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]
         tokens.append((word.lower(), where))
     notes = [f"{skipped} variation{'s' if skipped != 1 else ''} skipped (the main line is read)"] if skipped else []
     try:
-        return _replay(start, rules, tokens, quiet), notes
+        return _replay(turn, tokens), notes
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PGN: {error}") from None
 
@@ -222,10 +281,14 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
     """The game of a PlayOK move list (``1. 5 14 2. 8-9x11``: points numbered 1..24 row
     by row from a7; ``N`` placed, ``N-M`` moved, ``xN`` or ``NxM`` taken).  Returns
     (game, notes)."""
-    rules = rules or STANDARD
-    if rules.board.num_points != 24:
-        raise InvalidNotationError(f"PlayOK: its points are those of a 24-point board, not of the {rules.board.name} board")
     tags, movetext, first = _tags_and_movetext(text)
+    try:
+        turn = _start(tags, rules)
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PlayOK: {error}") from None
+    if turn.game.rules.board.num_points != 24:
+        raise InvalidNotationError(f"PlayOK: its points are those of a 24-point board, not of the "
+                                   f"{turn.game.rules.board.name} board")
     words, _ = _tokens(movetext, first)
     tokens = []
     for word, where in words:
@@ -233,17 +296,16 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
             continue
         match = re.fullmatch(r"(x?)([0-9]{1,2})(?:-([0-9]{1,2}))?(?:x([0-9]{1,2}))?", word)
         if not match:
-            raise InvalidNotationError(f"PlayOK: {where}: cannot read {word[:20]!r}: moves are N, N-M, xN or N-MxK")
+            raise InvalidNotationError(f"PlayOK: {where}: cannot read {_shown(word)!r}: moves are N, N-M, xN or N-MxK")
         numbers = [n for n in match.groups()[1:] if n is not None]
         if any(not 1 <= int(n) <= 24 for n in numbers):
-            raise InvalidNotationError(f"PlayOK: {where}: {word[:20]!r}: points are numbered 1 to 24")
+            raise InvalidNotationError(f"PlayOK: {where}: {_shown(word)!r}: points are numbered 1 to 24")
         name = lambda n: PLAYOK_POINTS[int(n) - 1]
         x, a, b, take = match.groups()
         token = ("x" if x else "") + name(a) + (f"-{name(b)}" if b else "") + (f"x{name(take)}" if take else "")
         tokens.append((token, where))
-    start = Position(*read_setup("startpos", rules.stones, rules.board).position_fields(), board=rules.board)
     try:
-        return _replay(start, rules, tokens), []
+        return _replay(turn, tokens), []
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PlayOK: {error}") from None
 
@@ -254,7 +316,7 @@ def record_format(text: str) -> str:
     if '[Site "PlayOK"]' in text:
         return "playok"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
-    plain = re.sub(r"\{[^}]*\}", " ", movetext)
+    plain = re.sub(r";[^\n]*", " ", re.sub(r"\{[^}]*\}", " ", movetext))
     if re.search(r"(^|\s)1\.", plain) and not re.search(r"[a-gA-G]", plain):
         return "playok"
     if tags or re.search(r"(^|\s)1\.", plain):
@@ -269,10 +331,12 @@ def read_any_record(text: str, rules: Optional[Rules] = None,
     if not isinstance(text, str):
         raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
     kind = record_format(text)
+    # (a Variant tag names the rules where no rules are given: the default gives way)
+    given = rules if rules is not None else None if "[Variant" in text else default
     if kind == "playok":
-        return read_playok(text, rules or default)
+        return read_playok(text, given)
     if kind == "pgn":
-        return read_pgn(text, rules if rules is not None else None if "[Variant" in text else default)
+        return read_pgn(text, given)
     return Game.from_record(text, rules, default=default), []
 
 
@@ -286,7 +350,7 @@ def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehl
     result = game.outcome()
     marker = "*" if result is None else "1/2-1/2" if result.winner == "draw" else \
         "1-0" if result.winner == "w" else "0-1"
-    tags = [("Event", event), ("Site", "muehle"), ("Date", f"{date.year}.{date.month}.{date.day}"),
+    tags = [("Event", event), ("Site", "muehle"), ("Date", f"{date.year:04d}.{date.month:02d}.{date.day:02d}"),
             ("Round", "1"), ("White", white), ("Black", black), ("Result", marker)]
     tags.append(("Variant", {v: k for k, v in VARIANT_TAGS.items()}.get(game.rules.name)
                   or f"muehle:{game.rules.name}"))

@@ -38,7 +38,7 @@ from __future__ import annotations
 import random
 import re
 import threading
-from typing import Optional, TextIO
+from typing import BinaryIO, Optional, TextIO
 
 from ._version import __version__
 from .choice import probe_game_moves
@@ -47,8 +47,8 @@ from .formats import read_setup
 from .game import QUIET_PLIES, REPETITION, Game
 from .notation import WHITE, format_position
 from .players import LEVELS, make_player
-from .position import Move, Position, in_mill, takeable
-from .records import Turn, actions, split_token
+from .position import Move
+from .records import Turn, actions, split_token, turn_of_setup
 from .probe import Database, RuleMoveProbe, best_of, open_database
 from .rules import STANDARD, Rules
 from .values import DRAW, WIN
@@ -58,50 +58,9 @@ MATE_CP = 80
 
 
 def setup_turn(text: str, rules: Rules, quiet_limit: int) -> Turn:
-    """The :class:`Turn` of a position in any format muehle reads (``startpos``, a FEN,
-    Malom's text, its own string).  A take pending (a FEN's action ``r``) becomes the
-    position before a move that closed the mill, the move made, the take to come: the
-    takes it leaves are those of the position given."""
-    setup = read_setup(text, rules.stones, rules.board)
-    quiet = min(setup.quiet_plies, quiet_limit)
-    if not setup.take:
-        pos = Position(*setup.position_fields(), board=rules.board)
-        return Turn(Game(pos, rules, quiet_limit, 0 if pos.in_placement else quiet))
-    own = setup.white if setup.turn == WHITE else setup.black
-    opp = setup.black if setup.turn == WHITE else setup.white
-    board = rules.board
-    if not takeable(opp, rules) and not rules.take_none:
-        raise NotationError("a take is pending, but the other side has no stone to take")
-    in_hand = setup.placed or setup.white_hand or setup.black_hand
-    for point in range(board.num_points):
-        if not (own >> point & 1 and in_mill(own, point, board)):
-            continue
-        if in_hand:
-            origins = [None]
-        else:
-            free = board.full_mask & ~(own | opp)
-            jumping = rules.jumping and own.bit_count() == 3
-            origins = [o for o in range(board.num_points) if free >> o & 1 and (jumping or board.adjacent[point] >> o & 1)]
-        for origin in origins:
-            before_own = own & ~(1 << point) | (0 if origin is None else 1 << origin)
-            hands = [setup.white_hand, setup.black_hand]
-            if origin is None:
-                hands[0 if setup.turn == WHITE else 1] += 1
-            white, black = (before_own, opp) if setup.turn == WHITE else (opp, before_own)
-            try:
-                before = Position(white, black, hands[0], hands[1], setup.turn, board=board)
-                game = Game(before, rules, quiet_limit, 0)
-            except ValueError:
-                continue
-            move_action = board.points[point] if origin is None else f"{board.points[origin]}-{board.points[point]}"
-            turn = Turn(game)
-            try:
-                turn.act(move_action)
-            except NotationError:
-                continue
-            if turn.partial:
-                return turn
-    raise NotationError("a take is pending, but no mill of the side to move could have just been closed")
+    """The :class:`~solver.records.Turn` of a position in any format muehle reads
+    (``startpos``, a FEN, Malom's text, its own string; :func:`~solver.records.setup_turn`)."""
+    return turn_of_setup(read_setup(text, rules.stones, rules.board), rules, quiet_limit)
 
 
 def score_text(value: Optional[str], plies: Optional[int], mover: str) -> str:
@@ -171,6 +130,9 @@ class Engine:
         if not words:
             return True
         command, args = words[0], words[1:]
+        if command == "\x00too-long":
+            self.error(f"a line longer than {args[0]} bytes: ignored")
+            return True
         try:
             if command == "quit":
                 return False
@@ -193,10 +155,6 @@ class Engine:
                 self.wait()
                 self.cmd_go(args)
             elif command == "stop":
-                self.stopped.set()
-                player = self.player
-                if player is not None:
-                    player.stop()
                 self.wait()
             elif command == "eval":
                 self.wait()
@@ -213,8 +171,13 @@ class Engine:
         return True
 
     def wait(self) -> None:
-        """Let a running go end (a go infinite ends at stop) before the state changes."""
+        """End a running go before the state changes: a command other than isready that
+        comes while it runs stops it first, as stop does (its bestmove comes before the
+        command's answer), so that no go infinite waits for a stop that cannot come."""
         if self.worker is not None:
+            self.stopped.set()
+            if self.player is not None:
+                self.player.stop()
             self.worker.join()
             self.worker = None
 
@@ -233,7 +196,7 @@ class Engine:
 
     def cmd_setoption(self, args: list[str]) -> None:
         text = " ".join(args)
-        match = re.match(r"^name\s+(.+?)(?:\s+value\s+(.*))?$", text)
+        match = re.match(r"^name\s+(.+?)(?:\s+value(?:\s+(.*))?)?$", text)
         if not match:
             raise ValueError(f"setoption: expected 'name N value V', got {text[:60]!r}")
         name, value = match.group(1).strip(), (match.group(2) or "").strip()
@@ -243,6 +206,8 @@ class Engine:
             return
         name = known[name.lower()]
         if name == "Rules":
+            if not value:
+                raise ValueError("setoption Rules: give a rule set's name (standard, standard-s4, ...)")
             rules = Rules.from_name(value)
             if rules != self.rules:
                 self.rules = rules
@@ -262,9 +227,9 @@ class Engine:
                 raise ValueError(f"setoption Shuffling: true or false, not {value[:20]!r}")
             self.shuffling = value.lower() == "true"
         elif name in ("Seed", "MoveTimeMs"):
-            if not re.fullmatch(r"[0-9]{1,10}", value) or (name == "MoveTimeMs" and not 1 <= int(value) <= 600000):
-                raise ValueError(f"setoption {name}: a whole number"
-                                 + (" from 1 to 600000" if name == "MoveTimeMs" else "") + f", not {value[:20]!r}")
+            low, high = (1, 600000) if name == "MoveTimeMs" else (0, 2147483647)
+            if not re.fullmatch(r"[0-9]{1,10}", value) or not low <= int(value) <= high:
+                raise ValueError(f"setoption {name}: a whole number from {low} to {high}, not {value[:20]!r}")
             if name == "Seed":
                 self.seed = int(value)
                 self.rng = random.Random(self.seed)
@@ -457,6 +422,28 @@ def _go_options(args: list[str]) -> dict:
     if options.get("movetime") == 0:
         options["movetime"] = 1
     return options
+
+
+#: The longest command line read whole (a position with its moves fits many times over).
+MAX_COMMAND = 1 << 20
+
+
+def read_lines(stream: BinaryIO, limit: int = MAX_COMMAND):
+    """The lines of a byte stream as text (bytes that are no UTF-8 replaced), each at most
+    ``limit`` bytes: a longer one is read past in pieces, not held, and comes out as one
+    line that no command starts with, so that the engine says it ignored it."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:                         # (the rest of it, a piece at a time)
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield f"\x00too-long {limit}"
+            continue
+        yield line.decode("utf-8", "replace")
 
 
 def serve(lines, out: TextIO, **kwargs) -> None:

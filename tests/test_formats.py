@@ -172,3 +172,24 @@ def test_convert_writes_each_format_and_the_commands_read_them():
     assert moves == runner.invoke(main, ["moves", ours]).output
     refused = runner.invoke(main, ["convert", "--to", "muehle", "*****OOO/********/@@****** w p r 3 6 2 7 1 0 0 0 0 0 0 0 4"])
     assert refused.exit_code == 2 and "takes next" in refused.output
+
+
+@pytest.mark.parametrize("text, words", [
+    ("********/********/******** w p r 0 9 0 9 1 0 0 0 0 0 0 0 1", "none it may take"),
+    ("O*******/@*******/******** w p r 1 8 1 8 1 0 0 0 0 0 0 0 1", "no mill of White's"),
+    ("*****OOO/********/@@****** w p r 3 6 2 7 3 0 0 0 0 0 0 0 4", "to take 3 stones"),
+    (",".join(["-1"] * 24) + ",0,0,0,1,0,0,0,0,True,0,0,0,0,malom2", "none it may take"),
+])
+def test_a_take_no_game_can_have_pending_is_refused(text, words):
+    result = CliRunner().invoke(main, ["convert", text])
+    assert result.exit_code == 2 and words in result.output and result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("fields, words", [
+    ("0,x y,0,1,0,0,0,0,False,0,0,0,0", "field 26"),
+    ("0,0,0,1,0,0,0,0,False,0,abc,0,0", "field 35"),
+    ("0,0,0,1,9,9,0,0,False,0,0,0,0", "every stone is placed"),
+])
+def test_malom_fields_kept_as_read_are_checked_too(fields, words):
+    with pytest.raises(InvalidNotationError, match=words):
+        read_malom(",".join(["-1"] * 24) + f",{fields},malom2")

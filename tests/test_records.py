@@ -179,3 +179,26 @@ def test_record_writes_pgn_and_analyze_reads_it(db4, tmp_path):
     rows = json.loads(result.stdout)["moves"]
     assert [r["move"] for r in rows] == ["a7", "b6", "d7", "d6", "g7xb6", "f6"]
     assert "note: 1 variation skipped" in result.stderr
+
+
+def test_playok_honours_its_tags_and_its_remarks():
+    game, _ = read_any_record("[Variant \"Twelve Men's Morris\"]\n1. 1 4 2. 2 5")
+    assert game.rules == Rules.from_name("twelve-mens")
+    text = '[FEN "O*******/********/******** b p p 1 8 0 9 0 0 0 0 0 0 0 0 1"]\n[SetUp "1"]\n1... 4 2. 2 5'
+    game, _ = read_any_record(text)
+    assert str(game.start) == "W:d5 B: b 8 9" and [str(m) for m in game.moves] == ["b6", "d7", "d6"]
+    assert record_format("1. 1 4 ; a nice move\n2. 2 5") == "playok"
+
+
+def test_a_pgn_set_up_with_a_take_pending_begins_with_the_take():
+    text = '[FEN "*****OOO/********/@@****** w p r 3 6 2 7 1 0 0 0 0 0 0 0 4"]\n[SetUp "1"]\n1. xd7 a1'
+    game, _ = read_any_record(text)
+    assert str(game.positions[1]) == "W:c3,c4,c5 B:g7 b 6 7" and str(game.moves[-1]) == "a1"
+
+
+def test_what_an_error_echoes_is_printable_and_a_missing_file_is_named(tmp_path):
+    with pytest.raises(InvalidNotationError) as caught:
+        read_any_record("1. d6\x00 f4")
+    assert "\x00" not in str(caught.value).replace("\\x00", "")
+    result = CliRunner().invoke(main, ["record", str(tmp_path / "none.pgn")])
+    assert result.exit_code == 2 and "cannot read" in result.output and "no such file" in result.output

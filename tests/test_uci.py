@@ -345,3 +345,36 @@ def test_stop_cuts_a_long_search_short(root):
         assert bestmove(lines) not in ("none", "draw") and time.monotonic() - started < 20
     finally:
         engine.close()
+
+
+def test_a_command_during_an_infinite_search_stops_it_first(gui):
+    """No hang: a position or go while go infinite runs ends that search (its bestmove
+    first), then is answered."""
+    gui.send("go infinite", "position startpos moves d6", "go")
+    lines = gui.until("bestmove")
+    assert bestmove(lines) in FOUR.board.points
+    lines = gui.until("bestmove")                  # the second go's, from after d6
+    assert bestmove(lines) in FOUR.board.points and bestmove(lines) != "d6"
+    gui.send("go infinite", "go infinite", "stop")
+    gui.until("bestmove")
+    gui.until("bestmove")
+    gui.send("isready")
+    gui.until("readyok")
+
+
+def test_an_endless_line_is_read_past_in_pieces_and_said(root):
+    import io
+    from solver.uci import read_lines, serve
+
+    stream = io.BytesIO(b"x" * 5000 + b"\nisready\n\xff\xfe garbage\nquit\n")
+    out = io.StringIO()
+    serve(read_lines(stream, limit=1000), out, db=str(root), rules=FOUR)
+    assert out.getvalue().splitlines() == ["info string error: a line longer than 1000 bytes: ignored",
+                                           "readyok"]
+
+
+def test_setoption_values_out_of_range_are_said(gui):
+    gui.send("setoption name Seed value 9999999999", "setoption name Rules value", "setoption name MoveTimeMs value 0",
+             "isready")
+    lines = gui.until("readyok")
+    assert [line.split()[4] for line in lines[:-1]] == ["Seed:", "Rules:", "MoveTimeMs:"]

@@ -396,7 +396,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
 
     With --json: {"rules", "start", "result", "moves": [{"ply", "side", "move",
     "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
-    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "is_best"}],
+    "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
     "summary": {"w": {...}, "b": {...}}} (README: muehle analyze).
 
     Where a database cannot answer (missing, damaged or foreign), a warning line on
@@ -456,8 +456,11 @@ def read_record_file(name: str) -> str:
     else:
         if Path(name).is_dir():
             raise ValueError(f"{name} is a folder, not a game record")
-        with open(name, "rb") as stream:
-            data = stream.read(MAX_RECORD + 1)
+        try:
+            with open(name, "rb") as stream:
+                data = stream.read(MAX_RECORD + 1)
+        except OSError as error:
+            raise ValueError(f"cannot read {name}: {(error.strerror or str(error)).lower()}") from None
     if len(data) > MAX_RECORD:
         raise ValueError(f"{name}: more than {MAX_RECORD // 2 ** 20} MiB: not a game record")
     try:
@@ -499,6 +502,8 @@ def review_text(row: dict) -> str:
         return ""
     if row["mark"] == "?!":
         slower = "slower" if row["best_value"] == "win" else "sooner lost"
+        if row["plies_to"] == "mill":
+            slower += " to the next mill"
         words = f"{row['plies_lost']} plies {slower}" if row["plies_lost"] is not None else slower
     else:
         words = row["blunder"]

@@ -54,10 +54,10 @@ def uci(db: str, rules: Rules, level: str) -> None:
 
     \b
     Example:
-      printf 'uci\nposition startpos moves d6 f4\ngo\nquit\n' | muehle uci --db data
+      printf 'uci\\nposition startpos moves d6 f4\\ngo\\nquit\\n' | muehle uci --db data
     """
     import sys
 
-    from ..uci import serve as run
+    from ..uci import read_lines, serve as run
 
-    run(sys.stdin, sys.stdout, db=db, rules=rules, level=level)
+    run(read_lines(sys.stdin.buffer), sys.stdout, db=db, rules=rules, level=level)

@@ -505,6 +505,7 @@ function reviewText(r) {
   if (!r.mark) return "";
   const words = r.mark === "?!"
     ? `${r.plies_lost === null ? "" : r.plies_lost + " plies "}${r.best_value === "win" ? "slower" : "sooner lost"}`
+      + (r.plies_to === "mill" ? " to the next mill" : "")
     : r.blunder;
   return `${r.mark} ${words} (best ${r.best})`;
 }
