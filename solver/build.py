@@ -558,6 +558,13 @@ PHASES = ("moving", "placement", "all")
 #: up to twice as fast, not measured), for every placement pass.
 MOVING_RATE = 2.84e6
 PLACEMENT_RATE = 3.0e6
+#: Seconds a file takes beyond its slots (plan, open, check, compress, write, log), for
+#: the estimate of ``--dry-run``: fitted on whole builds of small games, where it is most
+#: of the time (on the 2-core machine, idle, --jobs 2: five-mens-mixed, 222 files,
+#: 5.9 s; six-mens, 140 files, 3.8 s; standard-s4, 30 files, 1.6 s; standard
+#: --max-total 8, 44 files, 2.5 s, each with 0.5 s of start-up: about 19 ms a file;
+#: docs/benchmarks.md, "The dry run's estimate").
+FILE_SECONDS = 0.02
 #: Bytes a slot on disk: the whole standard game's files, 10.24 GB for 27,860,711,107
 #: slots (moving phase 0.36, placement phase 0.37; docs/results.md): the estimate of a
 #: plan, and of a build's need (a warning where the free space is less).
@@ -592,8 +599,9 @@ class PlannedFile:
 
     @property
     def seconds(self) -> float:
-        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...)."""
-        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE)
+        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...) and a
+        file's own cost (:data:`FILE_SECONDS`) for each it writes."""
+        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE) + FILE_SECONDS * len(self.outputs)
 
 
 def plan_sizes(rules: Rules) -> Callable[[int, int], int]:

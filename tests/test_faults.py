@@ -499,3 +499,19 @@ def test_sigterm_stops_a_build_with_one_line_and_the_rerun_resumes(tmp_path):
     assert "Traceback" not in err
     rerun = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0 and "already there" in rerun.stdout, rerun.stderr
+
+
+def test_the_dry_runs_estimate_counts_each_files_own_cost():
+    """A game of many small files (five-mens-mixed: 222 of them, 2 M slots) takes about
+    5 s to build on the 2-core machine, most of it per file; the estimate said 1 s when
+    it counted slots alone (docs/benchmarks.md, "The dry run's estimate")."""
+    from solver import build as building
+    from solver.rules import Rules
+
+    files = building.build_plan(Rules.from_name("five-mens-mixed"))
+    assert sum(len(f.outputs) for f in files) == 222
+    slots_alone = sum(f.slots for f in files) / building.MOVING_RATE
+    estimate = sum(f.seconds for f in files)
+    assert slots_alone < 1 and 4 <= estimate <= 8
+    assert estimate == pytest.approx(sum(f.slots / (building.MOVING_RATE if f.rounds else building.PLACEMENT_RATE)
+                                         for f in files) + 222 * building.FILE_SECONDS)
