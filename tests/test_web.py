@@ -822,6 +822,65 @@ def test_connections_beyond_the_limit_are_closed_at_once(db4, capfd):
 
 
 
+def test_a_normal_request_is_answered_while_1000_slow_connections_are_held(db4, capfd):
+    """One client that opens 1,000 connections and sends each half a request line held
+    every connection the server takes, for the 10 s of the request deadline, again and
+    again: now it holds its share (an eighth) and the rest are closed at once, while
+    another client is answered at once; the first is served again once its own end."""
+    import resource
+    import socket
+    import time
+    pytest.importorskip("uvicorn")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 2600                                    # 1,000 here, up to 1,000 in the server
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
+    count = min(1000, (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 200) // 2)
+    try:
+        with serving(create_app(db4, FOUR), timeout=30.0, request_deadline=30.0) as (base, server):
+            host, port = base.removeprefix("http://").split(":")
+            slow = []
+            for _ in range(count):
+                sock = socket.create_connection((host, int(port)))
+                sock.sendall(b"GET /api/ru")
+                slow.append(sock)
+            other = socket.socket()
+            other.bind(("127.0.0.2", 0))             # another client (the whole of 127/8 is this machine)
+            other.settimeout(10)
+            start = time.monotonic()
+            other.connect((host, int(port)))
+            other.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert other.recv(100).startswith(b"HTTP/1.1 200")
+            assert time.monotonic() - start < 5
+            def closed(sock) -> bool:
+                sock.settimeout(0.02)
+                try:
+                    return sock.recv(100) == b""
+                except TimeoutError:
+                    return False
+                except ConnectionResetError:
+                    return True
+            held = [sock for sock in slow if not closed(sock)]
+            assert 8 <= len(held) <= count // 4, len(held)      # its share; the others closed
+            mine = _connect(base)                                # the slow client's next: closed
+            mine.settimeout(2.0)
+            assert closed(mine) or mine.recv(100) == b""
+            for sock in slow:
+                sock.close()
+            until = time.monotonic() + 10
+            while server.server_state.connections and time.monotonic() < until:
+                time.sleep(0.05)
+            again = _connect(base)
+            again.sendall(b"GET /api/rules HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert again.recv(100).startswith(b"HTTP/1.1 200")
+            for sock in (other, mine, again):
+                sock.close()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and err.count("the most this server takes from one client") == 1, err[-500:]
+
+
 def test_pages_of_other_sites_are_not_answered(db4):
     """Any web page open in the browser could make the local server search for minutes
     (an image pointing at /api/query) or, renaming its own site to 127.0.0.1 (DNS

@@ -63,7 +63,8 @@ def connection_limit() -> int:
 
 
 def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_DEADLINE,
-                  max_connections: Optional[int] = None, write_deadline: float = WRITE_DEADLINE):
+                  max_connections: Optional[int] = None, write_deadline: float = WRITE_DEADLINE,
+                  max_per_client: Optional[int] = None):
     """uvicorn's configuration of the server: the h11 protocol, with four limits that
     uvicorn leaves out, so that no client (a careless one, or a slowloris) holds
     connections for ever and uses up the descriptors the database files need:
@@ -79,6 +80,10 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
       connection is closed at once, with a warning a minute at most (without it, the
       process ran out of descriptors, and asyncio logged each failed accept, megabytes a
       second);
+    - beyond ``max_per_client`` open at once from one address (default: an eighth of
+      ``max_connections``, at least 8; a browser opens about 6) a new one from it is
+      closed at once, so that one client holding its connections half open cannot lock
+      the others out (1,050 of them did, for the 10 s of the deadline, again and again);
     - a connection whose client leaves its answers unread is dropped once they have
       not got shorter for ``write_deadline`` seconds (its buffer full, or it closed with
       answers unsent: a close waits for them to be sent, which a client that reads
@@ -92,8 +97,10 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     most = connection_limit() if max_connections is None else max_connections
+    per_client = max(8, most // 8) if max_per_client is None else max_per_client
     log = logging.getLogger("uvicorn.error")
     warned = [float("-inf")]
+    open_from: dict[str, int] = {}          # address -> its connections open now
 
     class GuardedH11(H11Protocol):
         _deadline_task = None
@@ -143,6 +150,8 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
             super().timeout_keep_alive_handler()
             self._watch_writes()
 
+        _client = None                      # the address counted in open_from
+
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
             if len(self.connections) > most:
@@ -152,6 +161,18 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
                                 "closed until some end", most)
                 transport.close()
                 return
+            peer = transport.get_extra_info("peername")
+            address = peer[0] if isinstance(peer, tuple) and peer else None
+            if address is not None:
+                if open_from.get(address, 0) >= per_client:
+                    if time.monotonic() - warned[0] > 60:
+                        warned[0] = time.monotonic()
+                        log.warning("%d connections open from %s, the most this server takes from one "
+                                    "client: its new ones are closed until some end", per_client, address)
+                    transport.close()
+                    return
+                open_from[address] = open_from.get(address, 0) + 1
+                self._client = address
             # (the timer uvicorn sets after a response; the first data cancels it)
             self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
                                                                 self.timeout_keep_alive_handler)
@@ -182,6 +203,13 @@ def server_config(app, timeout: float = 5.0, request_deadline: float = REQUEST_D
                 if task is not None:
                     task.cancel()
             self._deadline_task = self._stall_task = None
+            if self._client is not None:
+                left = open_from.get(self._client, 1) - 1
+                if left > 0:
+                    open_from[self._client] = left
+                else:
+                    open_from.pop(self._client, None)
+                self._client = None
             super().connection_lost(exc)
 
         def _deadline_passed(self) -> None:
