@@ -636,3 +636,20 @@ def test_odd_folders_and_settings_are_one_plain_line(monkeypatch, tmp_path):
     assert result.exit_code == 2 and result.stderr == (
         "muehle: error: 9 stones per side do not fit on the three-mens board (9 points: at most 4 "
         "a side; its rule book, three-mens, has 3)\n"), result.stderr
+
+
+def test_uci_and_record_read_endless_input_in_bounded_memory(db4):
+    """The readers of this issue's other programs' formats: muehle uci reads 1 GB of a
+    line past in pieces (not held) and answers the next one; muehle record refuses
+    /dev/zero in one line after 16 MiB."""
+    import subprocess
+    import sys
+    python = f"{sys.executable} -m solver"
+    uci = subprocess.run(["bash", "-c", f"ulimit -v 2000000; (head -c 1000000000 /dev/zero; printf '\\nisready\\nquit\\n') "
+                          f"| {python} uci --db {db4} --stones 4"], capture_output=True, text=True, timeout=300)
+    assert uci.returncode == 0, uci.stderr
+    assert uci.stdout.splitlines() == ["info string error: a line longer than 1048576 bytes: ignored", "readyok"]
+    record = subprocess.run(["bash", "-c", f"ulimit -v 2000000; exec {python} record /dev/zero"],
+                            capture_output=True, text=True, timeout=120)
+    assert record.returncode == 2
+    assert record.stderr == "muehle: error: /dev/zero: more than 16 MiB: not a game record\n"
