@@ -151,6 +151,7 @@ class Database:
         self._search_deadline: Optional[float] = None      # see search_limit
         self._search_stopped = False
         self._has_placement: Optional[bool] = None
+        self._has_rule: Optional[bool] = None      # (query asks it of every position)
         self._closed = False
 
     def __repr__(self) -> str:
@@ -306,7 +307,11 @@ class Database:
         """Whether any moving-phase pair's tables of the quiet-ply rule (of this
         database's ``quiet_limit``) are built."""
         self._check_open()
-        return any(storage.rules_dir(self.root, self.rules).glob(f"dtz{self.quiet_limit}-pair-*.h5"))
+        with self._lock:
+            if not self._has_rule:          # (looked for again until found, as has_placement)
+                folder = storage.rules_dir(self.root, self.rules)
+                self._has_rule = any(folder.glob(f"dtz{self.quiet_limit}-pair-*.h5"))
+            return self._has_rule
 
     def has_placement(self) -> bool:
         """Whether any placement subspace of these rules is built (else positions with
