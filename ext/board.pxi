@@ -10,7 +10,7 @@
 #   game (the board's rule, setup.py LINE_BOARDS: movegen.pxi); BOARD_NAME, the board's
 #   name in solver.board.
 #
-# Provides: FULL, ADJ, MILL, MILL_AT, NO_MILL, MILL_THIRD, SYM, SYM_INV; popcount, ctz, popcount64,
+# Provides: FULL, ADJ, MILL, MILL_AT, NO_MILL, MILL_THIRDS, SYM, SYM_INV; popcount, ctz, popcount64,
 #           apply_sym_slow; the C integer types and numpy for the other files.
 # Uses:     nothing from the other .pxi files (it is included first).
 
@@ -40,7 +40,8 @@ cdef uint32_t NO_MILL = (<uint32_t>1) << 31
 cdef uint32_t ADJ[NPTS]                # neighbours of each point
 cdef uint32_t MILL[NMILLS]             # the mills
 cdef uint32_t MILL_AT[NPTS][MILLS_AT]  # the mills through each point, then NO_MILL
-cdef uint8_t MILL_THIRD[NPTS][NPTS]    # the point that makes a mill of two points, else 31
+cdef uint32_t MILL_THIRDS[NPTS][NPTS]  # the points that make a mill with two points (two where
+                                       # lines of five overlap: seven-mens-lines), else 0
 cdef uint8_t SYM[NSYM][NPTS]           # SYM[g][p]: image of point p under symmetry g
 cdef uint8_t SYM_INV[NSYM]             # inverse of each symmetry
 
@@ -59,7 +60,7 @@ cdef void _init_board_tables():
             MILL_AT[p][k] = mills[k] if k < len(mills) else NO_MILL
     for p in range(NPTS):
         for q in range(NPTS):
-            MILL_THIRD[p][q] = 31           # (movegen.pxi's NO_POINT)
+            MILL_THIRDS[p][q] = 0
     for k in range(NMILLS):
         MILL[k] = BOARD.mills[k]
         points = [p for p in range(NPTS) if BOARD.mills[k] >> p & 1]
@@ -68,9 +69,7 @@ cdef void _init_board_tables():
             for q in points:
                 if p != q:
                     r, = set(points) - {p, q}
-                    # two points lie on one line at most (movegen.pxi mill_closer)
-                    assert MILL_THIRD[p][q] in (31, r), "two mills through two points"
-                    MILL_THIRD[p][q] = r
+                    MILL_THIRDS[p][q] |= (<uint32_t>1) << r
     for g in range(NSYM):
         for p in range(NPTS):
             SYM[g][p] = BOARD.symmetries[g][p]

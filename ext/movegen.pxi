@@ -11,12 +11,12 @@
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
 #
 # Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, mill_hot, mill_closer, takeable, move_victims, won_by_line;
+#           move_take; mill_points, closes_mill, mill_hot, mill_closers, takeable, move_victims, won_by_line;
 #           c_moves_rules and
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
 #           count_moves_batch.
-# Uses:     board.pxi (ADJ, MILL, MILL_AT, MILL_THIRD, FULL, popcount, ctz), LINE_WINS (the module's).
+# Uses:     board.pxi (ADJ, MILL, MILL_AT, MILL_THIRDS, FULL, popcount, ctz), LINE_WINS (the module's).
 
 cdef enum:
     NO_POINT = 31
@@ -76,15 +76,16 @@ cdef inline uint32_t mill_hot(uint32_t own) noexcept nogil:
     return hot
 
 
-cdef inline int mill_closer(uint32_t rest) noexcept nogil:
-    """Where a stone joining ``rest`` closes a mill when rest is two stones on one line
-    (the third point of that line, whatever stands there), else NO_POINT: a jumping side
-    of three leaves two stones behind when it lifts one, so of its targets only this one
-    can close a mill (closes_mill of rest | target), and a walk that only counts its quiet
-    steps need not visit the others (walk_successors)."""
+cdef inline uint32_t mill_closers(uint32_t rest) noexcept nogil:
+    """Where a stone joining ``rest`` closes a mill when rest is two stones (the third
+    points of the lines through both, whatever stands there: one on most boards, two
+    where lines of five overlap), else 0: a jumping side of three leaves two stones
+    behind when it lifts one, so of its targets only these can close a mill (closes_mill
+    of rest | target), and a walk that only counts its quiet steps need not visit the
+    others (walk_successors)."""
     if popcount(rest) != 2:
-        return NO_POINT
-    return MILL_THIRD[ctz(rest)][ctz(rest & (rest - 1))]
+        return 0
+    return MILL_THIRDS[ctz(rest)][ctz(rest & (rest - 1))]
 
 
 cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:

@@ -17,7 +17,7 @@
 #           keeps: the build's check; RestPull with rest_pull_table / rest_pull: the
 #           grouped pull), blocked_code, moved, without, atomic_inc_i64, prange.
 # Uses:     movegen.pxi (c_moves_rules, move_victims, closes_mill, mill_points,
-#           c_unmoves_rules, mill_closer, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
+#           c_unmoves_rules, mill_closers, move_* accessors, NO_POINT, MAX_MOVES, won_by_line), board.pxi
 #           (ADJ, FULL), index.pxi
 #           (c_index_position, IndexFrame, c_index_frame, canon_entry, c_index_frame_of,
 #           c_index_in_frame, c_index_of_image, c_position_at, c_is_real_slot,
@@ -166,12 +166,12 @@ cdef inline int walk_successors(int mode, Best* into, uint32_t own, uint32_t vac
     made instead of packed into a list and unpacked: this is the innermost loop of
     those walks, some ten successors a position; the check of a subspace takes 5-26 %
     less time so (docs/benchmarks.md).  Where WALK_CAPTURES and WALK_COUNT only count
-    a jumping side's quiet steps, they are counted without being made (mill_closer);
+    a jumping side's quiet steps, they are counted without being made (mill_closers);
     WALK_CAPTURES makes only the steps onto the points of mill_hot, a sliding side's
     too."""
     cdef uint32_t free = vacant & ~own
     cdef uint32_t origins = 1 if placing else own
-    cdef uint32_t rest, targets, after, v, hot
+    cdef uint32_t rest, targets, after, v, hot, zs
     cdef int a, t, look, n = 0, q = 0, f, z
     # b is local, copied to ``into`` at the end: through the caller's pointer every
     # best_add was a store to memory, as the compiler must assume that a code read
@@ -183,7 +183,7 @@ cdef inline int walk_successors(int mode, Best* into, uint32_t own, uint32_t vac
         best_reset(b)
     if jump and not placing and (mode == WALK_CAPTURES or mode == WALK_COUNT):
         # Every origin of a jumping side reaches every free point, and of those only
-        # mill_closer(rest) can close a mill: the other steps are counted, not made
+        # mill_closers(rest) can close a mill: the other steps are counted, not made
         # (a count of a jumping side: 3 table look-ups, not some 40 steps each
         # tested for a mill).
         f = popcount(free)
@@ -192,8 +192,10 @@ cdef inline int walk_successors(int mode, Best* into, uint32_t own, uint32_t vac
             origins &= origins - 1
             n += f
             q += f
-            z = mill_closer(rest) if victims else NO_POINT
-            if z != NO_POINT and (free >> z) & 1:
+            zs = mill_closers(rest) & free if victims else 0
+            while zs:
+                z = ctz(zs)
+                zs &= zs - 1
                 q -= 1                      # the step to z takes: it leaves the unit
                 if mode == WALK_CAPTURES:
                     if cap_wins:
@@ -322,11 +324,11 @@ cdef inline void rest_table(RestBest* tab, uint32_t vacant, uint32_t victims, bi
     """Fill tab[rest_slot(rest)] for every rest {p, q} of opp's free points
     ``vacant``, with the codes walk_successors (WALK_BEST, a jumping side of three)
     reads for the steps rest + t, t in vacant less rest: a quiet successor's code, or,
-    where t closes a mill (mill_closer: the one target that can) and there are
+    where t closes a mill (mill_closers: the targets that can) and there are
     ``victims``, the codes after each capture (1 where ``cap_wins``).  ``frames``,
     ``quiet`` and ``capp`` as for walk_successors."""
-    cdef uint32_t ps = vacant, qs, ts, rest, after, v
-    cdef int p, q, t, z
+    cdef uint32_t ps = vacant, qs, ts, rest, after, v, zs
+    cdef int p, q, t
     cdef RestBest* e
     cdef Best bt
     while ps:
@@ -345,14 +347,14 @@ cdef inline void rest_table(RestBest* tab, uint32_t vacant, uint32_t victims, bi
             e.win_t = NO_POINT
             e.loss_t = NO_POINT
             e.draws = 0
-            z = MILL_THIRD[p][q] if victims else NO_POINT
+            zs = MILL_THIRDS[p][q] if victims else 0
             ts = vacant & ~rest
             while ts:
                 t = ctz(ts)
                 ts &= ts - 1
                 after = rest | ((<uint32_t>1) << t)
                 best_reset(&bt)
-                if t == z:
+                if (zs >> t) & 1:
                     if cap_wins:
                         best_add(&bt, 1)        # the opponent is left with two stones
                     else:
@@ -1304,7 +1306,7 @@ cdef inline void rest_pull_table(RestPull* tab, uint32_t vacant, uint32_t victim
             rest = ((<uint32_t>1) << p) | ((<uint32_t>1) << q)
             ts = vacant & ~rest
             if victims:
-                ts &= ~((<uint32_t>1) << MILL_THIRD[p][q])     # (NO_POINT: no point)
+                ts &= ~MILL_THIRDS[p][q]
             hits = 0
             stops = 0
             while ts:

@@ -13,6 +13,9 @@ rule books (docs/design.md §9), with points, mills and symmetries:
 - ``morabaraba``: the standard board and its four diagonals, 24 points, 20 mills, 16;
 - ``six-mens``: two squares on a 5×5 grid, a1..e5, 16 points, 8 mills, 16;
 - ``seven-mens``: six-mens and the centre c3, 17 points, 10 mills, 8;
+- ``seven-mens-lines``: the same points and paths, every three points in a row of the
+  two 5-point lines through the centre a mill (a3-b3-c3 ... c3-c4-c5): 14 mills, the
+  centre in 6 of them, 8 (the other reading of the rule books' board: docs/results.md);
 - ``three-mens``: 3×3 points a1..c3, 8 lines, 8.
 
 The standard board's tables stay available under their module-level names
@@ -26,7 +29,7 @@ the index read; its numbering never changes (database files depend on it).
 >>> len(MILLS), len(SYMMETRIES)
 (16, 16)
 >>> [(b.name, b.num_points, len(b.mills), len(b.symmetries)) for b in BOARDS.values()][2:]
-[('six-mens', 16, 8, 16), ('seven-mens', 17, 10, 8), ('three-mens', 9, 8, 8)]
+[('six-mens', 16, 8, 16), ('seven-mens', 17, 10, 8), ('seven-mens-lines', 17, 14, 8), ('three-mens', 9, 8, 8)]
 """
 
 from __future__ import annotations
@@ -406,6 +409,8 @@ BOARDS: Mapping[str, Board] = MappingProxyType({b.name: b for b in (
     _make("six-mens", _SMALL_ROWS, _SMALL_MILLS, _SPOKES),
     _make("seven-mens", _SMALL_ROWS[:2] + ["a3 b3 c3 d3 e3"] + _SMALL_ROWS[3:],
           _SMALL_MILLS + ["b3 c3 d3", "c2 c3 c4"], _SPOKES),
+    _make("seven-mens-lines", _SMALL_ROWS[:2] + ["a3 b3 c3 d3 e3"] + _SMALL_ROWS[3:],
+          _SMALL_MILLS + ["a3 b3 c3", "b3 c3 d3", "c3 d3 e3", "c1 c2 c3", "c2 c3 c4", "c3 c4 c5"]),
     _make("three-mens", ["a3 b3 c3", "a2 b2 c2", "a1 b1 c1"],
           ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3", "b1 b2 b3", "c1 c2 c3",
            "a1 b2 c3", "a3 b2 c1"], ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3",

@@ -273,6 +273,7 @@ VARIANTS: dict[str, Rules] = {
     "six-mens": Rules(board="six-mens", stones=6, jumping=False),
     "five-mens": Rules(board="six-mens", stones=5, jumping=False),
     "seven-mens": Rules(board="seven-mens", stones=7, jumping=False),
+    "seven-mens-lines": Rules(board="seven-mens-lines", stones=7, jumping=False),
     "three-mens": Rules(board="three-mens", stones=3, jumping=False, line_wins=True),
 }
 
@@ -280,7 +281,8 @@ VARIANTS: dict[str, Rules] = {
 #: on their games here, with the most stones a side their index covers (setup.py: as
 #: many as fit, at most twelve; on the standard board its second module's twelve, its
 #: first keeping the nine it always had for rules of at most nine: Board.indexing).
-KERNEL_BOARDS = {"standard": 12, "six-mens": 8, "seven-mens": 8, "morabaraba": 12, "three-mens": 4}
+KERNEL_BOARDS = {"standard": 12, "six-mens": 8, "seven-mens": 8, "seven-mens-lines": 8, "morabaraba": 12,
+                 "three-mens": 4}
 
 #: The boards whose kernels play a line of three as winning outright and taking nothing
 #: (a compile-time rule of their modules, setup.py: Three Men's Morris); on the others a

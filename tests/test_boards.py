@@ -263,6 +263,8 @@ def assert_backward_pass_equals_the_oracle(rules: Rules, pairs: list[tuple[int, 
 @pytest.mark.parametrize("name, jumping, pairs", [
     ("six-mens", False, [(3, 3), (3, 4)]),      # captures into 3-3 and to two stones
     ("seven-mens", True, [(3, 3)]),
+    # lines of five, three mills each: two points on two mills (mill_closers)
+    ("seven-mens-lines", True, [(3, 3)]),
     # diagonal mills, three through a point; 3-4 (a minute of oracle) is slow, below
     ("morabaraba", True, [(3, 3)]),
 ])
@@ -353,3 +355,24 @@ def test_whole_game_of_a_small_board(name, tmp_path):
     with open_database(tmp_path, rules, in_memory=True) as db:
         stored = db.probe(start).value
         assert OpeningSearch(rules, db.subspace).solve(start).value == stored
+
+
+@pytest.mark.parametrize("jumping", [False, True])
+def test_seven_mens_morris_of_fourteen_mills_is_the_first_players_win_by_the_centre(jumping, tmp_path):
+    """The published value (Dries De Clercq, "5-6-7 Men's Morris",
+    http://puzzles.net23.net/6mm.htm): "a win for the first player in 25 moves with
+    perfect play ... if the first player doesn't put his first pawn on the central
+    square, it is a win for the second player".  It holds on the board whose 5-point
+    lines through the centre are three mills each (seven-mens-lines, 14 mills), with
+    jumping or without, and not on the board where only the lines through the centre are
+    mills (seven-mens: a draw, docs/results.md)."""
+    from solver.build import build
+    from solver.probe import open_database
+
+    rules = dataclasses.replace(VARIANTS["seven-mens-lines"], jumping=jumping)
+    build(tmp_path, rules, progress=False)
+    with open_database(tmp_path, rules) as db:
+        start = db.probe("startpos")
+        assert (start.value, start.plies) == ("win", 25)
+        firsts = {str(mp.move): mp.value for mp in db.probe_moves("startpos")}
+    assert firsts.pop("c3") == "win" and set(firsts.values()) == {"loss"} and len(firsts) == 16

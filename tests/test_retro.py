@@ -450,7 +450,7 @@ def _stones_near_mills(rng: np.random.Generator, board, count: int, taken: int) 
 @pytest.mark.parametrize("board", sorted(BOARDS))
 def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
     """A push round counts a state's quiet steps from its stones (quiet_step_count; a
-    jumping side's without visiting its targets, mill_closer): on every board, under
+    jumping side's without visiting its targets, mill_closers): on every board, under
     every rule option, they number exactly c_moves_rules's moves that take nothing
     and move a stone (the moves that stay in the unit: a pair, or a cycle of mixed
     placement), on random positions rich in two stones of a mill with the third point
