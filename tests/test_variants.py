@@ -199,7 +199,8 @@ def test_orbit_counts_by_brute_force(name):
 
 def test_variants_and_their_defaults():
     assert list(VARIANTS) == ["standard", "no-jumping", "take-none", "lasker", "mixed", "morabaraba",
-                              "twelve-mens", "six-mens", "five-mens", "seven-mens", "three-mens"]
+                              "twelve-mens", "six-mens", "five-mens", "seven-mens", "seven-mens-lines",
+                              "three-mens"]
     for name, r in VARIANTS.items():
         assert r.name == name and Rules.from_name(name) == r
     assert (rules("lasker").stones, rules("lasker").placement) == (10, "mixed")
@@ -207,7 +208,8 @@ def test_variants_and_their_defaults():
     m, t = rules("morabaraba"), rules("twelve-mens")
     assert (m.board.name, m.stones, m.two_mill_takes, m.full_board) == ("morabaraba", 12, 1, "loss")
     assert replace(t, full_board="loss") == m
-    assert [rules(n).stones for n in ("five-mens", "six-mens", "seven-mens", "three-mens")] == [5, 6, 7, 3]
+    assert [rules(n).stones for n in ("five-mens", "six-mens", "seven-mens", "seven-mens-lines", "three-mens")] \
+        == [5, 6, 7, 7, 3]
     assert rules("three-mens").line_wins and not rules("three-mens").jumping
 
 
