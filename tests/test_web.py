@@ -1084,3 +1084,16 @@ def test_positions_of_other_programs_are_read_and_written(client):
     assert refused.status_code == 400 and "takes next" in refused.json()["error"]
     bad = client.post("/api/convert", json={"position": "********/********/******** w q p 0 4 0 4 0 0 0 0 0 0 0 0 1"})
     assert bad.status_code == 400 and "FEN field 3 (phase)" in bad.json()["error"]
+
+
+def test_the_analysis_reads_pgn_and_playok_records(client):
+    """/api/analyze takes the Sanmill app's PGN (a variation noted among the warnings)
+    and PlayOK's move lists, as muehle analyze does."""
+    pgn = '[Variant "muehle:standard-s4"]\n\n1. a7 b6 2. d7 (2. g7) d6 3. g7xb6 f6 *\n'
+    answer = client.post("/api/analyze", content=pgn.encode(), headers={"Content-Type": "text/plain"}).json()
+    assert [r["move"] for r in answer["moves"]] == ["a7", "b6", "d7", "d6", "g7xb6", "f6"]
+    assert "1 variation skipped (the main line is read)" in answer["warnings"]
+    playok = client.post("/api/analyze", json={"record": "1. 1 4 2. 2 5 3. 3x4 6", "rules": "standard-s4"}).json()
+    assert [r["move"] for r in playok["moves"]] == [r["move"] for r in answer["moves"]]
+    bad = client.post("/api/analyze", json={"record": "1. d6 f4 2. d6", "rules": "standard-s4"})
+    assert bad.status_code == 400 and "line 1 column 13" in bad.json()["error"]

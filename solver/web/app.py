@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..analysis import analyze_object, best_move_object, convert_object, moves_object, query_object
-from ..records import read_any_record
+from ..records import read_any_record, record_format
 from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
@@ -579,12 +579,14 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         record = text_param(params, "record")
         if record is None or not record.strip():
             raise ApiError("give a game record (record=...)")
-        if len(read_record(record).moves) > MAX_MOVES:
+        if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         # the rules: the parameter's, else the record's own (a rules: header), else
         # the server's (a record without a header is a game of the server's rules)
         given = service.rules_of(params) if params.get("rules") not in (None, "") else None
         game, notes = read_any_record(record, given, default=service.rules)
+        if len(game.moves) > MAX_MOVES:       # (a PGN's or PlayOK's, counted once read)
+            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         obj, problems = analyze_object(service.database(game.rules), game)
         obj["warnings"] = problems + notes
         return obj
