@@ -246,12 +246,23 @@ def best_move_object(database: Database, pos: Position,
     obj = {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
            "plies": choice.plies}
     if isinstance(choice, RuleMoveProbe):   # chosen under the quiet-ply rule
-        plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
-        obj.update(plies=plain.plies if plain.value == choice.value else None, dtz=choice.dtz,
-                   rule=choice.rule)
+        obj.update(plies=move_plies(database, pos, choice), dtz=choice.dtz, rule=choice.rule)
     if traps:
         obj["trap_chance"] = round(chance, 4)
     return obj
+
+
+def move_plies(database: Database, pos: Position, probe) -> Optional[int]:
+    """The plies to the end of the game that a move's value (of ``pos``'s moves, as
+    :func:`~solver.choice.probe_game_moves` gives them) has: a plain value's own; under
+    the quiet-ply rule, the plain value's where it is the same (a win or loss the rule
+    keeps), else None (a draw; a win the rule makes a draw)."""
+    if not isinstance(probe, RuleMoveProbe):
+        return probe.plies
+    if probe.value == DRAW:
+        return None
+    plain = database.probe(pos.play_unchecked(probe.move)).for_mover()
+    return plain.plies if plain.value == probe.value else None
 
 
 def blunder(before: Optional[str], after: Optional[str]) -> Optional[str]:
@@ -417,5 +428,5 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
 
 
 __all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "blunder",
-           "review_move", "review_summary", "convert_object", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
+           "review_move", "review_summary", "convert_object", "move_plies", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
            "LOST_TO_A_LOSS", "LOST_TO_A_DRAW", "SLOWER", "MARKS"]

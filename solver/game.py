@@ -469,13 +469,7 @@ class Game:
         """
         headers, tokens, resigned = read_record(text)
         if "rules" in headers:
-            try:
-                named = Rules.from_name(headers["rules"])
-            except ValueError as error:
-                raise InvalidNotationError(f"record: {error}") from None
-            if rules is not None and named != rules:
-                raise InvalidNotationError(f"record is for rules {named.name}, not {rules.name}")
-            rules = named
+            rules = record_rules(headers["rules"], rules)
         rules = rules or default
         limit = headers.get("quiet-limit", str(QUIET_PLY_LIMIT))
         digits = re.compile("[0-9]{1,6}")          # (str.isdigit takes '²' too)
@@ -501,6 +495,23 @@ class Game:
             except NotationError as error:
                 raise error.prefixed(f"line {resigned[0]}: ") from None
         return game
+
+
+def record_rules(name: str, given: Optional[Rules] = None) -> Rules:
+    """The rules a record names (a rule set's name), which must be ``given`` where rules
+    are given: InvalidNotationError says what is wrong (muehle's records and the PGN of
+    other programs ask it).
+
+    >>> record_rules("standard-s4").stones
+    4
+    """
+    try:
+        named = Rules.from_name(name)
+    except ValueError as error:
+        raise InvalidNotationError(f"record: {error}") from None
+    if given is not None and named != given:
+        raise InvalidNotationError(f"record is for rules {named.name}, not {given.name}")
+    return named
 
 
 class RecordText(NamedTuple):

@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, read_setup
-from .game import QUIET_PLY_LIMIT, Game
+from .game import QUIET_PLY_LIMIT, Game, record_rules
 from .notation import WHITE, format_position
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
@@ -241,13 +241,7 @@ def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
         if named not in VARIANT_TAGS and not named.startswith("muehle:"):
             raise InvalidNotationError(f"variant {_shown(named)!r}: muehle reads "
                                        f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
-        try:
-            variant = Rules.from_name(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"))
-        except ValueError as error:
-            raise InvalidNotationError(f"variant {_shown(named)!r}: {error}") from None
-        if rules is not None and rules != variant:
-            raise InvalidNotationError(f"the record is of {_shown(named)}, not of the rules {rules.name}")
-        rules = variant
+        rules = record_rules(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"), rules)
     rules = rules or STANDARD
     return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules)
 

@@ -41,6 +41,7 @@ import threading
 from typing import BinaryIO, Optional, TextIO
 
 from ._version import __version__
+from .analysis import move_plies
 from .choice import probe_game_moves
 from .errors import DatabaseError, MuehleError, NotationError, one_line
 from .formats import read_setup
@@ -49,7 +50,7 @@ from .notation import WHITE, format_position
 from .players import LEVELS, make_player
 from .position import Move
 from .records import Turn, actions, split_token, turn_of_setup
-from .probe import Database, RuleMoveProbe, best_of, open_database
+from .probe import Database, best_of, open_database
 from .rules import STANDARD, Rules
 from .values import DRAW, WIN
 
@@ -354,15 +355,8 @@ class Engine:
         return line[0]
 
     def plies(self, game: Game, probe) -> Optional[int]:
-        """The plies to the end of a move's value: a plain value's own; under the quiet-ply
-        rule, those of the plain value where it is the same (a win the rule keeps), else
-        None."""
-        if not isinstance(probe, RuleMoveProbe):
-            return probe.plies
-        if probe.value == DRAW:
-            return None
-        plain = self.database.probe(game.position.play_unchecked(probe.move)).for_mover()
-        return plain.plies if plain.value == probe.value else None
+        """The plies to the end of a move's value (:func:`~solver.analysis.move_plies`)."""
+        return move_plies(self.database, game.position, probe)
 
     def report_topn(self, probes: list, n: int, mover: str, count: int) -> None:
         """``info topn`` lines: the next actions, best first, each with the value of
