@@ -25,14 +25,15 @@ from .notation import WHITE, format_position
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
 
-__all__ = ["actions", "split_token", "Turn", "turn_of_setup", "read_any_record", "read_pgn", "read_playok", "pgn_text",
+__all__ = ["actions", "split_token", "Turn", "turn_of_setup", "read_any_record", "read_pgn", "read_playok",
+           "read_goldtoken", "pgn_text",
            "PLAYOK_POINTS", "RECORD_FORMATS"]
 
 #: PlayOK's point numbers 1..24: row by row from the top, left to right.
 PLAYOK_POINTS = ("a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4",
                  "e4", "f4", "g4", "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1")
 #: The record formats read (``muehle`` is :meth:`Game.from_record`'s own).
-RECORD_FORMATS = ("muehle", "pgn", "playok")
+RECORD_FORMATS = ("muehle", "pgn", "playok", "goldtoken")
 #: The PGN variant tag of the rule sets the app names.
 VARIANT_TAGS = {"Nine Men's Morris": "standard", "Twelve Men's Morris": "twelve-mens"}
 
@@ -304,11 +305,40 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
         raise InvalidNotationError(f"PlayOK: {error}") from None
 
 
+def read_goldtoken(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+    """The game of a GoldToken move list (its printed game: a line a move, ``1\tPlace
+    to d6``, ``3\td6 -> d7``, ``4\tf4 -> f6, take d6``; the site's header lines up to
+    the first move left out).  Returns (game, notes)."""
+    turn = _start({}, rules)
+    tokens, started = [], False
+    for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        match = re.fullmatch(r"\s*[0-9]+\.?\s+(?:Place to\s+([a-z][0-9]{1,2})|([a-z][0-9]{1,2})\s*->\s*"
+                             r"([a-z][0-9]{1,2}))(?:\s*,\s*take\s+([a-z][0-9]{1,2}))?\s*", line)
+        if match is None:
+            if started and line.strip():
+                raise InvalidNotationError(f"GoldToken: line {number}: cannot read {_shown(line.strip())!r}: a "
+                                           f"move is 'N<tab>Place to d6', 'N<tab>d6 -> d7' and ', take b4'")
+            continue                # (the site's header before the first move)
+        started = True
+        placed, origin, target, take = match.groups()
+        token = (placed or f"{origin}-{target}") + (f"x{take}" if take else "")
+        tokens.append((token, f"line {number}"))
+    if not started:
+        raise InvalidNotationError("GoldToken: no move ('1<tab>Place to d6') in the record")
+    try:
+        return _replay(turn, tokens), []
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"GoldToken: {error}") from None
+
+
 def record_format(text: str) -> str:
     """Which format a record is in: ``playok`` (PlayOK's site tag, or numbers only after
-    the move numbers), ``pgn`` (tags, or move numbers ``1.``), else ``muehle``."""
+    the move numbers), ``goldtoken`` (its ``Place to`` and ``->``), ``pgn`` (tags, or move
+    numbers ``1.``), else ``muehle``."""
     if '[Site "PlayOK"]' in text:
         return "playok"
+    if re.search(r"^\s*[0-9]+\.?\s+(Place to |[a-z][0-9]{1,2}\s*->)", text, re.M):
+        return "goldtoken"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
     plain = re.sub(r";[^\n]*", " ", re.sub(r"\{[^}]*\}", " ", movetext))
     if re.search(r"(^|\s)1\.", plain) and not re.search(r"[a-gA-G]", plain):
@@ -329,6 +359,8 @@ def read_any_record(text: str, rules: Optional[Rules] = None,
     given = rules if rules is not None else None if "[Variant" in text else default
     if kind == "playok":
         return read_playok(text, given)
+    if kind == "goldtoken":
+        return read_goldtoken(text, given)
     if kind == "pgn":
         return read_pgn(text, given)
     return Game.from_record(text, rules, default=default), []

@@ -202,3 +202,20 @@ def test_what_an_error_echoes_is_printable_and_a_missing_file_is_named(tmp_path)
     assert "\x00" not in str(caught.value).replace("\\x00", "")
     result = CliRunner().invoke(main, ["record", str(tmp_path / "none.pgn")])
     assert result.exit_code == 2 and "cannot read" in result.output and "no such file" in result.output
+
+
+def test_goldtoken_move_lists_read():
+    """GoldToken's printed game (as the app's importer reads it): a line a move, its
+    header before the first move left out; placements, a take, moves."""
+    text = ("GoldToken game 13097650\nQuick Jump\n"
+            "1\tPlace to a7\n2\tPlace to b6\n3\tPlace to d7\n4\tPlace to d6\n5\tPlace to g7, take b6\n6\tPlace to f6\n")
+    assert record_format(text) == "goldtoken"
+    game, _ = read_any_record(text, Rules(stones=4))
+    assert [str(m) for m in game.moves] == ["a7", "b6", "d7", "d6", "g7xb6", "f6"]
+    quiet = "1\tPlace to a7\n2\tPlace to b6\n3\tPlace to d7\n4\tPlace to d6\n5\tPlace to g4\n6\tPlace to f2\n7\tg4 -> g1\n"
+    moved, _ = read_any_record(quiet, Rules(stones=3))
+    assert str(moved.moves[-1]) == "g4-g1"
+    with pytest.raises(InvalidNotationError, match="GoldToken: line 2 \\(d6\\): d6 is not legal"):
+        read_any_record("1\tPlace to d6\n2\tPlace to d6\n")
+    with pytest.raises(InvalidNotationError, match="GoldToken: line 3: cannot read 'hello'"):
+        read_any_record("1\tPlace to d6\n2\tPlace to f4\nhello\n")
