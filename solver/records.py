@@ -19,21 +19,21 @@ import re
 from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
-from .formats import Setup, read_setup
+from .formats import Setup, is_malom, read_malom, read_setup
 from .game import QUIET_PLY_LIMIT, Game, record_rules
 from .notation import WHITE, format_position
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
 
 __all__ = ["actions", "split_token", "Turn", "turn_of_setup", "read_any_record", "read_pgn", "read_playok",
-           "read_goldtoken", "pgn_text",
+           "read_goldtoken", "read_malom_history", "pgn_text",
            "PLAYOK_POINTS", "RECORD_FORMATS"]
 
 #: PlayOK's point numbers 1..24: row by row from the top, left to right.
 PLAYOK_POINTS = ("a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4",
                  "e4", "f4", "g4", "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1")
 #: The record formats read (``muehle`` is :meth:`Game.from_record`'s own).
-RECORD_FORMATS = ("muehle", "pgn", "playok", "goldtoken")
+RECORD_FORMATS = ("muehle", "pgn", "playok", "goldtoken", "malom")
 #: The PGN variant tag of the rule sets the app names.
 VARIANT_TAGS = {"Nine Men's Morris": "standard", "Twelve Men's Morris": "twelve-mens"}
 
@@ -331,12 +331,52 @@ def read_goldtoken(text: str, rules: Optional[Rules] = None) -> tuple[Game, list
         raise InvalidNotationError(f"GoldToken: {error}") from None
 
 
+def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+    """The game of Malom's copied history: a line of its clipboard text a state, the
+    first the start, each next one step on (a stone placed or moved, or a stone taken
+    after a mill).  Returns (game, notes)."""
+    rules = rules or STANDARD
+    lines = [(n, line) for n, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1) if line.strip()]
+    states = []
+    for number, line in lines:
+        try:
+            states.append((number, read_malom(line, rules.stones, rules.board)))
+        except InvalidNotationError as error:
+            raise InvalidNotationError(f"Malom: line {number}: {error}") from None
+    turn = turn_of_setup(states[0][1], rules)
+    names = rules.board.points
+    for (_, before), (number, after) in zip(states, states[1:]):
+        own = before.white if before.turn == WHITE else before.black
+        opp = before.black if before.turn == WHITE else before.white
+        own_after = after.white if before.turn == WHITE else after.black
+        opp_after = after.black if before.turn == WHITE else after.white
+        added, left = own_after & ~own, own & ~own_after
+        taken = opp & ~opp_after
+        if before.take and not added and not left and taken.bit_count() == 1 and opp_after == opp & ~taken:
+            action = f"x{names[taken.bit_length() - 1]}"
+        elif not before.take and added.bit_count() == 1 and left.bit_count() <= 1 and opp_after == opp:
+            target = names[added.bit_length() - 1]
+            action = target if not left else f"{names[left.bit_length() - 1]}-{target}"
+        else:
+            raise InvalidNotationError(f"Malom: line {number}: the board is not one step on from the line before")
+        try:
+            turn.act(action)
+        except NotationError as error:
+            raise InvalidNotationError(f"Malom: line {number} ({action}): {error}") from None
+    if turn.partial:
+        raise InvalidNotationError(f"Malom: the history ends after {' '.join(turn.partial)}, a mill without its take")
+    return turn.game, []
+
+
 def record_format(text: str) -> str:
     """Which format a record is in: ``playok`` (PlayOK's site tag, or numbers only after
     the move numbers), ``goldtoken`` (its ``Place to`` and ``->``), ``pgn`` (tags, or move
     numbers ``1.``), else ``muehle``."""
     if '[Site "PlayOK"]' in text:
         return "playok"
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and all(is_malom(line) for line in lines):
+        return "malom"
     if re.search(r"^\s*[0-9]+\.?\s+(Place to |[a-z][0-9]{1,2}\s*->)", text, re.M):
         return "goldtoken"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
@@ -361,6 +401,8 @@ def read_any_record(text: str, rules: Optional[Rules] = None,
         return read_playok(text, given)
     if kind == "goldtoken":
         return read_goldtoken(text, given)
+    if kind == "malom":
+        return read_malom_history(text, given)
     if kind == "pgn":
         return read_pgn(text, given)
     return Game.from_record(text, rules, default=default), []

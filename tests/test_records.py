@@ -219,3 +219,30 @@ def test_goldtoken_move_lists_read():
         read_any_record("1\tPlace to d6\n2\tPlace to d6\n")
     with pytest.raises(InvalidNotationError, match="GoldToken: line 3: cannot read 'hello'"):
         read_any_record("1\tPlace to d6\n2\tPlace to f4\nhello\n")
+
+
+def test_maloms_copied_history_reads_as_a_game():
+    """Malom copies a game's history as a line of its clipboard text a state, a mill's
+    take a step of its own (its state with the take pending between)."""
+    from solver.formats import Setup, malom_text
+    from solver.position import parse_position
+
+    rules = Rules(stones=4)
+    game = Game.after(parse_position("startpos", rules), "a7 a1 d7 d1 g7xa1 b6".split(), rules)
+    states = []
+    for pos, move in zip(game.positions, list(game.moves) + [None]):
+        states.append(Setup(pos.white, pos.black, pos.white_hand, pos.black_hand, pos.turn))
+        if move is not None and move.takes:         # the state between the mill and its take
+            after = pos.play_unchecked(move)
+            taken = 1 << move.take
+            white, black = (after.white, after.black | taken) if pos.turn == "w" else (after.white | taken, after.black)
+            states.append(Setup(white, black, after.white_hand, after.black_hand, pos.turn, take=1,
+                                placed=pos.in_placement))
+    text = "\n".join(malom_text(s, rules.board, rules.stones) for s in states) + "\n"
+    assert record_format(text) == "malom"
+    read, _ = read_any_record(text, rules)
+    assert read.moves == game.moves
+    broken = text.splitlines()
+    broken[3] = broken[1]                            # a state that is no step on from the one before
+    with pytest.raises(InvalidNotationError, match="Malom: line 4: the board is not one step on"):
+        read_any_record("\n".join(broken), rules)
