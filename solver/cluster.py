@@ -35,7 +35,7 @@ from typing import Iterator
 
 from .kernels import kernels_for
 from . import build as building
-from . import storage
+from . import dtz, storage
 from .errors import ClusterError, InsufficientMemoryError, one_line
 from .rules import Rules
 
@@ -228,9 +228,12 @@ async def _identity(address: str, seconds: float) -> dict:
 
 def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
           max_total: int | None = None, pair: tuple[int, int] | None = None, verify: bool = True,
-          progress: bool = True, timeout: float | None = None) -> list:
+          progress: bool = True, timeout: float | None = None, quiet_limit: int | None = None) -> list:
     """Build (or resume) the planned units of ``phase`` on ``client``'s cluster; one
-    report per unit, in plan order, as :func:`solver.build.build` gives.
+    report per unit, in plan order, as :func:`solver.build.build` gives.  With
+    ``quiet_limit``, the tables of the quiet-ply rule of that many plies instead, all of
+    them (``phase`` aside), as :func:`solver.dtz.build` gives them: the same graph, each
+    file read from the rule's files of what it leads into.
 
     Raises ClusterError when the workers cannot see the folder or keep dying, the task's
     own error (a DatabaseError) when a unit fails; ``timeout`` (seconds) bounds the wait.
@@ -241,16 +244,20 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
     root = Path(root).resolve()
     folder = building.prepare_folder(root, rules)
     with building.BuildLock(folder):
-        units = building.plan_units(rules, max_total, pair, phase)
-        building.check_plan(root, rules, units)
+        if quiet_limit is None:
+            units = building.plan_units(rules, max_total, pair, phase)
+            building.check_plan(root, rules, units)
+        else:
+            units = dtz.plan_units(rules, max_total, pair)
         check_workers(client, folder)
         check_memory(client, units)
         build_id = secrets.token_hex(4)
+        prefix = "" if quiet_limit is None else f"dtz{quiet_limit}-"
         futures = {}
         for unit in units:
             needs = [futures[key] for key in unit.needs if key in futures]
-            futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, *needs,
-                                              key=f"{unit.name}-{build_id}", pure=False,
+            futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, quiet_limit, *needs,
+                                              key=f"{prefix}{unit.name}-{build_id}", pure=False,
                                               resources={MEMORY: unit.memory})
         unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
         reports = {}
@@ -346,10 +353,12 @@ def _why_stuck(client: Client, left: list[building.Unit]) -> str | None:
     return None
 
 
-def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs):
+def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_limit: int | None = None,
+             *needs):
     """The task of one unit on a worker (``needs``: the reports of the units it reads,
     passed only to order the tasks): build it with the worker's threads, shared with the
-    tasks the worker is running as this one starts (values never depend on threads)."""
+    tasks the worker is running as this one starts (values never depend on threads);
+    with ``quiet_limit``, its file of the tables of that quiet-ply rule."""
     worker = get_worker()
     folder = storage.rules_dir(root, rules)
     if not folder.is_dir():
@@ -359,6 +368,8 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, *needs)
                            f"run the workers where it is mounted at the same path")
     state = worker.state
     jobs = max(1, state.nthreads // max(1, state.executing_count))
+    if quiet_limit is not None:
+        return dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)
     return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
 
 

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -523,6 +523,75 @@ def placement_reader(root: Path, rules: Rules, limit: int, jobs: int = 2) -> Cal
     return lookup
 
 
+def plan_units(rules: Rules, max_total: int | None = None,
+               pair: tuple[int, int] | None = None) -> list[building.Unit]:
+    """The units of these tables (:func:`plan`'s pairs and placement subspaces) as a
+    graph, every unit after the units it reads, with the memory each needs here: the
+    plain build's graph (:func:`solver.build.plan_units`), what a cluster runs."""
+    check_rules(rules)
+    units = building.plan_units(rules, max_total, pair, "moving" if pair is not None else "all")
+    return [replace(u, memory=rule_memory(u.key) if isinstance(u.key, Pair) else placement.memory_needed(u.key))
+            for u in units]
+
+
+def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, *, jobs: int = 2,
+               verify: bool = True, progress: bool = False, memory: int | None = None,
+               lookup: Callable | None = None, read: Callable | None = None) -> RuleReport:
+    """Build (or find built) the file of ``key`` of these tables: a pair solved in rounds
+    and (``verify``) checked before it is written, or a placement subspace by one pass
+    from its children under the rule.  ``lookup`` and ``read``: the readers of the files
+    it reads (:func:`reader`, :func:`placement_reader`), made here where not given (a
+    build shares them between its files, a cluster's task has its own).  The caller says
+    the report (:meth:`RuleReport.summary`): a cluster's client, not its worker."""
+    from tqdm import tqdm
+
+    root = Path(root)
+    kind = "pair" if isinstance(key, Pair) else "placement"
+    what = f"{kind} {key.name} under the {limit}-ply rule"
+    problem = building.why_not_built(root, rules, key, quiet_limit=limit)
+    if problem is None:
+        return RuleReport(key, limit, key.slots, 0.0, building.peak_rss_mib(), skipped=True)
+    path = storage.rule_path(root, rules, key, limit)
+    if path.exists():
+        log.warning("%s: rebuilding it, the file is unusable: %s", what, problem)
+    building.remove_stale_temporaries(path.parent, path.name)
+    need = rule_memory(key) if kind == "pair" else placement.memory_needed(key)
+    building.require_memory(what, need, building.SubspaceCache(root, rules), memory)
+    start = time.perf_counter()
+    if kind == "pair":
+        lookup = lookup or reader(root, rules, limit)
+        bar = tqdm(desc=f"pair {key.name} ({limit}-ply rule)", unit="round", disable=not progress,
+                   leave=False, dynamic_ncols=True)
+        solved = solve_rule_pair(tuple(key), rules, lookup, limit, jobs,
+                                 progress=lambda msg: (bar.set_postfix_str(msg), bar.update()),
+                                 code_at=code_reader(root, rules, limit), fresh=True)
+        values = solved.values
+        bar.close()
+        checked = time.perf_counter()
+        if verify:
+            failed = check_pair(key, rules, values, lookup, limit, jobs, fresh=True)
+            if failed:
+                raise ConsistencyError(f"pair {key.name} fails the consistency check: {failed[0]}", [])
+        check_seconds = time.perf_counter() - checked if verify else 0.0
+        storage.write_pair(path, rules, values, quiet_limit=limit, release=True,
+                           extra={"seconds": time.perf_counter() - start, "checked": bool(verify),
+                                  "solves": solved.solves})
+        del values
+        building.release_free_memory()
+        report = RuleReport(key, limit, key.slots, time.perf_counter() - start, building.peak_rss_mib(),
+                            skipped=False, check_seconds=check_seconds, solves=solved.solves)
+    else:
+        # (the pass computes each value from its children as the check would: no check
+        # of its own, as the plain placement phase's; check_files checks them)
+        values = placement.solve(key, rules, read or placement_reader(root, rules, limit, jobs), jobs)
+        storage.write_pair(path, rules, {key: values}, quiet_limit=limit,
+                           extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+        del values
+        report = RuleReport(key, limit, key.slots, time.perf_counter() - start, building.peak_rss_mib(),
+                            skipped=False)
+    return report
+
+
 def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
           pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
           progress: bool = True, memory: int | None = None) -> list[RuleReport]:
@@ -533,14 +602,12 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     ``pair``) the placement subspaces, children first, each by one pass from its
     children under the rule (:func:`solver.placement.solve`: where the count starts, at
     the moving positions, :func:`entry_codes`).  Returns one report a file.  They read
-    no plain table: each reads the tables of the rule of what its moves lead into."""
-    from tqdm import tqdm
-
+    no plain table: each reads the tables of the rule of what its moves lead into
+    (:func:`build_unit`; :func:`solver.cluster.build` runs the same units on a cluster)."""
     check_rules(rules)
     check_quiet_limit(limit)
     root = Path(root)
     pairs, subs = plan(rules, max_total, pair)
-    reports = []
     with building.BuildLock(building.prepare_folder(root, rules)):
         need = [(f"pair {p.name}", rule_memory(p)) for p in pairs]
         need += [(f"placement {s.name}", placement.memory_needed(s)) for s in subs]
@@ -548,48 +615,10 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
                 raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")
         lookup = reader(root, rules, limit)
-        def to_build(key: Pair | Subspace) -> bool:
-            """Whether the file of ``key`` is to be built: not if it is there and intact
-            (a report says it was skipped); a file there but unusable is said so."""
-            problem = building.why_not_built(root, rules, key, quiet_limit=limit)
-            what = f"{'pair' if isinstance(key, Pair) else 'placement'} {key.name} under the {limit}-ply rule"
-            if problem is None:
-                reports.append(RuleReport(key, limit, key.slots, 0.0, building.peak_rss_mib(), skipped=True))
-                log.info("%s", reports[-1].summary())
-                return False
-            path = storage.rule_path(root, rules, key, limit)
-            if path.exists():
-                log.warning("%s: rebuilding it, the file is unusable: %s", what, problem)
-            building.remove_stale_temporaries(path.parent, path.name)
-            return True
-
+        reports = []
         for p in pairs:
-            if not to_build(p):
-                continue
-            path = storage.rule_path(root, rules, p, limit)
-            building.require_memory(f"pair {p.name} under the {limit}-ply rule", rule_memory(p),
-                                    building.SubspaceCache(root, rules), memory)
-            start = time.perf_counter()
-            bar = tqdm(desc=f"pair {p.name} ({limit}-ply rule)", unit="round", disable=not progress,
-                       leave=False, dynamic_ncols=True)
-            solved = solve_rule_pair(tuple(p), rules, lookup, limit, jobs,
-                                     progress=lambda msg: (bar.set_postfix_str(msg), bar.update()),
-                                     code_at=code_reader(root, rules, limit), fresh=True)
-            values = solved.values
-            bar.close()
-            checked = time.perf_counter()
-            if verify:
-                failed = check_pair(p, rules, values, lookup, limit, jobs, fresh=True)
-                if failed:
-                    raise ConsistencyError(f"pair {p.name} fails the consistency check: {failed[0]}", [])
-            check_seconds = time.perf_counter() - checked if verify else 0.0
-            storage.write_pair(path, rules, values, quiet_limit=limit, release=True,
-                               extra={"seconds": time.perf_counter() - start, "checked": bool(verify),
-                                      "solves": solved.solves})
-            del values
-            building.release_free_memory()
-            reports.append(RuleReport(p, limit, p.slots, time.perf_counter() - start, building.peak_rss_mib(),
-                                      skipped=False, check_seconds=check_seconds, solves=solved.solves))
+            reports.append(build_unit(root, rules, limit, p, jobs=jobs, verify=verify, progress=progress,
+                                      memory=memory, lookup=lookup))
             log.info("%s", reports[-1].summary())
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
         read = placement_reader(root, rules, limit, jobs)
@@ -600,23 +629,10 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             return held[sub]
 
         for sub in subs:
-            if not to_build(sub):
-                continue
-            path = storage.rule_path(root, rules, sub, limit)
             children = [c for c in placement.children(sub) if c is not None]
             for key in [k for k in held if k not in children]:
                 del held[key]
-            building.require_memory(f"placement {sub.name} under the {limit}-ply rule",
-                                    placement.memory_needed(sub), building.SubspaceCache(root, rules), memory)
-            start = time.perf_counter()
-            # (the pass computes each value from its children as the check would: no
-            # check of its own, as the plain placement phase's; check_files checks them)
-            values = placement.solve(sub, rules, cached, jobs)
-            storage.write_pair(path, rules, {sub: values}, quiet_limit=limit,
-                               extra={"seconds": time.perf_counter() - start, "phase": "placement"})
-            del values
-            reports.append(RuleReport(sub, limit, sub.slots, time.perf_counter() - start,
-                                      building.peak_rss_mib(), skipped=False))
+            reports.append(build_unit(root, rules, limit, sub, jobs=jobs, memory=memory, read=cached))
             log.info("%s", reports[-1].summary())
     return reports
 

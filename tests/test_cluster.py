@@ -125,6 +125,31 @@ def test_the_whole_game_as_one_graph_gives_the_same_bits(client, tmp_path):
     assert len(again) == len(placed) and all(r.skipped for r in again)
 
 
+def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path):
+    """The tables of the quiet-ply rule (moving pairs and placement subspaces) as one task
+    graph on the cluster: every file's values are the in-process build's, bit for bit;
+    a rerun finds them all built."""
+    from solver import dtz
+
+    four = Rules(stones=4)
+    in_process = tmp_path / "in-process"
+    building.build(in_process, four, phase="all", verify=False, progress=False)
+    dtz.build(in_process, four, 50, progress=False)
+    building.build(tmp_path / "cluster", four, phase="all", verify=False, progress=False)
+    reports = cluster.build(tmp_path / "cluster", four, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
+    pairs, subs = dtz.plan(four)
+    assert [r.key for r in reports] == [u.key for u in dtz.plan_units(four)] and len(reports) == len(pairs + subs)
+    assert not any(r.skipped for r in reports)
+    for key in pairs + subs:
+        for sub in key.subspaces if isinstance(key, Pair) else [key]:
+            a, b = (storage.read_subspace(storage.rule_path(root, four, key, 50), four, sub.m, sub.o,
+                                          own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=50)
+                    for root in (tmp_path / "cluster", in_process))
+            assert storage.sha256_of(a) == storage.sha256_of(b), sub
+    again = cluster.build(tmp_path / "cluster", four, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
+    assert all(r.skipped for r in again)
+
+
 def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work(client, tmp_path):
     # every missing pair named by count, and one command that builds them all
     with pytest.raises(MissingSubspaceError,
@@ -239,10 +264,10 @@ def test_build_command_with_workers(tmp_path):
             pass                                # held already, by another program
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0 and noise(done.stderr) == [], done.stderr
-    assert done.stderr.rstrip().endswith(
-        "note: the tables of the 50-ply rule are built in one process, not on a cluster yet: build them "
-        "after this with 'muehle build --phase rule' (--no-rule leaves them out without this note)")
     assert "Dask dashboard: http://" in done.stderr and "1 pair(s) built" in done.stdout
+    # the tables of the 50-ply rule after the plain ones, on the same cluster
+    assert "1 pair(s) built under the 50-ply rule" in done.stdout
+    assert storage.rule_path(tmp_path, Rules(stones=3), Pair(3, 3), 50).exists()
     assert building.is_built(tmp_path, Rules(stones=3), (3, 3))
     # The placement phase ran in the same graph (no in-process run after it).
     subs = placement.plan(Rules(stones=3))
@@ -296,7 +321,7 @@ def noise(stderr: str) -> list[str]:
     import re
     return [line for line in stderr.splitlines()
             if line and not re.match(r"\d\d:\d\d:\d\d |Dask dashboard: |muehle: error: |muehle: interrupted", line)
-            and not line.startswith("note: the tables of the 50-ply rule are built in one process")]
+            ]
 
 
 def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):

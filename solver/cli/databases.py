@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -139,7 +140,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     # stays its one line).
     skip_rule = None
     if phase == "all" and not no_rule and gap is None:
-        skip_rule = _no_rule_tables(rules, workers is not None or scheduler is not None, quiet_limit)
+        skip_rule = _no_rule_tables(rules)
     rule_too = phase == "all" and not no_rule and gap is None and skip_rule is None
     if dry_run:
         files = building.build_plan(rules, phase=phase, max_total=max_total, pair=pair)
@@ -162,6 +163,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
         return
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
+    client = None
     if workers is None and scheduler is None:
         reports = building.build(db, rules, phase=phase, jobs=jobs, memory=memory, **options)
     else:
@@ -175,13 +177,40 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
             cluster.check_scheduler(scheduler)
         with building.BuildLock(building.prepare_folder(db, rules)):
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase), share)
-        # Dask logs every worker and connection at INFO; the build's own lines suffice.
-        logging.getLogger("distributed").setLevel(logging.WARNING)
-        where = (cluster.connect(scheduler) if scheduler is not None
-                 else cluster.local(workers, threads=max(1, jobs // workers), memory=share))
-        with where as client:
-            click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
+        with _cluster(workers, scheduler, jobs, share) as client:
             reports = cluster.build(db, rules, client, phase=phase, **options)
+            _report_plain(db, rules, reports, started)
+            if rule_too:             # (the same cluster: its workers are up)
+                _build_rule(db, rules, quiet_limit, max_total, pair, jobs, workers, scheduler, not no_verify,
+                            False, quiet, memory, client=client)
+        if skip_rule is not None:
+            click.echo(f"note: {skip_rule}", err=True)
+        return
+    _report_plain(db, rules, reports, started)
+    if rule_too:
+        _build_rule(db, rules, quiet_limit, max_total, pair, jobs, None, None, not no_verify,
+                    False, quiet, memory)
+    if skip_rule is not None:
+        click.echo(f"note: {skip_rule}", err=True)
+
+
+@contextmanager
+def _cluster(workers: Optional[int], scheduler: Optional[str], jobs: int, share: Optional[int]):
+    """A client of the running cluster of ``scheduler``, or of a LocalCluster of
+    ``workers`` started here (and stopped after), its dashboard's address said."""
+    from .. import cluster
+
+    # Dask logs every worker and connection at INFO; the build's own lines suffice.
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    where = (cluster.connect(scheduler) if scheduler is not None
+             else cluster.local(workers, threads=max(1, jobs // workers), memory=share))
+    with where as client:
+        click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
+        yield client
+
+
+def _report_plain(db: str, rules: Rules, reports: list, started: float) -> None:
+    """The plain build's line: files built and there, their times, memory, where."""
     built = [r for r in reports if not r.skipped]
     seconds = sum(r.seconds for r in built)
     text = _built_text([r for r in reports if isinstance(r, building.PairReport)],
@@ -191,23 +220,15 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     click.echo(f"{text}, {seconds:.1f} s summed over the files, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
-    if rule_too:
-        _build_rule(db, rules, quiet_limit, max_total, pair, jobs, None, None, not no_verify,
-                    False, quiet, memory)
-    if skip_rule is not None:
-        click.echo(f"note: {skip_rule}", err=True)
 
 
-def _no_rule_tables(rules: Rules, on_cluster: bool, limit: int) -> Optional[str]:
+def _no_rule_tables(rules: Rules) -> Optional[str]:
     """Why the whole build leaves out the tables of the quiet-ply rule (a note for after
     the plain build), or None where it builds them."""
     unserved = dtz.unserved(rules)
     if unserved is not None:
         return f"{unserved}; the plain tables are built"
-    return None if not on_cluster else (
-        f"the tables of the {limit}-ply rule are built in one process, not on a cluster yet: "
-        f"build them after this with 'muehle build --phase rule' (--no-rule leaves them out "
-        f"without this note)")
+    return None
 
 
 def _built_text(moving: list, placed: list, under: str = "") -> str:
@@ -222,11 +243,9 @@ def _built_text(moving: list, placed: list, under: str = "") -> str:
 
 def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pair, jobs: int,
                 workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
-                quiet: bool, memory: Optional[int]) -> None:
-    """``build --phase rule``: the tables of the quiet-ply rule (solver.dtz), in this process."""
-    if workers is not None or scheduler is not None:
-        fail("--phase rule is built in this process (not on a Dask cluster yet): leave out "
-             "--workers and --scheduler")
+                quiet: bool, memory: Optional[int], client=None) -> None:
+    """``build --phase rule``: the tables of the quiet-ply rule (solver.dtz), in this
+    process, or on a cluster (``--workers``, ``--scheduler``; ``client``: one running)."""
     dtz.check_rules(rules)
     pairs, subs = dtz.plan(rules, max_total, pair)
     if dry_run:
@@ -238,8 +257,24 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
                        f"{max((need(k) for k in keys), default=0) / 2**30:.2f} GiB of memory")
         return
     started = time.perf_counter()
-    reports = dtz.build(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs, verify=verify,
-                        progress=not quiet, memory=memory)
+    if client is None and (workers is not None or scheduler is not None):
+        from .. import cluster
+
+        if scheduler is not None:
+            cluster.check_scheduler(scheduler)
+        share = memory if memory is None or workers is None else memory // workers
+        with _cluster(workers, scheduler, jobs, share) as started_client:
+            _build_rule(db, rules, limit, max_total, pair, jobs, workers, scheduler, verify, False, quiet,
+                        memory, client=started_client)
+        return
+    if client is not None:
+        from .. import cluster
+
+        reports = cluster.build(db, rules, client, max_total=max_total, pair=pair, verify=verify,
+                                progress=not quiet, quiet_limit=limit)
+    else:
+        reports = dtz.build(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs, verify=verify,
+                            progress=not quiet, memory=memory)
     text = _built_text([r for r in reports if isinstance(r.key, Pair)],
                        [r for r in reports if not isinstance(r.key, Pair)], f" under the {limit}-ply rule")
     click.echo(f"{text}, {time.perf_counter() - started:.1f} s wall, peak memory "
