@@ -311,8 +311,9 @@ def main() -> None:
 
     Positions are written like 'W:a1,d2,g7 B:a4,b6 w' (White's points, Black's
     points, side to move, optionally stones in hand: 'W:d2 B:f4 w 8 8') or
-    'startpos'.  Moves: d2 (place), d2xa4 (place and take), d2-d3 (slide or
-    jump), d2-d3xa4.
+    'startpos'; a Sanmill FEN or Malom's clipboard text is read too (muehle
+    convert).  Moves: d2 (place), d2xa4 (place and take), d2-d3 (slide or jump),
+    d2-d3xa4.
     """
 
 
