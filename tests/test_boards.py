@@ -20,7 +20,7 @@ import pytest
 from solver.board import BOARDS, STANDARD_BOARD, points_of
 from solver.index import Pair, Subspace, max_stones, random_positions
 from solver.kernels import kernels_for
-from solver.position import Move, Position, in_mill, mill_points
+from solver.position import Move, Position, in_mill
 from solver.retro import solve_pair
 from solver.rules import KERNEL_BOARDS, VARIANTS, Rules, kernel_gap
 from solver.verify.oracle import Oracle, compare
@@ -376,3 +376,32 @@ def test_seven_mens_morris_of_fourteen_mills_is_the_first_players_win_by_the_cen
         assert (start.value, start.plies) == ("win", 25)
         firsts = {str(mp.move): mp.value for mp in db.probe_moves("startpos")}
     assert firsts.pop("c3") == "win" and set(firsts.values()) == {"loss"} and len(firsts) == 16
+
+
+def _whole_game_shapes(rules: Rules) -> list[tuple[int, int, int, int]]:
+    from solver import build as building, placement
+    return ([(s.m, s.o, 0, 0) for p in building.plan(rules) for s in p.subspaces]
+            + [(s.m, s.o, s.own_hand, s.opp_hand) for s in placement.plan(rules)])
+
+
+@pytest.mark.parametrize("rules", [dataclasses.replace(VARIANTS["six-mens"], stones=3),
+                                   pytest.param(dataclasses.replace(VARIANTS["six-mens"], stones=4),
+                                                marks=pytest.mark.slow)],
+                         ids=["six-mens-s3", "six-mens-s4"])
+def test_a_kernel_free_retrograde_pass_equals_the_whole_built_game(rules, tmp_path):
+    """Every position of a whole small game (placement and moving phase, every point
+    arrangement, no symmetry), its moves from the readable rules, solved backwards in
+    plain Python (solver.verify.retrograde): every value and every ply count equals the
+    files of the build (the kernels' index, symmetry, rounds and passes).  Three Men's
+    Morris is compared so in tests/test_three_mens.py; four stones on the Six Men's
+    board, 2 M positions, in the slow run."""
+    from solver.build import build
+    from solver.probe import open_database
+    from solver.verify.retrograde import compare, positions, solve
+
+    build(tmp_path, rules, progress=False)
+    start = positions(rules, _whole_game_shapes(rules))
+    values = solve(rules, start)
+    assert len(values) >= len(start) and len({v for v in values.values()}) > 10     # wins and losses of many lengths
+    with open_database(tmp_path, rules) as db:
+        assert compare(rules, values, db.code) == []

@@ -25,11 +25,12 @@ from solver.cli import main
 from solver.index import Subspace
 from solver.kernels import kernels_for
 from solver.opening import OpeningSearch
+from solver.verify.retrograde import positions, solve
 from solver.position import Position, mill_points
 from solver.probe import open_database
 from solver.retro import pairs_in_order
 from solver.rules import LINE_BOARDS, VARIANTS, Rules
-from solver.values import LOSS, WIN, Value, decode
+from solver.values import WIN, Value, decode
 from solver.verify.oracle import Oracle, compare
 
 BOARD = BOARDS["three-mens"]
@@ -65,39 +66,13 @@ def game_positions(rules: Rules) -> list[Position]:
 
 
 def reference_codes(rules: Rules) -> dict[tuple[int, int, int, int], int]:
-    """The code of every position of the game by the reference rules alone: sweep k
-    decides the positions whose value is fixed at k plies (a win: a move into a loss in
-    k - 1; a loss: every move into a win, the longest in k - 1), what is left is drawn.
-    A position the rules decide before any move (a line stands) is lost in 0, or, where
-    only the side to move has a line, won: coded as a win in 1 (docs/design.md §9)."""
-    key = lambda p: (p.own, p.opp, p.own_hand, p.opp_hand)
-    children: dict = {}
-    codes: dict = {}
-    for pos in game_positions(rules):
-        outcome = pos.terminal_wdl(rules)
-        if outcome is not None:
-            codes[key(pos)] = 1 if outcome == LOSS else 2
-            assert outcome in (LOSS, WIN) and (outcome == LOSS or mill_points(pos.own, BOARD))
-        else:
-            children[key(pos)] = [key(pos.play_unchecked(mv)) for mv in pos.legal_moves(rules)]
-    k = 1
-    while True:
-        decided = {}
-        for pos, kids in children.items():
-            if pos in codes:
-                continue
-            kid = [codes.get(c) for c in kids]
-            if k % 2 == 1 and k in kid:
-                decided[pos] = k + 1
-            elif k % 2 == 0 and all(c and c % 2 == 0 for c in kid) and max(kid) == k:
-                decided[pos] = k + 1
-        if not decided and k > 2:
-            break
-        codes.update(decided)
-        k += 1
-    for pos in children:
-        codes.setdefault(pos, 0)
-    return codes
+    """The code of every position of the game by the reference rules alone
+    (solver.verify.retrograde: its moves from Position.legal_moves, solved backwards in
+    plain Python).  A position the rules decide before any move (a line stands) is lost
+    in 0, or, where only the side to move has a line, won: coded as a win in 1
+    (docs/design.md §9)."""
+    shapes = sorted({(s.m, s.o, s.own_hand, s.opp_hand) for s in map(Subspace.of, game_positions(rules))})
+    return solve(rules, positions(rules, shapes))
 
 
 # --- the kernels' moves ------------------------------------------------------------
