@@ -345,6 +345,7 @@ def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, 
             raise InvalidNotationError(f"Malom: line {number}: {error}") from None
     turn = turn_of_setup(states[0][1], rules)
     names = rules.board.points
+    tokens = []
     for (_, before), (number, after) in zip(states, states[1:]):
         own = before.white if before.turn == WHITE else before.black
         opp = before.black if before.turn == WHITE else before.white
@@ -359,13 +360,11 @@ def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, 
             action = target if not left else f"{names[left.bit_length() - 1]}-{target}"
         else:
             raise InvalidNotationError(f"Malom: line {number}: the board is not one step on from the line before")
-        try:
-            turn.act(action)
-        except NotationError as error:
-            raise InvalidNotationError(f"Malom: line {number} ({action}): {error}") from None
-    if turn.partial:
-        raise InvalidNotationError(f"Malom: the history ends after {' '.join(turn.partial)}, a mill without its take")
-    return turn.game, []
+        tokens.append((action, f"line {number}"))
+    try:
+        return _replay(turn, tokens), []
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"Malom: {error}") from None
 
 
 def record_format(text: str) -> str:
