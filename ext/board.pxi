@@ -26,7 +26,8 @@ cdef extern from *:
     """
     static inline int mu_popcount(unsigned int x) { return __builtin_popcount(x); }
     static inline int mu_ctz(unsigned int x) { return __builtin_ctz(x); }
-    static inline int mu_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+    /* (unused in the oracle's module: marked so, or clang warns) */
+    static inline __attribute__((unused)) int mu_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
     """
     int popcount "mu_popcount"(uint32_t x) nogil
     int ctz "mu_ctz"(uint32_t x) nogil

@@ -227,7 +227,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     # (no opponent stone, no capture: cap is never read)
     if not cap_wins and o >= 1:
         check_size("cap", cap.shape[0], c_subspace_slots(o - 1, m1), f"slots of {o - 1}-{m1}")
-    codes = NULL if fingerprint else &val[0]
+    codes = &val[0] if not fingerprint else NULL     # (this order: the pointer keeps its const)
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
@@ -244,7 +244,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
             if not over:
-                prefetch_blocks(o, m1, victims, frames, &quiet[0], NULL if cap_wins else capp)
+                prefetch_blocks(o, m1, victims, frames, &quiet[0], capp if not cap_wins else NULL)
             if by_rests and not over and not (LINE_WINS and opp_line):
                 rest_table(rests, vacant, victims, cap_wins, frames, &quiet[0], capp)
             while True:

@@ -205,7 +205,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
             opp = w.opp
             victims = move_victims(opp, take_none)
             successor_frames(o, m + 1, opp, 0 if cap_wins else victims, sides)
-            prefetch_blocks(o, m + 1, victims, sides, qp, NULL if cap_wins else cp)
+            prefetch_blocks(o, m + 1, victims, sides, qp, cp if not cap_wins else NULL)
             while True:
                 nb = group_walk_batch(w, owns, slots, NULL, False)    # (the writes need no wait)
                 if nb == 0:
