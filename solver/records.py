@@ -64,10 +64,14 @@ class Turn:
         self.game = game
         self.partial: list[str] = list(partial or [])
 
+    def continues(self, move: Move) -> bool:
+        """Whether ``move`` begins with the actions made so far (every move does between
+        turns)."""
+        return actions(move)[:len(self.partial)] == self.partial
+
     def candidates(self) -> list[Move]:
         """The legal moves that begin with the actions made so far."""
-        n = len(self.partial)
-        return [m for m in self.game.legal_moves() if actions(m)[:n] == self.partial]
+        return [m for m in self.game.legal_moves() if self.continues(m)]
 
     def act(self, action: str) -> None:
         """Make one action; NotationError where no legal move continues so."""

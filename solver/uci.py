@@ -45,7 +45,7 @@ from .analysis import move_plies
 from .choice import probe_game_moves
 from .errors import DatabaseError, MuehleError, NotationError, one_line
 from .formats import read_setup
-from .game import QUIET_PLIES, REPETITION, Game
+from .game import QUIET_PLIES, QUIET_PLY_LIMIT, REPETITION, Game
 from .notation import WHITE, format_position
 from .players import LEVELS, make_player
 from .position import Move
@@ -60,7 +60,7 @@ MATE_CP = 80
 
 def setup_turn(text: str, rules: Rules, quiet_limit: int) -> Turn:
     """The :class:`~solver.records.Turn` of a position in any format muehle reads
-    (``startpos``, a FEN, Malom's text, its own string; :func:`~solver.records.setup_turn`)."""
+    (``startpos``, a FEN, Malom's text, its own string; :func:`~solver.records.turn_of_setup`)."""
     return turn_of_setup(read_setup(text, rules.stones, rules.board), rules, quiet_limit)
 
 
@@ -84,7 +84,7 @@ class Engine:
     OPTIONS = ("Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs")
 
     def __init__(self, out: TextIO, db: str = "data", rules: Rules = STANDARD,
-                 level: str = "perfect", quiet_limit: int = 50):
+                 level: str = "perfect", quiet_limit: int = QUIET_PLY_LIMIT):
         self.out = out
         self.lock = threading.Lock()
         self.db_lock = threading.Lock()
@@ -321,11 +321,11 @@ class Engine:
         n = len(turn.partial)
         mover = game.position.turn
         if probes is not None:
-            probes = [mp for mp in probes if actions(mp.move)[:n] == turn.partial]
+            probes = [mp for mp in probes if turn.continues(mp.move)]
         if "topn" in options and probes is not None:
             self.report_topn(probes, n, mover, options["topn"])
         move = None
-        if self.planned is not None and actions(self.planned)[:n] == turn.partial and n:
+        if self.planned is not None and n and turn.continues(self.planned):
             move = self.planned               # (the take of the move the last go began)
         elif probes is not None and self.level in ("perfect", "ultra"):
             if self.level == "ultra" and not n:
@@ -382,9 +382,7 @@ class Engine:
         if database is None:
             self.error("eval: no databases (setoption name DatabasePath, Level)")
             return
-        probes = probe_game_moves(database, game)
-        probes = [mp for mp in probes if actions(mp.move)[:len(self.turn.partial)] == self.turn.partial]
-        best = probes[0]
+        best = next(mp for mp in probe_game_moves(database, game) if self.turn.continues(mp.move))
         self.say(f"info eval score {score_text(best.value, self.plies(game, best), game.position.turn)}")
 
     def cmd_d(self) -> None:
