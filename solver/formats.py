@@ -188,7 +188,7 @@ def read_fen(text: str, stones: int = STANDARD_STONES, board: Board = STANDARD_B
     kept = tuple(fields[10:15]) if len(fields) >= 17 else ()
     tail = fields[15:] if len(fields) >= 17 else fields[10:]
     extra = tuple(tail[2:])         # (fields of Sanmill's other games: kept as read)
-    quiet = _number(tail[0], "plies without a take", len(fields) - 1 if len(fields) == 12 else 16)
+    quiet = _number(tail[0], "plies without a take", 11 if len(fields) == 12 else 16)
     fullmove = _number(tail[1], "move number", 12 if len(fields) == 12 else 17, 0)
     why = too_many_stones(white, black, white_hand, black_hand, stones)
     if why is not None:
@@ -247,6 +247,9 @@ MALOM_POINTS = ("a4", "a7", "d7", "g7", "g4", "g1", "d1", "a1",
 #: Field counts of Malom's clipboard text, by where its marker stands: the current form
 #: (``malom2`` last of 38 fields) and older ones (``malom`` as field 34, 35 or 36).
 _MALOM_FORMS = {38: "malom2", 34: "malom", 35: "malom", 36: "malom"}
+#: What Malom writes in the fields muehle keeps as read (numbered from 0).
+_MALOM_KEPT = {25: "a field Malom writes 0 in", 26: "a field Malom writes 0 in", 33: "the move count",
+               34: "moves since the last placement or take", 35: "White's player", 36: "Black's player"}
 
 
 def is_malom(text: str) -> bool:
@@ -310,9 +313,7 @@ def read_malom(text: str, stones: int = STANDARD_STONES, board: Board = STANDARD
         raise InvalidNotationError("Malom's text, field 28 (phase): 1 (placing), but every stone is placed")
     for i in (25, 26, *range(33, len(fields) - 1)):
         # (fields muehle keeps as read: Malom writes whole numbers there)
-        number(i, ("a field Malom writes 0 in", "a field Malom writes 0 in", "the move count",
-                   "moves since the last placement or take", "White's player", "Black's player")
-               [min(i - 25, 1) if i < 33 else i - 31], -10 ** 6, 10 ** 6)
+        number(i, _MALOM_KEPT[i], -10 ** 6, 10 ** 6)
     quiet = 0
     if len(fields) >= 36:
         quiet = max(number(34, "moves since the last placement or take", -10 ** 6, 10 ** 6), 0)
