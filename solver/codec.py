@@ -31,7 +31,7 @@ import threading
 import zlib
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import h5py
 import hdf5plugin
@@ -139,6 +139,44 @@ def write(ds: h5py.Dataset, name: str, codes: np.ndarray) -> np.ndarray:
     return crcs
 
 
+def _decoder(ds: h5py.Dataset, name: str, crcs: np.ndarray, path: object) -> Callable:
+    """``decode(k, raw, part)``: chunk ``k``'s stored bytes ``raw`` checked (its
+    Fletcher-32, its zstd frame and size) and decoded into ``part``, whose CRC-32 must
+    be ``crcs[k]``; in any thread.  ``path`` names the file in errors."""
+    length = ds.chunks[0]
+
+    def damaged(k: int, what: str) -> CorruptDatabaseError:
+        return CorruptDatabaseError(f"{path}: subspace {name} is damaged (the chunk at slot "
+                                    f"{k * length} {what})")
+
+    def decode(k: int, raw: bytes, part: np.ndarray) -> None:
+        d = getattr(_local, "decompressor", None)
+        if d is None:
+            d = _local.decompressor = zstandard.ZstdDecompressor()
+        kern = _kernels()
+        body = memoryview(raw)[:-4]
+        if len(raw) < 4 or kern.fletcher32(body) != int.from_bytes(raw[-4:], "little"):
+            raise damaged(k, "fails its Fletcher-32")
+        try:
+            if zstandard.frame_content_size(body) != 2 * length:
+                raise damaged(k, f"is not a zstd frame of {2 * length} bytes")
+            plain = d.decompress(body)
+        except zstandard.ZstdError as exc:
+            raise damaged(k, f"cannot be decompressed: {exc}") from None
+        kern.unshuffle_chunk(plain, part)
+        if chunk_crc(name, k, part) != int(crcs[k]):
+            raise damaged(k, "fails its CRC-32")
+
+    def fetch(k: int) -> bytes:          # HDF5 only fetches (under its lock)
+        mask, raw = ds.id.read_direct_chunk((k * length,))
+        if mask:
+            raise damaged(k, "skipped a filter")
+        return raw
+
+    decode.fetch = fetch
+    return decode
+
+
 def read(ds: h5py.Dataset, name: str, first: int, last: int, crcs: np.ndarray,
          path: object) -> np.ndarray:
     """The codes of chunks ``first``..``last - 1`` of ``ds`` (:func:`codable`), each
@@ -147,41 +185,39 @@ def read(ds: h5py.Dataset, name: str, first: int, last: int, crcs: np.ndarray,
     n, length = ds.shape[0], ds.chunks[0]
     lo, hi = first * length, min(n, last * length)
     out = np.empty(max(0, hi - lo), dtype=np.uint16)
+    decode = _decoder(ds, name, crcs, path)
 
-    def damaged(k: int, what: str) -> CorruptDatabaseError:
-        return CorruptDatabaseError(f"{path}: subspace {name} is damaged (the chunk at slot "
-                                    f"{k * length} {what})")
-
-    def decode(k0: int, raws: list[bytes]) -> None:    # in a thread
-        d = getattr(_local, "decompressor", None)
-        if d is None:
-            d = _local.decompressor = zstandard.ZstdDecompressor()
-        kern = _kernels()
-        for j, raw in enumerate(raws):
-            k = k0 + j
-            body = memoryview(raw)[:-4]
-            if len(raw) < 4 or kern.fletcher32(body) != int.from_bytes(raw[-4:], "little"):
-                raise damaged(k, "fails its Fletcher-32")
-            try:
-                if zstandard.frame_content_size(body) != 2 * length:
-                    raise damaged(k, f"is not a zstd frame of {2 * length} bytes")
-                plain = d.decompress(body)
-            except zstandard.ZstdError as exc:
-                raise damaged(k, f"cannot be decompressed: {exc}") from None
-            part = out[k * length - lo:min(hi, (k + 1) * length) - lo]
-            kern.unshuffle_chunk(plain, part)
-            if chunk_crc(name, k, part) != int(crcs[k]):
-                raise damaged(k, "fails its CRC-32")
+    def task(k0: int, raws: list[bytes]) -> None:     # in a thread
+        for k, raw in enumerate(raws, k0):
+            decode(k, raw, out[k * length - lo:min(hi, (k + 1) * length) - lo])
 
     def tasks() -> Iterator[Callable[[], None]]:
         for k0 in range(first, last, BATCH):
-            raws = []
-            for k in range(k0, min(last, k0 + BATCH)):       # HDF5 only fetches
-                mask, raw = ds.id.read_direct_chunk((k * length,))
-                if mask:
-                    raise damaged(k, "skipped a filter")
-                raws.append(raw)
-            yield lambda k0=k0, raws=raws: decode(k0, raws)
+            raws = [decode.fetch(k) for k in range(k0, min(last, k0 + BATCH))]
+            yield lambda k0=k0, raws=raws: task(k0, raws)
 
     _pipeline(tasks(), lambda _: None, last - first > BATCH)
+    return out
+
+
+def read_chunks(ds: h5py.Dataset, name: str, chunks: Sequence[int], crcs: np.ndarray,
+                path: object) -> list[np.ndarray]:
+    """The codes of the chunks numbered ``chunks`` (any, in any order) of ``ds``, checked
+    as :func:`read` checks them, decoded in threads where there are many: a batch of
+    probes scattered over a subspace reads each chunk it needs once."""
+    n, length = ds.shape[0], ds.chunks[0]
+    out = [np.empty(min(n, (k + 1) * length) - k * length, dtype=np.uint16) for k in chunks]
+    decode = _decoder(ds, name, crcs, path)
+
+    def task(group: list[tuple[int, bytes, np.ndarray]]) -> None:    # in a thread
+        for k, raw, part in group:
+            decode(k, raw, part)
+
+    def tasks() -> Iterator[Callable[[], None]]:
+        for j0 in range(0, len(chunks), BATCH // 4):
+            group = [(k, decode.fetch(k), out[j]) for j, k in
+                     enumerate(chunks[j0:j0 + BATCH // 4], j0)]
+            yield lambda group=group: task(group)
+
+    _pipeline(tasks(), lambda _: None, len(chunks) > BATCH // 4)
     return out

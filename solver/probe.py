@@ -44,6 +44,8 @@ BOOK_NAME = "opening-book.npz"
 #: The key of a file, reader or chunk of the tables of the quiet-ply rule in a
 #: Database's caches: (RULE, pair or subspace), beside the plain tables' own keys.
 RULE = "rule"
+#: Chunks :meth:`Database.codes_at` decodes and holds at a time (128 KiB each).
+_CHUNK_GROUP = 64
 
 __all__ = ["MoveProbe", "RuleMoveProbe", "Database", "open_database", "best_of", "first_rank",
            "MissingSubspaceError"]
@@ -248,17 +250,56 @@ class Database:
             self._chunks.move_to_end(key)
         return int(chunk[slot % storage.CHUNK])
 
+    def codes_at(self, sub: Subspace, slots: np.ndarray, rule: bool = False) -> np.ndarray:
+        """The stored codes (uint16) at ``slots`` (an array) of subspace ``sub``, of its
+        tables of the quiet-ply rule with ``rule``: many probes at once, each chunk they
+        fall in read and verified once (``query --batch``).  Slack codes are returned as
+        stored.  MissingSubspaceError where the file is not built; a damaged one as
+        :meth:`code` and :meth:`probe_rule` say it."""
+        slots = np.asarray(slots, dtype=np.int64)
+        out = np.empty(len(slots), dtype=np.uint16)
+        with self._lock:
+            self._check_open()
+            if not rule and (self.in_memory or sub in self._arrays):
+                out[:] = self.subspace(*sub)[slots]
+                return out
+            name = (RULE, sub) if rule else sub
+            order = np.argsort(slots // storage.CHUNK)
+            chunks, starts = np.unique(slots[order] // storage.CHUNK, return_index=True)
+            ends = np.append(starts[1:], len(slots))
+            # a bounded group of chunks at a time: a batch may fall in thousands
+            for g in range(0, len(chunks), _CHUNK_GROUP):
+                group = chunks[g:g + _CHUNK_GROUP].tolist()
+                found = [self._chunks.get((name, k)) for k in group]
+                missing = [k for k, chunk in zip(group, found) if chunk is None]
+                if missing:
+                    with self._repairing(sub, rule):
+                        read = iter(self._reader(sub, rule).read_chunks(missing))
+                    found = [next(read) if chunk is None else chunk for chunk in found]
+                for j, (k, chunk) in enumerate(zip(group, found), g):
+                    at = order[starts[j]:ends[j]]
+                    out[at] = chunk[slots[at] - k * storage.CHUNK]
+                    self._chunks[(name, k)] = chunk
+                    self._chunks.move_to_end((name, k))
+                while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
+                    self._chunks.popitem(last=False)
+        return out
+
     @contextlib.contextmanager
-    def _repairing(self, sub: Subspace) -> Iterator[None]:
-        """Around every read of ``sub``'s file: a damaged or foreign file's error ends in
-        the build that replaces it (the build checks each file), and what was opened of
-        it is let go, so that a long-lived reader (the server) reads the file that
-        replaces it, not the one it held open."""
+    def _repairing(self, sub: Subspace, rule: bool = False) -> Iterator[None]:
+        """Around every read of ``sub``'s file (``rule``: its file of the quiet-ply rule):
+        a damaged or foreign file's error ends in the build that replaces it (the build
+        checks each file), and what was opened of it is let go, so that a long-lived
+        reader (the server) reads the file that replaces it, not the one it held open."""
         try:
             yield
         except (CorruptDatabaseError, ForeignDatabaseError) as exc:
             self._forget(sub)
-            raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
+            if not rule:
+                raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
+            command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
+                                            quiet_limit=self.quiet_limit)
+            raise type(exc)(f"{str(exc).removesuffix(': rebuild it')}; rebuild it with: {command}") from None
 
     def _forget(self, sub: Subspace) -> None:
         """Let go of the file holding ``sub`` and all read from it (caller holds the lock)."""
@@ -471,13 +512,8 @@ class Database:
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()
-            try:
+            with self._repairing(sub, rule=True):
                 code = self._chunk_code(sub, slot, rule=True)
-            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
-                self._forget(sub)
-                command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
-                                                quiet_limit=limit)
-                raise type(exc)(f"{str(exc).removesuffix(': rebuild it')}; rebuild it with: {command}") from None
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         if position.in_placement:

@@ -35,6 +35,7 @@ import socket
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Sequence
 
 import h5py
 import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads, format 1 and other pipelines)
@@ -640,6 +641,14 @@ class SubspaceReader:
             raise CorruptDatabaseError(f"{self.path}: subspace {self.name} is damaged "
                                        f"(a chunk near slot {start} fails its CRC-32)")
         return codes[start - lo:stop - lo]
+
+    def read_chunks(self, chunks: Sequence[int]) -> list[np.ndarray]:
+        """The values of the chunks numbered ``chunks`` (of :data:`CHUNK` slots; the last
+        may be shorter), verified as :meth:`read` verifies them, decoded in threads."""
+        if self.direct:
+            with hdf5_errors(self.path):
+                return codec.read_chunks(self.ds, self.name, chunks, self.crcs, self.path)
+        return [self.read(k * CHUNK, min(self.slots, (k + 1) * CHUNK)) for k in chunks]
 
     def verify(self, block: int = 64 * CHUNK, stats: bool = True) -> None:
         """Check every chunk's CRC-32, the SHA-256 of the whole and (``stats``) the

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
      "solver.dtz"),
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
-    ("solver.choice", "solver.players", "solver.analysis", "solver.match"),
+    ("solver.choice", "solver.players", "solver.analysis", "solver.batch", "solver.match"),
     ("solver.cli", "solver.web", "solver.uci", "solver.__main__", "solver"),
 ]
 

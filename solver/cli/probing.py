@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import json
+import multiprocessing
+import os
+import select
+import signal
+import stat
 import time
-from typing import Optional
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Optional
 
 import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object
+from ..batch import query_lines
 from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
@@ -17,6 +26,7 @@ from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
+from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, fail, main, needs_kernels,
                      quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
@@ -37,8 +47,10 @@ from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, fail, main
 @after_option
 @quiet_limit_option
 @quiet_plies_option
+@click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=os.cpu_count() or 1, show_default=True,
+              help="Processes that answer a --batch's blocks of lines (from its second on).")
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
-          after: str, quiet_limit: int, quiet_plies: int) -> None:
+          after: str, quiet_limit: int, quiet_plies: int, jobs: int) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -62,33 +74,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("--after plays moves from POSITION: not with --batch")
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
-            noted = odd = failed = False
-            for number, raw in enumerate(iter(lambda: batch.readline(MAX_LINE + 1), b""), 1):
-                if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                    # (no position is that long: /dev/zero, a binary file; stop before
-                    # reading all of it into one line)
-                    fail(f"--batch line {number}: more than {MAX_LINE} bytes: not one position a "
-                         f"line; stopped there")
-                try:
-                    text = raw.decode("utf-8").strip()
-                except UnicodeDecodeError:
-                    click.echo(json.dumps({"position": raw.decode("utf-8", "replace").strip()[:80],
-                                           "error": f"line {number}: not UTF-8 text"}))
-                    failed = True
-                    continue
-                if not text or text.startswith("#"):
-                    continue
-                try:
-                    pos = parse_position(text, rules)
-                    noted = noted or note_search(database, pos)
-                    odd = odd or note_unreachable(pos, rules)
-                    # (each line a game taken up at --quiet-plies)
-                    game = Game(pos, rules, quiet_limit, quiet_plies)
-                    click.echo(json.dumps(query_object(database, pos, with_line, game)))
-                except (ValueError, DatabaseError) as error:
-                    click.echo(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {error}")}))
-                    failed = True
-            if failed:
+            if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies, jobs):
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
         game = Game.after(" ".join(position), after.split(), rules, quiet_limit, quiet_plies)
@@ -122,6 +108,159 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
 
 
+#: Lines of a --batch file answered together (query_lines): their moves' positions
+#: read subspace by subspace, each chunk of values once.
+BATCH_LINES = 16384
+
+
+def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies: int, jobs: int) -> bool:
+    """Print query's JSON object for each position of ``batch`` (a binary file, one
+    position a line), a block of lines at a time, in their order; from the second
+    block on in ``jobs`` processes.  Returns whether every line was a position."""
+    said: set[str] = set()
+    ok = True
+    pool = None
+    pending: deque = deque()          # (blocks in the pool, answered in order)
+    block: list[tuple[int, bytes]] = []
+
+    def emit(result: tuple[list[str], bool, list[tuple[str, str]]]) -> None:
+        nonlocal ok
+        out, good, notes = result
+        for kind, text in notes:       # (each kind of note once, as for one line)
+            if kind not in said:
+                said.add(kind)
+                click.echo(f"note: {text}", err=True)
+        if out:
+            click.echo("\n".join(out))
+        ok = ok and good
+
+    def drain(keep: int = 0) -> None:
+        while len(pending) > keep:
+            emit(pending.popleft().result())
+
+    def flush(full: bool) -> None:
+        nonlocal pool
+        if not block:
+            return
+        lines = block.copy()
+        block.clear()
+        if pool is None and full and jobs > 1:
+            # (spawned: a forked child would share the parent's open HDF5 files)
+            pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_batch_worker,
+                                       initargs=(database, with_line, quiet_limit, quiet_plies))
+        if pool is None:
+            drain()
+            emit(answer_block(database, lines, with_line, quiet_limit, quiet_plies))
+        else:
+            pending.append(pool.submit(_batch_block, lines))
+            drain(keep=jobs)
+
+    waits = may_wait(batch)
+    number = 0
+    try:
+        while True:
+            if (block or pending) and waits():
+                flush(False)          # (its writer waits for these answers)
+                drain()
+            raw = batch.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            number += 1
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                # (no position is that long: /dev/zero, a binary file; stop before
+                # reading all of it into one line)
+                flush(False)
+                drain()
+                fail(f"--batch line {number}: more than {MAX_LINE} bytes: not one position a "
+                     f"line; stopped there")
+            block.append((number, raw))
+            if len(block) >= BATCH_LINES:
+                flush(True)
+        flush(False)
+        drain()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return ok
+
+
+def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quiet_limit: int,
+                 quiet_plies: int) -> tuple[list[str], bool, list[tuple[str, str]]]:
+    """The output lines of a block of --batch lines (numbered), whether each was a
+    position, and the notes they call for (kind, text), first first."""
+    notes: list[tuple[str, str]] = []
+    block: list[tuple[int, str, object]] = []     # (line number, text, position or its error)
+    for number, raw in lines:
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            block.append((number, raw.decode("utf-8", "replace").strip(), ValueError("not UTF-8 text")))
+            continue
+        if not text or text.startswith("#"):
+            continue
+        try:
+            pos = parse_position(text, database.rules)
+            for kind, note in (("search", search_note(database, pos)),
+                               ("unreachable", unreachable_note(pos, database.rules))):
+                if note is not None:
+                    notes.append((kind, note))
+            Game(pos, database.rules, quiet_limit, quiet_plies)       # (its count checked)
+        except (ValueError, DatabaseError) as error:
+            block.append((number, text, error))
+            continue
+        block.append((number, text, pos))
+    positions = [pos for _, _, pos in block if not isinstance(pos, Exception)]
+    if with_line:
+        answers = []
+        for pos in positions:
+            try:
+                answers.append(json.dumps(query_object(database, pos, True,
+                                                       Game(pos, database.rules, quiet_limit, quiet_plies))))
+            except (ValueError, DatabaseError) as error:
+                answers.append(error)
+    else:
+        answers = query_lines(database, positions, quiet_plies)
+    answers.reverse()
+    out, ok = [], True
+    for number, text, pos in block:
+        answer = pos if isinstance(pos, Exception) else answers.pop()
+        if isinstance(answer, str):
+            out.append(answer)
+            continue
+        out.append(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {answer}")}))
+        ok = False
+    return out, ok, notes
+
+
+_worker: tuple = ()
+
+
+def _batch_worker(database, with_line: bool, quiet_limit: int, quiet_plies: int) -> None:
+    """A --batch process's start: the database (opened again here when unpickled)."""
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # (Ctrl-C is the parent's to report)
+    _worker = (database, with_line, quiet_limit, quiet_plies)
+
+
+def _batch_block(lines: list[tuple[int, bytes]]) -> tuple[list[str], bool, list[tuple[str, str]]]:
+    database, with_line, quiet_limit, quiet_plies = _worker
+    return answer_block(database, lines, with_line, quiet_limit, quiet_plies)
+
+
+def may_wait(stream) -> Callable[[], bool]:
+    """A test of whether reading ``stream`` now may wait for its writer (a pipe or a
+    terminal with nothing ready): a program that writes a position and waits for its
+    answer gets it before the batch reads on.  Never for a file."""
+    try:
+        fd = stream.fileno()
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return lambda: False
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return lambda: False
+    return lambda: not select.select([fd], [], [], 0)[0]
+
+
 def note_first(database, game) -> None:
     """What query and best-move say on stderr before they answer: that the moves of
     --after ended the game in a draw by the rules of play (the answer is that draw),
@@ -135,24 +274,36 @@ def note_first(database, game) -> None:
 
 
 def note_unreachable(pos, rules: Rules) -> bool:
-    """Say on stderr where no game from the start reaches the position (a typing slip, or
-    a study; :meth:`Position.unreachable_reason`): the answer is for the position as
-    given; returns whether it said so."""
+    """Say on stderr :func:`unreachable_note`; returns whether it said it."""
+    note = unreachable_note(pos, rules)
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
+    return note is not None
+
+
+def unreachable_note(pos, rules: Rules) -> Optional[str]:
+    """Where no game from the start reaches the position (a typing slip, or a study;
+    :meth:`Position.unreachable_reason`), that the answer is for the position as
+    given; else None."""
     reason = pos.unreachable_reason(rules)
     if reason is None:
-        return False
-    click.echo(f"note: {format_position(pos)}: {reason}; answered for the position as given", err=True)
-    return True
+        return None
+    return f"{format_position(pos)}: {reason}; answered for the position as given"
 
 
 def note_search(database, pos) -> bool:
-    """Say on stderr, before a search that may take minutes without a word, that a
-    position with stones in hand is answered by the opening search (no placement
-    file is built); returns whether it said so."""
-    if not database.needs_search(pos):
-        return False
-    click.echo(f"note: {database.search_note()}", err=True)
-    return True
+    """Say on stderr :func:`search_note`; returns whether it said it."""
+    note = search_note(database, pos)
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
+    return note is not None
+
+
+def search_note(database, pos) -> Optional[str]:
+    """Before a search that may take minutes without a word, that a position with
+    stones in hand is answered by the opening search (no placement file is built);
+    else None."""
+    return database.search_note() if database.needs_search(pos) else None
 
 
 @main.command("best-move")
