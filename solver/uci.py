@@ -1,7 +1,7 @@
 """``muehle uci``: the engine protocol of the Sanmill app (a UCI-like dialect), on
 standard input and output, answered from the databases.
 
-The subset spoken (the README shows a session)::
+The subset spoken (docs/guide/other-programs.md shows a session)::
 
     uci                       id name, id author, the options, uciok
     isready                   readyok (opens the databases the options name)

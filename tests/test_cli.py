@@ -182,9 +182,9 @@ def test_version_is_the_installed_one():
     assert version("muehle") == solver.__version__      # pyproject.toml reads it
 
 
-def test_readme_show_example_is_true():
+def test_guide_show_example_is_true():
     from pathlib import Path
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "docs" / "guide" / "command-line.md").read_text()
     command = "$ muehle show 'W:a1,d2,g7 B:a4,b6 w'\n"
     example = readme.split(command, 1)[1].split("\n$ ", 1)[0].rstrip("\n")
     assert run("show", "W:a1,d2,g7 B:a4,b6 w").stdout.rstrip("\n") == example

@@ -1,7 +1,8 @@
-"""The README's examples are run, so that they stay true.
+"""The examples of the README and of the guide's pages are run, so that they stay true.
 
 Shell examples: every ``$ command`` line in a plain code block runs in bash (``muehle``
-is ``python -m solver`` of this checkout), in one scratch folder, in the README's order;
+is ``python -m solver`` of this checkout), in one scratch folder, in the order of the
+README and then the guide's pages as its table of contents (docs/index.md) lists them;
 the lines after it, up to the next command, are its expected output (stdout and stderr):
 a line ``...`` stands for any number of lines, ``...`` within a line for any text.
 Python examples run afterwards in the same folder; an expression followed by a comment
@@ -20,14 +21,25 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-README = (REPO / "README.md").read_text()
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+
+def pages() -> list[Path]:
+    """The README, then the guide's pages in the order docs/index.md lists them."""
+    index = (REPO / "docs" / "index.md").read_text()
+    guide = re.findall(r"^(guide/[\w-]+)$", index, re.M)
+    assert len(guide) >= 10, "docs/index.md lists the guide's pages"
+    return [REPO / "README.md"] + [REPO / "docs" / f"{name}.md" for name in guide]
+
+
+def blocks() -> list[tuple[str, str]]:
+    return [block for page in pages() for block in BLOCK.findall(page.read_text())]
 
 
 def shell_examples() -> list[tuple[str, list[str]]]:
     """(command, expected output lines) of every ``$`` line, in order."""
     examples = []
-    for lang, body in BLOCK.findall(README):
+    for lang, body in blocks():
         if lang:
             continue
         for line in body.splitlines():
@@ -39,7 +51,7 @@ def shell_examples() -> list[tuple[str, list[str]]]:
 
 
 def python_examples() -> list[str]:
-    return [body for lang, body in BLOCK.findall(README) if lang == "python"]
+    return [body for lang, body in blocks() if lang == "python"]
 
 
 def pattern(expected: list[str]) -> re.Pattern:
@@ -89,6 +101,11 @@ def shell_runs(scratch) -> list[tuple[str, list[str], str]]:
     return runs
 
 
+def test_every_guide_page_is_listed():
+    listed = {p.name for p in pages()}
+    assert {p.name for p in (REPO / "docs" / "guide").glob("*.md")} <= listed
+
+
 def test_readme_has_examples():
     assert len(shell_examples()) >= 10 and len(python_examples()) >= 3
 
@@ -102,4 +119,4 @@ def test_python_examples(shell_runs, scratch, monkeypatch):
     monkeypatch.chdir(scratch)            # where the shell examples built the databases
     namespace: dict = {}
     for source in python_examples():
-        exec(compile(with_assertions(source), "README.md", "exec"), namespace)
+        exec(compile(with_assertions(source), "the guide", "exec"), namespace)

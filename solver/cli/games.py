@@ -397,7 +397,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     With --json: {"rules", "start", "result", "moves": [{"ply", "side", "move",
     "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
     "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
-    "summary": {"w": {...}, "b": {...}}} (README: muehle analyze).
+    "summary": {"w": {...}, "b": {...}}} (docs/guide/playing.md: muehle analyze).
 
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.

@@ -50,7 +50,7 @@ def serve(db: str, rules: Rules, host: str, port: int, search_seconds: float) ->
 def uci(db: str, rules: Rules, level: str) -> None:
     """Speak the engine protocol of the Sanmill app (a UCI-like dialect) on standard
     input and output, answering from the databases under --db: for GUIs and bridges
-    that drive an engine.  README: "muehle uci" lists the commands and shows a session.
+    that drive an engine.  docs/guide/other-programs.md, "muehle uci", lists the commands and shows a session.
 
     \b
     Example:
