@@ -151,7 +151,7 @@ class _Block:
         for s, (m, o, h, k) in enumerate(shapes.tolist()):
             at = np.flatnonzero(which == s)
             try:
-                sub = self.db._subspace(m, o, h, k)
+                sub = Subspace(m, o, h, k, board=self.rules.board)
                 if h or k:
                     if not placement.is_placement(sub, self.rules):
                         raise DatabaseError("no file holds these hands")
