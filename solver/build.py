@@ -33,7 +33,7 @@ from .rules import Rules, kernel_gap, require_kernels
 
 log = logging.getLogger("muehle.build")
 
-class _Report:
+class Report:
     """What the two report kinds share: the rate and the log line's frame."""
 
     slots: int
@@ -52,7 +52,7 @@ class _Report:
 
 
 @dataclass(frozen=True)
-class PairReport(_Report):
+class PairReport(Report):
     """What happened to one pair: built (with time and memory) or skipped."""
 
     pair: Pair
@@ -1057,7 +1057,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
 # --- the placement phase -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class PlacementReport(_Report):
+class PlacementReport(Report):
     """What happened to one placement subspace: built (with time and memory) or skipped."""
 
     subspace: Subspace

@@ -68,7 +68,7 @@ import numpy as np
 
 from . import build as building
 from . import placement, storage
-from .build import _Report
+from .build import Report
 from .errors import (ConsistencyError, CorruptDatabaseError, ForeignDatabaseError,
                      MissingSubspaceError, UnsupportedRulesError)
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
@@ -438,7 +438,7 @@ def _add_decided(codes: np.ndarray, plies: int) -> None:
 # --- the build: one file a pair or placement subspace, beside the plain tables -------
 
 @dataclass(frozen=True)
-class RuleReport(_Report):
+class RuleReport(Report):
     """What happened to the file of one pair or placement subspace under the quiet-ply
     rule: built or skipped."""
 
@@ -488,7 +488,7 @@ def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int
                 chunks.pop(next(iter(chunks)))
             sub = Subspace(m, o, board=rules.board)
             path = storage.rule_path(root, rules, sub, limit)
-            with storage._open(path, rules, sub, sub, quiet_limit=limit) as f:
+            with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
                 reader = storage.SubspaceReader(f, path, sub)
                 chunks[m, o, k] = reader.read(k * storage.CHUNK, min(sub.slots, (k + 1) * storage.CHUNK))
         return int(chunks[m, o, k][slot % storage.CHUNK])

@@ -229,7 +229,7 @@ class Database:
             if f is None:
                 # verified chunks are cached here, so HDF5 keeps no chunk cache of its own
                 path = self._rule_path(sub) if rule else self._path(sub)
-                f = storage._open(path, self.rules, key, sub, rdcc_nbytes=0,
+                f = storage.open_file(path, self.rules, key, sub, rdcc_nbytes=0,
                                   quiet_limit=self.quiet_limit if rule else None)
                 self._files[(RULE, key) if rule else key] = f
             reader = self._readers[name] = storage.SubspaceReader(f, f.filename, sub)

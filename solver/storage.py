@@ -431,7 +431,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # re-read goes block by block: a whole copy would add 2 bytes a slot to the peak.
         for key in values:
             sub = Subspace(*key, board=rules.board)
-            with _open(tmp, rules, sub, sub, quiet_limit=quiet_limit) as f:
+            with open_file(tmp, rules, sub, sub, quiet_limit=quiet_limit) as f:
                 # (no statistics: they were counted from the values whose SHA-256 this
                 # checks, so a match proves them too)
                 SubspaceReader(f, tmp, sub).verify(stats=False)
@@ -507,7 +507,7 @@ def require_regular(path: Path, what: str = "a database file") -> None:
         raise CorruptDatabaseError(f"{path} is not a regular file, as {what} is: rebuild it")
 
 
-def _open(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: int | None = None,
+def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: int | None = None,
           **kwargs) -> h5py.File:
     """Open a database file and check what it says it is: format, completeness, rules,
     index scheme, its attributes' checksum, the kind of values (plain, or under a rule of
@@ -704,7 +704,7 @@ def read_subspace(path: Path, rules: Rules, m: int, o: int, verify: bool = False
     verified (see the module's docstring); ``verify`` also checks the SHA-256 of the whole.
     ``quiet_limit``: a file of DTZ codes under that rule (:func:`rule_path`)."""
     sub = Subspace(m, o, own_hand, opp_hand, board=rules.board)
-    with _open(path, rules, sub, sub, quiet_limit=quiet_limit) as f:
+    with open_file(path, rules, sub, sub, quiet_limit=quiet_limit) as f:
         return SubspaceReader(f, path, sub).all(sha256=verify)
 
 
@@ -717,7 +717,7 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     slots = sub.slots
     out = np.empty(wdl.packed_size(slots), dtype=np.uint8)
     assert block % 4 == 0
-    with _open(path, rules, sub, sub) as f:
+    with open_file(path, rules, sub, sub) as f:
         reader = SubspaceReader(f, path, sub)
         for start in range(0, slots, block):
             stop = min(slots, start + block)
@@ -728,13 +728,13 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
 def pair_stats(path: Path, rules: Rules, held=None, quiet_limit: int | None = None) -> dict[str, dict]:
     """The statistics recorded for each subspace of a file (a pair's or a placement
     subspace's), by subspace name (format 2: covered by the attributes' checksum)."""
-    with _open(path, rules, held, quiet_limit=quiet_limit) as f:
+    with open_file(path, rules, held, quiet_limit=quiet_limit) as f:
         return {name: SubspaceReader(f, path, Subspace.parse(name, rules.board)).attrs
                 for name in sorted(f.keys())}
 
 
 def file_attrs(path: Path, rules: Rules, held=None) -> dict:
     """The attributes of a database file (rules, statistics, ...) after it is opened and
-    checked as every read is (:func:`_open`)."""
-    with _open(path, rules, held) as f, hdf5_errors(Path(path)):
+    checked as every read is (:func:`open_file`)."""
+    with open_file(path, rules, held) as f, hdf5_errors(Path(path)):
         return _attrs(f)

@@ -152,3 +152,26 @@ def test_the_board_module_stands_alone():
         assert "standard" in module.BOARDS
     finally:
         del sys.modules[spec.name]
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A name with a leading underscore is its module's own: no other module imports it
+    or reads it through the module (``storage._open``); what they need is public."""
+    found = []
+    for path in ROOT.rglob("*.py"):
+        name = module_name(path)
+        tree = ast.parse(path.read_text(), str(path))
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("solver")):
+                for alias in node.names:
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    # (the compiled modules are private packages' parts, imported by name)
+                    if private and not alias.name.startswith(("_kernels", "_oracle", "_version")):
+                        found.append(f"{name}: from {node.module or '.'} import {alias.name}")
+                    modules.add(alias.asname or alias.name)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and isinstance(node.value, ast.Name) and node.value.id in modules):
+                found.append(f"{name}: {node.value.id}.{node.attr}")
+    assert not found, found
