@@ -487,29 +487,6 @@ def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int]
     return units
 
 
-def stray_files(root: Path | str, rules: Rules) -> list[Path]:
-    """The ``.h5`` files in the rules' folder that no build of ``rules`` writes (a pair of
-    more stones than the rules have, a file copied in from elsewhere): ``check`` names
-    them rather than pass over them in silence."""
-    import re
-
-    folder = storage.rules_dir(root, rules)
-    if not folder.is_dir():
-        return []
-    ours = set()
-    for unit in plan_units(rules, phase="all"):
-        # (a cycle of mixed placement writes a file a subspace: every one is ours)
-        held = unit_of(unit.key) if rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
-        ours |= {storage.file_of(root, rules, key).name for key in held}
-
-    def written(name: str) -> bool:
-        # a file's tables of the quiet-ply rule (solver.dtz), of any limit
-        rule = re.fullmatch(r"dtz[1-9][0-9]*-((pair|place)-.+\.h5)", name)
-        return name in ours or (rule is not None and rule[1] in ours)
-
-    return sorted(path for path in folder.glob("*.h5") if not written(path.name))
-
-
 def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:
     """The key of the unit that solves ``sub``: its pair (moving phase), itself (a
     placement subspace), or under mixed placement the first subspace of its cycle."""

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # verification reads stored pairs; the build verifies before it stores
-    ("solver.storage", "solver.codec", "solver.wdl", "solver.verify", "solver.build", "solver.cluster",
+    ("solver.storage", "solver.codec", "solver.wdl", "solver.verify", "solver.build", "solver.folder", "solver.cluster",
      "solver.dtz"),
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from randpos import random_position
 from solver import build as building, placement, storage
+from solver.folder import DatabaseFolder
 from solver.build import build, plan_units
 from solver.cli import main
 from solver.errors import UnsupportedRulesError
@@ -259,9 +260,9 @@ def test_check_calls_no_file_of_a_mixed_cycle_stray(tmp_path):
     build(tmp_path, rules, progress=False)
     cycles = [u for u in plan_units(rules, phase="placement") if len(unit_of(u.key)) == 2]
     assert cycles                                   # (the case: cycles of two files)
-    assert building.stray_files(tmp_path, rules) == []
+    assert DatabaseFolder(tmp_path, rules).stray() == []
     result = CliRunner().invoke(main, ["check", "--db", str(tmp_path), "--rules", rules.name, "--quiet"])
     assert result.exit_code == 0 and "no build" not in result.output, result.output
     stray = storage.rules_dir(tmp_path, rules) / "pair-9-9.h5"
     stray.write_bytes(b"x")
-    assert building.stray_files(tmp_path, rules) == [stray]
+    assert DatabaseFolder(tmp_path, rules).stray() == [stray]

@@ -17,6 +17,7 @@ from .. import build as building
 from .. import dtz, index, placement, storage
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
+from ..folder import DatabaseFolder
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       one_line)
 from ..kernels import MAX_JOBS
@@ -336,42 +337,14 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
                f"{gap}: only this plan is available")
 
 
-def _built_files(db: str, rules: Rules, max_total: Optional[int] = None) -> list[tuple[Path, Pair | Subspace]]:
-    """(path, what it must hold) of every file of the plan (of at most ``max_total``
-    stones) that exists: pairs, then placement subspaces."""
-    files = [(storage.pair_path(db, rules, p), p) for p in building.plan(rules, max_total)]
-    files += [(storage.placement_path(db, rules, s), s) for s in placement.plan(rules, max_total)]
-    return [(path, held) for path, held in files if path.exists()]
-
-
-def _missing_files(db: str, rules: Rules, built: list[tuple[Path, Pair | Subspace]],
-                   have: Optional[set[Path]] = None) -> dict[Path, Pair | Subspace]:
-    """Files a built file of ``built`` needs (its captures' pairs, a placement
-    subspace's children) that are not there (``have``: the files there, if not only
-    ``built``), with what each holds: deleted from a built folder.  A folder built only
-    part of the way (``--max-total``, ``--pair``) misses none."""
-    have = {path for path, _ in built} if have is None else have
-    missing: dict[Path, Pair | Subspace] = {}
-    for _, held in built:
-        reads = held.dependencies if isinstance(held, Pair) else placement.reads(held, rules)
-        needs = [(storage.file_of(db, rules, x), x) for x in reads]
-        missing.update((path, what) for path, what in needs if path not in have)
-    return missing
-
-
-def _missing_line(db: str, rules: Rules, missing: dict[Path, Pair | Subspace]) -> str:
-    return (f"{len(missing)} database file(s) missing that built ones need: "
-            f"{', '.join(p.name for p in missing)} in {Path(db) / rules.name} "
-            f"(rebuild them with: {storage.repair_command(db, rules, list(missing.values()))})")
-
-
 def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> tuple[list[dict], list[str]]:
     """One row per built subspace, the moving phase's then the placement phase's, and a
     line per problem: files missing, files damaged or holding something else.  With
     ``quiet_limit``: the files of that quiet-ply rule (a pair's longest in plies to the
     next mill, and its cursed wins and blessed losses)."""
     rows, problems = [], []
-    built = _built_files(db, rules)
+    folder = DatabaseFolder(db, rules)
+    built = folder.built()
     if quiet_limit is not None:
         built = [(storage.rule_path(db, rules, held, quiet_limit), held) for _, held in
                  [(None, p) for p in building.plan(rules)] + [(None, s) for s in placement.plan(rules)]]
@@ -401,9 +374,9 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
                                 draws=info["draws"] + cursed + blessed, cursed_wins=cursed,
                                 blessed_losses=blessed)
     if quiet_limit is None:
-        missing = _missing_files(db, rules, built)
+        missing = folder.missing()
         if missing:
-            problems.insert(0, _missing_line(db, rules, missing))
+            problems.insert(0, folder.missing_text(missing))
     return rows, problems
 
 
@@ -549,7 +522,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                  f"{storage.build_command(db, rules, None if phase == 'all' else phase, max_total)})")
         _refuse_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
-        stray = building.stray_files(db, rules)
+        stray = DatabaseFolder(db, rules).stray()
         if stray:
             names = ", ".join(path.name for path in stray[:5]) + (" ..." if len(stray) > 5 else "")
             click.echo(f"note: {len(stray)} file(s) in {storage.rules_dir(db, rules)} that no build of "
@@ -662,18 +635,13 @@ def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
     """Before a check of the whole folder (its subspaces of at most ``max_total``
     stones, of ``phase``): every file missing that built ones need, and every file
     that does not hold what its name says, one line each; then exit 1."""
-    every = _built_files(db, rules, max_total)
-    built = [(path, held) for path, held in every
-             if phase == "all" or (phase == "moving") == isinstance(held, Pair)]
+    folder = DatabaseFolder(db, rules)
     problems = []
-    missing = _missing_files(db, rules, built, {path for path, _ in every})
+    missing = folder.missing(max_total, phase)
     if missing:
-        problems.append(_missing_line(db, rules, missing))
-    for path, held in built:
-        try:
-            storage.file_attrs(path, rules, held)
-        except DatabaseError as error:
-            problems.append(str(storage.with_repair(error, db, rules, [held])))
+        problems.append(folder.missing_text(missing))
+    problems += [str(storage.with_repair(error, db, rules, [held]))
+                 for held, error in folder.damaged(max_total, phase)]
     for problem in problems:
         click.echo(f"muehle: error: {one_line(problem)}", err=True)
     if problems:

@@ -46,9 +46,9 @@ from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
 from ..probe import BOOK_NAME, Database, open_database
-from ..retro import pairs_in_order
+from ..folder import DatabaseFolder
 from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
-from ..storage import build_command, pair_path, rules_dir
+from ..storage import build_command, rules_dir
 from ..svg import VALUE_COLOURS, board_svg
 
 STATIC = Path(__file__).parent / "static"
@@ -235,8 +235,9 @@ class Service:
             if rules in seen or kernel_gap(rules) is not None:      # nothing to build yet
                 continue
             seen.add(rules)
-            pairs = pairs_in_order(rules)
-            missing = [p for p in pairs if not pair_path(self.root, rules, p).exists()]
+            folder = DatabaseFolder(self.root, rules)
+            pairs = folder.planned(phase="moving")
+            missing = folder.unbuilt(phase="moving")
             built = len(pairs) - len(missing)
             if not missing:
                 status = f"complete: all {len(pairs)} pairs built"
@@ -244,10 +245,10 @@ class Service:
                 status = (f"{built} of {len(pairs)} pairs built; missing "
                           + ", ".join(f"{a}-{b}" for a, b in missing))
             else:
-                status = f"not built (no databases in {rules_dir(self.root, rules)})"
+                status = f"not built (no databases in {folder.path})"
             out.append(dict(rules.as_attrs(), pairs=len(pairs), built=built,
                             missing=[f"{a}-{b}" for a, b in missing], complete=not missing,
-                            opening_book=(rules_dir(self.root, rules) / BOOK_NAME).exists(),
+                            opening_book=(folder.path / BOOK_NAME).exists(),
                             default=rules == self.rules, status=status,
                             build_command=None if not missing else build_command(self.root, rules)))
         return out

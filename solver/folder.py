@@ -1,0 +1,110 @@
+"""One rule set's folder of databases, as every part reads it: which files are built,
+which that built ones need are missing, which no build writes, and which are damaged.
+
+``build`` (what a rerun must do), ``stats`` and ``check`` (what they read, and what they
+must say is wrong) and the browser's rules menu (what is built, and the command that
+builds the rest) ask the same :class:`DatabaseFolder`.
+
+>>> import tempfile
+>>> from solver.rules import Rules
+>>> with tempfile.TemporaryDirectory() as root:
+...     folder = DatabaseFolder(root, Rules(stones=3))
+...     folder.built(), [str(p) for p in folder.unbuilt(phase="moving")], folder.stray()
+([], ['3-3'], [])
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import placement, storage
+from .build import plan, plan_units
+from .errors import DatabaseError
+from .index import Pair, Subspace
+from .retro import unit_of
+from .rules import Rules
+
+#: What a file holds: a moving-phase pair, or a placement subspace.
+Key = Pair | Subspace
+
+
+class DatabaseFolder:
+    """The files of ``rules`` under ``root`` (``<root>/<rules name>/``); every answer is
+    read from the folder when asked (a build may be adding files)."""
+
+    def __init__(self, root: Path | str, rules: Rules):
+        self.root, self.rules = Path(root), rules
+        self.path = storage.rules_dir(root, rules)
+
+    def __repr__(self) -> str:
+        return f"DatabaseFolder({str(self.root)!r}, {self.rules.name!r})"
+
+    def planned(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Path, Key]]:
+        """(path, what it holds) of every file a build of at most ``max_total`` stones
+        writes (``phase``: moving, placement or all): pairs, then placement subspaces."""
+        files: list[tuple[Path, Key]] = []
+        if phase in ("moving", "all"):
+            files += [(storage.pair_path(self.root, self.rules, p), p) for p in plan(self.rules, max_total)]
+        if phase in ("placement", "all"):
+            files += [(storage.placement_path(self.root, self.rules, s), s)
+                      for s in placement.plan(self.rules, max_total)]
+        return files
+
+    def built(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Path, Key]]:
+        """The :meth:`planned` files that are there."""
+        return [(path, key) for path, key in self.planned(max_total, phase) if path.exists()]
+
+    def unbuilt(self, max_total: int | None = None, phase: str = "all") -> list[Key]:
+        """What the :meth:`planned` files that are not there hold: what a build adds."""
+        return [key for path, key in self.planned(max_total, phase) if not path.exists()]
+
+    def missing(self, max_total: int | None = None, phase: str = "all") -> dict[Path, Key]:
+        """Files that built ones (of ``phase``, at most ``max_total`` stones) read and that
+        are not there (their captures' pairs, a placement subspace's children), with
+        what each holds: deleted from a built folder.  A folder built only part of the
+        way (``--max-total``, ``--pair``) misses none."""
+        have = {path for path, _ in self.built(max_total)}
+        missing: dict[Path, Key] = {}
+        for _, key in self.built(max_total, phase):
+            reads = key.dependencies if isinstance(key, Pair) else placement.reads(key, self.rules)
+            needs = [(storage.file_of(self.root, self.rules, x), x) for x in reads]
+            missing.update((path, what) for path, what in needs if path not in have)
+        return missing
+
+    def missing_text(self, missing: dict[Path, Key]) -> str:
+        """The line that names :meth:`missing`'s files and the build that makes them again."""
+        return (f"{len(missing)} database file(s) missing that built ones need: "
+                f"{', '.join(p.name for p in missing)} in {self.path} "
+                f"(rebuild them with: {storage.repair_command(self.root, self.rules, list(missing.values()))})")
+
+    def damaged(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Key, DatabaseError]]:
+        """The built files whose header fails the checks every read makes (a damaged
+        file, one of other rules, one that holds another pair than its name says),
+        each with its error; the values themselves are ``check``'s to verify."""
+        out = []
+        for path, key in self.built(max_total, phase):
+            try:
+                storage.file_attrs(path, self.rules, key)
+            except DatabaseError as error:
+                out.append((key, error))
+        return out
+
+    def stray(self) -> list[Path]:
+        """The ``.h5`` files in the folder that no build of these rules writes (a pair of
+        more stones than the rules have, a file copied in from elsewhere): ``check``
+        names them rather than pass over them in silence."""
+        if not self.path.is_dir():
+            return []
+        ours = set()
+        for unit in plan_units(self.rules, phase="all"):
+            # (a cycle of mixed placement writes a file a subspace: every one is ours)
+            held = unit_of(unit.key) if self.rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
+            ours |= {storage.file_of(self.root, self.rules, key).name for key in held}
+
+        def written(name: str) -> bool:
+            # a file's tables of the quiet-ply rule (solver.dtz), of any limit
+            rule = re.fullmatch(r"dtz[1-9][0-9]*-((pair|place)-.+\.h5)", name)
+            return name in ours or (rule is not None and rule[1] in ours)
+
+        return sorted(path for path in self.path.glob("*.h5") if not written(path.name))
