@@ -47,7 +47,7 @@ def principal_line(database: Database, pos: Position, limit: Optional[int] = Non
     many plies.  The rules of play's draws (repetition, 50 plies without a mill) are
     not applied: the values do not know them."""
     probe = database.probe(pos)
-    length = (DRAWN_LINE if probe.value == DRAW else
+    length = (DRAWN_LINE if probe.wdl == DRAW else
               probe.plies if probe.plies is not None else LONGEST_LINE)
     if limit is not None:
         length = min(length, limit)
@@ -78,7 +78,7 @@ def query_object(database: Database, pos: Position, line: bool = False,
             obj.update(line=[], line_drawn=None)
         return obj
     probe = database.probe(pos)
-    obj = {"position": format_position(pos), "value": probe.value, "plies": probe.plies,
+    obj = {"position": format_position(pos), "value": probe.wdl, "plies": probe.plies,
            "moves": [{"move": str(mp.move), "value": mp.value, "plies": mp.plies}
                      for mp in database.probe_moves(pos)]}
     played = game if game is not None else Game(pos, database.rules, database.quiet_limit)
@@ -99,7 +99,7 @@ def query_object(database: Database, pos: Position, line: bool = False,
     if line:
         moves = principal_line(database, pos)
         obj["line"] = [str(m) for m in moves]
-        drawn = drawn_in_play(played, moves) if probe.value != DRAW else None
+        drawn = drawn_in_play(played, moves) if probe.wdl != DRAW else None
         obj["line_drawn"] = None if drawn is None else {"ply": drawn[0], "termination": drawn[1]}
         if rule is not None:
             rule["line"] = [str(m) for m in rule_line(database, played)]
@@ -262,7 +262,7 @@ def move_plies(database: Database, pos: Position, probe) -> Optional[int]:
     if probe.value == DRAW:
         return None
     plain = database.probe(pos.play_unchecked(probe.move)).for_mover()
-    return plain.plies if plain.value == probe.value else None
+    return plain.plies if plain.wdl == probe.value else None
 
 
 def blunder(before: Optional[str], after: Optional[str]) -> Optional[str]:
@@ -392,7 +392,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
             noted(error)
             return None, None
         value = probe.for_mover() if after else probe
-        return value.value, value.plies
+        return value.wdl, value.plies
 
     rows = []
     replay = Game(game.start, game.rules, game.quiet_limit, game.quiet_counts[0])

@@ -95,7 +95,7 @@ def placement_value(values: dict[Subspace, np.ndarray], position: Position) -> W
     """The value (for the side to move) of a placement position in the result of
     :func:`solve_placement`."""
     sub = Subspace.of(position)
-    return decode(int(values[sub][sub.index(position.own, position.opp)])).value
+    return decode(int(values[sub][sub.index(position.own, position.opp)])).wdl
 
 
 @dataclass(frozen=True)

@@ -248,9 +248,9 @@ class SearchPlayer(Player):
             self.say(f"{self.level}: no database for {m} against {o} stones ({error}); "
                      f"searching without it", key="database")
             return None
-        if v.value == DRAW:
+        if v.wdl == DRAW:
             return 0
-        if v.value == WIN:
+        if v.wdl == WIN:
             return WIN_SCORE - ply - v.plies
         return -(WIN_SCORE - ply - v.plies)
 

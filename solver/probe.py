@@ -518,11 +518,11 @@ class Database:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         if position.in_placement:
             # (a placement file of the rule holds plain codes: the value under the rule)
-            under = decode(code).value
+            under = decode(code).wdl
             if under != DRAW:
                 return RuleValue(RuleWDL(under), None, limit)
             plain = self.get(position, search=False)
-            cursed = {WIN: RuleWDL.CURSED_WIN, LOSS: RuleWDL.BLESSED_LOSS}.get(getattr(plain, "value", None))
+            cursed = {WIN: RuleWDL.CURSED_WIN, LOSS: RuleWDL.BLESSED_LOSS}.get(getattr(plain, "wdl", None))
             return RuleValue(cursed or RuleWDL.DRAW, None, limit)
         from .dtz import decode as decode_dtz
         plain, dtz = decode_dtz(code)
@@ -688,7 +688,7 @@ class Database:
         result = []
         for move in position.legal_moves(self.rules):
             mover = self.probe(position.play_unchecked(move)).for_mover()
-            result.append(MoveProbe(move, mover.value, mover.plies))
+            result.append(MoveProbe(move, mover.wdl, mover.plies))
         result.sort(key=lambda mp: mp.rank)
         return result
 

@@ -98,6 +98,7 @@ class Value:
     or not known).  ValueError for plies no game has: a win takes an odd number (or 0:
     won already), a loss an even one (0: the side to move has lost already), a draw none.
     Ordered as the side to move prefers them (:attr:`rank`): ``max`` is the best.
+    ``wdl`` is the win, draw or loss (``value``: its older name, kept as an alias).
 
     >>> max(Value("win", 5), Value("win", 3), Value("draw")), Value("loss", 2) < Value("loss", 8)
     (Value('win', 3), True)
@@ -108,12 +109,12 @@ class Value:
     ValueError: a win takes an odd number of plies (0: won already; 1, 3, ...), not 2
     """
 
-    value: WDL
+    wdl: WDL
     plies: Optional[int] = None
 
     def __post_init__(self) -> None:
-        value = WDL(self.value)
-        object.__setattr__(self, "value", value)
+        value = WDL(self.wdl)
+        object.__setattr__(self, "wdl", value)
         plies = self.plies
         if plies is None:
             return
@@ -127,27 +128,32 @@ class Value:
         if value == LOSS and (plies < 0 or plies % 2):
             raise ValueError(f"a loss takes an even number of plies (0, 2, ...), not {plies}")
 
+    @property
+    def value(self) -> WDL:
+        """The win, draw or loss: :attr:`wdl` by its older name."""
+        return self.wdl
+
     def __repr__(self) -> str:
-        return f"Value({str(self.value)!r}, {self.plies!r})"
+        return f"Value({str(self.wdl)!r}, {self.plies!r})"
 
     def __str__(self) -> str:
-        return self.value if self.plies is None else f"{self.value} in {self.plies}"
+        return self.wdl if self.plies is None else f"{self.wdl} in {self.plies}"
 
     def for_mover(self) -> "Value":
         """The value of a move for the player who makes it, when this is the value of the
         position it leads to (the opponent to move there): win and loss swap, one ply more."""
-        if self.value == DRAW:
+        if self.wdl == DRAW:
             return Value(DRAW)
-        return Value(-self.value, None if self.plies is None else self.plies + 1)
+        return Value(-self.wdl, None if self.plies is None else self.plies + 1)
 
     @property
     def rank(self) -> tuple:
         """Sort key, best first: shortest win, draw, longest loss; a win or loss of
         unknown plies (the opening search's) after those whose plies are known (a win
         in 1 is surely the shortest, and a loss known long the surest defence)."""
-        if self.value == WIN:
+        if self.wdl == WIN:
             return (0, math.inf if self.plies is None else self.plies)
-        if self.value == DRAW:
+        if self.wdl == DRAW:
             return (1, 0)
         return (2, math.inf if self.plies is None else -self.plies)
 
@@ -292,11 +298,11 @@ def encode(v: Value) -> int:
     """
     if not isinstance(v, Value):
         raise TypeError(f"encode takes a Value, not {type(v).__name__}")
-    if v.value == DRAW:
+    if v.wdl == DRAW:
         return DRAW_CODE
     if v.plies is None:
-        raise ValueError(f"{v}: a {v.value} of unknown plies has no code")
-    if v.value == WIN and v.plies == 0:
+        raise ValueError(f"{v}: a {v.wdl} of unknown plies has no code")
+    if v.wdl == WIN and v.plies == 0:
         raise ValueError(f"{v}: no code holds a win in 0 (the shortest is a win in 1)")
     if v.plies + 1 >= SLACK_CODE:
         raise ValueError(f"{v}: longer than the codes reach ({SLACK_CODE - 2} plies)")

@@ -28,9 +28,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.position", "solver.game", "solver.records", "solver.diagram", "solver.svg"),
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
-    # verification reads stored pairs; the build verifies before it stores
-    ("solver.storage", "solver.codec", "solver.wdl", "solver.verify", "solver.build", "solver.folder", "solver.cluster",
-     "solver.dtz"),
+    # the format; verification reads stored pairs; the build verifies before it stores;
+    # the folder's inventory is the build's plan; the cluster runs the build's units
+    ("solver.storage", "solver.codec", "solver.wdl"),
+    ("solver.verify",),
+    ("solver.build", "solver.dtz"),
+    ("solver.folder",),
+    ("solver.cluster",),
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.choice", "solver.players", "solver.analysis", "solver.batch", "solver.match"),

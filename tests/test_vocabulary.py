@@ -159,3 +159,11 @@ def test_outcomes_and_resignations_are_validated():
             Game.from_record(bad)
     with pytest.raises(TypeError):
         Game(3)
+
+
+def test_a_value_names_its_result_wdl_and_keeps_the_old_name_as_an_alias():
+    v = Value("win", 3)
+    assert v.wdl == WIN and v.value is v.wdl and v.for_mover().wdl == LOSS
+    assert Value(wdl="draw") == Value(DRAW) and repr(v) == "Value('win', 3)"
+    with pytest.raises(AttributeError):
+        v.wdl = LOSS                      # (immutable, as before)

@@ -658,20 +658,22 @@ def _check_placement(db, rules, sub, jobs, progress, cache):
 @rules_options
 @needs_kernels
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@click.option("--threads", default=2, show_default=True, type=click.IntRange(1, MAX_JOBS),
-              help="Threads for counting the real slots.")
-def index_stats(rules: Rules, as_json: bool, threads: int) -> None:
+@jobs_option
+@click.option("--threads", "threads", type=click.IntRange(1, MAX_JOBS), default=None, hidden=True,
+              help="The old name of --jobs (kept: scripts that give it still run).")
+def index_stats(rules: Rules, as_json: bool, jobs: int, threads: Optional[int]) -> None:
     """Orbits, slots and slots per orbit of each moving-phase subspace, plus totals.
 
     Orbits are counted from the index itself (its real slots), not from a formula;
     the board and the stones a side are the rules' (--rules six-mens).
     """
 
+    jobs = threads if threads is not None else jobs
     start = time.perf_counter()
-    stats = index.index_stats(threads, rules.board, rules.stones)
+    stats = index.index_stats(jobs, rules.board, rules.stones)
     elapsed = time.perf_counter() - start
     if as_json:
         click.echo(json.dumps(stats, indent=1))
     else:
         click.echo(index.format_index_stats(stats))
-        click.echo(f"counted in {elapsed:.1f} s on {threads} thread(s)", err=True)
+        click.echo(f"counted in {elapsed:.1f} s on {jobs} thread(s)", err=True)
