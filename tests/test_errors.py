@@ -134,8 +134,8 @@ def test_a_ulimit_counts_as_memory_not_available(tmp_path):
     # (the refusal of a file, or where the limit is met before one: out of memory)
     assert errors[0].startswith("muehle: error: ") and "ulimit -v" in errors[0], done.stderr
     assert any(words in errors[0] for words in ("of memory, only", "out of memory", "not enough memory")), done.stderr
-    from solver import build as building
-    assert building._rlimit_available() is None          # (this process has no such limit)
+    from solver.build import resources
+    assert resources.rlimit_available() is None          # (this process has no such limit)
 
 
 def test_running_out_of_memory_is_one_line(tmp_path, monkeypatch):

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the folder's inventory is the build's plan; the cluster runs the build's units
     ("solver.storage", "solver.codec", "solver.wdl"),
     ("solver.verify",),
-    ("solver.build", "solver.dtz"),
+    ("solver.build", "solver.dtz"),          # (solver.build: the package, its modules too)
     ("solver.folder",),
     ("solver.cluster",),
     ("solver.probe", "solver.opening"),

@@ -7,6 +7,10 @@ one file per pair.  Placement phase: every placement subspace (:mod:`solver.plac
 by one backward pass from its stored children, one hand level after the other, one
 file per subspace.  Files are written atomically; a rerun skips files that are complete
 and pass their SHA-256 check, so a killed build loses at most the file in progress.
+
+The package: :mod:`solver.build.planner` plans the build (its files, their order,
+what each needs), this module runs it; :mod:`solver.build.resources` says how much
+memory is left, :mod:`solver.build.lock` keeps one build a folder.
 """
 
 from __future__ import annotations
@@ -23,13 +27,30 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from . import placement, storage
-from .index import Pair, Subspace, successors
-from .retro import pair_order, solve_pair, solve_unit, unit_of
-from .verify.check import check_values
-from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+from .. import placement, storage
+from ..index import Pair, Subspace
+from ..retro import solve_pair, solve_unit, unit_of
+from ..verify.check import check_values
+from ..errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                      InsufficientMemoryError, MissingSubspaceError)
-from .rules import Rules, kernel_gap, require_kernels
+from ..rules import Rules
+
+from .lock import BuildLock, remove_stale_temporaries
+from .planner import (DISK_BYTES_PER_SLOT, DISK_BYTES_PER_SLOT_LEAST, FILE_SECONDS, MOVING_RATE, PHASES,
+                      PLACEMENT_RATE, PlannedFile, Unit, build_plan, check_phase, cycle_memory, memory_needed,
+                      pair_plan, plan, plan_sizes, plan_summary, plan_units, rounds_memory, unit_key)
+from .resources import memory_available, peak_rss_mib, release_free_memory
+
+# (the planner's, the lock's and the resources' names are the package's too: callers
+# import them from solver.build)
+__all__ = ["BuildLock", "remove_stale_temporaries", "DISK_BYTES_PER_SLOT", "DISK_BYTES_PER_SLOT_LEAST",
+           "FILE_SECONDS", "MOVING_RATE", "PHASES", "PLACEMENT_RATE", "PlannedFile", "Unit", "build_plan",
+           "check_phase", "cycle_memory", "memory_needed", "pair_plan", "plan", "plan_sizes", "plan_summary",
+           "plan_units", "rounds_memory", "unit_key", "memory_available", "peak_rss_mib", "release_free_memory",
+           "Report", "PairReport", "PlacementReport", "SubspaceCache", "BackgroundWriter", "build",
+           "build_moving", "build_placement", "build_unit", "build_cycle", "build_subspace", "is_built",
+           "is_stored", "why_not_built", "built_later", "prepare_folder", "require_stored", "check_plan",
+           "size_text", "over_limit", "require_memory", "write_memory", "cache_bytes"]
 
 log = logging.getLogger("muehle.build")
 
@@ -68,154 +89,6 @@ class PairReport(Report):
         """The line the build logs for this pair."""
         return self._line(f"pair {self.pair.name}",
                           f"; solve {self.solve_seconds:.1f} s, {self.rounds} rounds")
-
-
-def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
-    """The pairs to build, in dependency order (``pair``: it and the pairs it needs)."""
-    return [Pair(*p, board=rules.board) for p in pair_plan(rules.stones, max_total, pair)]
-
-
-def pair_plan(stones: int, max_total: int | None = None,
-              pair: tuple[int, int] | None = None) -> list[tuple[int, int]]:
-    """:func:`plan` as plain (m, o) tuples, for any stone count."""
-    order = pair_order(stones)
-    if pair is not None:
-        wanted, todo = set(), [tuple(sorted(pair))]
-        while todo:
-            p = todo.pop()
-            if p not in wanted:
-                wanted.add(p)
-                todo += [tuple(sorted(c[:2])) for s in _pair_shapes(p)
-                         if (c := successors(*s)[1]) is not None]
-        order = [p for p in order if p in wanted]
-    if max_total is not None:
-        order = [p for p in order if sum(p) <= max_total]
-    return order
-
-
-def _pair_shapes(pair: tuple[int, int]) -> list[tuple[int, int, int, int]]:
-    m, o = pair
-    return [(m, o, 0, 0)] if m == o else [(m, o, 0, 0), (o, m, 0, 0)]
-
-
-def memory_needed(pair: Pair) -> int:
-    """Bytes a pair's build holds at its peak (:func:`rounds_memory`)."""
-    return rounds_memory([s.slots for s in pair.subspaces], [t.slots for t in pair.capture_targets])
-
-
-def rounds_memory(own: list[int], reads: list[int]) -> int:
-    """Bytes a unit solved in rounds (a moving pair, :func:`solver.retro.solve_pair`,
-    the check and the write; planned alike, a cycle of mixed placement) holds at its
-    peak, for subspaces of ``own`` slots that read subspaces of ``reads`` slots
-    (docs/design.md §4): 2 per slot of its own codes throughout, with either 1 per slot
-    of its loss floor (the rounds) or 2 per slot of one subspace it reads (a subspace's
-    initialisation or check: they are read one at a time), and 16 MiB for the frontier
-    and the write's blocks."""
-    return 2 * sum(own) + max(sum(own), 2 * max(reads, default=0)) + (16 << 20)
-
-
-def cycle_memory(own: list[int], reads: list[int]) -> int:
-    """Bytes a cycle of mixed placement (:func:`build_cycle`) holds at its peak: as
-    :func:`rounds_memory`, but every subspace it reads is held throughout (a subspace of
-    the cycle reads up to three at once in its initialisation, and the check reads them
-    again), so 2 per slot of all of them beside the codes and the loss floor."""
-    return 3 * sum(own) + 2 * sum(reads) + (16 << 20)
-
-
-def memory_available() -> int | None:
-    """Bytes this process can still take (None where unknown): the least of the system's
-    MemAvailable (/proc/meminfo), what its cgroup's limit leaves (a container's, cgroup v2
-    or v1, and the limits of the groups above it) and what ``ulimit -v`` / ``-d``
-    (RLIMIT_AS, RLIMIT_DATA) leave above the process's present size.  A build that asks
-    for more than this is refused in one line, not killed or failed half-way."""
-    found = [n for n in (_meminfo_available(), _cgroup_available(), _rlimit_available())
-             if n is not None]
-    return min(found, default=None)
-
-
-def _meminfo_available() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def _cgroup_available() -> int | None:
-    """The least that a memory limit of this process's cgroup, or of one above it, leaves."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    least = None
-    for line in lines:
-        _, controllers, group = line.split(":", 2)
-        if controllers == "":                         # cgroup v2
-            base, limit_name, usage_name = Path("/sys/fs/cgroup"), "memory.max", "memory.current"
-        elif "memory" in controllers.split(","):      # cgroup v1
-            base = Path("/sys/fs/cgroup/memory")
-            limit_name, usage_name = "memory.limit_in_bytes", "memory.usage_in_bytes"
-        else:
-            continue
-        where = base / group.lstrip("/")
-        for folder in (where, *where.parents):
-            if not folder.is_relative_to(base):
-                break
-            try:
-                limit = (folder / limit_name).read_text().strip()
-                usage = int((folder / usage_name).read_text())
-            except (OSError, ValueError):
-                continue
-            if limit.isdigit() and int(limit) < 1 << 60:   # ("max", or v1's huge "no limit")
-                left = max(0, int(limit) - usage)
-                least = left if least is None else min(least, left)
-    return least
-
-
-def _rlimit_available() -> int | None:
-    """What RLIMIT_AS and RLIMIT_DATA (``ulimit -v``, ``-d``) leave above this process's
-    address space (VmSize) and data (VmData).  (VmSize counts what threads reserve and do
-    not use, so this is on the safe side; a build that still runs out is one line, see
-    :func:`solver.cli.common.out_of_memory`.)"""
-    try:
-        status = {line.split(":")[0]: int(line.split()[1]) * 1024
-                  for line in Path("/proc/self/status").read_text().splitlines()
-                  if line.startswith(("VmSize:", "VmData:"))}
-    except (OSError, ValueError, IndexError):
-        return None
-    least = None
-    for limit, used in ((resource.RLIMIT_AS, "VmSize"), (resource.RLIMIT_DATA, "VmData")):
-        soft = resource.getrlimit(limit)[0]
-        if soft != resource.RLIM_INFINITY and used in status:
-            left = max(0, soft - status[used])
-            least = left if least is None else min(least, left)
-    return least
-
-
-def release_free_memory() -> None:
-    """Give the pages of freed memory back to the system (glibc's ``malloc_trim``; nothing
-    elsewhere).  A file's image is built in the writer thread, whose malloc arena keeps
-    the pages of the freed compression buffers: a process that had written three large
-    pairs held about 1 GiB more during the next than a fresh one (docs/benchmarks.md)."""
-    if _malloc_trim is not None:
-        _malloc_trim(0)
-
-
-def _libc_malloc_trim():
-    try:
-        import ctypes
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_malloc_trim = _libc_malloc_trim()
-
-
-def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def is_built(root: Path, rules: Rules, pair: tuple[int, int], verify: bool = True) -> bool:
@@ -265,136 +138,6 @@ def built_later(root: Path, rules: Rules, keys: list) -> list[bool]:
     return [made_from.get(key, False) for key in keys]
 
 
-class BuildLock:
-    """One build per database folder: ``<folder>/.build.lock``, held with ``flock`` (so a
-    killed build's lock is free again at once: the kernel drops it with the process), and
-    naming its holder (pid, host, start time) for the build that finds it taken."""
-
-    def __init__(self, folder: Path):
-        self.path = Path(folder) / ".build.lock"
-        self._fd: int | None = None
-        self._folder_fd: int | None = None
-
-    def __enter__(self) -> "BuildLock":
-        import fcntl
-        import json
-        import socket
-        import stat
-        try:
-            # not through a link: it is emptied below, and a link planted in a shared
-            # folder would have a build empty whatever it points to
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError as exc:
-            why = ("it is a symbolic link: remove it, a build makes its own"
-                   if self.path.is_symlink() else exc.strerror or str(exc))
-            raise DatabaseError(f"cannot open the build lock {self.path}: {why}") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise DatabaseError(f"the build lock {self.path} is not a regular file: remove it, "
-                                f"a build makes its own")
-        def taken(held_fd: int) -> DatabaseError:
-            try:
-                holder = json.loads(os.pread(held_fd, 4096, 0) or b"{}")
-                who = (f"pid {int(holder['pid'])} on {str(holder['host'])[:64]} since "
-                       f"{str(holder['start'])[:32]}")
-            except (ValueError, KeyError, TypeError, OSError):
-                who = "another process"
-            return DatabaseError(f"{self.path.parent} is being built by {who}; "
-                                 f"wait for it to finish (lock {self.path})")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            error = taken(fd)
-            os.close(fd)
-            raise error from None
-        # The folder is locked too: a lock file deleted while a build holds it (by hand,
-        # a clean-up script) would let a second build make a new one and run beside it;
-        # the folder cannot go while it holds the files.  (Where the file system cannot
-        # lock a folder, the file's lock is all there is.)
-        try:
-            folder_fd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            folder_fd = None
-        if folder_fd is not None:
-            try:
-                fcntl.flock(folder_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._folder_fd = folder_fd
-            except BlockingIOError:
-                os.close(folder_fd)
-                error = taken(fd)     # (a new, empty lock file: "another process")
-                os.close(fd)
-                raise error from None
-            except OSError:
-                os.close(folder_fd)
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                      "start": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}).encode(), 0)
-        except OSError as exc:      # a full disk: say which file, as every write error does
-            os.close(fd)
-            raise DatabaseError(f"cannot write the build lock {self.path}: {exc.strerror or exc}") from None
-        self._fd = fd
-        try:
-            self._clear_leftovers()
-        except OSError as exc:      # (__exit__ will not run: let the lock go here)
-            self.__exit__()
-            raise DatabaseError(f"cannot clear what killed builds left in {self.path.parent}: "
-                                f"{exc.strerror or exc} ({exc.filename})") from None
-        return self
-
-    def _clear_leftovers(self) -> None:
-        """What killed runs left that only a run holding this lock uses: the token files
-        of a cluster build's check (deleted), the database files' temporaries written on
-        this host (deleted, whatever process now has the number in their name: only a
-        build holding this lock writes them, and none has started yet) and those written
-        on other hosts (named in a warning: a machine of the cluster may still be
-        writing one)."""
-        folder = self.path.parent
-        for token in folder.glob(".cluster-token-*"):
-            token.unlink(missing_ok=True)
-        for tmp in sorted(folder.glob(".*.tmp-*")):
-            if not tmp.name.startswith((".pair-", ".place-", ".dtz")):
-                continue                   # (an opening book's, written without the lock)
-            host, _ = storage.temporary_owner(tmp)
-            if host == storage.HOST:
-                tmp.unlink(missing_ok=True)
-            else:
-                log.warning("leftover temporary file %s, written on host %s (a build killed "
-                            "there?): delete it unless a build there is still writing it", tmp, host)
-
-    def __exit__(self, *exc) -> None:
-        if self._fd is not None:
-            os.ftruncate(self._fd, 0)
-            os.close(self._fd)          # releases the flock
-            self._fd = None
-        if self._folder_fd is not None:
-            os.close(self._folder_fd)
-            self._folder_fd = None
-
-
-def remove_stale_temporaries(folder: Path, name: str = "pair-*.h5") -> None:
-    """Delete temporary files of ``name`` (a file name or pattern) left by killed writers.
-
-    A temporary file names the host and process writing it (:func:`storage.temporary_path`);
-    only those of this host whose process is gone are removed, so a folder shared by the
-    machines of a cluster keeps the files other machines are writing.
-    """
-    if not folder.exists():
-        return
-    for tmp in folder.glob(f".{name}.tmp-*"):
-        host, pid = storage.temporary_owner(tmp)
-        if host == storage.HOST and not (pid is not None and _pid_alive(pid)):
-            tmp.unlink(missing_ok=True)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
-
-
 class SubspaceCache:
     """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
 
@@ -436,73 +179,6 @@ def cache_bytes(cache: "SubspaceCache") -> int:
     return sum(a.nbytes for a in cache.arrays.values())
 
 
-@dataclass(frozen=True)
-class Unit:
-    """One unit of work of a build: the file of ``key`` (a moving-phase pair or a
-    placement subspace), made from the files of the units in ``needs``, with its slots
-    and the bytes of memory its solve (or pass) holds.
-
-    A build's plan (:func:`plan_units`) is a graph of units, listed so that every unit
-    comes after those it needs; :func:`build` runs them in that order in this process,
-    :mod:`solver.cluster` runs them as a Dask task graph.
-    """
-
-    key: Pair | Subspace
-    needs: tuple[Pair | Subspace, ...]
-    slots: int
-    memory: int
-    #: Files it writes: one, or one a subspace of a cycle of mixed placement
-    files: int = 1
-
-    @property
-    def name(self) -> str:
-        """The unit's name, unique in a build (its file's name without the suffix)."""
-        key = self.key
-        return storage.file_stem(*key) if isinstance(key, Pair) else \
-            storage.file_stem(key.m, key.o, key.own_hand, key.opp_hand)
-
-
-def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None,
-               phase: str = "moving") -> list[Unit]:
-    """The planned units of ``phase`` with their dependencies, every unit after the units
-    it needs.  A placement subspace needs the units of its children (a moving child:
-    its pair); with ``pair`` the placement phase is left out (see :func:`build`).
-
-    >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
-    [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
-    """
-    require_kernels(rules)
-    check_phase(phase, pair)
-    units = []
-    if phase in ("moving", "all"):
-        units += [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
-                  for p in (Pair(*q, board=rules.board) for q in plan(rules, max_total, pair))]
-    if phase in ("placement", "all") and pair is None:
-        for own in placement.units(rules, max_total):
-            reads = [c for s in own for c in placement.reads(s, rules) if c not in own]
-            needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
-            memory = (cycle_memory([s.slots for s in own], [c.slots for c in dict.fromkeys(reads)])
-                      if rules.mixed else placement.memory_needed(own[0]))
-            units.append(Unit(own[0], needs, sum(s.slots for s in own), memory, files=len(own)))
-    return units
-
-
-def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:
-    """The key of the unit that solves ``sub``: its pair (moving phase), itself (a
-    placement subspace), or under mixed placement the first subspace of its cycle."""
-    if sub.is_moving:
-        return sub.pair
-    return unit_of(sub)[0] if rules.mixed else sub
-
-
-def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
-    """Raise ValueError for an unknown phase, or a pair with the placement phase alone."""
-    if phase not in PHASES:
-        raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
-    if pair is not None and phase == "placement":
-        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
-
-
 def prepare_folder(root: Path | str, rules: Rules) -> Path:
     """Create the rules' folder and delete the temporaries of killed builds; returns it."""
     folder = storage.rules_dir(root, rules)
@@ -522,160 +198,6 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
                             f"{(exc.strerror or str(exc)).lower()}") from None
     remove_stale_temporaries(folder)
     return folder
-
-
-PHASES = ("moving", "placement", "all")
-#: Slots per second of a build with 2 threads on the 2-core development machines
-#: (docs/benchmarks.md, docs/results.md), only for the estimate of ``--dry-run``: the
-#: whole standard moving phase as measured on the slowest of them with issue 15's
-#: kernels (an AMD EPYC of family 25: 9,193,626,407 slots in 3,232 s at 64d5c17; an
-#: Intel Xeon took 1,671 s at 34704c0, the first build 5,416.6 s), for every solve in
-#: rounds; the whole standard placement phase as measured (18,667,084,700 slots in
-#: 6,264 s wall, with about one core free of other work: on two idle cores it should be
-#: up to twice as fast, not measured), for every placement pass.
-MOVING_RATE = 2.84e6
-PLACEMENT_RATE = 3.0e6
-#: Seconds a file takes beyond its slots (plan, open, check, compress, write, log), for
-#: the estimate of ``--dry-run``: fitted on whole builds of small games, where it is most
-#: of the time (on the 2-core machine, idle, --jobs 2: five-mens-mixed, 222 files,
-#: 5.9 s; six-mens, 140 files, 3.8 s; standard-s4, 30 files, 1.6 s; standard
-#: --max-total 8, 44 files, 2.5 s, each with 0.5 s of start-up: about 19 ms a file;
-#: docs/benchmarks.md, "The dry run's estimate").
-FILE_SECONDS = 0.02
-#: Bytes a slot on disk: the whole standard game's files, 10.24 GB for 27,860,711,107
-#: slots (moving phase 0.36, placement phase 0.37; docs/results.md): the estimate of a
-#: plan, and of a build's need (a warning where the free space is less).
-DISK_BYTES_PER_SLOT = 0.37
-#: Fewer bytes a slot than any game's files take (the 5-stone game's: 0.018 moving,
-#: 0.041 placement; small games compress far better): a build that would not fit even
-#: so is refused (:func:`check_disk`).
-DISK_BYTES_PER_SLOT_LEAST = 0.01
-
-
-@dataclass(frozen=True)
-class PlannedFile:
-    """One unit of a build's work, named after the file it writes: its phase, name, slots
-    and the memory it needs.  ``rounds``: solved in rounds (a moving pair, a cycle of
-    mixed placement) rather than by one pass (a placement subspace of separate
-    placement).  A cycle m-o+h-k, o-m+k-h of mixed placement is one unit that writes a
-    file per subspace: ``also`` names the others (:attr:`outputs`)."""
-
-    phase: str
-    name: str
-    slots: int
-    memory: int
-    rounds: bool = True
-    #: The names of the planned files it reads (a build's task graph, scripts/scale_plan.py)
-    needs: tuple[str, ...] = ()
-    also: tuple[str, ...] = ()
-
-    @property
-    def outputs(self) -> tuple[str, ...]:
-        """The names of the files it writes."""
-        return (self.name, *self.also)
-
-    @property
-    def seconds(self) -> float:
-        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...) and a
-        file's own cost (:data:`FILE_SECONDS`) for each it writes."""
-        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE) + FILE_SECONDS * len(self.outputs)
-
-
-def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
-    """Slots of a subspace with m and o stones on the board, for a plan of ``rules``: the
-    kernels' index (orbits plus slack) where the kernels handle them, else the positions
-    up to the board's symmetries (:meth:`~solver.board.Board.orbits`)."""
-    if kernel_gap(rules) is None:
-        return lambda m, o: Subspace(m, o, board=rules.board).slots
-    return rules.board.orbits
-
-
-def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
-               pair: tuple[int, int] | None = None) -> list[PlannedFile]:
-    """The files :func:`build` would write (all of them, built or not), in build order,
-    for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels a plan
-    of symmetry classes.  Under mixed placement a placement unit is a cycle
-    {m-o+h-k, o-m+k-h} (a side with stones in hand may move, keeping the hands), solved
-    in rounds like a moving pair and written as a file per subspace (``also``).
-
-    >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
-    [('pair-3-3', 210140), ('place-2-3+1-0', 46200), ('place-2-2+1-1', 6930), ('place-1-2+2-1', 1012), ('place-1-1+2-2', 92), ('place-0-1+3-2', 24), ('place-0-0+3-3', 1)]
-    >>> [(f.name, f.slots) for f in build_plan(Rules.from_name("three-mens-no-line-wins"),
-    ...                                        phase="placement")][:2]
-    [('place-2-3+1-0', 174), ('place-2-2+1-1', 108)]
-    >>> build_plan(Rules(stones=3))[1].needs        # the last placement: a quiet one and a capture
-    ('pair-3-3',)
-    """
-    check_phase(phase, pair)
-    size = plan_sizes(rules)
-    slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
-    cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's file
-
-    def file_of(shape: tuple) -> str:
-        """The name of the planned file that holds ``shape`` (a cycle's: its first's)."""
-        return storage.file_stem(*cycle_of.get(shape, shape))
-
-    def needs(reads: list) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(file_of(c) for c in reads))
-
-    files = []
-    if phase in ("moving", "all"):
-        for p in pair_plan(rules.stones, max_total, pair):
-            own = _pair_shapes(p)
-            reads = [c for s in own if (c := successors(*s)[1]) is not None]
-            files.append(PlannedFile("moving", file_of(own[0]), sum(slots(own)),
-                                     rounds_memory(slots(own), slots(reads)), needs=needs(reads)))
-    if phase in ("placement", "all") and pair is None:
-        if rules.mixed:
-            for own, reads in _mixed_units(rules.stones, max_total):
-                cycle_of.update((s, own[0]) for s in own)
-                files.append(PlannedFile("placement", file_of(own[0]), sum(slots(own)),
-                                         cycle_memory(slots(own), slots(reads)), needs=needs(reads),
-                                         also=tuple(storage.file_stem(*s) for s in own[1:])))
-        else:
-            for s in placement.shapes(rules.stones, max_total):
-                kids = [c for c in successors(*s) if c is not None]
-                files.append(PlannedFile("placement", file_of(s), size(s[0], s[1]),
-                                         placement.pass_memory(size(s[0], s[1]), slots(kids)),
-                                         rounds=False, needs=needs(kids)))
-    return files
-
-
-def plan_summary(files: list[PlannedFile]) -> list[dict]:
-    """Per phase of a plan (moving, then placement, where planned): files (a cycle of
-    mixed placement writes one per subspace), slots, the
-    largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
-    estimated seconds, and whether its files are solved in rounds."""
-    rows = []
-    for phase in ("moving", "placement"):
-        mine = [f for f in files if f.phase == phase]
-        if mine:
-            slots = sum(f.slots for f in mine)
-            largest = max(mine, key=lambda f: f.slots)
-            step = max(mine, key=lambda f: f.memory)
-            rows.append({"phase": phase, "files": sum(len(f.outputs) for f in mine), "slots": slots,
-                         "largest": largest.name, "largest_slots": largest.slots,
-                         "memory": step.memory, "memory_file": step.name,
-                         "disk": round(slots * DISK_BYTES_PER_SLOT),
-                         "seconds": sum(f.seconds for f in mine), "rounds": mine[0].rounds})
-    return rows
-
-
-def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
-    """(own subspaces, subspaces read) of each unit of the placement phase under mixed
-    placement, children first: a unit is {m-o+h-k, o-m+k-h} (a move keeps the hands,
-    so the two lead into each other), over every pair of hands but none, with at most
-    the placed stones on the board; it reads what placements (one stone fewer in hand)
-    and captures by a move (one stone fewer on the board) lead to."""
-    out = []
-    for own in placement.mixed_shapes(stones, max_total):
-        reads = []
-        for s in own:
-            for place in ([True] if s[2] else []) + ([False] if s[0] else []):
-                reads += [c for c in successors(*s, place=place)
-                          if c is not None and c not in own and c not in reads]
-        out.append((own, reads))
-    return out
 
 
 def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int | None = None,
