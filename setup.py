@@ -55,11 +55,6 @@ def load_boards() -> dict:
     return module.BOARDS
 
 
-#: The boards whose kernels play a line of three as winning outright (ext/movegen.pxi):
-#: the rule of their games (solver.rules.LINE_BOARDS, the same; tests/test_boards.py).
-LINE_BOARDS = ("three-mens",)
-
-
 def constants(board) -> str:
     """The compile-time constants of ext/board.pxi for one board's module.  The index
     covers ``board.index_stones`` stones a side: the standard board's first module keeps
@@ -68,7 +63,7 @@ def constants(board) -> str:
     mills_at = max(len(ms) for ms in board.mills_through)
     return (f"cdef enum:\n    NPTS = {board.num_points}\n    NMILLS = {len(board.mills)}\n"
             f"    MILLS_AT = {mills_at}\n    NSYM = {len(board.symmetries)}\n"
-            f"    MAX_STONES = {board.index_stones}\n    LINE_WINS = {int(board.name in LINE_BOARDS)}\n"
+            f"    MAX_STONES = {board.index_stones}\n    LINE_WINS = {int(board.lines_win)}\n"
             f"\ncdef str BOARD_NAME = {board.name!r}\n")
 
 

@@ -170,6 +170,11 @@ class Board:
     by a search on first use and kept: a program that never plays on a board never
     pays for its group).
 
+    ``lines_win`` (keyword, not part of the identity either): a line of three wins
+    here outright, the rule its compiled kernels play (setup.py compiles it in).
+    ``kernel_stones`` is the most stones a side its compiled kernels index (the widest
+    of its modules).
+
     ``index_stones`` (keyword, not part of the board's identity: boards that differ in
     it are equal, and files name the board alone) is the most stones a side the index
     of the compiled kernels this object stands for covers: as many as fit on the board,
@@ -189,6 +194,9 @@ class Board:
     mill_lines: tuple[tuple[int, ...], ...]
     edges: tuple[tuple[int, int], ...]
     index_stones: int = field(default=0, compare=False, repr=False, kw_only=True)
+    #: Whether a line of three wins outright on this board (the rule of its games, which
+    #: its compiled kernels play: Three Men's Morris) rather than take a stone.
+    lines_win: bool = field(default=False, compare=False, repr=False, kw_only=True)
     # Derived in __post_init__ (not compared: they follow from the fields above).
     num_points: int = field(init=False, compare=False, repr=False)
     full_mask: int = field(init=False, compare=False, repr=False)
@@ -228,6 +236,12 @@ class Board:
 
     def __repr__(self) -> str:
         return f"<Board {self.name}: {self.num_points} points, {len(self.mills)} mills>"
+
+    @property
+    def kernel_stones(self) -> int:
+        """The most stones a side the compiled kernels of this board index (its widest
+        module: :meth:`indexing`)."""
+        return min(MAX_INDEX_STONES, self.num_points // 2)
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -361,7 +375,7 @@ class Board:
 def _widest(board: Board) -> Board:
     """``board`` with the index of the most stones that fit (:meth:`Board.indexing`),
     one object per board (its symmetry group found once): itself where its index does."""
-    most = min(MAX_INDEX_STONES, board.num_points // 2)
+    most = board.kernel_stones
     if board.index_stones == most:
         return board
     wide = replace(board, index_stones=most)
@@ -370,7 +384,7 @@ def _widest(board: Board) -> Board:
 
 
 def _make(name: str, rows: list[str], mills: list[str], extra_edges: list[str] = (),
-          slide_along_mills: bool = True, index_stones: int = 0) -> Board:
+          slide_along_mills: bool = True, index_stones: int = 0, lines_win: bool = False) -> Board:
     """A board from text: ``rows`` of point names from the top, ``mills`` as 'a7 d7 g7';
     stones slide between consecutive points of a mill (``slide_along_mills``) and along
     ``extra_edges`` ('b4 c4')."""
@@ -384,7 +398,7 @@ def _make(name: str, rows: list[str], mills: list[str], extra_edges: list[str] =
         for u, v in zip(line, line[1:]):
             if (u, v) not in edges and (v, u) not in edges:
                 edges.append((u, v))
-    return Board(name, points, lines, tuple(edges), index_stones=index_stones)
+    return Board(name, points, lines, tuple(edges), index_stones=index_stones, lines_win=lines_win)
 
 
 _STANDARD_ROWS = ["a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4 e4 f4 g4", "c3 d3 e3",
@@ -414,7 +428,7 @@ BOARDS: Mapping[str, Board] = MappingProxyType({b.name: b for b in (
     _make("three-mens", ["a3 b3 c3", "a2 b2 c2", "a1 b1 c1"],
           ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3", "b1 b2 b3", "c1 c2 c3",
            "a1 b2 c3", "a3 b2 c1"], ["a1 b1 c1", "a2 b2 c2", "a3 b3 c3", "a1 a2 a3",
-                                   "b1 b2 b3", "c1 c2 c3"], slide_along_mills=False),
+                                   "b1 b2 b3", "c1 c2 c3"], slide_along_mills=False, lines_win=True),
 )})
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields, replace
 from numbers import Integral
 from typing import Optional
 
-from .board import STANDARD_BOARD, Board, as_board
+from .board import BOARDS, STANDARD_BOARD, Board, as_board
 from .errors import UnsupportedRulesError
 
 TAKE_ANY = "take-any"
@@ -278,16 +278,14 @@ VARIANTS: dict[str, Rules] = {
 }
 
 #: The boards whose compiled kernels (one module per board: solver.kernels) are proven
-#: on their games here, with the most stones a side their index covers (setup.py: as
-#: many as fit, at most twelve; on the standard board its second module's twelve, its
-#: first keeping the nine it always had for rules of at most nine: Board.indexing).
-KERNEL_BOARDS = {"standard": 12, "six-mens": 8, "seven-mens": 8, "seven-mens-lines": 8, "morabaraba": 12,
-                 "three-mens": 4}
+#: on their games here, with the most stones a side their index covers: every board
+#: (setup.py compiles each), :attr:`Board.kernel_stones <solver.board.Board.kernel_stones>`.
+KERNEL_BOARDS = {board.name: board.kernel_stones for board in BOARDS.values()}
 
 #: The boards whose kernels play a line of three as winning outright and taking nothing
-#: (a compile-time rule of their modules, setup.py: Three Men's Morris); on the others a
-#: closed mill takes a stone (docs/design.md §9).
-LINE_BOARDS = frozenset({"three-mens"})
+#: (:attr:`Board.lines_win <solver.board.Board.lines_win>`, compiled into their modules by
+#: setup.py: Three Men's Morris); on the others a closed mill takes a stone (docs/design.md §9).
+LINE_BOARDS = frozenset(board.name for board in BOARDS.values() if board.lines_win)
 
 
 def kernel_gap(rules: Rules) -> Optional[str]:
