@@ -193,13 +193,14 @@ class _Block:
             mover = -at
             mover_dtz = np.where((mover == 0) | placing, -1, np.where(self.takes, 1, dtz + 1))
             self.r_value, self.r_dtz, self.r_wdl = mover, mover_dtz, -score
-            # RuleMoveProbe.rank as one key: the nearest mill of a win, a draw by its value
-            # without the rule, the farthest mill of a loss
+            # the positions' own values under the rule, at the game's count
             own_score, own_dtz = _rule_values(self.own_rule, _signs(self.own_plain), self.placing,
                                               self.limit)
             own_at = np.where((np.abs(own_score) == 2) & (np.maximum(own_dtz, 0) <= self.limit - self.quiet),
                               own_score // 2, 0)
             self.own_score, self.own_dtz, self.own_at = own_score.tolist(), own_dtz.tolist(), own_at.tolist()
+            # RuleMoveProbe.rank as one key: the nearest mill of a win, a draw by its value
+            # without the rule, the farthest mill of a loss
             keys.append(np.where(mover > 0, np.maximum(mover_dtz, 0),
                                  np.where(mover == 0, _CLASS + 10 + score, 3 * _CLASS - np.maximum(mover_dtz, 0))))
         keys.append(self.parent)
