@@ -46,26 +46,27 @@ _PLAIN = {1: "win", 0: "draw", -1: "loss"}
 _RULE = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
 
 
-def query_lines(database: Database, positions: Sequence[Position],
-                quiet_plies: int = 0) -> list[str | ValueError | DatabaseError]:
-    """For each of ``positions``, ``json.dumps(query_object(database, pos, False,
+def query_lines(database: Database, positions: Sequence[Position], quiet_plies: int = 0,
+                line: bool = False) -> list[str | ValueError | DatabaseError]:
+    """For each of ``positions``, ``json.dumps(query_object(database, pos, line,
     game))`` where ``game`` takes the position up after ``quiet_plies`` plies without a
     mill under the database's rule (``query --batch``'s lines), found together; where
-    that raises (ValueError, DatabaseError), the error in the line's place."""
-    return _Block(database, positions, quiet_plies).lines()
+    that raises (ValueError, DatabaseError), the error in the line's place.  With
+    ``line`` (each answer its own line of play), each by ``query_object`` alone."""
+    return _Block(database, positions, quiet_plies, line).lines()
 
 
 class _Block:
     """The answers of one block of positions: their moves, the positions they lead to,
     and every code those need, read subspace by subspace."""
 
-    def __init__(self, database: Database, positions: Sequence[Position], quiet_plies: int):
-        self.db, self.positions, self.quiet = database, list(positions), quiet_plies
+    def __init__(self, database: Database, positions: Sequence[Position], quiet_plies: int, line: bool):
+        self.db, self.positions, self.quiet, self.line = database, list(positions), quiet_plies, line
         rules = self.rules = database.rules
         self.limit = database.quiet_limit
         self.rule = database.has_rule_tables()
         self.slow = np.zeros(len(self.positions), dtype=bool)
-        if rules.mixed or rules.line_wins or not 0 <= quiet_plies < self.limit:
+        if line or rules.mixed or rules.line_wins or not 0 <= quiet_plies < self.limit:
             self.slow[:] = True          # (query_object answers all of them)
             return
         self.kernels = kernels_for(rules.board)
@@ -227,7 +228,7 @@ class _Block:
         for i, pos in enumerate(self.positions):
             if self.slow[i]:
                 try:
-                    out.append(json.dumps(query_object(self.db, pos, False,
+                    out.append(json.dumps(query_object(self.db, pos, self.line,
                                                        Game(pos, self.rules, self.limit, self.quiet))))
                 except (ValueError, DatabaseError) as error:
                     out.append(error)

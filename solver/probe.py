@@ -244,8 +244,7 @@ class Database:
             reader = self._reader(sub, rule)
             start = k * storage.CHUNK
             chunk = self._chunks[key] = reader.read(start, min(reader.slots, start + storage.CHUNK))
-            while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
-                self._chunks.popitem(last=False)
+            self._trim_chunks()
         else:
             self._chunks.move_to_end(key)
         return int(chunk[slot % storage.CHUNK])
@@ -281,9 +280,13 @@ class Database:
                     out[at] = chunk[slots[at] - k * storage.CHUNK]
                     self._chunks[(name, k)] = chunk
                     self._chunks.move_to_end((name, k))
-                while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
-                    self._chunks.popitem(last=False)
+                self._trim_chunks()
         return out
+
+    def _trim_chunks(self) -> None:
+        """Drop the least recently used chunks beyond the cache's bytes (one always kept)."""
+        while len(self._chunks) * 2 * storage.CHUNK > max(self._cache_bytes, 2 * storage.CHUNK):
+            self._chunks.popitem(last=False)
 
     @contextlib.contextmanager
     def _repairing(self, sub: Subspace, rule: bool = False) -> Iterator[None]:

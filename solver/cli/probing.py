@@ -211,16 +211,7 @@ def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quie
             continue
         block.append((number, text, pos))
     positions = [pos for _, _, pos in block if not isinstance(pos, Exception)]
-    if with_line:
-        answers = []
-        for pos in positions:
-            try:
-                answers.append(json.dumps(query_object(database, pos, True,
-                                                       Game(pos, database.rules, quiet_limit, quiet_plies))))
-            except (ValueError, DatabaseError) as error:
-                answers.append(error)
-    else:
-        answers = query_lines(database, positions, quiet_plies)
+    answers = query_lines(database, positions, quiet_plies, line=with_line)
     answers.reverse()
     out, ok = [], True
     for number, text, pos in block:
