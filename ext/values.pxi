@@ -1,7 +1,7 @@
 # Statistics of stored value codes (docs/design.md §5): the histogram from which
 # solver.values.summarize takes the counts and longest values that every file records.
 #
-# Provides: code_histogram, dtz_codes.
+# Provides: code_histogram, dtz_codes, against_plain.
 # Uses:     prange (retro.pxi), threadid.
 #
 # numpy's bincount widens every code to 64 bits and counts on one core: 2.4-7 ns a slot
@@ -104,3 +104,42 @@ def dtz_codes(const uint16_t[::1] codes, uint16_t[::1] out, int mode, int limit,
         raise ValueError(f"no conversion {mode}")
     for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
         out[i] = dtz_convert(codes[i], mode, limit)
+
+
+# --- the placement phase's files of the rule, stored against the plain ones ---------
+#
+# (solver.dtz, docs/format.md) A slot stores 0 where the plain code predicts the code
+# under the rule (a win at the plies ``win``, a loss at ``loss``, a draw a draw), else
+# that code + 1; slack stays slack.  In numpy the ten passes of a block cost some 8 ns
+# a slot, a quarter of the placement phase's pass under the rule, which reads each of
+# its children so (docs/benchmarks.md).  Here one pass.
+
+def against_plain(uint16_t[::1] codes, const uint16_t[::1] plain, int win, int loss, bint store,
+                  int jobs=2):
+    """Turn ``codes`` (the same length as ``plain``), in place, into their differences
+    from what the plain codes predict (``store``) or back.  Returns the number of slots
+    where one of the two is slack and the other not (0: the conversion is whole).
+
+    >>> import numpy as np
+    >>> c = np.array([2, 0, 3, 0xFFFF], dtype=np.uint16)
+    >>> against_plain(c, np.array([4, 6, 3, 0xFFFF], dtype=np.uint16), 2, 3, True), c.tolist()
+    (0, [0, 1, 0, 65535])
+    >>> against_plain(c, np.array([4, 6, 3, 0xFFFF], dtype=np.uint16), 2, 3, False), c.tolist()
+    (0, [2, 0, 3, 65535])
+    """
+    cdef int64_t i, n = codes.shape[0], bad = 0
+    cdef uint16_t p, c, guess
+    check_jobs(jobs)
+    check_size("plain", plain.shape[0], n, "the length of codes")
+    for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
+        p = plain[i]
+        c = codes[i]
+        if (p == 0xFFFF) != (c == 0xFFFF):
+            bad += 1
+        elif p != 0xFFFF:
+            guess = 0 if p == 0 else <uint16_t>(win if (p & 1) == 0 else loss)
+            if store:
+                codes[i] = 0 if c == guess else <uint16_t>(c + 1)
+            else:
+                codes[i] = guess if c == 0 else <uint16_t>(c - 1)
+    return bad

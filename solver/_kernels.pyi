@@ -170,6 +170,11 @@ def dtz_codes(codes: U16, out: U16, mode: int, limit: int, jobs: int = 2) -> Non
     the first or second solve's rounding of DTZ codes, 2, 3 a capture target's codes for
     the first or second solve, 4 a solve's plies into DTZ codes."""
 
+def against_plain(codes: U16, plain: U16, win: int, loss: int, store: bool, jobs: int = 2) -> int:
+    """``codes`` made, in place, their differences from what ``plain`` predicts (a win at
+    code ``win``, a loss at ``loss``), or back (solver.dtz); the count of slots slack in
+    one of the two only."""
+
 # --- chunks.pxi: a stored chunk's filters, for solver.codec ---
 
 def shuffle_chunk(codes: U16, out: U8) -> None:

@@ -186,7 +186,7 @@ class _Block:
         keys = [np.arange(n_moves), plain_key]
         if self.rule:
             in_placement = (self.c_own_hand != 0) | (self.c_opp_hand != 0)
-            score, dtz = _rule_values(self.c_rule, sign, in_placement, self.limit)
+            score, dtz = _rule_values(self.c_rule, self.c_plain, in_placement, self.limit)
             score[ended], dtz[ended] = 2 * self.ended[ended], 0
             placing = self.placing[self.parent]
             count = np.where(self.takes | placing, 0, self.quiet + 1)
@@ -195,7 +195,7 @@ class _Block:
             mover_dtz = np.where((mover == 0) | placing, -1, np.where(self.takes, 1, dtz + 1))
             self.r_value, self.r_dtz, self.r_wdl = mover, mover_dtz, -score
             # the positions' own values under the rule, at the game's count
-            own_score, own_dtz = _rule_values(self.own_rule, _signs(self.own_plain), self.placing,
+            own_score, own_dtz = _rule_values(self.own_rule, self.own_plain, self.placing,
                                               self.limit)
             own_at = np.where((np.abs(own_score) == 2) & (np.maximum(own_dtz, 0) <= self.limit - self.quiet),
                               own_score // 2, 0)
@@ -251,20 +251,20 @@ def _signs(codes: np.ndarray) -> np.ndarray:
     return np.where(codes == 0, 0, np.where((codes - 1) % 2 == 1, 1, -1))
 
 
-def _rule_values(codes: np.ndarray, sign: np.ndarray, in_placement: np.ndarray,
+def _rule_values(codes: np.ndarray, plain: np.ndarray, in_placement: np.ndarray,
                  limit: int) -> tuple[np.ndarray, np.ndarray]:
     """(RuleWDL scores, DTZ or -1 for none) of stored codes of the rule's tables
-    (Database.probe_rule): in a placement file plain codes, whose draw is a cursed win
-    or a blessed loss where the plain value (``sign``, for the same side) is won or
-    lost; else DTZ codes, a win's 2·DTZ, a loss's 2·DTZ + 1, beyond the limit cursed or
-    blessed."""
+    (Database.probe_rule): in a placement file their differences from the plain codes
+    (``plain``, :func:`solver.dtz.placement_scores`); else DTZ codes, a win's 2·DTZ, a
+    loss's 2·DTZ + 1, beyond the limit cursed or blessed."""
+    from .dtz import placement_scores
+
     codes = np.asarray(codes, dtype=np.int64)
     dtz = codes // 2
     score = np.where(codes == 0, 0, np.where((codes & 1) == 1, -2, 2))
     score = np.where(dtz > limit, score // 2, score)
     dtz = np.where(codes == 0, -1, dtz)
-    placed = np.where(codes == 0, sign, np.where((codes - 1) % 2 == 1, 2, -2))
-    return np.where(in_placement, placed, score), np.where(in_placement, -1, dtz)
+    return np.where(in_placement, placement_scores(codes, plain), score), np.where(in_placement, -1, dtz)
 
 
 def _popcount(masks: np.ndarray) -> np.ndarray:

@@ -509,17 +509,125 @@ def entry_codes(codes: np.ndarray, limit: int, jobs: int = 2) -> np.ndarray:
     return _convert(codes, ENTRY, limit, jobs=jobs)
 
 
+# --- the placement phase's files of the rule: stored against the plain ones ----------
+#
+# A placement position's value under the rule is its plain value but where the rule
+# draws it (a cursed win, a blessed loss: 0.2-0.4 % of the standard game's placement
+# slots), and its plies, counting to the moving phase, are one number a subspace's hands
+# give (:func:`predicted_codes`).  So a file of the rule stores each slot's code as its
+# difference from what the plain placement file predicts: 0 where the prediction holds,
+# code + 1 where not (a draw the rule makes: 1), the slack code on slack slots.  Its
+# chunks are then nearly all zeros: the standard game's 497 files shrink to some 6 % of
+# the codes themselves (docs/benchmarks.md).  The files say so by the attribute
+# ``against`` (the plain file's name); their statistics are the restored values'.
+
+def predicted_codes(sub: Subspace) -> tuple[int, int]:
+    """The codes under the rule of a win and of a loss the plain placement file of
+    ``sub`` predicts: the plies to the moving phase (the stones left to place, n) rounded
+    up to the side's parity, since the moving phase is entered as a win in 1 or a loss
+    in 0 (:func:`entry_codes`).
+
+    >>> predicted_codes(Subspace(8, 8, 1, 0)), predicted_codes(Subspace(7, 7, 2, 2))
+    ((2, 3), (6, 5))
+    """
+    n = sub.own_hand + sub.opp_hand
+    return 1 + (n | 1), 1 + ((n + 1) & ~1)
+
+
+def _against(codes: np.ndarray, plain_path: Path, rules: Rules, sub: Subspace, store: bool,
+             jobs: int = 2) -> np.ndarray:
+    """``codes`` (the whole subspace) made, in place, the differences from the plain
+    file's prediction (``store``) or the codes again from them (the kernels'
+    ``against_plain``), a block of the plain file at a time (:func:`plain_blocks`); an
+    error where the two have different slack slots (the index's: alike in any file of
+    the subspace)."""
+    win, loss = predicted_codes(sub)
+    for start, plain in plain_blocks(plain_path, rules, sub):
+        part = codes[start:start + len(plain)]
+        if sub.kernels.against_plain(part, plain, win, loss, store, jobs):
+            if store:
+                raise ConsistencyError(f"placement {sub.name} under the rule: its values and "
+                                       f"{plain_path.name} have different slack slots", [])
+            raise CorruptDatabaseError(f"the file of the rule of {sub.name} and {plain_path.name} have "
+                                       f"different slack slots: one of them is damaged")
+    return codes
+
+
+def store_placement(root: Path, rules: Rules, limit: int, sub: Subspace, values: np.ndarray, jobs: int = 2,
+                    **extra) -> dict:
+    """Write the values of placement subspace ``sub`` under the rule into its file,
+    against its plain placement file (which must be built): ``values`` are made the
+    differences in place.  Returns the statistics written (of the values)."""
+    plain_path = storage.placement_path(root, rules, sub)
+    hist = sub.kernels.code_histogram(np.ascontiguousarray(values, dtype=np.uint16))
+    if hist[SLACK_CODE - 1]:          # (its difference would be the slack code)
+        raise ConsistencyError(f"placement {sub.name} under the rule: a code no value has", [])
+    _against(values, plain_path, rules, sub, store=True, jobs=jobs)
+    return storage.write_pair(storage.rule_path(root, rules, sub, limit), rules, {sub: values},
+                              quiet_limit=limit, histograms={sub: hist},
+                              extra={**extra, "against": plain_path.name})
+
+
+def require_plain_placement(root: Path, rules: Rules, limit: int, subs: list[Subspace]) -> None:
+    """MissingSubspaceError, in one line with the command that builds them, where the
+    plain placement files of ``subs`` are not there: their files of the rule are stored
+    against them."""
+    missing = [s for s in subs if not storage.placement_path(root, rules, s).exists()]
+    if missing:
+        raise MissingSubspaceError(
+            missing[0], storage.placement_path(root, rules, missing[0]),
+            f"the placement phase's tables of the {limit}-ply rule are stored against its plain tables, "
+            f"and {len(missing)} of their {len(subs)} subspace(s) are not built in "
+            f"{storage.rules_dir(root, rules)} (first {missing[0].name}; build them with: "
+            f"{storage.repair_command(root, rules, missing)})")
+
+
+def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: bool = False,
+                   jobs: int = 2) -> np.ndarray:
+    """The codes of placement subspace ``sub`` under the rule (plain codes: the value
+    under the rule, plies to the moving phase), restored from its file and its plain
+    placement file; ``verify`` also checks the SHA-256 of the file's codes and the
+    statistics it records (of the values restored).  MissingSubspaceError where either
+    file is missing."""
+    path = storage.rule_path(root, rules, sub, limit)
+    with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
+        stored = storage.SubspaceReader(f, path, sub)
+        codes = stored.all(sha256=verify)
+        against = storage.placement_path(root, rules, sub)
+        if stored.against != against.name:
+            raise ForeignDatabaseError(f"{path} is stored against {stored.against!r}, not {against.name}")
+        _against(codes, against, rules, sub, store=False, jobs=jobs)
+        if verify:
+            stored.check_stats(stored.histogram(codes), restored=True)
+    return codes
+
+
+def placement_scores(stored: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """The values under the rule (RuleWDL scores: 2 a win, 1 a cursed win, 0 a draw,
+    -1 a blessed loss, -2 a loss) of placement positions from their stored codes in
+    the files of the rule (differences, as :func:`store_placement` writes them) and
+    their plain codes: a plain value the rule keeps, or the rule's own code.
+
+    >>> [int(v) for v in placement_scores(np.array([0, 0, 1, 1, 3, 0]), np.array([2, 5, 2, 5, 2, 0]))]
+    [2, -2, 1, -1, 2, 0]
+    """
+    stored, plain = np.asarray(stored, dtype=np.int64), np.asarray(plain, dtype=np.int64)
+    sign = np.where(plain == DRAW_CODE, 0, np.where(plain % 2 == 0, 1, -1))
+    own = np.where(stored - 1 == DRAW_CODE, sign, np.where((stored - 1) % 2 == 0, 2, -2))
+    return np.where(stored == 0, 2 * sign, own)
+
+
 def placement_reader(root: Path, rules: Rules, limit: int, jobs: int = 2) -> Callable[[Subspace], np.ndarray]:
     """``lookup(sub)`` for the placement phase's pass under the rule: a moving subspace's
-    :func:`entry_codes`, a placement subspace's codes from its file of the rule."""
+    :func:`entry_codes`, a placement subspace's codes from its file of the rule
+    (:func:`read_placement`)."""
     moving = reader(root, rules, limit)
 
     def lookup(sub: Subspace) -> np.ndarray:
         if sub.is_moving:
             codes = moving(sub.m, sub.o)            # (a read of ours: converted where it lies)
             return _convert(codes, ENTRY, limit, out=codes, jobs=jobs)
-        return storage.read_subspace(storage.rule_path(root, rules, sub, limit), rules, sub.m, sub.o,
-                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=limit)
+        return read_placement(root, rules, limit, sub, jobs=jobs)
     return lookup
 
 
@@ -583,9 +691,10 @@ def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace,
     else:
         # (the pass computes each value from its children as the check would: no check
         # of its own, as the plain placement phase's; check_files checks them)
+        require_plain_placement(root, rules, limit, [key])
         values = placement.solve(key, rules, read or placement_reader(root, rules, limit, jobs), jobs)
-        storage.write_pair(path, rules, {key: values}, quiet_limit=limit,
-                           extra={"seconds": time.perf_counter() - start, "phase": "placement"})
+        store_placement(root, rules, limit, key, values, jobs, seconds=time.perf_counter() - start,
+                        phase="placement")
         del values
         report = RuleReport(key, limit, key.slots, time.perf_counter() - start, building.peak_rss_mib(),
                             skipped=False)
@@ -609,6 +718,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     root = Path(root)
     pairs, subs = plan(rules, max_total, pair)
     with building.BuildLock(building.prepare_folder(root, rules)):
+        require_plain_placement(root, rules, limit, subs)
         need = [(f"pair {p.name}", rule_memory(p)) for p in pairs]
         need += [(f"placement {s.name}", placement.memory_needed(s)) for s in subs]
         for (what, bytes_), key in zip(need, [*pairs, *subs]):
@@ -697,8 +807,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
             continue
         checked.append(sub)
         try:
-            values = storage.read_subspace(path, rules, sub.m, sub.o, verify=True, own_hand=sub.own_hand,
-                                           opp_hand=sub.opp_hand, quiet_limit=limit)
+            values = read_placement(root, rules, limit, sub, verify=True, jobs=jobs)
             bad = placement.check(sub, rules, values, read, jobs)
             if bad:
                 failed.append(f"placement subspace {sub.name} under the quiet-ply rule: {len(bad)}+ slot(s) "

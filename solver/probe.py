@@ -520,13 +520,11 @@ class Database:
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
         if position.in_placement:
-            # (a placement file of the rule holds plain codes: the value under the rule)
-            under = decode(code).wdl
-            if under != DRAW:
-                return RuleValue(RuleWDL(under), None, limit)
-            plain = self.get(position, search=False)
-            cursed = {WIN: RuleWDL.CURSED_WIN, LOSS: RuleWDL.BLESSED_LOSS}.get(getattr(plain, "wdl", None))
-            return RuleValue(cursed or RuleWDL.DRAW, None, limit)
+            # (a placement file of the rule holds its differences from the plain file's)
+            from .dtz import placement_scores
+            plain = self.code(own, opp, position.own_hand, position.opp_hand)
+            score = int(placement_scores(np.array([code]), np.array([plain]))[0])
+            return RuleValue(RuleWDL.from_score(score), None, limit)
         from .dtz import decode as decode_dtz
         plain, dtz = decode_dtz(code)
         return RuleValue.of(WDL(plain), dtz, limit)

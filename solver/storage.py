@@ -389,14 +389,18 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
 
 
 def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None,
-               release: bool = False, quiet_limit: int | None = None) -> dict:
+               release: bool = False, quiet_limit: int | None = None,
+               histograms: dict | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
     ``release``: each subspace's codes are let go (``values[key]`` becomes None) once
     they are compressed into the file's image, so that a write in the background holds
     the pair's codes only until then, not while the image is written and re-read.
     ``quiet_limit``: the values are DTZ codes under that rule (:mod:`solver.dtz`),
-    recorded as the attribute ``quiet_limit``, which readers ask for.
+    recorded as the attribute ``quiet_limit``, which readers ask for.  ``histograms``
+    (by key, as :meth:`SubspaceReader.histogram` counts them): the statistics to record
+    where the codes written are not the values themselves but their differences from
+    another file's (``extra``'s ``against``: the rule's placement files, :mod:`solver.dtz`).
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -412,7 +416,7 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit)
+                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit, histograms)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -450,7 +454,8 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
 
 
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
-                    release: bool = False, quiet_limit: int | None = None) -> dict:
+                    release: bool = False, quiet_limit: int | None = None,
+                    histograms: dict | None = None) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
     if {shape_name(*key) for key in values} != names:
@@ -476,8 +481,9 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         sub = Subspace(*key, board=rules.board)
         name = sub.name
         codes = np.ascontiguousarray(codes, dtype=np.uint16)
-        # (a placement file of the rule holds plain codes: values.summarize's own)
-        info = summarize(kernels_for(rules.board).code_histogram(codes),
+        # (a placement file of the rule counts plain codes: values.summarize's own)
+        hist = (histograms or {}).get(key)
+        info = summarize(kernels_for(rules.board).code_histogram(codes) if hist is None else hist,
                          quiet_limit if isinstance(held, Pair) else None)
         # the SHA-256 (one core, GIL released) beside the chunks' compression
         with concurrent.futures.ThreadPoolExecutor(1) as digest:
@@ -601,6 +607,11 @@ class SubspaceReader:
             self.sha256 = attrs.get("sha256")
             # (DTZ codes in a pair file of the rule; a placement file of it holds plain codes)
             self.quiet_limit = _plain(f.attrs.get("quiet_limit")) if sub.is_moving else None
+            #: the file whose codes these are differences from (None: the values themselves)
+            self.against = _plain(f.attrs.get("against"))
+            if not sub.is_moving and f.attrs.get("quiet_limit") is not None and self.against is None:
+                raise ForeignDatabaseError(f"{path} holds the values of the quiet-ply rule in an earlier "
+                                           f"encoding, not against the plain placement file: build it again")
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
         self.verified = self.version >= 2      # format 1: after the first whole check
@@ -685,11 +696,16 @@ class SubspaceReader:
         """How many of ``codes`` hold each code (for :meth:`check_stats`; add blocks' up)."""
         return kernels_for(self.board).code_histogram(np.ascontiguousarray(codes, dtype=np.uint16))
 
-    def check_stats(self, hist: np.ndarray) -> None:
+    def check_stats(self, hist: np.ndarray, restored: bool = False) -> None:
         """CorruptDatabaseError unless the counts and longest win and loss the file
         records (what ``muehle stats`` prints, written by the build) are those of its
         values (``hist``, over every slot), so that a header edited with its checksum
-        made again cannot pass for the values' statistics."""
+        made again cannot pass for the values' statistics.  A file stored ``against``
+        another records the statistics of the values its codes restore: only their
+        restorer can count them (:func:`solver.dtz.read_placement`), so here ``hist``
+        must be of those (``restored``)."""
+        if self.against is not None and not restored:
+            return
         counted = summarize(hist, self.quiet_limit)
         wrong = [f"{key}: {self.attrs[key]:,} recorded, {value:,} counted"
                  for key, value in counted.items() if key in self.attrs and self.attrs[key] != value]
@@ -733,8 +749,9 @@ def pair_stats(path: Path, rules: Rules, held=None, quiet_limit: int | None = No
                 for name in sorted(f.keys())}
 
 
-def file_attrs(path: Path, rules: Rules, held=None) -> dict:
+def file_attrs(path: Path, rules: Rules, held=None, quiet_limit: int | None = None) -> dict:
     """The attributes of a database file (rules, statistics, ...) after it is opened and
-    checked as every read is (:func:`open_file`)."""
-    with open_file(path, rules, held) as f, hdf5_errors(Path(path)):
+    checked as every read is (:func:`open_file`; ``quiet_limit``: a file of that
+    quiet-ply rule's tables)."""
+    with open_file(path, rules, held, quiet_limit=quiet_limit) as f, hdf5_errors(Path(path)):
         return _attrs(f)

@@ -195,6 +195,11 @@ class RuleWDL(StrEnum):
     def __neg__(self) -> "RuleWDL":
         return _RULE_BY_SCORE[-self.score]
 
+    @classmethod
+    def from_score(cls, score: int) -> "RuleWDL":
+        """The value of a score (:attr:`score`): ``RuleWDL.from_score(1)`` is a cursed win."""
+        return _RULE_BY_SCORE[score]
+
     __lt__ = _by_score(operator.lt)
     __le__ = _by_score(operator.le)
     __gt__ = _by_score(operator.gt)

@@ -386,7 +386,7 @@ def run(*args):
 def db4_rule(tmp_path_factory):
     """The 4-stone game's plain tables and those of the 50- and 6-ply rules."""
     root = tmp_path_factory.mktemp("db4rule")
-    for args in (["--phase", "moving"], ["--phase", "rule"], ["--phase", "rule", "--quiet-limit", 6]):
+    for args in (["--no-rule"], ["--phase", "rule"], ["--phase", "rule", "--quiet-limit", 6]):
         result = run("build", "--db", root, "--stones", 4, "--quiet", *args)
         assert result.exit_code == 0, result.output
     return root
@@ -484,6 +484,10 @@ def test_a_killed_rule_build_resumes_to_the_same_files(db4_rule, tmp_path):
     command = [sys.executable, "-m", "solver", "build", "--db", str(tmp_path), "--stones", "4", "--phase",
                "rule", "--quiet", "--jobs", "1"]
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("MUEHLE_CRASH", "MUEHLE_HOLD"))}
+    # (the plain placement files: those of the rule are stored against them)
+    storage.rules_dir(tmp_path, FOUR).mkdir(parents=True)
+    for plain in storage.rules_dir(db4_rule, FOUR).glob("place-*.h5"):
+        shutil.copy(plain, storage.rules_dir(tmp_path, FOUR))
     for crash in ("before-rename:dtz50-pair-3-4.h5", "temporary-complete:dtz50-pair-4-4.h5",
                   "after-rename:dtz50-place-2-2+2-1.h5", "before-rename:dtz50-place-0-0+4-4.h5"):
         killed = subprocess.run(command, env={**clean, "MUEHLE_CRASH_AT": crash}, capture_output=True, text=True)
@@ -500,6 +504,84 @@ def test_a_killed_rule_build_resumes_to_the_same_files(db4_rule, tmp_path):
         assert (storage.pair_stats(again, FOUR, quiet_limit=50)[sub.name]["sha256"]
                 == storage.pair_stats(path, FOUR, quiet_limit=50)[sub.name]["sha256"])
     assert not list(storage.rules_dir(tmp_path, FOUR).glob(".dtz*"))
+
+
+def test_the_placement_files_of_the_rule_are_stored_against_the_plain_ones(db4_rule):
+    """A placement file of the rule holds, a slot, 0 where the plain file's value and the
+    stones left to place give its code under the rule (a win at the least odd plies
+    not below them, a loss at the least even), else that code + 1; restored, the
+    codes are the values under the rule, which only draw, and the file records their
+    statistics."""
+    drawn = 0
+    for limit in (50, 6):
+        for path in sorted(storage.rules_dir(db4_rule, FOUR).glob(f"dtz{limit}-place-*.h5")):
+            sub = Subspace.parse(path.name[len(f"dtz{limit}-place-"):-len(".h5")])
+            hands = dict(own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+            stored = storage.read_subspace(path, FOUR, sub.m, sub.o, quiet_limit=limit, **hands)
+            plain_path = storage.placement_path(db4_rule, FOUR, sub)
+            plain = storage.read_subspace(plain_path, FOUR, sub.m, sub.o, **hands).astype(np.int64)
+            codes = dtz.read_placement(db4_rule, FOUR, limit, sub, verify=True).astype(np.int64)
+            slack = plain == SLACK_CODE
+            assert np.array_equal(slack, stored == SLACK_CODE) and np.array_equal(slack, codes == SLACK_CODE)
+            n = sub.own_hand + sub.opp_hand
+            win, loss = 1 + (n if n % 2 else n + 1), 1 + (n if n % 2 == 0 else n + 1)
+            guess = np.where(plain == 0, 0, np.where((plain - 1) % 2 == 1, win, loss))
+            kept, own = ~slack & (stored == 0), ~slack & (stored != 0)
+            assert np.array_equal(codes[kept], guess[kept])
+            assert np.array_equal(codes[own], stored[own].astype(np.int64) - 1)
+            # the rule only draws: a win or loss under it is one without it
+            decided = ~slack & (codes != 0)
+            assert np.array_equal((codes[decided] - 1) % 2, (plain[decided] - 1) % 2) and np.all(plain[decided] != 0)
+            drawn += int(np.count_nonzero(~slack & (codes == 0) & (plain != 0)))
+            stats = storage.pair_stats(path, FOUR, quiet_limit=limit)[sub.name]
+            live = codes[~slack]
+            assert (stats["wins"], stats["losses"], stats["draws"]) == (
+                int(np.count_nonzero((live != 0) & (live % 2 == 0))), int(np.count_nonzero(live % 2 == 1)),
+                int(np.count_nonzero(live == 0)))
+            assert storage.file_attrs(path, FOUR, quiet_limit=limit)["against"] == plain_path.name
+    assert drawn > 0        # (the 6-ply rule draws some placement wins and losses)
+
+
+def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
+    """Without the plain placement files the placement phase's tables of the rule are
+    refused up front, in one line naming the command that builds them; a file of the
+    earlier encoding (the codes themselves, no ``against``) is refused and rebuilt."""
+    shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    moved = folder / "place-2-2+2-2.h5"
+    moved.rename(tmp_path / "aside.h5")
+    for path in folder.glob("dtz50-place-*.h5"):
+        if path.name != "dtz50-place-2-2+2-2.h5":
+            path.unlink()
+    result = run("build", "--db", tmp_path, "--stones", 4, "--phase", "rule", "--quiet")
+    assert result.exit_code != 0 and result.output.count("\n") == 1, result.output
+    assert "stored against its plain tables" in result.output and "build them with: muehle build" in result.output
+    assert [p.name for p in folder.glob("dtz50-place-*.h5")] == ["dtz50-place-2-2+2-2.h5"]
+    (tmp_path / "aside.h5").rename(moved)
+    sub = Subspace(2, 2, 2, 2)
+    # a file of the earlier encoding: the attribute gone, the attributes' checksum made again
+    import h5py
+    with h5py.File(storage.rule_path(tmp_path, FOUR, sub, 50), "r+") as f:
+        del f.attrs["against"]
+        f.attrs[storage.META_KEY] = storage.meta_digest(dict(f.attrs))
+    with pytest.raises(ForeignDatabaseError, match="earlier encoding"):
+        dtz.read_placement(tmp_path, FOUR, 50, sub)
+    again = run("build", "--db", tmp_path, "--stones", 4, "--phase", "rule", "--quiet")
+    assert again.exit_code == 0, again.output
+    assert sha256s(tmp_path) == sha256s(db4_rule)
+    for path in storage.rules_dir(db4_rule, FOUR).glob("dtz50-place-*.h5"):
+        name = path.name[len("dtz50-place-"):-len(".h5")]
+        assert (storage.pair_stats(folder / path.name, FOUR, quiet_limit=50)[name]["sha256"]
+                == storage.pair_stats(path, FOUR, quiet_limit=50)[name]["sha256"])
+    # a slot whose difference says "drawn by the rule" where it is not fails the check
+    sub = Subspace(3, 3, 1, 0)
+    codes = dtz.read_placement(tmp_path, FOUR, 50, sub)
+    codes[int(np.flatnonzero((codes != 0) & (codes != SLACK_CODE))[3])] = 0
+    dtz.store_placement(tmp_path, FOUR, 50, sub, codes)
+    assert np.count_nonzero(storage.read_subspace(storage.rule_path(tmp_path, FOUR, sub, 50), FOUR, 3, 3,
+                                                  own_hand=1, opp_hand=0, quiet_limit=50) == 1) >= 1
+    bad = run("check", "--db", tmp_path, "--stones", 4, "--phase", "rule")
+    assert bad.exit_code == 1 and "placement subspace 3-3+1-0" in bad.output, bad.output
 
 
 def test_probe_rule_and_its_refusals(db4_rule):
@@ -625,8 +707,7 @@ def test_the_placement_phase_under_the_rule_is_the_minimax_of_its_moves(db4_rule
         rng = random.Random(limit)
         picked = list(random_placements(FOUR, 20, seed=limit, plies=(5, 7)))
         for sub in (Subspace(3, 3, 1, 0), Subspace(2, 4, 1, 0), Subspace(2, 3, 1, 1), Subspace(3, 2, 1, 1)):
-            codes = storage.read_subspace(storage.rule_path(db4_rule, FOUR, sub, limit), FOUR, sub.m, sub.o,
-                                          own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=limit)
+            codes = dtz.read_placement(db4_rule, FOUR, limit, sub)
             wins = list(np.flatnonzero((codes != 0) & (codes % 2 == 0)))
             losses = list(np.flatnonzero((codes % 2 == 1) & (codes != SLACK_CODE)))
             for slot in rng.sample(wins, min(5, len(wins))) + rng.sample(losses, min(5, len(losses))):
