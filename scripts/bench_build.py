@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the moving-phase build: per pair, states per second and peak memory.
+"""Benchmark of the moving-phase build: per pair, slots per second and peak memory.
 
 Usage: python scripts/bench_build.py [--max-total 10] [--jobs 2] [--db DIR] [--rules standard]
 
@@ -43,7 +43,7 @@ def main() -> int:
               f"{'M slots/s':>9} {'rounds':>6} {'peak MiB':>9}")
         for r in reports:
             print(f"{r.pair[0]}-{r.pair[1]:<3} {r.slots:>13,} {r.seconds:>8.1f} {r.solve_seconds:>8.1f} "
-                  f"{r.check_seconds:>8.1f} {r.states_per_second / 1e6:>9.2f} {r.rounds:>6} "
+                  f"{r.check_seconds:>8.1f} {r.slots_per_second / 1e6:>9.2f} {r.rounds:>6} "
                   f"{r.peak_rss_mib:>9.0f}")
         total = sum(r.slots for r in reports)
         disk = sum(f.stat().st_size for f in root.rglob("*.h5"))

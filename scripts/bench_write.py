@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of a pair's write (storage.write_pair), whole and piece by piece.
+"""Benchmark of a pair's write (storage.write_file), whole and piece by piece.
 
 Usage: python scripts/bench_write.py DB PAIR [PAIR ...] [--rules standard] [--repeat 1]
 
@@ -70,7 +70,7 @@ def main() -> int:
         print(f"pair {pair.name}: {slots:,} slots, file {src.stat().st_size / 2**20:.0f} MiB")
         with tempfile.TemporaryDirectory(dir=Path(args.db)) as tmp:
             for _ in range(args.repeat):
-                timed("write_pair (all of it)", lambda: storage.write_pair(
+                timed("write_file (all of it)", lambda: storage.write_file(
                     Path(tmp) / src.name, rules, dict(codes), release=True), slots)
         for _ in range(args.repeat):
             timed("histogram (code_histogram)",

@@ -78,7 +78,7 @@ def profile(db: Path, rules: Rules, pair: Pair, jobs: int, slot_order: bool = Fa
         slot_check = (time.perf_counter() - w0, time.process_time() - c0)
     with tempfile.TemporaryDirectory() as tmp:
         w0, c0 = time.perf_counter(), time.process_time()
-        storage.write_pair(storage.pair_path(tmp, rules, pair), rules, result.values)
+        storage.write_file(storage.pair_path(tmp, rules, pair), rules, result.values)
         write = (time.perf_counter() - w0, time.process_time() - c0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     slots = pair.slots

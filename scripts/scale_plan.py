@@ -73,7 +73,8 @@ def measured_moving(results: Path) -> tuple[dict, float, float]:
     cores over the pairs of 15 stones or more (the rest: the forward check and the write)."""
     seconds, solve = {}, {}
     for line in results.read_text().splitlines():
-        found = re.match(r"pair (\d)-(\d): (\d+) states in ([\d.]+) s .*solve ([\d.]+) s", line)
+        # (logs before 2026-12-05 said "states" for the slots, without separators)
+        found = re.match(r"pair (\d)-(\d): ([\d,]+) (?:states|slots) in ([\d.]+) s .*solve ([\d.]+) s", line)
         if found:
             name = f"pair-{found[1]}-{found[2]}"
             seconds[name], solve[name] = float(found[4]), float(found[5])

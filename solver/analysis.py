@@ -12,7 +12,7 @@ So the two can never disagree on a field.
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import Callable, Optional
 
 from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
@@ -346,7 +346,8 @@ def review_summary(rows: list[dict]) -> dict:
     return summary
 
 
-def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
+def analyze_object(database: Database, game: Game,
+                   explain: Callable[[BaseException], str] = str) -> tuple[dict, list[str]]:
     """The value before and after every move of ``game``, both for its mover, and a
     review of every move against the best one.
 
@@ -354,7 +355,8 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
     "before", "before_plies", "after", "after_plies", "rule_before", "rule_after",
     "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
     "summary"}, problems)``; values are null where the database cannot answer, and
-    ``problems`` says why (each reason once).  ``rule_before`` and ``rule_after``: the
+    ``problems`` says why (each reason once, in the words ``explain`` gives an error:
+    an interface adds the command that mends it).  ``rule_before`` and ``rule_after``: the
     values in the game under its quiet-ply rule at its real count (moving phase, where
     the database's tables of that rule are built; else null).
 
@@ -370,7 +372,7 @@ def analyze_object(database: Database, game: Game) -> tuple[dict, list[str]]:
     ruled = game.quiet_limit == database.quiet_limit and database.has_rule_tables()
 
     def noted(error: DatabaseError) -> None:
-        text = one_line(error)
+        text = one_line(explain(error))
         if text not in problems:
             problems.append(text)
 

@@ -69,8 +69,8 @@ import numpy as np
 from . import build as building
 from . import placement, storage
 from .build import Report
-from .errors import (ConsistencyError, CorruptDatabaseError, ForeignDatabaseError,
-                     MissingSubspaceError, UnsupportedRulesError)
+from .errors import (BUILD_IT, REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError,
+                     ForeignDatabaseError, MissingSubspaceError, Remedy, UnsupportedRulesError, with_remedy)
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
@@ -563,7 +563,7 @@ def store_placement(root: Path, rules: Rules, limit: int, sub: Subspace, values:
     if hist[SLACK_CODE - 1]:          # (its difference would be the slack code)
         raise ConsistencyError(f"placement {sub.name} under the rule: a code no value has", [])
     _against(values, plain_path, rules, sub, store=True, jobs=jobs)
-    return storage.write_pair(storage.rule_path(root, rules, sub, limit), rules, {sub: values},
+    return storage.write_file(storage.rule_path(root, rules, sub, limit), rules, {sub: values},
                               quiet_limit=limit, histograms={sub: hist},
                               extra={**extra, "against": plain_path.name})
 
@@ -573,13 +573,21 @@ def require_plain_placement(root: Path, rules: Rules, limit: int, subs: list[Sub
     plain placement files of ``subs`` are not there: their files of the rule are stored
     against them."""
     missing = [s for s in subs if not storage.placement_path(root, rules, s).exists()]
+    for sub in subs:                    # (a header the reads would refuse: said before the work)
+        path = storage.placement_path(root, rules, sub)
+        if sub not in missing:
+            try:
+                with storage.open_file(path, rules, sub, sub) as f:
+                    storage.SubspaceReader(f, path, sub)
+            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                raise with_remedy(exc, Remedy(root, rules, REBUILD_IT, needed=(sub,))) from None
     if missing:
         raise MissingSubspaceError(
             missing[0], storage.placement_path(root, rules, missing[0]),
             f"the placement phase's tables of the {limit}-ply rule are stored against its plain tables, "
             f"and {len(missing)} of their {len(subs)} subspace(s) are not built in "
-            f"{storage.rules_dir(root, rules)} (first {missing[0].name}; build them with: "
-            f"{storage.repair_command(root, rules, missing)})")
+            f"{storage.rules_dir(root, rules)}, first {missing[0].name}",
+            Remedy(root, rules, " (build them with: {})", needed=tuple(missing)))
 
 
 def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: bool = False,
@@ -588,17 +596,28 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
     under the rule, plies to the moving phase), restored from its file and its plain
     placement file; ``verify`` also checks the SHA-256 of the file's codes and the
     statistics it records (of the values restored).  MissingSubspaceError where either
-    file is missing."""
+    file is missing; each error's remedy builds the file at fault again."""
     path = storage.rule_path(root, rules, sub, limit)
-    with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
-        stored = storage.SubspaceReader(f, path, sub)
-        codes = stored.all(sha256=verify)
-        against = storage.placement_path(root, rules, sub)
-        if stored.against != against.name:
-            raise ForeignDatabaseError(f"{path} is stored against {stored.against!r}, not {against.name}")
-        _against(codes, against, rules, sub, store=False, jobs=jobs)
-        if verify:
-            stored.check_stats(stored.histogram(codes), restored=True)
+    against = storage.placement_path(root, rules, sub)
+    rule = Remedy(root, rules, REBUILD_IT, phase="rule", quiet_limit=limit)
+    try:
+        with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
+            stored = storage.SubspaceReader(f, path, sub)
+            codes = stored.all(sha256=verify)
+            if stored.against != against.name:
+                raise ForeignDatabaseError(f"{path} is stored against {stored.against!r}, not {against.name}")
+            try:
+                _against(codes, against, rules, sub, store=False, jobs=jobs)
+            except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+                # (the plain file's fault, or either's where their slack slots differ)
+                advice = BUILD_IT if isinstance(exc, MissingSubspaceError) else REBUILD_IT
+                raise with_remedy(exc, Remedy(root, rules, advice, needed=(sub,))) from None
+            if verify:
+                stored.check_stats(stored.histogram(codes), restored=True)
+    except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+        if exc.remedy is None:
+            with_remedy(exc, replace(rule, advice=BUILD_IT) if isinstance(exc, MissingSubspaceError) else rule)
+        raise
     return codes
 
 
@@ -681,7 +700,7 @@ def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace,
             if failed:
                 raise ConsistencyError(f"pair {key.name} fails the consistency check: {failed[0]}", [])
         check_seconds = time.perf_counter() - checked if verify else 0.0
-        storage.write_pair(path, rules, values, quiet_limit=limit, release=True,
+        storage.write_file(path, rules, values, quiet_limit=limit, release=True,
                            extra={"seconds": time.perf_counter() - start, "checked": bool(verify),
                                   "solves": solved.solves})
         del values
@@ -710,9 +729,11 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     forward check of its roundings before it is written (``verify``); then (unless
     ``pair``) the placement subspaces, children first, each by one pass from its
     children under the rule (:func:`solver.placement.solve`: where the count starts, at
-    the moving positions, :func:`entry_codes`).  Returns one report a file.  They read
-    no plain table: each reads the tables of the rule of what its moves lead into
-    (:func:`build_unit`; :func:`solver.cluster.build` runs the same units on a cluster)."""
+    the moving positions, :func:`entry_codes`).  Returns one report a file.  Each reads
+    the tables of the rule of what its moves lead into
+    (:func:`build_unit`; :func:`solver.cluster.build` runs the same units on a cluster),
+    but for the plain placement files the placement phase's are stored against
+    (:func:`store_placement`), which must be built."""
     check_rules(rules)
     check_quiet_limit(limit)
     root = Path(root)
@@ -760,16 +781,17 @@ def plain_blocks(path: Path, rules: Rules, sub: Subspace) -> Iterator[tuple[int,
 
 def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                 max_total: int | None = None, pair: tuple[int, int] | None = None, jobs: int = 2,
-                plain: bool = True) -> tuple[list[Pair | Subspace], list[str]]:
+                plain: bool = True) -> tuple[list[Pair | Subspace], list[str | DatabaseError]]:
     """``muehle check`` of the tables of the rule: every built file read and verified;
     a pair's values checked by the forward check of its roundings (:func:`check_pair`)
     against the tables of the pairs its mills lead into, a placement subspace's by the
     placement phase's forward check (:func:`solver.placement.check`) against its
     children under the rule; and (``plain``) their win, draw or loss compared with the
-    plain tables where they are built (the rule only draws: a pair's values are the
-    plain ones, cursed wins and blessed losses included; a placement position won or
-    lost under the rule is won or lost without it).  Returns the files checked (pairs,
-    placement subspaces) and what failed, one line each.  ``pair``: that pair alone (as
+    plain tables (a pair's where they are built; a placement subspace's file is stored
+    against them; the rule only draws: a pair's values are the plain ones, cursed wins
+    and blessed losses included; a placement position won or lost under the rule is won
+    or lost without it).  Returns the files checked (pairs, placement subspaces) and what
+    failed, one line or error (with its remedy) each.  ``pair``: that pair alone (as
     the plain check's ``--pair``; the pairs its mills lead into are read, not checked)."""
     check_rules(rules)
     check_quiet_limit(limit)
@@ -799,7 +821,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                                           f"is not the plain tables' ({plain_path.name})")
                             break
         except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
-            failed.append(str(exc))
+            failed.append(exc)
     read = placement_reader(root, rules, limit, jobs)
     for sub in subs:
         path = storage.rule_path(root, rules, sub, limit)
@@ -822,5 +844,5 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
                                       f"under the rule that is not one without it ({plain_path.name})")
                         break
         except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
-            failed.append(str(exc))
+            failed.append(exc)
     return checked, failed

@@ -45,13 +45,15 @@ from __future__ import annotations
 
 import math
 import operator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["MuehleError", "NotationError", "InvalidNotationError", "IllegalMoveError",
            "GameOverError", "AmbiguousMoveError", "DatabaseError", "MissingSubspaceError",
            "CorruptDatabaseError", "ForeignDatabaseError", "InsufficientMemoryError",
-           "ConsistencyError", "ClusterError", "SearchStoppedError", "UnsupportedRulesError"]
+           "ConsistencyError", "ClusterError", "SearchStoppedError", "UnsupportedRulesError",
+           "Remedy", "with_remedy", "BUILD_IT", "REBUILD_IT", "Notice"]
 
 
 class MuehleError(Exception):
@@ -120,19 +122,86 @@ class AmbiguousMoveError(NotationError):
 
 # --- databases ---------------------------------------------------------------------
 
+#: How a message goes on with its remedy's command (:attr:`Remedy.advice`): a file
+#: missing, a file damaged or foreign.
+BUILD_IT, REBUILD_IT = " (build it with: {})", "; rebuild it with: {}"
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """The build that makes again what a :class:`DatabaseError` names, as data: an
+    interface says it in its own terms (the command line as a ``muehle`` command,
+    :func:`solver.commands.explained`), so that no layer below the interfaces writes
+    command lines.
+
+    ``needed``: the pairs and placement subspaces to build (the narrowest build of them
+    all), else the build of ``rules`` under ``root`` (``phase``, ``pair``,
+    ``quiet_limit`` as a build takes them); ``book``: the opening book to write again
+    instead.  ``advice``: how the message goes on, with ``{}`` where the command goes
+    (" (build it with: {})", "; rebuild it with: {}").
+
+    >>> Remedy("data", None, "; rebuild it with: {}", needed=("4-5",)).advice.format("CMD")
+    '; rebuild it with: CMD'
+    """
+
+    root: Any
+    rules: Any
+    advice: str = BUILD_IT
+    needed: tuple = ()
+    phase: str | None = None
+    pair: tuple | None = None
+    quiet_limit: int | None = None
+    book: Any = None
+
+
+class Notice(str):
+    """A message that is no error, with the :class:`Remedy` (or None) an interface may
+    add to it as it adds an error's (:func:`solver.commands.explained`): a note that the
+    placement phase's files would make an answer instant.
+
+    >>> note = Notice("the opening search answers", Remedy("db", None, "; {} makes it instant"))
+    >>> str(note), note.remedy.advice
+    ('the opening search answers', '; {} makes it instant')
+    """
+
+    def __new__(cls, text: str, remedy: Remedy | None = None) -> "Notice":
+        self = super().__new__(cls, text)
+        self.remedy = remedy
+        return self
+
+
 class DatabaseError(MuehleError):
-    """A database that is missing, damaged, foreign or cannot be built; the message says which."""
+    """A database that is missing, damaged, foreign or cannot be built; the message says
+    which, and ``remedy`` (a :class:`Remedy`, or None) what builds it again."""
+
+    remedy: Remedy | None = None
+
+    def __init__(self, *args: Any, remedy: Remedy | None = None):
+        super().__init__(*args)
+        if remedy is not None:
+            self.remedy = remedy
+
+
+def with_remedy(error: DatabaseError, remedy: Remedy) -> DatabaseError:
+    """``error`` with ``remedy``, where a build can mend it: a damaged or foreign file
+    whose message does not already say what to do (one that ends "then build again"),
+    or a missing one.  Other errors (a file that could not be opened for want of
+    descriptors or permission is not to be rebuilt) are returned as they are."""
+    if isinstance(error, (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError)) \
+            and not str(error).endswith("then build again"):
+        error.remedy = remedy
+    return error
 
 
 class MissingSubspaceError(DatabaseError, KeyError):
     """The file holding ``subspace`` (a :class:`solver.index.Subspace` or its name) is not built.
 
-    ``path`` is the file looked for.  The message says how to build it (the raiser
-    knows the folder and rules: :func:`solver.storage.repair_command`).
+    ``path`` is the file looked for; ``remedy`` (:class:`Remedy`) the build that makes it.
     """
 
-    def __init__(self, subspace: Any, path: Path | str, message: str):
+    def __init__(self, subspace: Any, path: Path | str, message: str, remedy: Remedy | None = None):
         self.subspace, self.path = subspace, Path(path)
+        self.remedy = remedy
         super().__init__(message)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import placement, storage
 from .build import plan, plan_units
-from .errors import DatabaseError
+from .errors import DatabaseError, MissingSubspaceError, Remedy
 from .index import Pair, Subspace
 from .retro import unit_of
 from .rules import Rules
@@ -72,11 +72,14 @@ class DatabaseFolder:
             missing.update((path, what) for path, what in needs if path not in have)
         return missing
 
-    def missing_text(self, missing: dict[Path, Key]) -> str:
-        """The line that names :meth:`missing`'s files and the build that makes them again."""
-        return (f"{len(missing)} database file(s) missing that built ones need: "
-                f"{', '.join(p.name for p in missing)} in {self.path} "
-                f"(rebuild them with: {storage.repair_command(self.root, self.rules, list(missing.values()))})")
+    def missing_error(self, missing: dict[Path, Key]) -> MissingSubspaceError:
+        """The error that names :meth:`missing`'s files, with the build that makes them
+        again (its ``remedy``)."""
+        path, key = next(iter(missing.items()))
+        return MissingSubspaceError(key, path, f"{len(missing)} database file(s) missing that built ones need: "
+                                               f"{', '.join(p.name for p in missing)} in {self.path}",
+                                    Remedy(self.root, self.rules, " (rebuild them with: {})",
+                                           needed=tuple(missing.values())))
 
     def damaged(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Key, DatabaseError]]:
         """The built files whose header fails the checks every read makes (a damaged

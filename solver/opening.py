@@ -8,7 +8,7 @@ table's best move first, then moves that close mills, then the best-connected po
 
 >>> from solver.rules import Rules
 >>> placement_subspaces(Rules(stones=3))[:3]
-[Subspace(0, 3, 1, 0), Subspace(1, 3, 1, 0), Subspace(2, 3, 1, 0)]
+[Subspace(2, 3, 1, 0), Subspace(2, 2, 1, 1), Subspace(1, 2, 2, 1)]
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import storage, wdl as _wdl
-from .errors import (CorruptDatabaseError, ForeignDatabaseError, InsufficientMemoryError, SearchStoppedError,
+from . import placement, storage, wdl as _wdl
+from .errors import (CorruptDatabaseError, ForeignDatabaseError, InsufficientMemoryError, Remedy, SearchStoppedError,
                      UnsupportedRulesError)
 from .index import Subspace
 from .kernels import kernels_for
@@ -36,20 +36,9 @@ from .values import WDL, decode
 
 
 def placement_subspaces(rules: Rules) -> list[Subspace]:
-    """Every placement subspace m-o+hm-ho of a game, children before parents.
-
-    The side to move places (hm >= 1) and, as White places first, has as many stones
-    in hand as the opponent or one more.  Boards hold at most the stones placed.
-    """
-    n = rules.stones
-    subs = []
-    for hm in range(1, n + 1):
-        for ho in (hm - 1, hm):
-            for m in range(0, n - hm + 1):
-                for o in range(0, n - ho + 1):
-                    if o + ho >= 3:           # else the game already ended
-                        subs.append(Subspace(m, o, hm, ho, board=rules.board))
-    return sorted(subs, key=lambda s: (s.own_hand + s.opp_hand, s))
+    """Every placement subspace of a game, children before parents: the build's plan of
+    the placement phase (:func:`solver.placement.plan`), the one list of them."""
+    return placement.plan(rules)
 
 
 def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
@@ -134,8 +123,7 @@ class OpeningSearch:
         except MemoryError:
             raise InsufficientMemoryError(
                 f"the opening search's transposition table of 2^{table_bits} entries "
-                f"({8 * 2 ** table_bits / 2 ** 30:.3g} GiB) does not fit in memory (fewer table bits: "
-                f"muehle solve-opening --table-bits, OpeningSearch(table_bits=...))") from None
+                f"({8 * 2 ** table_bits / 2 ** 30:.3g} GiB) does not fit in memory: give fewer table bits") from None
         self._lock = threading.Lock()
 
     @property
@@ -181,7 +169,7 @@ class OpeningSearch:
                         raise CorruptDatabaseError(
                             f"the opening search met a position of the moving phase that its files "
                             f"do not hold (a slack code where it belongs): damaged databases of rules "
-                            f"{self.rules.name} ('muehle check' names the file)") from None
+                            f"{self.rules.name} (a check of the folder names the file)") from None
                     if value is not None:
                         break
                     if need is None:
@@ -299,8 +287,9 @@ class OpeningBook:
             # (a damaged archive fails in zipfile's CRC-32 or in zlib, as it is read; one whose
             # arrays unpack to more than memory holds is no book this solver wrote)
             exc = exc if str(exc) else type(exc).__name__
-            raise CorruptDatabaseError(f"cannot read opening book {path}: {exc} (delete it, or make "
-                                       f"it again with: {storage.book_command(path, rules)})") from None
+            raise CorruptDatabaseError(f"cannot read opening book {path}: {exc}",
+                                       remedy=Remedy(None, rules, " (delete it, or make it again with: {})",
+                                                     book=path)) from None
 
 
 def build_book(search: OpeningSearch, plies: int, start: Optional[Position] = None,

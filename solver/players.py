@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
@@ -104,6 +104,9 @@ class Player:
     move (the game must not be over)."""
 
     level = "?"
+    #: How an error or notice is put in what the player says (an interface gives
+    #: solver.commands.explained, which adds the command that mends it)
+    explain: Callable[[Any], str] = staticmethod(str)
 
     def __init__(self, rules: Rules, rng: Optional[random.Random] = None,
                  say: Optional[Say] = None):
@@ -245,7 +248,7 @@ class SearchPlayer(Player):
             v = decode(self.database.code(own, opp))
         except DatabaseError as error:
             self._missing.add((m, o))
-            self.say(f"{self.level}: no database for {m} against {o} stones ({error}); "
+            self.say(f"{self.level}: no database for {m} against {o} stones ({self.explain(error)}); "
                      f"searching without it", key="database")
             return None
         if v.wdl == DRAW:
@@ -445,7 +448,7 @@ class PerfectPlayer(Player):
                 if isinstance(error, SearchStoppedError) and not error.timed_out:
                     raise              # asked to stop (a server's client left): no move wanted
                 # (out of time: a server's time for the opening search is up)
-                self.say(f"perfect: the database cannot answer ({error}); playing by search "
+                self.say(f"perfect: the database cannot answer ({self.explain(error)}); playing by search "
                          f"where it cannot", key="database")
         return self.fallback.choose(game) if len(moves) > 1 else moves[0]
 
@@ -462,7 +465,7 @@ class PerfectPlayer(Player):
         position (a wait of a minute or more early in the 9-stone game, which looks like a
         hang).  Raises DatabaseError where the database cannot say."""
         if self.database.needs_search(position):
-            self.say(f"perfect: {self.database.search_note()}", key="opening")
+            self.say(f"perfect: {self.explain(self.database.search_note())}", key="opening")
 
 
 class UltraPlayer(PerfectPlayer):
@@ -508,16 +511,15 @@ LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,
 
 
 def make_player(level: str, rules: Rules, rng: random.Random, database: Optional[Database] = None,
-                say: Optional[Say] = None, seconds: float = 3.0) -> Player:
-    """The player of ``level`` (one of :data:`LEVELS`)."""
-    if level == "easy":
-        return EasyPlayer(rules, rng, say)
-    if level == "medium":
-        return MediumPlayer(rules, rng, say)
-    if level == "hard":
-        return HardPlayer(rules, rng, say, database=database, seconds=seconds)
-    if level == "perfect":
-        return PerfectPlayer(rules, rng, say, database=database, seconds=seconds)
-    if level == "ultra":
-        return UltraPlayer(rules, rng, say, database=database, seconds=seconds)
-    raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+                say: Optional[Say] = None, seconds: float = 3.0,
+                explain: Optional[Callable[[Any], str]] = None) -> Player:
+    """The player of ``level`` (one of :data:`LEVELS`); ``explain``: its :attr:`Player.explain`."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+    if level in ("easy", "medium"):
+        player = LEVELS[level](rules, rng, say)
+    else:
+        player = LEVELS[level](rules, rng, say, database=database, seconds=seconds)
+    if explain is not None:
+        player.explain = explain
+    return player

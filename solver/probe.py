@@ -30,7 +30,8 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter for h5py)
 import numpy as np
 
 from . import placement, storage, wdl
-from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError, integer,
+from .errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
+                     Notice, Remedy, integer, with_remedy,
                      seconds_of)
 from .index import Pair, Subspace
 from .kernels import kernels_for
@@ -130,8 +131,8 @@ class Database:
         require_kernels(rules)           # rules the kernels cannot answer for: that, not the folder
         storage.check_root(root, rules)
         if book is not None and not Path(book).is_file():
-            raise DatabaseError(f"opening book {book} is not there (write one with: "
-                                f"{storage.book_command(book, rules)})")
+            raise DatabaseError(f"opening book {book} is not there",
+                                remedy=Remedy(None, rules, " (write one with: {})", book=book))
         self.root, self.rules, self.in_memory = Path(root), rules, in_memory
         cache_mib = integer(cache_mib, "cache_mib", "is a whole number of MiB")
         if cache_mib < 0:
@@ -298,11 +299,10 @@ class Database:
             yield
         except (CorruptDatabaseError, ForeignDatabaseError) as exc:
             self._forget(sub)
-            if not rule:
-                raise storage.with_repair(exc, self.root, self.rules, [sub]) from None
-            command = storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
-                                            quiet_limit=self.quiet_limit)
-            raise type(exc)(f"{str(exc).removesuffix(': rebuild it')}; rebuild it with: {command}") from None
+            remedy = (Remedy(self.root, self.rules, REBUILD_IT, needed=(sub,)) if not rule else
+                      Remedy(self.root, self.rules, REBUILD_IT, phase="rule", quiet_limit=self.quiet_limit,
+                             pair=tuple(sub.pair) if sub.is_moving else None))
+            raise with_remedy(exc, remedy) from None
 
     def _forget(self, sub: Subspace) -> None:
         """Let go of the file holding ``sub`` and all read from it (caller holds the lock)."""
@@ -328,10 +328,8 @@ class Database:
                                                   f"{self.rules.name} reaches these hands, so no build makes it")
         if not path.exists():
             _refuse_dangling(path)
-            command = storage.repair_command(self.root, self.rules, [sub])
-            raise MissingSubspaceError(sub, path,
-                                       f"subspace {sub.name} is not built: missing {path} "
-                                       f"(build it with: {command})")
+            raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: missing {path}",
+                                       Remedy(self.root, self.rules, needed=(sub,)))
         return path
 
     def _rule_path(self, sub: Subspace) -> Path:
@@ -340,11 +338,10 @@ class Database:
         path = storage.rule_path(self.root, self.rules, sub, self.quiet_limit)
         if not path.exists():
             _refuse_dangling(path)
-            command = (storage.build_command(self.root, self.rules, "rule", pair=tuple(sub.pair),
-                                             quiet_limit=self.quiet_limit) if sub.is_moving else
-                       storage.build_command(self.root, self.rules, "rule", quiet_limit=self.quiet_limit))
             raise MissingSubspaceError(sub, path, f"subspace {sub.name} under the {self.quiet_limit}-ply "
-                                                  f"rule is not built: missing {path} (build it with: {command})")
+                                                  f"rule is not built: missing {path}",
+                                       Remedy(self.root, self.rules, phase="rule", quiet_limit=self.quiet_limit,
+                                              pair=tuple(sub.pair) if sub.is_moving else None))
         return path
 
     def has_rule_tables(self) -> bool:
@@ -450,18 +447,18 @@ class Database:
             book = self.opening_book()
             value = book.get(position) if book is not None else None
             if value is None:
-                why = None
+                why, remedy = None, None
                 if not search:
                     why = "; the opening search would answer (search=True)"
                 elif not self.has_moving():       # (said before the search's 128 MiB table is made)
-                    why = (f", and the opening search that would answer needs the moving phase, of "
-                           f"which nothing is built (build them with: "
-                           f"{storage.build_command(self.root, self.rules)})")
+                    why = (", and the opening search that would answer needs the moving phase, of "
+                           "which nothing is built")
+                    remedy = Remedy(self.root, self.rules, " (build them with: {})")
                 if why is not None:
                     sub = Subspace.of(position)
                     path = storage.file_of(self.root, self.rules, sub)
                     raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: "
-                                               f"missing {path}{why}")
+                                               f"missing {path}{why}", remedy)
                 search = self.opening_search()
                 if self._search_stopped:     # (asked before the search existed)
                     search.stop()
@@ -497,9 +494,9 @@ class Database:
         mill (:class:`~solver.values.RuleValue`; ``.at(n)`` is its value after n quiet
         plies).  As python-chess's ``probe_wdl`` and ``probe_dtz`` together.  A position
         with stones in hand (the count starts when the last is placed) has the value its
-        game has under the rule from there, and no DTZ; whether a draw there is a cursed
-        win or a blessed loss is read from the plain placement files where they are
-        built.  A finished game is answered as :meth:`probe` answers it (won already: a
+        game has under the rule from there, and no DTZ, read from its placement file of
+        the rule and its plain placement file (the first is stored against the second,
+        which also says whether a draw there is a cursed win or a blessed loss).  A finished game is answered as :meth:`probe` answers it (won already: a
         win of DTZ 0).  MissingSubspaceError where its tables of the rule are not built
         (or, with stones in hand, no file holds its hands: no game reaches them)."""
         position = self._position(position)
@@ -603,16 +600,18 @@ class Database:
         book = self.opening_book()
         return (book is None or book.get(position) is None) and self.has_moving()
 
-    def search_note(self) -> str:
-        """What a user waiting for the opening search should read, before it starts."""
+    def search_note(self) -> Notice:
+        """What a user waiting for the opening search should read, before it starts;
+        where no placement file is built, with the remedy that makes the answer
+        instant (the build of the placement phase: an interface says its command)."""
         # (measured on the 9-stone game, docs/benchmarks.md; small games take seconds)
         slow = "; early in a game of nine stones a minute or more" if self.rules.stones >= 9 else ""
         if self.has_placement():           # hands no placement file holds, nor its moves
-            return ("these hands are in no placement file, nor are all of its moves': the "
-                    f"opening search answers (exact, without plies{slow})")
-        command = storage.build_command(self.root, self.rules, phase="placement")
-        return (f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
-                f"answers (exact, without plies{slow}; '{command}' makes it instant)")
+            return Notice("these hands are in no placement file, nor are all of its moves': the "
+                          f"opening search answers (exact, without plies{slow})")
+        return Notice(f"no placement files of rules {self.rules.name} in {self.root}: the opening search "
+                      f"answers (exact, without plies{slow})",
+                      Remedy(self.root, self.rules, "; '{}' makes it instant", phase="placement"))
 
     def opening_book(self) -> Optional[OpeningBook]:
         """The opening book (:class:`solver.opening.OpeningBook`), or None if there is none."""

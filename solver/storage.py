@@ -29,7 +29,6 @@ import errno
 import hashlib
 import json
 import os
-import shlex
 import signal
 import socket
 import time
@@ -42,12 +41,10 @@ import hdf5plugin  # noqa: F401  (registers the zstd filter: HDF5's own reads, f
 import numpy as np
 
 from .board import STANDARD_BOARD, Board
-from .errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, InsufficientMemoryError,
+from .errors import (CorruptDatabaseError, DatabaseError, Remedy, ForeignDatabaseError, InsufficientMemoryError,
                      MissingSubspaceError, one_line)
-from .game import QUIET_PLY_LIMIT
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
-from .notation import STANDARD_STONES
 from .rules import Rules
 from .values import summarize
 from . import codec
@@ -94,7 +91,7 @@ def refuse_rules_folder(root: Path | str) -> None:
     held = Path(root)
     if held.is_dir() and (next(held.glob("pair-*.h5"), None) or next(held.glob("place-*.h5"), None)):
         raise DatabaseError(f"{root} holds database files itself: it is a rule set's folder; "
-                            f"--db names the folder above it ({held.resolve().parent})")
+                            f"the database folder is the one above it ({held.resolve().parent})")
 
 
 def check_root(root: Path | str, rules: Rules) -> None:
@@ -104,11 +101,10 @@ def check_root(root: Path | str, rules: Rules) -> None:
     root = Path(root)
     refuse_rules_folder(root)
     if not root.exists():
-        raise DatabaseError(f"database folder {root} does not exist (build it with: "
-                            f"{build_command(root, rules)})")
+        raise DatabaseError(f"database folder {root} does not exist", remedy=Remedy(root, rules))
     if not root.is_dir():
-        raise DatabaseError(f"{root} is not a folder (--db names the folder that holds "
-                            f"the rules' folders, such as {root.parent / 'data'})")
+        raise DatabaseError(f"{root} is not a folder (the database folder holds the rules' folders: "
+                            f"give one, such as {root.parent / 'data'})")
     folder = rules_dir(root, rules)
     if folder.exists() and not folder.is_dir():
         raise DatabaseError(f"{folder} is a file where the folder of rules {rules.name} belongs: "
@@ -181,108 +177,6 @@ def temporary_owner(tmp: Path) -> tuple[str, int | None]:
     owner = tmp.name.rpartition(".tmp-")[2]
     host, _, pid = owner.rpartition("-")
     return host or HOST, int(pid) if pid.isdigit() else None
-
-
-def rule_words(rules: Rules) -> list[str]:
-    """The shortest command-line options that name ``rules``.
-
-    >>> rule_words(Rules(stones=4, jumping=False, mill_rule="take-none"))
-    ['--rules', 'no-jumping', '--mill-rule', 'take-none', '--stones', '4']
-    """
-    if not rules.is_classic:
-        return ["--rules", rules.name]
-    words = []
-    if not rules.jumping:
-        words += ["--rules", "no-jumping"]
-    if rules.take_none:
-        words += ["--mill-rule", "take-none"] if not rules.jumping else ["--rules", "take-none"]
-    if rules.stones != STANDARD_STONES:
-        words += ["--stones", str(rules.stones)]
-    return words
-
-
-def book_command(path: Path | str, rules: Rules) -> str:
-    """The command that makes the opening book ``path`` of ``rules`` again (PLIES to fill
-    in), from the databases of its folder where it lies in one.
-
-    >>> book_command("data/standard-s4/opening-book.npz", Rules(stones=4))
-    'muehle solve-opening --db data --stones 4 --book PLIES data/standard-s4/opening-book.npz'
-    """
-    path = Path(path)
-    root = ["--db", str(path.parent.parent)] if path.parent.name == rules.name else []
-    return shlex.join(["muehle", "solve-opening", *root, *rule_words(rules), "--book", "PLIES", str(path)])
-
-
-def build_command(root: Path | str, rules: Rules, phase: str | None = None,
-                  max_total: int | None = None, pair: tuple[int, int] | None = None,
-                  quiet_limit: int | None = None) -> str:
-    """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
-    moving or placement, if given; only up to ``max_total`` stones, or only ``pair``).
-
-    >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
-    'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
-    >>> build_command("data", Rules.from_name("six-mens-jumping"))
-    'muehle build --db data --rules six-mens-jumping'
-    >>> build_command("db", Rules(), pair=(5, 4))
-    'muehle build --db db --pair 4-5'
-    >>> print(build_command("my dbs/it's", Rules()))     # one word for the shell
-    muehle build --db 'my dbs/it'"'"'s'
-    >>> build_command("db", Rules(), "rule", pair=(4, 3), quiet_limit=100)
-    'muehle build --db db --phase rule --quiet-limit 100 --pair 3-4'
-    """
-    words = ["muehle", "build", "--db", str(root), *rule_words(rules)]
-    if phase is not None:
-        words += ["--phase", phase]
-    if quiet_limit is not None and quiet_limit != QUIET_PLY_LIMIT:
-        words += ["--quiet-limit", str(quiet_limit)]
-    if max_total is not None:
-        words += ["--max-total", str(max_total)]
-    if pair is not None:
-        words += ["--pair", f"{min(pair)}-{max(pair)}"]
-    return shlex.join(words)     # a folder with spaces or quotes pastes as one word
-
-
-def repair_command(root: Path | str, rules: Rules, needed: list[Pair | Subspace]) -> str:
-    """The narrowest command that builds ``needed`` (files missing or damaged under
-    ``root``; a build keeps every intact file): one moving pair by ``--pair``, else all
-    up to the most stones any of them holds (the whole phase or game where that is all),
-    only the phase they are all of, where the build of that phase alone can run: a
-    placement file needs the moving phase up to its stones, so where a pair of it is
-    missing under ``root``, the command builds both phases.
-
-    >>> repair_command("db", Rules(), [Subspace(4, 5)])
-    'muehle build --db db --pair 4-5'
-    >>> repair_command("db", Rules(), [Pair(3, 5), Subspace(2, 2, 2, 2)])
-    'muehle build --db db --max-total 8'
-    >>> repair_command("db", Rules(), [Pair(9, 9), Pair(3, 3)])
-    'muehle build --db db --phase moving'
-    >>> repair_command("no-such-folder", Rules(), [Subspace(2, 2, 2, 2)])
-    'muehle build --db no-such-folder --max-total 8'
-    """
-    shapes = [(*x, 0, 0) if isinstance(x, Pair) else (x.m, x.o, x.own_hand, x.opp_hand)
-              for x in needed]
-    placing = [h + k > 0 for _, _, h, k in shapes]
-    if not any(placing) and len({tuple(sorted(s[:2])) for s in shapes}) == 1:
-        return build_command(root, rules, pair=shapes[0][:2])
-    phase = "placement" if all(placing) else "moving" if not any(placing) else None
-    total = max(sum(s) for s in shapes)
-    if phase == "placement" and not all(pair_path(root, rules, (m, o)).exists()
-                                        for m in range(3, rules.stones + 1)
-                                        for o in range(m, rules.stones + 1) if m + o <= total):
-        phase = None                   # (build --phase placement refuses without them)
-    return build_command(root, rules, phase, max_total=total if total < 2 * rules.stones else None)
-
-
-def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:
-    """``error`` (a damaged or foreign file of ``subs``) again, its line ending in the
-    command that rebuilds them: the one wording of every such hint.  Other errors
-    (a missing file says its command already; a file that could not be opened for want
-    of descriptors or permission is not to be rebuilt) are returned as they are."""
-    text = str(error)
-    if not isinstance(error, (CorruptDatabaseError, ForeignDatabaseError)) or text.endswith("then build again"):
-        return error
-    text = text.removesuffix(": rebuild it")
-    return type(error)(f"{text}; rebuild it with: {repair_command(root, rules, subs)}")
 
 
 def sha256_of(codes: np.ndarray) -> str:
@@ -388,7 +282,7 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
         raise CorruptDatabaseError(f"{path} {what}: {one_line(exc, QUOTE_LIMIT)}") from None
 
 
-def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None,
+def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None,
                release: bool = False, quiet_limit: int | None = None,
                histograms: dict | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
@@ -451,6 +345,11 @@ def write_pair(path: Path, rules: Rules, values: dict, extra: dict | None = None
         except OSError:
             pass
     return stats
+
+
+#: The name :func:`write_file` had while pair files were all it wrote (kept for programs
+#: that call it; placement files and the rule's go through it too).
+write_pair = write_file
 
 
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
@@ -605,7 +504,8 @@ class SubspaceReader:
                 if self.crcs.shape != ((self.slots + CHUNK - 1) // CHUNK,):
                     raise CorruptDatabaseError(f"{path}: subspace {self.name} has a damaged chunk table")
             self.sha256 = attrs.get("sha256")
-            # (DTZ codes in a pair file of the rule; a placement file of it holds plain codes)
+            # (DTZ codes in a pair file of the rule; a placement file of it holds plain codes,
+            # stored against the plain placement file: solver.dtz restores them)
             self.quiet_limit = _plain(f.attrs.get("quiet_limit")) if sub.is_moving else None
             #: the file whose codes these are differences from (None: the values themselves)
             self.against = _plain(f.attrs.get("against"))

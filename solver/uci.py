@@ -43,6 +43,7 @@ from typing import BinaryIO, Optional, TextIO
 from ._version import __version__
 from .analysis import move_plies
 from .choice import probe_game_moves
+from .commands import explained
 from .errors import DatabaseError, MuehleError, NotationError, one_line
 from .formats import read_setup
 from .game import QUIET_PLIES, QUIET_PLY_LIMIT, REPETITION, Game
@@ -164,7 +165,7 @@ class Engine:
                 self.cmd_d()
             # anything else: ignored, as UCI asks
         except MuehleError as error:
-            self.error(one_line(error))
+            self.error(one_line(explained(error)))
         except ValueError as error:
             self.error(str(error).splitlines()[0] if str(error) else type(error).__name__)
         except Exception as error:      # (a session survives any line: said, not raised)
@@ -267,7 +268,7 @@ class Engine:
                     self.database = open_database(self.db, self.rules, quiet_limit=self.quiet_limit)
                 except DatabaseError as error:
                     if report:
-                        self.say(f"info string no databases: {one_line(error)}")
+                        self.say(f"info string no databases: {one_line(explained(error))}")
             return self.database
 
     def close_database(self) -> None:
@@ -296,7 +297,7 @@ class Engine:
         try:
             best = self.choose(options)
         except (MuehleError, ValueError) as error:
-            self.error(one_line(error) if isinstance(error, MuehleError) else str(error))
+            self.error(one_line(explained(error)) if isinstance(error, MuehleError) else str(error))
         except Exception as error:      # (a session must survive anything: say it, answer)
             self.error(f"{type(error).__name__}: {error}")
         if options.get("infinite"):
@@ -316,7 +317,7 @@ class Engine:
             try:
                 probes = probe_game_moves(database, game)
             except DatabaseError as error:
-                self.say(f"info string the databases cannot answer: {one_line(error)}")
+                self.say(f"info string the databases cannot answer: {one_line(explained(error))}")
         rng = self.rng if self.shuffling else None
         n = len(turn.partial)
         mover = game.position.turn
@@ -337,7 +338,8 @@ class Engine:
         else:
             seconds = options.get("movetime", self.move_ms) / 1000
             player = make_player(self.level, self.rules, self.rng, database,
-                                 say=lambda text: self.say(f"info string {text}"), seconds=seconds)
+                                 say=lambda text: self.say(f"info string {text}"), seconds=seconds,
+                                 explain=explained)
             self.player = player
             if not n:
                 move = player.choose(game)

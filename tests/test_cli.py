@@ -232,7 +232,7 @@ def test_the_database_folder_may_come_from_the_environment(db4, monkeypatch):
         result = CliRunner().invoke(main, [command[0], "--db", str(rules_folder), *command[1:]])
         assert result.exit_code == 2 and result.stderr == (
             f"muehle: error: {rules_folder} holds database files itself: it is a rule set's folder; "
-            f"--db names the folder above it ({db4.resolve()})\n"), (command, result.stderr)
+            f"the database folder is the one above it ({db4.resolve()})\n"), (command, result.stderr)
     assert not (rules_folder / "standard-s4").exists()
     empty = CliRunner().invoke(main, ["build", "--db", "", "--stones", "4"])
     assert empty.exit_code == 2 and empty.stderr == (

@@ -192,7 +192,7 @@ kernels = kernels_for(rules.board)
 values = {{(m, o): (np.arange(kernels.subspace_slots(m, o)) % 7).astype(np.uint16)
           for m, o in ((3, 4), (4, 3))}}
 path = Path({str(tmp_path)!r}) / "pair.h5"
-storage.write_pair(path, rules, {{key: codes.copy() for key, codes in values.items()}})
+storage.write_file(path, rules, {{key: codes.copy() for key, codes in values.items()}})
 assert "solver._kernels" not in sys.modules, "the standard board's kernels were imported"
 for (m, o), codes in values.items():
     assert np.array_equal(storage.read_subspace(path, rules, m, o), codes)

@@ -183,7 +183,7 @@ def test_a_build_that_would_not_fit_on_the_disk_is_refused_before_any_work(tmp_p
     monkeypatch.setattr(building.shutil, "disk_usage", lambda path: usage(10**9, 0, free["bytes"]))
     with pytest.raises(DatabaseError, match=r"^the 3 file\(s\) left to build need at least 0\.00 GB "
                                             r"on disk, and .* has 0\.00 GB free: free some space or "
-                                            r"give another --db; nothing was built$"):
+                                            r"give another database folder; nothing was built$"):
         build(tmp_path, FOUR, phase="moving", progress=False)
     assert not list(tmp_path.rglob("*.h5"))
     free["bytes"] = int(slots * 0.1)        # enough for these files, not at 0.37 a slot
@@ -255,14 +255,14 @@ def test_check_and_stats_name_the_command_that_rebuilds_a_file(db4, tmp_path):
     codes = {sub: storage.read_subspace(target, FOUR, *sub).copy() for sub in Pair(3, 4).subspaces}
     first = next(iter(codes))
     codes[first][int(np.flatnonzero(codes[first] == 0)[0])] = 3          # a draw made a win
-    storage.write_pair(target, FOUR, codes)
+    storage.write_file(target, FOUR, codes)
     result = run("check", "--quiet")
     assert result.exit_code == 1 and "pair 3-4: 3 states disagree with their successors; first:" in result.stderr
     assert result.stderr.rstrip().endswith(
         f"is well formed but wrong (its checksums match what was written): delete it and build "
         f"it again with: muehle build --db {tmp_path} --stones 4 --pair 3-4"), result.stderr
     dry = run("build", "--dry-run", "--memory", "1M")
-    assert dry.exit_code == 2 and "more than the limit of 1 MiB (--memory); nothing was built" in dry.stderr
+    assert dry.exit_code == 2 and "more than the memory limit of 1 MiB; nothing was built" in dry.stderr
 
 
 def test_check_recounts_the_statistics_a_file_records(db4, tmp_path, monkeypatch):
@@ -305,7 +305,7 @@ def test_memory_limit_holds_for_a_damaged_file_built_again(db4, tmp_path):
     args = ["build", "--db", str(tmp_path), "--stones", "4", "--phase", "moving", "--quiet"]
     refused = CliRunner().invoke(main, [*args, "--memory", str(need - 2**20)])
     assert refused.exit_code == 2 and refused.stderr.rstrip().endswith(
-        "(--memory); its file is unusable and was not built again; the files built before it "
+        "; its file is unusable and was not built again; the files built before it "
         "are kept"), refused.stderr
     assert path.read_bytes() == data
     built = CliRunner().invoke(main, [*args, "--memory", str(need + 2**20)])

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from solver.commands import explained
 from solver import storage
 from solver.cli import main
 from solver.rules import Rules
@@ -144,7 +145,7 @@ def test_pair_and_max_total_that_disagree_are_refused(tmp_path):
     assert not list(tmp_path.rglob("*.h5"))
     result = run("build", "--db", tmp_path, "--max-total", 7, "--memory", "1K")
     assert result.exit_code == 2
-    assert result.output.strip().endswith("more than the limit of 1,024 bytes (--memory); nothing was built")
+    assert result.output.strip().endswith("more than the memory limit of 1,024 bytes; nothing was built")
 
 
 def test_play_with_standard_input_closed_leaves_the_game(tmp_path):
@@ -254,7 +255,7 @@ def test_a_search_without_placement_files_is_announced_on_stderr(db4):
         assert result.exit_code == 0, result.output
         assert result.stderr.startswith("note: no placement files of rules standard-s4 in ")
         assert result.stderr.rstrip().endswith(
-            f"'muehle build --db {db4} --stones 4 --phase placement' makes it instant)")
+            f"; 'muehle build --db {db4} --stones 4 --phase placement' makes it instant")
         assert json.loads(result.stdout)["plies"] is None
     batch = run("query", "--db", db4, "--stones", 4, "--batch", "-",
                 input=f"{position}\n{position}\nW:a1,d1,g1 B:a7,d7,f6 w\n")
@@ -380,7 +381,7 @@ def test_what_stands_in_the_way_of_a_database_folder_is_named(tmp_path):
     dangling = run("build", "--db", tmp_path / "db", "--stones", "3", "--quiet")
     assert dangling.exit_code == 2
     assert dangling.stderr == (f"muehle: error: {tmp_path / 'db'} is a link to {tmp_path / 'nowhere'}, which "
-                               f"does not exist: create that folder or give another --db\n")
+                               f"does not exist: create that folder or give another one\n")
     (tmp_path / "db2").mkdir()
     (tmp_path / "db2" / "standard-s3").write_text("")
     blocked = run("build", "--db", tmp_path / "db2", "--stones", "3", "--quiet")
@@ -534,7 +535,7 @@ def test_moving_files_that_give_a_slack_code_stop_the_opening_search_in_one_line
         codes[:] = 0xFFFF
         values[sub] = codes
     path.unlink()
-    storage.write_pair(path, FOUR, values, {"rounds": 1, "seconds": 0.0, "checked": True})
+    storage.write_file(path, FOUR, values, {"rounds": 1, "seconds": 0.0, "checked": True})
     for args in (["solve-opening"], ["best-move", "startpos"], ["query", "startpos"]):
         failed = run(*args, "--db", tmp_path / "db", "--stones", 4)
         assert failed.exit_code == 2 and "Traceback" not in failed.output, failed.output
@@ -567,8 +568,9 @@ def test_a_book_that_unpacks_to_more_than_memory_is_a_damaged_book(db4, tmp_path
     def too_large(*args, **kwargs):
         raise MemoryError()
     monkeypatch.setattr(opening.np, "load", too_large)
-    with pytest.raises(CorruptDatabaseError, match=r"^cannot read opening book .*book\.npz: MemoryError \(delete it"):
+    with pytest.raises(CorruptDatabaseError) as info:
         opening.OpeningBook.read(path, FOUR)
+    assert re.match(r"^cannot read opening book .*book\.npz: MemoryError \(delete it", explained(info.value))
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")

@@ -7,6 +7,7 @@ inside functions), so a cycle hidden in a function-level import is found too.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.probe", "solver.opening"),
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.choice", "solver.players", "solver.analysis", "solver.batch", "solver.match"),
-    ("solver.cli", "solver.web", "solver.uci", "solver.__main__", "solver"),
+    ("solver.cli", "solver.web", "solver.uci", "solver.commands", "solver.__main__", "solver"),
 ]
 
 
@@ -179,3 +180,32 @@ def test_no_module_uses_another_modules_private_names():
                     and isinstance(node.value, ast.Name) and node.value.id in modules):
                 found.append(f"{name}: {node.value.id}.{node.attr}")
     assert not found, found
+
+
+#: A command line of muehle's, or one of its options, in a string the code makes.
+COMMAND_LINE = re.compile(r"\bmuehle (build|check|stats|query|solve-opening|play|serve|analyze|best-move)\b"
+                          r"|(?<![\w-])--(db|memory|jobs|phase|pair|max-total|quiet-limit|table-bits|rules|stones)\b")
+
+
+def test_no_command_line_text_below_the_interfaces():
+    """Only the interfaces (the command line, the browser, the engine protocol and
+    solver.commands, which they share) write command lines: a layer below says what is
+    wrong and what would mend it as data (errors' ``remedy``), never as a ``muehle``
+    command or its options, which are not its caller's words (a program calling
+    ``build(memory=...)`` has no ``--memory``).  Docstrings and comments may name them."""
+    interfaces = len(LAYERS) - 1
+    found = []
+    for path in ROOT.rglob("*.py"):
+        name = module_name(path)
+        if layer_of(name) >= interfaces:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and COMMAND_LINE.search(node.value)):
+                found.append(f"{name}:{node.lineno}: {node.value.strip()[:70]!r}")
+    assert not found, "\n".join(found)

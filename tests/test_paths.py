@@ -121,14 +121,17 @@ def test_solve_opening_from_another_position_and_with_a_book(db4, tmp_path):
     with open_database(db4, FOUR, in_memory=True) as db:
         values = solve_placement(FOUR, db.subspace)
     rng = np.random.default_rng(5)
-    picks = []
+    picks: dict[str, list] = {"win": [], "loss": []}      # five of each, the first subspaces' first
     for (m, o, hm, ho), codes in values.items():
-        if m + o >= 3 and len(picks) < 10:
+        if m + o >= 3:
             decided = np.flatnonzero((codes != 0xFFFF) & (codes != 0))
-            for slot in rng.choice(decided, min(2, len(decided)), replace=False):
+            for slot in rng.choice(decided, min(50, len(decided)), replace=False):
                 pos = Position.from_view(*_kernels.position_at(m, o, int(slot)), hm, ho)
-                if pos.terminal_wdl(FOUR) is None:
-                    picks.append(pos)
+                kind = placement_value(values, pos)
+                if pos.terminal_wdl(FOUR) is None and len(picks[kind]) < 5:
+                    picks[kind].append(pos)
+    picks = picks["win"] + picks["loss"]
+    assert len(picks) == 10
     seen = set()
     for pos in picks:
         result = run("solve-opening", "--db", db4, "--stones", 4, "--json", str(pos))

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from solver.commands import explained
 from solver import _kernels, placement, storage
 from solver.build import build, is_stored
 from solver.cli import main
@@ -317,7 +318,7 @@ def test_damaged_placement_file_is_refused_and_rebuilt(db4_all, tmp_path):
             try:
                 assert db.probe(pos) == _probe_of(good[slot])
             except storage.DatabaseError as error:
-                assert str(path) in str(error) and "--phase placement" in str(error)
+                assert str(path) in str(error) and "--phase placement" in explained(error)
                 errors += 1
         assert errors
     build(tmp_path, FOUR, progress=False)
@@ -438,7 +439,7 @@ def test_check_and_stats_cover_placement(db4_all, tmp_path):
     codes = stored_codes(tmp_path, FOUR, sub).copy()
     slot = int(np.flatnonzero(codes != SLACK_CODE)[5])
     codes[slot] = codes[slot] + 2
-    storage.write_pair(storage.placement_path(tmp_path, FOUR, sub), FOUR, {sub: codes})
+    storage.write_file(storage.placement_path(tmp_path, FOUR, sub), FOUR, {sub: codes})
     bad = run("check", "--db", tmp_path, "--stones", 4, "--quiet", "--phase", "placement")
     assert bad.exit_code == 1 and "placement subspace 2-2+2-2" in bad.output
     one = run("check", "--db", tmp_path, "--stones", 4, "--quiet", "--phase", "placement",

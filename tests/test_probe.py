@@ -3,6 +3,7 @@ progress, errors, the query command."""
 
 from __future__ import annotations
 
+import re
 import json
 import random
 import threading
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from solver.commands import explained
 from solver import _kernels, storage
 from solver.cli import main
 from solver.index import Subspace
@@ -133,7 +135,7 @@ def test_hands_no_game_reaches_are_in_no_file_and_no_build_is_advised(db4):
     with open_database(db4, FOUR) as db:
         with pytest.raises(MissingSubspaceError, match="no game of rules standard-s4 reaches these hands") as err:
             db.subspace(3, 3, 0, 1)
-        assert "build it with" not in str(err.value)
+        assert "build it with" not in explained(err.value) and err.value.remedy is None
         assert db.get(Position.from_view(0b111, 0b111 << 3, 0, 1), "none") != "none"   # from its moves
 
 
@@ -154,8 +156,9 @@ def test_get_gives_its_default_for_a_missing_file_only(db4, tmp_path, damage):
     pos = Position.from_view(0b111 | 1 << 9, 0b111 << 3 | 1 << 12)   # 4 v 4
     with open_database(tmp_path, FOUR) as db:
         for ask in (db.probe, lambda p: db.get(p, "n/a")):
-            with pytest.raises(kind, match="pair-4-4.h5.*rebuild it with: muehle build"):
+            with pytest.raises(kind, match="pair-4-4.h5") as info:
                 ask(pos)
+            assert "; rebuild it with: muehle build" in explained(info.value)
 
 
 def test_threads_read_safely(db4):
@@ -266,8 +269,9 @@ def test_a_long_lived_database_reads_the_file_that_replaces_a_damaged_one(db4, t
         db._forget(Subspace(4, 4))      # as if not read yet when the damage came
         path.write_bytes(intact[: len(intact) // 2])
         for _ in range(2):
-            with pytest.raises(CorruptDatabaseError, match="pair-4-4.h5.*rebuild it with: muehle build .*--pair 4-4"):
+            with pytest.raises(CorruptDatabaseError, match="pair-4-4.h5") as info:
                 db.probe(pos)
+            assert re.search("rebuild it with: muehle build .*--pair 4-4", explained(info.value))
         path.unlink()
         path.write_bytes(intact)
         assert db.probe(pos) == expected
@@ -335,9 +339,10 @@ def test_the_database_as_a_library_user_meets_it(db4, tmp_path):
             call()
     with pytest.raises(TypeError, match="rules are a Rules or a rule set's name"):
         open_database(db4, 4)
-    with pytest.raises(DatabaseError, match=r"opening book .* is not there \(write one with: muehle "
-                                            r"solve-opening --stones 4 --book PLIES .*book\.npz\)$"):
+    with pytest.raises(DatabaseError) as info:
         open_database(db4, FOUR, book=tmp_path / "book.npz")
+    assert re.fullmatch(r".*opening book .* is not there \(write one with: muehle "
+                        r"solve-opening --stones 4 --book PLIES .*book\.npz\)", explained(info.value))
     (tmp_path / "standard-s4").write_text("not a folder")
     with pytest.raises(DatabaseError, match="is a file where the folder of rules standard-s4 belongs"):
         open_database(tmp_path, FOUR)

@@ -71,7 +71,7 @@ def test_a_changed_value_is_caught_by_the_check(db4, tmp_path):
     codes = {s: storage.read_subspace(path, FOUR, *s) for s in [(3, 4), (4, 3)]}
     slot = int(np.flatnonzero((codes[3, 4] > 2) & (codes[3, 4] != 0xFFFF))[0])
     codes[3, 4][slot] += 2          # same value, two plies longer: still self-consistent in kind
-    storage.write_pair(path, FOUR, codes)
+    storage.write_file(path, FOUR, codes)
     bad = check_pair(tmp_path, FOUR, (3, 4))
     assert any(b.slot == slot and (b.m, b.o) == (3, 4) for b in bad)
     result = run("check", "--db", tmp_path, "--stones", 4, "--pair", "3-4", "--quiet")
@@ -80,14 +80,14 @@ def test_a_changed_value_is_caught_by_the_check(db4, tmp_path):
 
 
 def test_a_write_that_releases_the_codes_writes_the_same_file(db4, tmp_path):
-    """write_pair(release=True) (the build's, so that a background write lets the codes
+    """write_file(release=True) (the build's, so that a background write lets the codes
     go once compressed) lets go of every subspace's codes and stores the same values
     with the same statistics as a write that keeps them."""
     source = storage.pair_path(db4, FOUR, (3, 4))
     codes = {s: storage.read_subspace(source, FOUR, *s) for s in [(3, 4), (4, 3)]}
     kept, released = dict(codes), dict(codes)
-    stats = storage.write_pair(tmp_path / "kept.h5", FOUR, kept)
-    assert storage.write_pair(tmp_path / "released.h5", FOUR, released, release=True) == stats
+    stats = storage.write_file(tmp_path / "kept.h5", FOUR, kept)
+    assert storage.write_file(tmp_path / "released.h5", FOUR, released, release=True) == stats
     assert all(v is not None for v in kept.values()) and set(released) == set(codes)
     assert all(v is None for v in released.values())
     for s, values in codes.items():

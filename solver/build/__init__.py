@@ -31,7 +31,7 @@ from .. import placement, storage
 from ..index import Pair, Subspace
 from ..retro import solve_pair, solve_unit, unit_of
 from ..verify.check import check_values
-from ..errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+from ..errors import (REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, Remedy, with_remedy,
                      InsufficientMemoryError, MissingSubspaceError)
 from ..rules import Rules
 
@@ -62,14 +62,18 @@ class Report:
     skipped: bool
 
     @property
-    def states_per_second(self) -> float:
+    def slots_per_second(self) -> float:
+        """Slots (positions and slack of the files written) solved a second."""
         return self.slots / self.seconds if self.seconds > 0 else 0.0
+
+    #: The name :attr:`slots_per_second` had (kept for programs that read it).
+    states_per_second = slots_per_second
 
     def _line(self, name: str, detail: str) -> str:
         if self.skipped:
             return f"{name}: already built and verified, skipped"
-        return (f"{name}: {self.slots} states in {self.seconds:.1f} s ({self.states_per_second / 1e6:.2f} "
-                f"M states/s{detail}), peak memory {self.peak_rss_mib:.0f} MiB")
+        return (f"{name}: {self.slots:,} slots in {self.seconds:.1f} s ({self.slots_per_second / 1e6:.2f} "
+                f"M slots/s{detail}), peak memory {self.peak_rss_mib:.0f} MiB")
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,7 @@ def prepare_folder(root: Path | str, rules: Rules) -> Path:
         for part in (folder, *folder.parents):
             if part.is_symlink() and not part.exists():
                 raise DatabaseError(f"{part} is a link to {os.readlink(part)}, which does not exist: "
-                                    f"create that folder or give another --db") from None
+                                    f"create that folder or give another one") from None
             if part.exists() and not part.is_dir():
                 raise DatabaseError(f"{part} is not a folder: a database folder must be one") from None
         raise
@@ -258,7 +262,7 @@ def build_moving(root: Path | str, rules: Rules, *, max_total: int | None = None
     # Files there at the start count as done from the start, so that the rate and the
     # time left are of the work this run does (a resumed build showed 85 M states/s).
     there = [storage.file_of(root, rules, u.key).exists() for u in units]
-    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+    overall = tqdm(total=sum(u.slots for u in units), unit="slots", unit_scale=True,
                    initial=sum(u.slots for u, t in zip(units, there) if t),
                    desc="all pairs", disable=not progress, position=0, dynamic_ncols=True)
     later = built_later(root, rules, [u.key for u in units])
@@ -312,7 +316,7 @@ def check_disk(root: Path, rules: Rules, units: list[Unit]) -> None:
     if slots * DISK_BYTES_PER_SLOT_LEAST > free:
         raise DatabaseError(f"the {sum(u.files for u in units)} file(s) left to build need at least "
                             f"{slots * DISK_BYTES_PER_SLOT_LEAST / 1e9:.2f} GB on disk, and {place} "
-                            f"has {free / 1e9:.2f} GB free: free some space or give another --db; "
+                            f"has {free / 1e9:.2f} GB free: free some space or give another database folder; "
                             f"nothing was built")
     if slots * DISK_BYTES_PER_SLOT > free:
         log.warning("the %d file(s) left to build may need up to %.2f GB on disk (%s bytes a slot, "
@@ -339,10 +343,10 @@ def check_writable(root: Path, rules: Rules) -> None:
         read_only = False            # (what cannot be asked is found at the first write)
     if read_only:
         raise DatabaseError(f"{place} is on a read-only file system: the build cannot write "
-                            f"{'there' if place == folder else folder}; give another --db")
+                            f"{'there' if place == folder else folder}; give another database folder")
     if not os.access(place, os.W_OK | os.X_OK):
         raise DatabaseError(f"{place} is not writable for this user: the build cannot write "
-                            f"{'there' if place == folder else folder}; give another --db")
+                            f"{'there' if place == folder else folder}; give another database folder")
 
 
 def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:
@@ -373,8 +377,7 @@ def check_needs(root: Path, rules: Rules, units: list[Unit]) -> None:
         unit, sub, path = next(iter(missing.values()))
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
         raise MissingSubspaceError(sub, path, f"{unit.name} needs {path.name}{more}, not built in "
-                                   f"{path.parent} (build it with: "
-                                   f"{storage.repair_command(root, rules, list(missing))})")
+                                   f"{path.parent}", Remedy(root, rules, needed=tuple(missing)))
 
 
 def check_memory_limit(units: list[Unit], memory: int | None,
@@ -403,8 +406,8 @@ def size_text(n: int) -> str:
 
 def over_limit(what: str, need: int, memory: int, outcome: str) -> InsufficientMemoryError:
     """The one line for ``what`` needing ``need`` bytes above the ``--memory`` limit."""
-    return InsufficientMemoryError(f"{what} needs about {size_text(need)} of memory, more than the "
-                                   f"limit of {size_text(memory)} (--memory); {outcome}", need, memory)
+    return InsufficientMemoryError(f"{what} needs about {size_text(need)} of memory, more than the memory "
+                                   f"limit of {size_text(memory)}; {outcome}", need, memory)
 
 
 #: What a build says when a file found unusable would need more than ``--memory``.
@@ -435,7 +438,7 @@ def write_memory(unit: Unit) -> int:
 
 class BackgroundWriter:
     """One file at a time written in a thread while the build goes on; ``wait`` joins it
-    and raises what the write raised.  The write itself is :func:`storage.write_pair`:
+    and raises what the write raised.  The write itself is :func:`storage.write_file`:
     atomic (temporary file, re-read, rename), so a build killed during it leaves no file
     that looks finished, and its rerun builds that pair again."""
 
@@ -536,7 +539,7 @@ def build_unit(root: Path, rules: Rules, unit: Unit, cache: SubspaceCache | None
     check_seconds = time.perf_counter() - checked_at if verify else 0.0
 
     def write() -> PairReport:
-        storage.write_pair(path, rules, result.values, release=True,
+        storage.write_file(path, rules, result.values, release=True,
                            extra={"seconds": time.perf_counter() - start,
                                   "rounds": result.rounds, "checked": bool(verify)})
         report = PairReport(p, slots, time.perf_counter() - start, peak_rss_mib(), skipped=False,
@@ -593,7 +596,7 @@ def build_placement(root: Path, rules: Rules, *, max_total: int | None = None, j
                                    memory=memory)
         return reports
     there = [storage.file_of(root, rules, s).exists() for s in subs]     # (as build_moving)
-    overall = tqdm(total=sum(s.slots for s in subs), unit="states", unit_scale=True,
+    overall = tqdm(total=sum(s.slots for s in subs), unit="slots", unit_scale=True,
                    initial=sum(s.slots for s, t in zip(subs, there) if t),
                    desc="placement", disable=not progress, position=0, dynamic_ncols=True)
     later = built_later(root, rules, subs)
@@ -616,15 +619,14 @@ def require_stored(root: Path, rules: Rules, who: str, needed: list[Subspace]) -
     problems = {c: why_not_built(root, rules, c, verify=False) for c in needed}
     missing = [c for c, problem in problems.items() if problem is not None]
     if missing and (path := storage.file_of(root, rules, missing[0])).exists():
-        raise storage.with_repair(CorruptDatabaseError(
+        raise with_remedy(CorruptDatabaseError(
             f"{who} {missing[0].name}, whose file {path.name} is unusable: {problems[missing[0]]}"),
-            root, rules, missing)
+            Remedy(root, rules, REBUILD_IT, needed=tuple(missing)))
     if missing:
         raise MissingSubspaceError(
             missing[0], storage.file_of(root, rules, missing[0]),
-            f"{who} {', '.join(c.name for c in missing)}, not built in "
-            f"{storage.rules_dir(root, rules)} (build it with: "
-            f"{storage.repair_command(root, rules, missing)})")
+            f"{who} {', '.join(c.name for c in missing)}, not built in {storage.rules_dir(root, rules)}",
+            Remedy(root, rules, needed=tuple(missing)))
 
 
 def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | None = None, *,
@@ -667,7 +669,7 @@ def build_cycle(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache | 
             raise ConsistencyError(f"placement {s.name} fails the consistency check at slot {bad[0]} "
                                    f"({len(bad)} bad states seen)", bad)
     for s, p in zip(own, paths):
-        storage.write_pair(p, rules, {s: result.values[s]},
+        storage.write_file(p, rules, {s: result.values[s]},
                            extra={"seconds": time.perf_counter() - start, "phase": "placement",
                                   "rounds": result.rounds, "checked": True})
     # the cycle's time, shared out by slots (the reports add up to it)
@@ -712,7 +714,7 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
     cache.keep_only(needed)
     require_memory(f"placement subspace {sub.name}", placement.memory_needed(sub), cache, memory)
     start, cpu0 = time.perf_counter(), _cpu_seconds()
-    bar = tqdm(total=sub.slots, desc=sub.name, unit="states", unit_scale=True,
+    bar = tqdm(total=sub.slots, desc=sub.name, unit="slots", unit_scale=True,
                disable=not progress, position=1, leave=False, dynamic_ncols=True)
 
     def step(n: int) -> None:
@@ -722,7 +724,7 @@ def build_subspace(root: Path, rules: Rules, sub: Subspace, cache: SubspaceCache
 
     values = placement.solve(sub, rules, cache.load, jobs, progress=step)
     bar.close()
-    storage.write_pair(path, rules, {sub: values},
+    storage.write_file(path, rules, {sub: values},
                        extra={"seconds": time.perf_counter() - start, "phase": "placement"})
     report = PlacementReport(sub, sub.slots, time.perf_counter() - start, peak_rss_mib(),
                              skipped=False, cpu_seconds=_cpu_seconds() - cpu0)

@@ -128,7 +128,7 @@ def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
     if pair is not None and phase == "placement":
-        raise ValueError("--pair names a moving-phase pair; the placement phase is limited by --max-total")
+        raise ValueError("a pair is of the moving phase; the placement phase is limited by a total of stones")
 
 
 PHASES = ("moving", "placement", "all")

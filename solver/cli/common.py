@@ -19,6 +19,7 @@ from typing import Callable, Iterator, NoReturn, Optional
 import click
 
 from .._version import __version__
+from ..commands import explained
 from ..errors import MuehleError, one_line
 from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
 from ..kernels import MAX_JOBS
@@ -230,7 +231,7 @@ def report_errors(func: Callable) -> Callable:
         try:
             return func(*args, **kwargs)
         except KNOWN_ERRORS as error:
-            raise CliError(str(error)) from error
+            raise CliError(explained(error)) from error
     return wrapper
 
 

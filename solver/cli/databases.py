@@ -17,6 +17,7 @@ from .. import build as building
 from .. import dtz, index, placement, storage
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
+from ..commands import build_command, explained, repair_command, with_repair
 from ..folder import DatabaseFolder
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       one_line)
@@ -91,7 +92,8 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     written.  Placement phase: one file per placement subspace (stones in hand), children
     first.  The rule (--phase rule alone; part of --phase all unless --no-rule): the values
     in played games, where --quiet-limit plies without a mill draw (a file per pair,
-    dtz50-pair-M-O.h5, then per placement subspace; they read no plain table; not for
+    dtz50-pair-M-O.h5, then per placement subspace, stored against the plain placement
+    files, which they need; not for
     rules they do not serve, and not on a cluster yet: a note says so).  Files already
     built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
@@ -355,9 +357,9 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
             stats = storage.pair_stats(path, rules, held, quiet_limit=quiet_limit)
         except DatabaseError as error:
             if quiet_limit is None:
-                problems.append(str(storage.with_repair(error, db, rules, [held])))
+                problems.append(explained(with_repair(error, db, rules, [held])))
             else:
-                command = storage.build_command(db, rules, RULE_PHASE, quiet_limit=quiet_limit,
+                command = build_command(db, rules, RULE_PHASE, quiet_limit=quiet_limit,
                                                 pair=tuple(held) if isinstance(held, Pair) else None)
                 problems.append(f"{str(error).removesuffix(': rebuild it')}; rebuild it with: {command}")
             continue
@@ -376,7 +378,7 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
     if quiet_limit is None:
         missing = folder.missing()
         if missing:
-            problems.insert(0, folder.missing_text(missing))
+            problems.insert(0, explained(folder.missing_error(missing)))
     return rows, problems
 
 
@@ -417,7 +419,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
     if not rows and not problems:
         storage.check_root(db, rules)
         fail(f"no databases for rules {rules.name} in {db} (build them with: "
-             f"{storage.build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit)})")
+             f"{build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit)})")
     if reachable:
         # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
         subs = placement.plan(rules)
@@ -430,7 +432,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
                 r["reachable"] = counts[r["subspace"]]
         if not any("reachable" in r for r in rows):
             click.echo(f"note: --reachable counts the positions of the placement files, and none is "
-                       f"built here (build them with: {storage.build_command(db, rules, 'placement')})",
+                       f"built here (build them with: {build_command(db, rules, 'placement')})",
                        err=True)
     totals = {k: sum(r.get(k, 0) for r in rows)
               for k in ("wins", "losses", "draws") + (("cursed_wins", "blessed_losses") if rule else ())}
@@ -519,7 +521,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
             storage.check_root(db, rules)
             what = {"moving": "moving-phase files", "placement": "placement files"}.get(phase, "databases")
             fail(f"no {what} of rules {rules.name} in {db} (build them with: "
-                 f"{storage.build_command(db, rules, None if phase == 'all' else phase, max_total)})")
+                 f"{build_command(db, rules, None if phase == 'all' else phase, max_total)})")
         _refuse_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
         stray = DatabaseFolder(db, rules).stray()
@@ -532,7 +534,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
         path = storage.file_of(db, rules, held)
         if not path.exists():              # (the verdict on the database: exit 1, below)
             click.echo(f"muehle: error: missing database file {path} (build it with: "
-                       f"{storage.repair_command(db, rules, [held])})", err=True)
+                       f"{repair_command(db, rules, [held])})", err=True)
             raise SystemExit(1)
     total = sum(p.slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
@@ -548,7 +550,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                 # the check's verdict, as for values that disagree: the database is bad
                 # (exit 1), not the command (2)
                 bar.close()
-                click.echo(f"muehle: error: {one_line(_at_fault(error, db, rules, what, held))}", err=True)
+                click.echo(f"muehle: error: {one_line(explained(_at_fault(error, db, rules, what, held)))}", err=True)
                 raise SystemExit(1)
             except DatabaseError as error:
                 raise _at_fault(error, db, rules, what, held) from None
@@ -563,7 +565,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                 path = storage.file_of(db, rules, held)
                 click.echo(f"where the files it reads pass their checks, its file {path} is well "
                            f"formed but wrong (its checksums match what was written): delete it "
-                           f"and build it again with: {storage.repair_command(db, rules, [held])}",
+                           f"and build it again with: {repair_command(db, rules, [held])}",
                            err=True)
                 raise SystemExit(1)
     click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
@@ -571,7 +573,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     if pair_text is None and unbuilt:
         # (what is built is right, but a builder asking whether the build is done
         # should not read "ok" as yes)
-        command = storage.build_command(db, rules, phase=None if phase == "all" else phase,
+        command = build_command(db, rules, phase=None if phase == "all" else phase,
                                         max_total=max_total)
         click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
                    err=True)
@@ -590,12 +592,12 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
         _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
     storage.check_root(db, rules)
     checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
-    command = storage.build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
+    command = build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
     if not checked:
         fail(f"no tables of the {limit}-ply rule of rules {rules.name} in {db} (build them with: {command})")
     if failed:
         for line in failed[:5]:
-            click.echo(f"muehle: error: {one_line(line)}", err=True)
+            click.echo(f"muehle: error: {one_line(explained(line))}", err=True)
         click.echo(f"delete the file(s) named and build them again with: {command}", err=True)
         raise SystemExit(1)
     pairs = sum(isinstance(k, Pair) for k in checked)
@@ -608,7 +610,7 @@ def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
     """The error met checking ``held`` (``what``), naming the file at fault and the
     command that builds it again: the file itself or one it reads."""
     if building.why_not_built(Path(db), rules, held, verify=False) is not None:
-        return storage.with_repair(error, db, rules, [held])        # its own file
+        return with_repair(error, db, rules, [held])        # its own file
     reads = (list(held.dependencies) if isinstance(held, Pair) else placement.reads(held, rules))
     try:
         building.require_stored(Path(db), rules, f"{what} reads",
@@ -617,7 +619,7 @@ def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
         return named
     for x in [held, *reads]:               # damaged data, found by the check's reads
         if str(storage.file_of(db, rules, x)) in str(error):
-            return storage.with_repair(error, db, rules, [x])
+            return with_repair(error, db, rules, [x])
     return error
 
 
@@ -639,8 +641,8 @@ def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
     problems = []
     missing = folder.missing(max_total, phase)
     if missing:
-        problems.append(folder.missing_text(missing))
-    problems += [str(storage.with_repair(error, db, rules, [held]))
+        problems.append(explained(folder.missing_error(missing)))
+    problems += [explained(with_repair(error, db, rules, [held]))
                  for held, error in folder.damaged(max_total, phase)]
     for problem in problems:
         click.echo(f"muehle: error: {one_line(problem)}", err=True)

@@ -31,7 +31,7 @@ from ..players import LEVELS, make_player
 from ..position import BLACK, WHITE, Move, popcount
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
-from ..storage import build_command
+from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, db_option, fail, main, needs_kernels,
                      quiet_limit_option, rules_options, stone_marks, value_text)
@@ -195,7 +195,7 @@ class Session:
                      f"(type 'moves' for the legal ones)")
             return
         except NotationError as error:
-            self.out(f"{error} (type 'help' for the commands)")
+            self.out(f"{explained(error)} (type 'help' for the commands)")
             return
         self.game.play(move)
         self.show_board()
@@ -266,7 +266,7 @@ class Session:
         try:
             probes = probe_game_moves(self.database, self.game)   # a draw by the rules of play too
         except DatabaseError as error:
-            self.out(f"no hint: the database cannot answer ({error})")
+            self.out(f"no hint: the database cannot answer ({explained(error)})")
             return
         best = probes[0]
         # (under the quiet-ply rule: the plies to the next mill, not to the end)
@@ -366,7 +366,7 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     game = Game(start, rules, quiet_limit)
     database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
-                         seconds=think)
+                         seconds=think, explain=explained)
     try:
         Session(game, human, player, database, reason or "", marks).run()
     finally:
@@ -406,7 +406,7 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
-        obj, problems = analyze_object(database, game)
+        obj, problems = analyze_object(database, game, explained)
     for problem in problems:
         click.echo(f"muehle: warning: {problem}", err=True)
     if as_json:

@@ -18,6 +18,7 @@ import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object
 from ..batch import query_lines
+from ..commands import explained
 from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
@@ -219,7 +220,7 @@ def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quie
         if isinstance(answer, str):
             out.append(answer)
             continue
-        out.append(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {answer}")}))
+        out.append(json.dumps({"position": text[:80], "error": one_line(f"line {number}: {explained(answer)}")}))
         ok = False
     return out, ok, notes
 
@@ -294,7 +295,9 @@ def search_note(database, pos) -> Optional[str]:
     """Before a search that may take minutes without a word, that a position with
     stones in hand is answered by the opening search (no placement file is built);
     else None."""
-    return database.search_note() if database.needs_search(pos) else None
+    if not database.needs_search(pos):
+        return None
+    return explained(database.search_note())
 
 
 @main.command("best-move")

@@ -48,7 +48,8 @@ from ..position import parse_move, parse_position, popcount
 from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
 from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
-from ..storage import build_command, rules_dir
+from ..commands import build_command, explained
+from ..storage import rules_dir
 from ..svg import VALUE_COLOURS, board_svg
 
 STATIC = Path(__file__).parent / "static"
@@ -180,7 +181,7 @@ class Service:
             # Small games fit in memory whole; larger ones read chunks as needed.
             db = open_database(self.root, rules, in_memory=rules.stones <= 5)
         except DatabaseError as error:       # no database folder at all
-            raise ApiError(str(error), 404) from None
+            raise ApiError(explained(error), 404) from None
         while len(self._databases) >= OPEN_DATABASES:
             # the least recently used, but never the server's own rules (its warm cache)
             oldest = next(r for r in self._databases if r != self.rules)
@@ -277,7 +278,7 @@ class Service:
                 obj["hints"] = query_object(self.database(game.rules), pos, game=game)
             except (ApiError, MuehleError, ValueError) as error:
                 # No hints (no database, say), but the game goes on.
-                obj["hints"] = {"error": one_line(error)}
+                obj["hints"] = {"error": one_line(explained(error))}
         return obj
 
 
@@ -529,7 +530,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
                 # it is no fault of the server's to log a traceback for
                 return json_response({"error": "the client disconnected"}, 400)
             except (ApiError, MuehleError, ValueError, OSError) as error:
-                message = str(error) or type(error).__name__
+                message = explained(error) or type(error).__name__
                 if isinstance(error, SearchStoppedError) and error.timed_out:
                     message += (f" (this server's limit: {service.search_seconds or 0:g} s, muehle "
                                 f"serve --search-seconds; the placement phase's files answer at once)")
@@ -588,7 +589,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         game, notes = read_any_record(record, given, default=service.rules)
         if len(game.moves) > MAX_MOVES:       # (a PGN's or PlayOK's, counted once read)
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
-        obj, problems = analyze_object(service.database(game.rules), game)
+        obj, problems = analyze_object(service.database(game.rules), game, explained)
         obj["warnings"] = problems + notes
         return obj
 
@@ -615,7 +616,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         rng = play_rng(seed, len(game.moves))
         notes: list[str] = []
         player = make_player(level, game.rules, rng, service.optional_database(game.rules),
-                             say=notes.append, seconds=number_param(params, "think", 1.0, *THINK_RANGE))
+                             say=notes.append, seconds=number_param(params, "think", 1.0, *THINK_RANGE),
+                             explain=explained)
         move = player.choose(game)
         game.play(move)
         state = service.state(game, hints)
