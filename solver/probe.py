@@ -233,7 +233,12 @@ class Database:
                 f = storage.open_file(path, self.rules, key, sub, rdcc_nbytes=0,
                                   quiet_limit=self.quiet_limit if rule else None)
                 self._files[(RULE, key) if rule else key] = f
-            reader = self._readers[name] = storage.SubspaceReader(f, f.filename, sub)
+            reader = storage.SubspaceReader(f, f.filename, sub)
+            plain = storage.placement_path(self.root, self.rules, sub).name
+            if rule and not sub.is_moving and reader.against != plain:
+                # (its codes are differences from that file's: dtz.read_placement)
+                raise ForeignDatabaseError(f"{f.filename} is stored against {reader.against!r}, not {plain}")
+            self._readers[name] = reader
         return reader
 
     def _chunk_code(self, sub: Subspace, slot: int, rule: bool = False) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import h5py
 import numpy as np
 import pytest
 
@@ -563,7 +564,6 @@ def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
     (tmp_path / "aside.h5").rename(moved)
     sub = Subspace(2, 2, 2, 2)
     # a file of the earlier encoding: the attribute gone, the attributes' checksum made again
-    import h5py
     with h5py.File(storage.rule_path(tmp_path, FOUR, sub, 50), "r+") as f:
         del f.attrs["against"]
         f.attrs[storage.META_KEY] = storage.meta_digest(dict(f.attrs))
@@ -585,6 +585,15 @@ def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
                                                   own_hand=1, opp_hand=0, quiet_limit=50) == 1) >= 1
     bad = run("check", "--db", tmp_path, "--stones", 4, "--phase", "rule")
     assert bad.exit_code == 1 and "placement subspace 3-3+1-0" in bad.output, bad.output
+    # a file that names another plain file than its own is refused by every reader
+    with h5py.File(storage.rule_path(tmp_path, FOUR, sub, 50), "r+") as f:
+        f.attrs["against"] = "place-3-3+0-1.h5"
+        f.attrs[storage.META_KEY] = storage.meta_digest(dict(f.attrs))
+    with pytest.raises(ForeignDatabaseError, match="stored against 'place-3-3[+]0-1.h5'"):
+        dtz.read_placement(tmp_path, FOUR, 50, sub)
+    with pytest.raises(ForeignDatabaseError, match="stored against 'place-3-3[+]0-1.h5'") as info:
+        open_database(tmp_path, FOUR).probe_rule("W:a1,d1,g4 B:a7,d7,f6 w 1 0")
+    assert "rebuild it with: muehle build" in explained(info.value)
 
 
 def test_probe_rule_and_its_refusals(db4_rule):
