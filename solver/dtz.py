@@ -572,15 +572,17 @@ def require_plain_placement(root: Path, rules: Rules, limit: int, subs: list[Sub
     """MissingSubspaceError, in one line with the command that builds them, where the
     plain placement files of ``subs`` are not there: their files of the rule are stored
     against them."""
-    missing = [s for s in subs if not storage.placement_path(root, rules, s).exists()]
-    for sub in subs:                    # (a header the reads would refuse: said before the work)
+    missing = []
+    for sub in subs:
         path = storage.placement_path(root, rules, sub)
-        if sub not in missing:
-            try:
-                with storage.open_file(path, rules, sub, sub) as f:
-                    storage.SubspaceReader(f, path, sub)
-            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
-                raise with_remedy(exc, Remedy(root, rules, REBUILD_IT, needed=(sub,))) from None
+        if not path.exists():
+            missing.append(sub)
+            continue
+        try:                            # (a header the reads would refuse: said before the work)
+            with storage.open_file(path, rules, sub, sub) as f:
+                storage.SubspaceReader(f, path, sub)
+        except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+            raise with_remedy(exc, Remedy(root, rules, REBUILD_IT, needed=(sub,))) from None
     if missing:
         raise MissingSubspaceError(
             missing[0], storage.placement_path(root, rules, missing[0]),

@@ -234,10 +234,11 @@ class Database:
                                   quiet_limit=self.quiet_limit if rule else None)
                 self._files[(RULE, key) if rule else key] = f
             reader = storage.SubspaceReader(f, f.filename, sub)
-            plain = storage.placement_path(self.root, self.rules, sub).name
-            if rule and not sub.is_moving and reader.against != plain:
+            if rule and not sub.is_moving:
                 # (its codes are differences from that file's: dtz.read_placement)
-                raise ForeignDatabaseError(f"{f.filename} is stored against {reader.against!r}, not {plain}")
+                plain = storage.placement_path(self.root, self.rules, sub).name
+                if reader.against != plain:
+                    raise ForeignDatabaseError(f"{f.filename} is stored against {reader.against!r}, not {plain}")
             self._readers[name] = reader
         return reader
 
@@ -501,8 +502,9 @@ class Database:
         with stones in hand (the count starts when the last is placed) has the value its
         game has under the rule from there, and no DTZ, read from its placement file of
         the rule and its plain placement file (the first is stored against the second,
-        which also says whether a draw there is a cursed win or a blessed loss).  A finished game is answered as :meth:`probe` answers it (won already: a
-        win of DTZ 0).  MissingSubspaceError where its tables of the rule are not built
+        which also says whether a draw there is a cursed win or a blessed loss).  A
+        finished game is answered as :meth:`probe` answers it (won already: a win of DTZ
+        0).  MissingSubspaceError where its tables of the rule are not built
         (or, with stones in hand, no file holds its hands: no game reaches them)."""
         position = self._position(position)
         limit = self.quiet_limit

@@ -511,7 +511,7 @@ class SubspaceReader:
             self.against = _plain(f.attrs.get("against"))
             if not sub.is_moving and f.attrs.get("quiet_limit") is not None and self.against is None:
                 raise ForeignDatabaseError(f"{path} holds the values of the quiet-ply rule in an earlier "
-                                           f"encoding, not against the plain placement file: build it again")
+                                           f"encoding, not against the plain placement file: rebuild it")
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}
         self.ds = ds
         self.verified = self.version >= 2      # format 1: after the first whole check

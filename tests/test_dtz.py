@@ -567,8 +567,10 @@ def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
     with h5py.File(storage.rule_path(tmp_path, FOUR, sub, 50), "r+") as f:
         del f.attrs["against"]
         f.attrs[storage.META_KEY] = storage.meta_digest(dict(f.attrs))
-    with pytest.raises(ForeignDatabaseError, match="earlier encoding"):
+    with pytest.raises(ForeignDatabaseError, match="earlier encoding") as info:
         dtz.read_placement(tmp_path, FOUR, 50, sub)
+    assert explained(info.value).endswith("not against the plain placement file; rebuild it with: "
+                                          f"muehle build --db {tmp_path} --stones 4 --phase rule")
     again = run("build", "--db", tmp_path, "--stones", 4, "--phase", "rule", "--quiet")
     assert again.exit_code == 0, again.output
     assert sha256s(tmp_path) == sha256s(db4_rule)

@@ -19,8 +19,8 @@ from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..commands import build_command, explained, repair_command, with_repair
 from ..folder import DatabaseFolder
-from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      one_line)
+from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
+                      Remedy, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
@@ -359,9 +359,9 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
             if quiet_limit is None:
                 problems.append(explained(with_repair(error, db, rules, [held])))
             else:
-                command = build_command(db, rules, RULE_PHASE, quiet_limit=quiet_limit,
-                                                pair=tuple(held) if isinstance(held, Pair) else None)
-                problems.append(f"{str(error).removesuffix(': rebuild it')}; rebuild it with: {command}")
+                error.remedy = Remedy(db, rules, REBUILD_IT, phase=RULE_PHASE, quiet_limit=quiet_limit,
+                                      pair=tuple(held) if isinstance(held, Pair) else None)
+                problems.append(explained(error))
             continue
         for sub in (held.subspaces if isinstance(held, Pair) else [held]):
             info = stats[sub.name]
