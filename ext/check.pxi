@@ -32,15 +32,15 @@ cdef inline int ended(int expect, int end) noexcept nogil:
 
 
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
-                const uint16_t[::1] cap, bint jumping, bint take_none,
+                const uint16_t[::1] cap, int rules,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
-                int h=0, int k=0, bint mixed=False, place=None, place_cap=None,
-                bint full_draw=False, int end=0):
-    """Forward consistency check of slots [start, stop) of a solved subspace m-o.
+                int h=0, int k=0, place=None, place_cap=None, int end=0):
+    """Forward consistency check of slots [start, stop) of a solved subspace m-o under
+    the rule flags ``rules`` (solver.rules.Rules.flags).
 
     Recomputes each state's value and plies from its successors' stored values
     (``quiet``: subspace o-m, ``cap``: (o-1)-m; a blocked state's from the rules,
-    blocked_code with ``full_draw``) and returns the slots that disagree
+    blocked_code) and returns the slots that disagree
     (at most max_bad, as a numpy array) and how many disagree.  Under mixed placement
     the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
     ``place``, ``place_cap`` where its other moves lead (Outside).
@@ -102,7 +102,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 if LINE_WINS and won_by_line(own, opp):
                     count[j] = LINE_WON_MARK
                     continue
-                n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
+                n = c_moves_rules(own, opp, h, k, rules, moves)
                 c_index_frame(o, m, opp, frame)     # quiet moves keep opp's stones
                 for i in range(n):
                     mv = moves[i]
@@ -129,7 +129,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                             best_add(b, outside_read(e, &x))
                         else:
                             best_add(b, quiet[e])
-                    expect = best_code(b) if count[j] else blocked_code(m, o, full_draw)
+                    expect = best_code(b) if count[j] else blocked_code(m, o, rules)
                     expect = ended(expect, end)
                 if expect != val[slot]:
                     at = atomic_inc_i64(&nbad)
@@ -165,10 +165,9 @@ cdef inline uint64_t slot_print(int64_t slot, uint16_t code) noexcept nogil:
 
 
 def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
-                        const uint16_t[::1] cap, bint jumping, bint take_none,
+                        const uint16_t[::1] cap, int rules,
                         int64_t rep_start=0, int64_t rep_stop=-1, int max_bad=16, int jobs=2,
-                        bint full_draw=False, int h=0, int k=0, bint fingerprint=False,
-                        int end=0):
+                        int h=0, int k=0, bint fingerprint=False, int end=0):
     """Forward consistency check of the positions of subspace m-o whose opponent stones
     are the representatives [rep_start, rep_stop) of the o-stone sets.
 
@@ -201,7 +200,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     cdef int n, j, nb, expect
     cdef uint32_t victims, vacant
     cdef bint opp_line
-    cdef bint jump = jumping and m + h == 3     # (every own set of the subspace has m stones)
+    cdef bint jump = (rules & RULE_JUMPING) and m + h == 3     # (every own set of the subspace has m stones)
     cdef bint by_rests = jump and h == 0        # (a jump, not a placement: rest_best)
     cdef bint over = m + h < 3 or o + k < 3     # (c_moves_rules: no moves then)
     cdef long long nbad = 0, at
@@ -240,7 +239,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
             opp = w.opp
             # (Y is a representative: frames[NPTS] has g = 0)
             vacant = FULL & ~opp
-            victims = move_victims(opp, take_none)
+            victims = move_victims(opp, rules)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m1, opp, 0 if cap_wins else victims, frames)
             if not over:
@@ -263,7 +262,7 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
                     else:
                         n = walk_successors(WALK_BEST, b, own, vacant, h > 0, victims, jump,
                                             cap_wins, frames, &quiet[0], capp, 0, NULL)
-                    expect = ended(best_code(b) if n else blocked_code(m, o, full_draw), end)
+                    expect = ended(best_code(b) if n else blocked_code(m, o, rules), end)
                     if LINE_WINS and won_by_line(own, opp):
                         expect = V_LINE_WON
                     if fingerprint:

@@ -8,6 +8,7 @@
 # it provides and what it uses):
 #
 # - ``board.pxi``: tables (adjacency, mills, symmetries) filled from :mod:`solver.board`
+# - ``rules.pxi``: the rule options as one int of flags, as solver.rules.Rules.flags builds it
 # - ``guards.pxi``: the checks of what Python callers pass (threads, array sizes, masks)
 # - ``movegen.pxi``: forward moves and quiet un-moves on point masks, the packed-move codec
 # - ``index.pxi``: the symmetry-reduced index of a subspace
@@ -25,9 +26,10 @@
 #
 # The independent oracle is not here: it is its own module per board,
 # ``solver.verify._oracle`` and ``solver.verify._oracle_<board>`` (``ext/oracle.pxi``),
-# which compiles in only board.pxi, guards.pxi and movegen.pxi.
+# which compiles in only board.pxi, rules.pxi, guards.pxi and movegen.pxi.
 
 include "board.pxi"
+include "rules.pxi"
 include "guards.pxi"
 include "movegen.pxi"
 include "index.pxi"

@@ -16,7 +16,8 @@
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
 #           count_moves_batch.
-# Uses:     board.pxi (ADJ, MILL, MILL_AT, MILL_THIRDS, FULL, popcount, ctz), LINE_WINS (the module's).
+# Uses:     board.pxi (ADJ, MILL, MILL_AT, MILL_THIRDS, FULL, popcount, ctz), LINE_WINS (the module's),
+#           rules.pxi (the rule flags: ``rules`` below).
 
 cdef enum:
     NO_POINT = 31
@@ -88,19 +89,20 @@ cdef inline uint32_t mill_closers(uint32_t rest) noexcept nogil:
     return MILL_THIRDS[ctz(rest)][ctz(rest & (rest - 1))]
 
 
-cdef inline uint32_t takeable(uint32_t enemy, bint take_none) noexcept nogil:
-    """Enemy stones a closed mill may take (the protection rule)."""
+cdef inline uint32_t takeable(uint32_t enemy, int rules) noexcept nogil:
+    """Enemy stones a closed mill may take (the protection rule) under the rule flags
+    ``rules`` (RULE_TAKE_NONE: none where all stand in mills)."""
     cdef uint32_t free = enemy & ~mill_points(enemy)
     if free:
         return free
-    return 0 if take_none else enemy
+    return 0 if rules & RULE_TAKE_NONE else enemy
 
 
-cdef inline uint32_t move_victims(uint32_t opp, bint take_none) noexcept nogil:
+cdef inline uint32_t move_victims(uint32_t opp, int rules) noexcept nogil:
     """The stones of opp that a mill closed by the side to move may take: takeable, or
     none where a line wins (a line takes nothing).  c_moves_rules finds them per
     position; the walks by opponent sets once for all positions of one opponent set."""
-    return 0 if LINE_WINS else takeable(opp, take_none)
+    return 0 if LINE_WINS else takeable(opp, rules)
 
 
 cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
@@ -135,15 +137,16 @@ cdef inline int add_steps(uint32_t own, int origin, uint32_t targets, uint32_t v
 
 
 cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                              bint jumping, bint take_none, bint mixed, uint32_t* out) noexcept nogil:
-    """Legal moves of the side to move (own) into out; returns how many (0 if game over).
+                              int rules, uint32_t* out) noexcept nogil:
+    """Legal moves of the side to move (own) under the rule flags ``rules`` into out;
+    returns how many (0 if game over).
 
-    A side with stones in hand places; under mixed placement (``mixed``: Lasker) it may
-    also move a stone, and it jumps when its stones on the board and in hand are three
-    (solver.position.Position._steps)."""
+    A side with stones in hand places; under mixed placement (RULE_MIXED: Lasker) it may
+    also move a stone, and it jumps (RULE_JUMPING) when its stones on the board and in
+    hand are three (solver.position.Position._steps)."""
     cdef int n = 0, origin
     cdef uint32_t free = FULL & ~(own | opp)
-    cdef uint32_t victims = move_victims(opp, take_none)
+    cdef uint32_t victims = move_victims(opp, rules)
     cdef uint32_t origins
     cdef bint jump
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
@@ -152,9 +155,9 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
         return 0            # a line stands: the game is over
     if own_hand > 0:
         n = add_steps(own, NO_POINT, free, victims, out, n)
-        if not mixed:
+        if not rules & RULE_MIXED:
             return n
-    jump = jumping and popcount(own) + own_hand == 3
+    jump = (rules & RULE_JUMPING) and popcount(own) + own_hand == 3
     origins = own
     while origins:
         origin = ctz(origins)
@@ -164,32 +167,31 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
 
 
 cdef inline int c_moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                          bint jumping, bint take_none, uint32_t* out) noexcept nogil:
+                          int rules, uint32_t* out) noexcept nogil:
     """Legal moves of the side to move (own) into out under separate placement (every
     stone placed before any moves): c_moves_rules without mixed placement."""
-    return c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, False, out)
+    return c_moves_rules(own, opp, own_hand, opp_hand, rules & ~RULE_MIXED, out)
 
 
 cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                                bint jumping, bint take_none, bint mixed, int kinds,
-                                uint32_t* out) noexcept nogil:
+                                int rules, int kinds, uint32_t* out) noexcept nogil:
     """Quiet un-moves: moves of the last mover (opp) that took nothing and led here.
 
     Each is packed like a forward move of the predecessor (take = NO_POINT); kinds
     selects un-placements (UNPLACE) and un-slides/jumps (UNSLIDE).  The last mover
-    slid or jumped with none in hand, or with some under mixed placement (``mixed``),
+    slid or jumped with none in hand, or with some under mixed placement (RULE_MIXED),
     and jumped when its stones, board plus hand, were three.
     """
     cdef int n = 0, target, origin
     cdef uint32_t free = FULL & ~(own | opp)
     cdef uint32_t movers = opp, origins, before
     # A mill the last move closed took nothing only if nothing was takeable from own
-    # (where a line wins, a closed line never takes): takeable(own, take_none) == 0,
-    # which is own empty, or take_none with all of own in mills (the mills looked at
+    # (where a line wins, a closed line never takes): takeable(own, rules) == 0,
+    # which is own empty, or take-none with all of own in mills (the mills looked at
     # only then: this runs for every state of a push round's frontier).
-    cdef bint mills_quiet = LINE_WINS or own == 0 or (take_none and mill_points(own) == own)
-    cdef bint jump = jumping and popcount(opp) + opp_hand == 3
-    cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or mixed)
+    cdef bint mills_quiet = LINE_WINS or own == 0 or ((rules & RULE_TAKE_NONE) and mill_points(own) == own)
+    cdef bint jump = (rules & RULE_JUMPING) and popcount(opp) + opp_hand == 3
+    cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or (rules & RULE_MIXED))
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
         return 0
     if LINE_WINS and mill_points(own):
@@ -217,9 +219,9 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
 
 
 cdef inline int c_unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                            bint jumping, bint take_none, int kinds, uint32_t* out) noexcept nogil:
+                            int rules, int kinds, uint32_t* out) noexcept nogil:
     """c_unmoves_rules under separate placement."""
-    return c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, False, kinds, out)
+    return c_unmoves_rules(own, opp, own_hand, opp_hand, rules & ~RULE_MIXED, kinds, out)
 
 
 # --- Python access, for tests and tools (not for hot loops) --------------------------
@@ -230,31 +232,29 @@ def line_wins():
     return bool(LINE_WINS)
 
 
-def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                 bint jumping=True, bint take_none=False, bint mixed=False):
-    """Forward moves of the kernel as packed ints (see the header of movegen.pxi);
-    ``mixed``: mixed placement (a side with stones in hand may also move)."""
+def moves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand, int rules=RULE_JUMPING):
+    """Forward moves of the kernel as packed ints (see the header of movegen.pxi) under
+    the rule flags ``rules`` (solver.rules.Rules.flags; the standard game's by default)."""
     cdef uint32_t buf[MAX_MOVES]
     cdef int n
     check_position(own, opp)
-    n = c_moves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, buf)
+    n = c_moves_rules(own, opp, own_hand, opp_hand, rules, buf)
     return [buf[i] for i in range(n)]
 
 
-def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand,
-                   bint jumping=True, bint take_none=False, int kinds=UNPLACE | UNSLIDE,
-                   bint mixed=False):
-    """Quiet un-moves of the kernel as packed ints (``mixed`` as for moves_packed)."""
+def unmoves_packed(uint32_t own, uint32_t opp, int own_hand, int opp_hand, int rules=RULE_JUMPING,
+                   int kinds=UNPLACE | UNSLIDE):
+    """Quiet un-moves of the kernel as packed ints (``rules`` as for moves_packed)."""
     cdef uint32_t buf[MAX_MOVES]
     cdef int n
     check_position(own, opp)
-    n = c_unmoves_rules(own, opp, own_hand, opp_hand, jumping, take_none, mixed, kinds, buf)
+    n = c_unmoves_rules(own, opp, own_hand, opp_hand, rules, kinds, buf)
     return [buf[i] for i in range(n)]
 
 
 def count_moves_batch(const uint32_t[::1] own, const uint32_t[::1] opp,
                       const int8_t[::1] own_hand, const int8_t[::1] opp_hand,
-                      bint jumping=True, bint take_none=False):
+                      int rules=RULE_JUMPING):
     """Number of legal moves of many positions at once (for benchmarks)."""
     cdef Py_ssize_t i, n = own.shape[0]
     cdef uint32_t buf[MAX_MOVES]
@@ -265,5 +265,5 @@ def count_moves_batch(const uint32_t[::1] own, const uint32_t[::1] opp,
     cdef int32_t[::1] res = out
     with nogil:
         for i in range(n):
-            res[i] = c_moves_packed(own[i], opp[i], own_hand[i], opp_hand[i], jumping, take_none, buf)
+            res[i] = c_moves_packed(own[i], opp[i], own_hand[i], opp_hand[i], rules, buf)
     return out

@@ -6,7 +6,7 @@
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
 #           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
-# Uses:     board.pxi, guards.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
+# Uses:     board.pxi, rules.pxi, guards.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
 #           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
 # Why it is independent of the fast solver (retro.pxi + index.pxi):
@@ -29,7 +29,7 @@
 #     loss in k : every move leads to a decided win and the longest is k-1 (no moves,
 #                 i.e. blocked, is the case k = 0: the longest of nothing is -1),
 #                 except on a full board (no point free) where the rules draw it
-#                 (``full_draw``, Twelve Men's Morris): no sweep decides that one.
+#                 (RULE_FULL_DRAW, Twelve Men's Morris): no sweep decides that one.
 #   Where a line wins (LINE_WINS), a position where a line stands has no moves
 #   (c_moves_packed): lost in 0 as a blocked one, unless only the side to move has a
 #   line (movegen.pxi won_by_line): the rules count that as won, and its code is that
@@ -72,6 +72,7 @@
 
 # Compiled in: the board tables and the rules kernel c_moves_rules, the one thing shared.
 include "board.pxi"
+include "rules.pxi"
 include "guards.pxi"
 include "movegen.pxi"
 
@@ -230,16 +231,16 @@ def oracle_index(int m, int o, uint32_t own, uint32_t opp):
 
 
 def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
-                 const uint16_t[::1] cap, int k, bint jumping, bint take_none,
+                 const uint16_t[::1] cap, int k, int rules,
                  uint16_t[::1] cap_win, uint16_t[::1] loss_rows,
                  const uint16_t[::1] quiet_loss_rows, uint32_t[::1] blocker, int jobs=2,
-                 int hm=0, int ho=0, bint mixed=False, place=None, place_cap=None,
-                 bint full_draw=False):
+                 int hm=0, int ho=0, place=None, place_cap=None):
     """Sweep k over subspace m-o: decide every undecided state whose value is fixed at k plies.
 
     ``quiet``: the oracle array of o-m (the same array as ``val`` when m == o);
     ``cap``: the solved oracle array of (o-1)-m (ignored when o == 3, and on a full
-    board, which has no move).  ``full_draw``: a full board is drawn, not lost.
+    board, which has no move).  ``rules``: the rule flags (solver.rules.Rules.flags;
+    RULE_FULL_DRAW: a full board is drawn, not lost).
     With stones in hand (mixed placement) the subspace is m-o+hm-ho: ``quiet`` is
     o-m+ho-hm (a move keeps the hands), ``cap`` (o-1)-m+ho-hm, and ``place`` and
     ``place_cap`` the solved oracle arrays of o-(m+1)+ho-(hm-1) and (o-1)-(m+1)+ho-(hm-1)
@@ -309,7 +310,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     val[i] = 2
                     decided += 1
                 continue
-            if full_draw and (own | opp) == FULL:
+            if (rules & RULE_FULL_DRAW) and (own | opp) == FULL:
                 continue        # blocked on a full board: drawn, left to oracle_finish
             found = False
             if k % 2 == 1 and k > 1:
@@ -329,7 +330,7 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
                     if c == ORC_UNDECIDED or c == 0 or (c - 1) % 2 == 0:
                         continue
             if not found:
-                nm = c_moves_rules(own, opp, hm, ho, jumping, take_none, mixed, moves)
+                nm = c_moves_rules(own, opp, hm, ho, rules, moves)
                 opp_part = orc_rank(opp) * per_child     # children have opp to move
                 longest = -1
                 best_cap = ORC_NONE

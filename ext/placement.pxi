@@ -43,8 +43,10 @@ cdef int _check_placement(int m, int o, int hm, int ho, int jobs) except -1:
 
 def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
                      const uint16_t[::1] quiet_child, const uint16_t[::1] capture_child,
-                     bint jumping, bint take_none, int jobs=2):
-    """Values of placement subspace (m, o, hm, ho) from its successors' values.
+                     int rules, int jobs=2):
+    """Values of placement subspace (m, o, hm, ho) from its successors' values, under
+    the rule flags ``rules`` (solver.rules.Rules.flags; separate placement, whatever
+    their RULE_MIXED).
 
     ``quiet_child``: subspace (o, m+1) with hands (ho, hm-1); ``capture_child``:
     (o-1, m+1) with the same hands, or empty when a capture leaves the opponent with
@@ -82,7 +84,7 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
             if LINE_WINS and won_by_line(own, opp):
                 out[slot] = V_LINE_WON
                 continue
-            n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
+            n = c_moves_packed(own, opp, hm, ho, rules, moves)
             best_reset(b)
             for i in range(n):
                 mv = moves[i]
@@ -160,8 +162,7 @@ cdef int _check_children(int m, int o, const uint16_t[::1] val, const uint16_t[:
 
 def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
                     const uint16_t[::1] quiet, const uint16_t[::1] cap,
-                    bint jumping, bint take_none, int64_t rep_start=0, int64_t rep_stop=-1,
-                    int jobs=2):
+                    int rules, int64_t rep_start=0, int64_t rep_stop=-1, int jobs=2):
     """Codes of the positions of placement subspace (m, o, hm, ho) whose opponent stones
     are one of the representatives [rep_start, rep_stop) of o-stone sets, from the
     children's stored codes, written to their slots in ``val``; returns how many.
@@ -203,7 +204,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
         for r in prange(rep_start, rep_stop, schedule="dynamic", chunksize=1):
             group_walk_start(w, m, o, r)
             opp = w.opp
-            victims = move_victims(opp, take_none)
+            victims = move_victims(opp, rules)
             successor_frames(o, m + 1, opp, 0 if cap_wins else victims, sides)
             prefetch_blocks(o, m + 1, victims, sides, qp, cp if not cap_wins else NULL)
             while True:
@@ -223,8 +224,7 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
 
 def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                    const uint16_t[::1] quiet, const uint16_t[::1] cap,
-                   bint jumping, bint take_none, int64_t start=0, int64_t stop=-1,
-                   bint check=False, int max_bad=16, int jobs=2):
+                   int rules, int64_t start=0, int64_t stop=-1, bint check=False, int max_bad=16, int jobs=2):
     """Values of slots [start, stop) of placement subspace (m, o, hm, ho) from its
     children's stored codes, written to ``val`` (or, with ``check``, compared with it).
 
@@ -286,7 +286,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
                 if LINE_WINS and won_by_line(own, opp):
                     count[j] = LINE_WON_MARK
                     continue
-                n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
+                n = c_moves_packed(own, opp, hm, ho, rules, moves)
                 fixed_own_init(fo, o, m + 1, opp, own)
                 for i in range(n):
                     mv = moves[i]
@@ -338,7 +338,7 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
 
 def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
                     uint8_t[::1] quiet_reach, uint8_t[::1] cap_reach,
-                    bint jumping, bint take_none, int jobs=2):
+                    int rules, int jobs=2):
     """Mark the children of the reached slots of placement subspace (m, o, hm, ho).
 
     ``reached[slot]`` != 0: the slot's position arises from the start.  Sets
@@ -376,7 +376,7 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
             c_position_at(m, o, slot, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = c_moves_packed(own, opp, hm, ho, jumping, take_none, moves)
+            n = c_moves_packed(own, opp, hm, ho, rules, moves)
             fixed_own_init(fo, o, m + 1, opp, own)
             for i in range(n):
                 mv = moves[i]

@@ -263,14 +263,14 @@ cdef inline int walk_successors(int mode, Best* into, uint32_t own, uint32_t vac
     return n
 
 
-cdef inline int blocked_code(int m, int o, bint full_draw) noexcept nogil:
+cdef inline int blocked_code(int m, int o, int rules) noexcept nogil:
     """Code of a position of m-o whose side to move has no legal move: lost in 0, but
-    drawn where the rules draw a full board (Twelve Men's Morris) and m + o stones fill
+    drawn where the rules draw a full board (RULE_FULL_DRAW: Twelve Men's Morris) and m + o stones fill
     it (docs/design.md §9).  The full board is a moving-phase position: stones in hand
     would need free points (rules.Rules allows at most NPTS / 2 stones a side), so
     only the moving phase's kernels ask (mixed placement's too, where m + o == NPTS
     leaves both hands empty); the placement phase reads its values."""
-    if full_draw and m + o == NPTS:
+    if (rules & RULE_FULL_DRAW) and m + o == NPTS:
         return V_DRAW
     return 1
 
@@ -551,23 +551,23 @@ cdef inline bint won_by(uint16_t c, int d) noexcept nogil:
 
 
 cdef inline int quiet_step_count(int m, int o, int h, int k, uint32_t own, uint32_t opp,
-                                 bint jumping, bint take_none, bint mixed) noexcept nogil:
+                                 int rules) noexcept nogil:
     """The quiet steps (slides or jumps that take nothing) of (own, opp) of m-o+h-k: its
     count of distinct successors in the unit where no symmetry fixes opp (distinct moves
     then reach distinct slots; no slot is needed, a jumping side's 40-odd indexes
     saved); none where c_moves_rules has none, or only placements (separate placement
     with stones in hand).  Any image of the position has the same count."""
     cdef int j = 0
-    if (m + h < 3 or o + k < 3 or (h > 0 and not mixed)
+    if (m + h < 3 or o + k < 3 or (h > 0 and not rules & RULE_MIXED)
             or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
         return 0
-    walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False, move_victims(opp, take_none),
-                    jumping and m + h == 3, False, NULL, NULL, NULL, 0, &j)
+    walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False, move_victims(opp, rules),
+                    (rules & RULE_JUMPING) and m + h == 3, False, NULL, NULL, NULL, 0, &j)
     return j
 
 
 cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, uint32_t opp,
-                                      bint jumping, bint take_none, bint mixed, uint32_t* moves,
+                                      int rules, uint32_t* moves,
                                       int64_t* succ, int64_t* table, const uint16_t* codes,
                                       int d) noexcept nogil:
     """Distinct slots of o-m+k-h reached from (own, opp) of m-o+h-k by moves that stay in
@@ -576,8 +576,8 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
     cdef IndexFrame f
     c_index_frame(o, m, opp, &f)
     if codes == NULL and not f.stab:
-        return quiet_step_count(m, o, h, k, own, opp, jumping, take_none, mixed)
-    n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
+        return quiet_step_count(m, o, h, k, own, opp, rules)
+    n = c_moves_rules(own, opp, h, k, rules, moves)
     for i in range(n):
         if inside(moves[i]):
             succ[j] = c_index_in_frame(&f, moved(own, moves[i]))
@@ -595,13 +595,13 @@ cdef inline int quiet_successor_count(int m, int o, int h, int k, uint32_t own, 
 # --- the solve -----------------------------------------------------------------------
 
 cdef inline int init_code(Best* b, int nmoves, int quiet, int m, int o,
-                          bint full_draw) noexcept nogil:
+                          int rules) noexcept nogil:
     """The code a state of m-o with ``nmoves`` moves, ``quiet`` of them inside its unit,
     starts the rounds with, ``b`` holding the codes of the others (captures): a
     (tentative) win, the value where all moves leave the unit or none exists, else
     undecided with what the captures allow (0: nothing)."""
     if b.win != NO_WIN or quiet == 0:
-        return best_code(b) if nmoves else blocked_code(m, o, full_draw)
+        return best_code(b) if nmoves else blocked_code(m, o, rules)
     if b.draw:
         return V_PENDING | V_DRAW_CAPTURE | b.loss
     if b.loss:
@@ -609,12 +609,12 @@ cdef inline int init_code(Best* b, int nmoves, int quiet, int m, int o,
     return 0
 
 
-def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
-               bint jumping, bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False,
-               place=None, place_cap=None, bint full_draw=False, bint grouped=True):
-    """Initialise subspace m-o: blocked states and capture outcomes.
+def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap, int rules,
+               int jobs=2, int h=0, int k=0, place=None, place_cap=None, bint grouped=True):
+    """Initialise subspace m-o under the rule flags ``rules`` (solver.rules.Rules.flags):
+    blocked states and capture outcomes.
 
-    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  ``full_draw``:
+    ``cap`` holds the solved subspace (o-1)-m (ignored when o == 3).  RULE_FULL_DRAW:
     a side blocked on a full board draws (blocked_code; the draw is the undecided
     code 0, which no round changes: a full board has neither moves nor un-moves, and
     retro_finish leaves it a draw).  The rounds need the codes
@@ -648,7 +648,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
     n_slots = c_subspace_slots(m, o)
     check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
     if grouped and h == 0 and k == 0:
-        return _init_grouped(m, o, val, &x, jumping, take_none, jobs, full_draw)
+        return _init_grouped(m, o, val, &x, rules, jobs)
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
@@ -676,7 +676,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                 if LINE_WINS and won_by_line(own, opp):
                     val[slot] = V_LINE_WON
                     continue
-                n = c_moves_rules(own, opp, h, k, jumping, take_none, mixed, moves)
+                n = c_moves_rules(own, opp, h, k, rules, moves)
                 first[j] = total
                 nmoves[j] = n
                 q = 0
@@ -698,7 +698,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
                 best_reset(b)
                 for i in range(first[j], first[j] + nmoves[j] - quiet[j]):
                     best_add(b, outside_read(ents[i], &x))
-                val[slot] = <uint16_t>init_code(b, nmoves[j], quiet[j], m, o, full_draw)
+                val[slot] = <uint16_t>init_code(b, nmoves[j], quiet[j], m, o, rules)
         free(moves)
         free(scratch)
         free(ents)
@@ -710,7 +710,7 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap,
 
 
 cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
-                         bint jumping, bint take_none, int jobs, bint full_draw):
+                         int rules, int jobs):
     """retro_init of a moving subspace m-o (no stones in hand): the same codes, with the
     positions visited grouped by the opponent's stones, as retro_check_grouped visits
     them.  For one representative Y of the o-stone sets, the captures of every
@@ -724,7 +724,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
     cdef int64_t r, blk, lo, hi, nblk = (n_slots + SCAN_SLOTS - 1) >> SCAN_SHIFT
     cdef uint32_t own, opp, vacant, victims
     cdef bint opp_line
-    cdef bint jump = jumping and m == 3
+    cdef bint jump = (rules & RULE_JUMPING) and m == 3
     cdef uint32_t* owns
     cdef int64_t* wslot       # the batch's positions to write: slots, codes, own sets
     cdef int* wcode           # and their entries of CANON[m]
@@ -753,7 +753,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
             group_walk_start(w, m, o, r)
             opp = w.opp
             vacant = FULL & ~opp
-            victims = move_victims(opp, take_none)
+            victims = move_victims(opp, rules)
             opp_line = LINE_WINS and mill_points(opp) != 0
             successor_frames(o, m, opp, 0 if x.cap_wins else victims, frames)
             if not x.cap_wins:
@@ -775,7 +775,7 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
                         else:
                             n = walk_successors(WALK_CAPTURES, b, own, vacant, False, victims,
                                                 jump, x.cap_wins, frames, NULL, x.cap, 0, &q)
-                        code = init_code(b, n, q, m, o, full_draw)
+                        code = init_code(b, n, q, m, o, rules)
                     if code != 0:
                         wown[nw] = own
                         wcode[nw] = code
@@ -1068,8 +1068,7 @@ cdef int _check_round(int m, int o, const uint16_t[::1] child, const uint16_t[::
 
 def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] child,
                 uint16_t[::1] pred, const uint8_t[::1] pred_floor, uint16_t[::1] pred_due,
-                int d, bint jumping, bint take_none, bint recount=False, int jobs=2, int h=0,
-                int k=0, bint mixed=False):
+                int d, int rules, bint recount=False, int jobs=2, int h=0, int k=0):
     """One round: the states of m-o decided with plies d (``frontier``, their slots)
     inform their predecessors in o-m.
 
@@ -1154,7 +1153,7 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                 jj = j - blk * ROUND_BATCH
                 owns[jj] = own
                 stabs[jj] = REP_STAB[m][slot // per] != 0      # a symmetry fixes own
-                n = c_unmoves_rules(own, opp, h, k, jumping, take_none, mixed, UNSLIDE, moves)
+                n = c_unmoves_rules(own, opp, h, k, rules, UNSLIDE, moves)
                 counts[jj] = n
                 for i in range(n):
                     mv = moves[i]
@@ -1208,11 +1207,11 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
                             # no symmetry fixes the predecessor's opponent (the frontier
                             # state's own): its quiet steps, from the stones at hand
                             c = quiet_step_count(o, m, k, h, stones[2 * i], stones[2 * i + 1],
-                                                 jumping, take_none, mixed)
+                                                 rules)
                         else:
                             c_position_at(o, m, p, &scratch[0], &scratch[1])
-                            c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], jumping,
-                                                      take_none, mixed, moves, succ, table, codes, d)
+                            c = quiet_successor_count(o, m, k, h, scratch[0], scratch[1], rules,
+                                                      moves, succ, table, codes, d)
                         # all compute the same c; where another thread's stands, it may
                         # have been decremented already
                         atomic_cas_u16(&pred[p], v, <uint16_t>(V_PENDING | (v & V_HAS_FLOOR) | c))
@@ -1341,8 +1340,8 @@ cdef inline int rest_pull(uint32_t own, const RestPull* tab) noexcept nogil:
 
 
 def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
-               const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping,
-               bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
+               const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, int rules,
+               int jobs=2, int h=0, int k=0):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
     plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
@@ -1356,7 +1355,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
     else it stops at the first successor not won, and its count, if known, becomes
     unknown again: the push round that next needs it computes it afresh, leaving out
     the successors already won (retro_round with recount).  Returns the number of
-    states decided that were undecided.  Hands and ``mixed`` as for retro_round.
+    states decided that were undecided.  Hands and ``rules`` as for retro_round.
 
     This walk goes in slot order, reading each state's successors far away; it suits
     rounds where few states can be decided (it skips the others at the cost of a
@@ -1387,7 +1386,7 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
             c_position_at(o, m, p, &scratch[0], &scratch[1])
             own = scratch[0]
             opp = scratch[1]
-            n = c_moves_rules(own, opp, k, h, jumping, take_none, mixed, moves)
+            n = c_moves_rules(own, opp, k, h, rules, moves)
             c_index_frame(m, o, opp, frame)
             # successors in batches of PULL_BATCH, prefetched, so that the first
             # one that settles the state stops the work
@@ -1421,8 +1420,8 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
 
 
 def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
-                       const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, bint jumping,
-                       bint take_none, int jobs=2, int h=0, int k=0, bint mixed=False):
+                       const uint8_t[::1] pred_floor, uint16_t[::1] pred_due, int d, int rules,
+                       int jobs=2, int h=0, int k=0):
     """Round d the other way round (pull): every state of o-m (``pred``) that round d
     can decide looks at its quiet successors in m-o (``child``) for ones decided with
     plies d.  Decides exactly what ``retro_round`` with the frontier of m-o at d would,
@@ -1436,7 +1435,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     else it stops at the first successor not won, and its count, if known, becomes
     unknown again: the push round that next needs it computes it afresh, leaving out
     the successors already won (retro_round with recount).  Returns the number of
-    states decided that were undecided.  Hands and ``mixed`` as for retro_round.
+    states decided that were undecided.  Hands and ``rules`` as for retro_round.
 
     The states of o-m are visited grouped by the opponent's stones (as
     retro_check_grouped does): for one representative Y of the m-stone sets, the
@@ -1461,14 +1460,14 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     cdef int nb, nd, j, look
     cdef uint32_t vacant, victims
     cdef bint hit, stopped, opp_line
-    cdef bint jump = jumping and o + k == 3
+    cdef bint jump = (rules & RULE_JUMPING) and o + k == 3
     cdef bint by_rests = jump and k == 0        # (three stones on the board: rest_pull)
     cdef RestPull* rests        # [NPTS * NPTS], per thread
     cdef bint tabled
     cdef int64_t spent, budget
     # no quiet move at all (c_moves_rules): the game is over, or the side to move has
     # stones in hand and may only place (separate placement)
-    cdef bint over = o + k < 3 or m + h < 3 or (k > 0 and not mixed)
+    cdef bint over = o + k < 3 or m + h < 3 or (k > 0 and not rules & RULE_MIXED)
     cdef bint wide
     _check_round(m, o, child, pred, pred_due, jobs)
     n_pred = pred.shape[0]
@@ -1485,7 +1484,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
             c_index_frame(m, o, opp, &fy[NPTS])     # a representative's: g = 0
             prefetch_blocks(m, o, 0, fy, &child[0], NULL)
             vacant = FULL & ~opp
-            victims = move_victims(opp, take_none)
+            victims = move_victims(opp, rules)
             opp_line = LINE_WINS and mill_points(opp) != 0
             # A jumping side's table (rest_pull_table) costs 3 C(v, 3) reads, its states'
             # own walks stop at the first step that settles them: they walk until they
@@ -1533,7 +1532,7 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
 
 
 def quiet_step_counts(const uint32_t[::1] own, const uint32_t[::1] opp, int h=0, int k=0,
-                      bint jumping=True, bint take_none=False, bint mixed=False):
+                      int rules=RULE_JUMPING):
     """quiet_step_count of many positions (own to move, stones in hand h and k): the count
     a push round gives a state that no symmetry fixes (for tests: it must equal the
     number of c_moves_rules's moves that stay in the unit)."""
@@ -1544,7 +1543,7 @@ def quiet_step_counts(const uint32_t[::1] own, const uint32_t[::1] opp, int h=0,
     with nogil:
         for i in range(n):
             res[i] = quiet_step_count(popcount(own[i]), popcount(opp[i]), h, k, own[i], opp[i],
-                                      jumping, take_none, mixed)
+                                      rules)
     return out
 
 

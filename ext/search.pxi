@@ -129,7 +129,7 @@ ctypedef struct SearchCtx:
     int64_t nodes
     int need_m, need_o          # the view the search needs (-1: a leaf hit a slack slot,
                                 # NEED_STOPPED: stopped)
-    bint jumping, take_none
+    int rules                   # the rule flags (rules.pxi)
     int stop                    # set by another thread (flag_set): unwind
     double deadline             # monotonic seconds; 0: none
     int64_t next_look           # nodes at which the flag and the clock are looked at next
@@ -282,7 +282,7 @@ cdef int negamax(SearchCtx* c, uint32_t own, uint32_t opp, int hm, int ho,
         alpha = lower
     if upper < beta:
         beta = upper
-    n = c_moves_packed(own, opp, hm, ho, c.jumping, c.take_none, moves)
+    n = c_moves_packed(own, opp, hm, ho, c.rules, moves)
     if hm == 1 and ho == 0:
         best = leaf_children(c, own, opp, moves, n, beta, &best_move)
         if best == S_ABORT:
@@ -357,13 +357,12 @@ cdef class SearchEngine:
     cdef SearchCtx c
     cdef dict _views
 
-    def __cinit__(self, int table_bits=24, bint jumping=True, bint take_none=False):
+    def __cinit__(self, int table_bits=24, int rules=RULE_JUMPING):
         if not 4 <= table_bits <= 34:
             raise ValueError("table_bits must lie in 4..34")
         memset(&self.c, 0, sizeof(SearchCtx))
         self.c.table_bits = table_bits
-        self.c.jumping = jumping
-        self.c.take_none = take_none
+        self.c.rules = rules
         self.c.table = <uint64_t*>aligned_calloc((<size_t>1 << table_bits) * sizeof(uint64_t))
         if self.c.table == NULL:
             raise MemoryError(f"transposition table of 2^{table_bits} entries")

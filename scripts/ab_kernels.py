@@ -134,7 +134,7 @@ def workload(db: Path, what: str, name: str, jobs: int, taker=None):
             out = []
             for s, cap in work:
                 val = np.empty(s.slots, dtype=np.uint16)
-                kernels.retro_init(s.m, s.o, val, cap, rules.jumping, rules.take_none, jobs)
+                kernels.retro_init(s.m, s.o, val, cap, rules.flags, jobs)
                 out.append(storage.sha256_of(val))
             return tuple(out)
         return run

@@ -49,8 +49,7 @@ def game_positions(rules: Rules, games: int, plies: int, seed: int, moving: bool
         for _ in range(plies + 1):
             if not moving or not pos.in_placement:
                 lines.append(format_position(pos))
-            moves = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.jumping,
-                                         rules.take_none, mixed=rules.mixed)
+            moves = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
             if not moves or pos.terminal_wdl(rules) is not None:
                 break
             pos = pos.play_unchecked(Move.unpack(rng.choice(moves), rules.board))

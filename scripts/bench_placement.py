@@ -101,7 +101,7 @@ def run_sample(rules: Rules, blocks: int, block: int, seed: int) -> None:
         c0 = cpu_seconds()
         for s in starts:
             _kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, val, q, c,
-                                     rules.jumping, rules.take_none, int(s), int(s) + n, 1)
+                                     rules.flags, int(s), int(s) + n, 1)
         per_rep = (cpu_seconds() - c0) / (n * len(starts))
         per_slot = per_rep * reps / sub.slots
         total_slots += sub.slots
@@ -138,8 +138,8 @@ def run_check(rules: Rules, root: Path, names: list[str], jobs: int) -> None:
             cpu, wall = cpu_seconds(), time.perf_counter()
             if walk == "slot order":
                 ok = all(sub.kernels.placement_pass(
-                    sub.m, sub.o, sub.own_hand, sub.opp_hand, values, q, cap, rules.jumping,
-                    rules.take_none, start, min(sub.slots, start + CHECK_BLOCK), True, 16,
+                    sub.m, sub.o, sub.own_hand, sub.opp_hand, values, q, cap, rules.flags,
+                    start, min(sub.slots, start + CHECK_BLOCK), True, 16,
                     jobs)[1] == 0 for start in range(0, sub.slots, CHECK_BLOCK))
             else:
                 ok = check_by_opponent_sets(sub, values, q, cap, rules, jobs)[1]

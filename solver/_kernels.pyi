@@ -5,7 +5,9 @@ checked Python entry points; each ``nogil`` function that does the work has the 
 name with the prefix ``c_`` (see ext/kernels.pxi).
 Subspaces are given as their stone counts ``m, o`` (``*subspace`` for a
 :class:`solver.index.Subspace`); moves are packed ints (:meth:`solver.position.Move.pack`);
-value arrays hold uint16 codes (:mod:`solver.values`).
+value arrays hold uint16 codes (:mod:`solver.values`).  ``rules`` is the rule options
+as one int (:attr:`solver.rules.Rules.flags`, the bits of :class:`solver.rules.RuleFlag`);
+where it has a default, the standard game's (jumping, take-any, separate placement).
 Bad arguments raise ValueError at entry, before any work (ext/guards.pxi): a subspace
 or hands beyond the index, an array of another length than the subspace needs, masks
 that are no position of the board, ``jobs``/``threads`` outside 1..MAX_JOBS
@@ -27,19 +29,22 @@ from solver.board import Board
 
 BOARD: Board
 
+# --- rules.pxi: the rule flags --------------------------------------------------------------
+
+def rule_flag_bits() -> dict[str, int]:
+    """The bits of the rule flags compiled in (equal to solver.rules.RuleFlag)."""
+
 # --- movegen.pxi: moves on point masks ------------------------------------------------
 
-def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int,
-                 jumping: bool = True, take_none: bool = False, mixed: bool = False) -> list[int]:
-    """Legal moves of the side to move (own), packed; [] when the game is over
-    (``mixed``: a side with stones in hand may also move)."""
+def moves_packed(own: int, opp: int, own_hand: int, opp_hand: int, rules: int = 1) -> list[int]:
+    """Legal moves of the side to move (own), packed; [] when the game is over."""
 def line_wins() -> bool:
     """Whether these kernels play a line of three as winning outright (LINE_WINS)."""
-def unmoves_packed(own: int, opp: int, own_hand: int, opp_hand: int, jumping: bool = True,
-                   take_none: bool = False, kinds: int = 3, mixed: bool = False) -> list[int]:
+def unmoves_packed(own: int, opp: int, own_hand: int, opp_hand: int, rules: int = 1,
+                   kinds: int = 3) -> list[int]:
     """Quiet un-moves of the last mover (opp), packed like its forward moves."""
 def count_moves_batch(own: U32, opp: U32, own_hand: NDArray[np.int8], opp_hand: NDArray[np.int8],
-                      jumping: bool = True, take_none: bool = False) -> NDArray[np.int32]: ...
+                      rules: int = 1) -> NDArray[np.int32]: ...
 
 # --- index.pxi: the symmetry-reduced index ------------------------------------------------
 
@@ -65,14 +70,12 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 
 # --- retro.pxi: retrograde analysis; check.pxi: the forward check --------------------------
 
-def retro_init(m: int, o: int, val: U16, cap: U16, jumping: bool, take_none: bool,
-               jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
-               place: U16 | None = None, place_cap: U16 | None = None,
-               full_draw: bool = False, grouped: bool = True) -> tuple[int, int]:
+def retro_init(m: int, o: int, val: U16, cap: U16, rules: int, jobs: int = 2, h: int = 0,
+               k: int = 0, place: U16 | None = None, place_cap: U16 | None = None,
+               grouped: bool = True) -> tuple[int, int]:
     """Initialise subspace m-o (m-o+h-k of a cycle of mixed placement, whose placements
     lead to ``place`` and ``place_cap``); returns the largest plies decided or pending so
-    far and the number of undecided states.  ``full_draw``: a full board is drawn, not
-    lost.  ``grouped``: a moving subspace's positions are visited by opponent sets (False:
+    far and the number of undecided states.  ``grouped``: a moving subspace's positions are visited by opponent sets (False:
     in slot order; the same codes)."""
 def retro_floor(val: U16, jobs: int = 2) -> U8:
     """Codes made ready for the rounds (counts inside them); returns the loss floor."""
@@ -80,34 +83,32 @@ def retro_due(slots: int) -> tuple[U16, U16]: ...
 def retro_frontier_size(val: U16, due: U16, holds: U16, d: int, jobs: int = 2) -> int: ...
 def retro_scan(val: U16, holds: U16, d: int, block: int, out: I64, jobs: int = 2) -> tuple[int, int]: ...
 def retro_round(m: int, o: int, frontier: I64, child: U16, pred: U16, pred_floor: U8,
-                pred_due: U16, d: int, jumping: bool, take_none: bool, recount: bool = False,
-                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False) -> int:
+                pred_due: U16, d: int, rules: int, recount: bool = False,
+                jobs: int = 2, h: int = 0, k: int = 0) -> int:
     """One round at plies d, pushed from the frontier; returns how many it decided."""
 def retro_pull(m: int, o: int, child: U16, pred: U16, pred_floor: U8, pred_due: U16, d: int,
-               jumping: bool, take_none: bool, jobs: int = 2, h: int = 0, k: int = 0,
-               mixed: bool = False) -> int:
+               rules: int, jobs: int = 2, h: int = 0, k: int = 0) -> int:
     """One round at plies d, pulled by the states it can decide, in slot order; returns
     how many."""
 def retro_pull_grouped(m: int, o: int, child: U16, pred: U16, pred_floor: U8, pred_due: U16,
-                       d: int, jumping: bool, take_none: bool, jobs: int = 2, h: int = 0,
-                       k: int = 0, mixed: bool = False) -> int:
+                       d: int, rules: int, jobs: int = 2, h: int = 0, k: int = 0) -> int:
     """retro_pull with the states grouped by the opponent's stones (successors from cache)."""
 def retro_finish(val: U16) -> None: ...
-def quiet_step_counts(own: U32, opp: U32, h: int = 0, k: int = 0, jumping: bool = True,
-                      take_none: bool = False, mixed: bool = False) -> NDArray[np.int32]:
+def quiet_step_counts(own: U32, opp: U32, h: int = 0, k: int = 0,
+                      rules: int = 1) -> NDArray[np.int32]:
     """The quiet steps (moves that stay in the unit) of each position (own, opp): a push
     round's count of a state that no symmetry fixes."""
-def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool, take_none: bool,
+def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
-                jobs: int = 2, h: int = 0, k: int = 0, mixed: bool = False,
+                jobs: int = 2, h: int = 0, k: int = 0,
                 place: U16 | None = None, place_cap: U16 | None = None,
-                full_draw: bool = False, end: int = 0) -> tuple[I64, int]:
+                end: int = 0) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many;
     ``end``: a blocked side and a take that leaves two stones count that many plies more."""
-def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, jumping: bool,
-                        take_none: bool, rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
-                        jobs: int = 2, full_draw: bool = False, h: int = 0,
-                        k: int = 0, fingerprint: bool = False, end: int = 0) -> tuple[I64, int, int, int]:
+def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,
+                        rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
+                        jobs: int = 2, h: int = 0, k: int = 0, fingerprint: bool = False,
+                        end: int = 0) -> tuple[I64, int, int, int]:
     """The same check over the positions whose opponent stones are the representatives
     [rep_start, rep_stop): slots that disagree, how many, how many were checked, and
     with ``fingerprint`` (no stored code read, none named) the sum mod 2^64 of the
@@ -120,16 +121,16 @@ def retro_fingerprint(val: U16, code: int, jobs: int = 2) -> tuple[int, int]:
 # --- placement.pxi: the placement phase by one backward pass -----------------------------
 
 def placement_values(m: int, o: int, hm: int, ho: int, out: U16, quiet_child: U16,
-                     capture_child: U16, jumping: bool, take_none: bool, jobs: int = 2) -> None: ...
+                     capture_child: U16, rules: int, jobs: int = 2) -> None: ...
 def placement_solve(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: U16,
-                    jumping: bool, take_none: bool, rep_start: int = 0, rep_stop: int = -1,
+                    rules: int, rep_start: int = 0, rep_stop: int = -1,
                     jobs: int = 2) -> int: ...
 def placement_pass(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: U16,
-                   jumping: bool, take_none: bool, start: int = 0, stop: int = -1,
+                   rules: int, start: int = 0, stop: int = -1,
                    check: bool = False, max_bad: int = 16,
                    jobs: int = 2) -> tuple[np.ndarray, int]: ...
 def placement_reach(m: int, o: int, hm: int, ho: int, reached: U8, quiet_reach: U8,
-                    cap_reach: U8, jumping: bool, take_none: bool, jobs: int = 2) -> int: ...
+                    cap_reach: U8, rules: int, jobs: int = 2) -> int: ...
 
 # --- search.pxi: 2-bit views and the opening search ----------------------------------------
 
@@ -137,7 +138,7 @@ def pack_wdl(codes: U16, out: U8) -> None: ...
 def wdl_at(view: U8, slot: int) -> int: ...
 
 class SearchEngine:
-    def __init__(self, table_bits: int = 24, jumping: bool = True, take_none: bool = False) -> None: ...
+    def __init__(self, table_bits: int = 24, rules: int = 1) -> None: ...
     def set_view(self, m: int, o: int, view: U8) -> None: ...
     def has_view(self, m: int, o: int) -> bool: ...
     def loaded_views(self) -> list[tuple[int, int]]: ...

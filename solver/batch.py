@@ -88,8 +88,7 @@ class _Block:
                                               or not placement.is_placement(Subspace.of(pos), rules)))):
                 self.slow[i] = True      # (a finished game, the search, an error: query_object)
                 continue
-            moves = self.kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
-                                              rules.jumping, rules.take_none)
+            moves = self.kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
             if not moves:
                 self.slow[i] = True      # (blocked: the game is over)
                 continue

@@ -213,7 +213,7 @@ def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> np.ndarray:
             own = np.empty(len(slots), dtype=np.uint32)
             opp = np.empty(len(slots), dtype=np.uint32)
             kernels.position_batch(sub.m, sub.o, slots.astype(np.int64), own, opp)
-            steps = kernels.quiet_step_counts(own, opp, 0, 0, rules.jumping, rules.take_none, rules.mixed)
+            steps = kernels.quiet_step_counts(own, opp, 0, 0, rules.flags)
             found.append(slots[steps == 0])
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
@@ -256,7 +256,7 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
             own, opp = sub.position(slot)
             mirror = sub.mirror
             # the last mover (opp) slid or jumped a stone from origin to target
-            for mv in kernels.unmoves_packed(own, opp, 0, 0, rules.jumping, rules.take_none, UNSLIDE):
+            for mv in kernels.unmoves_packed(own, opp, 0, 0, rules.flags, UNSLIDE):
                 target, origin = mv & 31, (mv >> 5) & 31
                 before = opp & ~(1 << target) | 1 << origin
                 at = int(kernels.index_position(mirror.m, mirror.o, before, own))
@@ -287,7 +287,7 @@ def _all_best_shifted(own: int, opp: int, sub: Subspace, value: int, found, firs
     shifted winner, or a mill into a win the rule keeps."""
     kernels = sub.kernels
     best = []
-    for mv in kernels.moves_packed(own, opp, 0, 0, rules.jumping, rules.take_none):
+    for mv in kernels.moves_packed(own, opp, 0, 0, rules.flags):
         target, origin, take = mv & 31, (mv >> 5) & 31, (mv >> 10) & 31
         mover = own & ~(1 << origin) | 1 << target
         if take != NO_POINT:

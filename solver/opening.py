@@ -66,7 +66,7 @@ def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
             progress(sub)
         out = np.empty(sub.slots, dtype=np.uint16)
         sub.kernels.placement_values(*sub, out, codes(sub.quiet_child), codes(sub.capture_child),
-                                     rules.jumping, rules.take_none, jobs)
+                                     rules.flags, jobs)
         values[sub] = out
     return values
 
@@ -119,7 +119,7 @@ class OpeningSearch:
         self.rules = rules
         self._view = wdl if wdl is not None else (lambda m, o: _wdl.pack(moving(m, o)))
         try:
-            self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.jumping, rules.take_none)
+            self.engine = kernels_for(rules.board).SearchEngine(table_bits, rules.flags)
         except MemoryError:
             raise InsufficientMemoryError(
                 f"the opening search's transposition table of 2^{table_bits} entries "

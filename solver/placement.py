@@ -161,7 +161,7 @@ def solve(sub: Subspace, rules: Rules, lookup: SubspaceLookup, jobs: int = 2,
     for start in range(0, reps, step):
         stop = min(reps, start + step)
         sub.kernels.placement_solve(sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap,
-                                 rules.jumping, rules.take_none, start, stop, jobs)
+                                 rules.flags, start, stop, jobs)
         if progress:
             now = sub.slots * stop // reps
             progress(now - done)
@@ -187,7 +187,7 @@ def check(sub: Subspace, rules: Rules, values: np.ndarray, lookup: SubspaceLooku
     if passed:
         return []
     bad = first_bad(sub.slots, lambda start, stop: sub.kernels.placement_pass(
-        sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap, rules.jumping, rules.take_none,
+        sub.m, sub.o, sub.own_hand, sub.opp_hand, values, quiet, cap, rules.flags,
         start, stop, True, max_bad, 1)[0], max_bad)
     return bad or sorted(flagged)[:max_bad]
 
@@ -204,8 +204,8 @@ def _check_mixed(sub: Subspace, rules: Rules, values: np.ndarray, lookup: Subspa
         mirror = codes(sub.mirror)
     out = [codes(s) for s in outside(sub, rules)]
     return first_bad(sub.slots, lambda start, stop: sub.kernels.retro_check(
-        sub.m, sub.o, values, mirror, out[0], rules.jumping, rules.take_none, start, stop, max_bad,
-        jobs, *hands(sub, rules), *out[1:], full_draw=rules.full_draw)[0], max_bad, progress)
+        sub.m, sub.o, values, mirror, out[0], rules.flags, start, stop, max_bad,
+        jobs, *hands(sub), *out[1:])[0], max_bad, progress)
 
 
 def _child_codes(sub: Subspace, lookup: SubspaceLookup) -> tuple[np.ndarray, np.ndarray]:
@@ -286,6 +286,5 @@ def reachable(rules: Rules, jobs: int = 2,
                     marks[child] = np.zeros(child.slots, dtype=np.uint8)
                 kids.append(marks[child])
         counts[sub] = int(sub.kernels.placement_reach(sub.m, sub.o, sub.own_hand, sub.opp_hand, own,
-                                                   kids[0], kids[1], rules.jumping, rules.take_none,
-                                                   jobs))
+                                                   kids[0], kids[1], rules.flags, jobs))
     return counts

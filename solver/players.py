@@ -44,7 +44,7 @@ from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
 from .game import Game
 from .kernels import kernels_for
-from .position import Move, Position, after_move, decided, in_mill
+from .position import Move, Position, after_move, blocked_wdl, decided, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
 from .probe import Database, best_of
 from .rules import Rules, as_rules, require_kernels
@@ -236,8 +236,7 @@ class SearchPlayer(Player):
 
     # --- the search ------------------------------------------------------------
     def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
-        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.jumping, self.rules.take_none,
-                                          mixed=self.rules.mixed)
+        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.flags)
 
     def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
         """Exact score of a moving-phase position from the database, or None."""
@@ -274,8 +273,7 @@ class SearchPlayer(Player):
                 return exact
         moves = self._moves(own, opp, hm, ho)
         if not moves:                                    # blocked: lost, or drawn on a full board
-            full = not self.rules.board.free(own, opp)
-            return 0 if full and self.rules.full_draw else -(WIN_SCORE - ply)
+            return 0 if blocked_wdl(own, opp, self.rules) == DRAW else -(WIN_SCORE - ply)
         if depth <= 0:
             self._heuristic = True
             return evaluate(own, opp, hm, ho, self.rules.board)

@@ -27,7 +27,7 @@ from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, Invali
                      integer)
 from .formats import read_setup
 from .notation import BLACK, WHITE, format_position, move_text, read_move, too_many_stones
-from .rules import FULL_DRAW, MAX_STONES, STANDARD, Rules
+from .rules import MAX_STONES, STANDARD, Rules
 from .values import DRAW, LOSS, WDL, WIN
 
 from .board import NUM_POINTS  # noqa: F401,E402  (the standard board's size, as always exported)
@@ -78,8 +78,9 @@ def decided(own: int, opp: int, own_hand: int, opp_hand: int, rules: Rules) -> O
     the game ended before any move, else None: a line of three stands (where a line
     wins: the side that closed it has won), or a side has fewer than three stones,
     board plus hand.  The one statement of these rules: the reference
-    (:meth:`Position.terminal_wdl`), the probe and the search players ask it; a blocked
-    side is the move generator's to tell.
+    (:meth:`Position.terminal_wdl`), the probe and the search players ask it; whether a
+    side is blocked is the move generator's to tell, and what that means
+    :func:`blocked_wdl`'s.
 
     >>> decided(0b111, 0b11000, 0, 0, STANDARD), decided(0b111, 0b111000, 0, 6, STANDARD)
     ('win', None)
@@ -94,6 +95,23 @@ def decided(own: int, opp: int, own_hand: int, opp_hand: int, rules: Rules) -> O
     if opp.bit_count() + opp_hand < 3:
         return WIN
     return None
+
+
+def blocked_wdl(own: int, opp: int, rules: Rules) -> WDL:
+    """The result for a side to move that has no legal move: LOSS, or DRAW where the
+    rules draw a full board (Twelve Men's Morris) and the stones ``own`` and ``opp`` fill
+    it.  The one statement of this rule, for the reference (:meth:`Position.terminal_wdl`),
+    the probe and the search players (the kernels' is ``blocked_code``, ext/retro.pxi).
+
+    >>> blocked_wdl(0b111, 0b111000, STANDARD)
+    'loss'
+    >>> twelve = Rules.from_name("twelve-mens")
+    >>> blocked_wdl(twelve.board.full_mask & 0xFFF, twelve.board.full_mask & ~0xFFF, twelve)
+    'draw'
+    """
+    if rules.full_draw and not rules.board.free(own, opp):
+        return DRAW
+    return LOSS
 
 
 def after_move(own: int, opp: int, own_hand: int, move: "Move") -> tuple[int, int, int]:
@@ -623,7 +641,7 @@ class Position:
         # Every step completes to at least one move (_completed), so no step is no move;
         # the steps alone are an order of magnitude cheaper than every take of every mill.
         if result is None and not self._steps(rules):
-            result = DRAW if rules.full_board == FULL_DRAW and not self.free else LOSS
+            result = blocked_wdl(self.own, self.opp, rules)
         return result
 
     def play(self, move: Union[Move, str], rules: Rules = STANDARD) -> "Position":

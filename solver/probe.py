@@ -36,7 +36,7 @@ from .errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDat
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
-from .position import Move, Position, decided, parse_position, popcount
+from .position import Move, Position, blocked_wdl, decided, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
@@ -488,9 +488,8 @@ class Database:
         # The kernel (proven equal to the reference rules) tells a blocked position fast:
         # lost, or drawn where the rules draw a full board (Position.outcome).
         if not kernels_for(self.rules.board).moves_packed(own, opp, position.own_hand, position.opp_hand,
-                                                          self.rules.jumping, self.rules.take_none,
-                                                          mixed=self.rules.mixed):
-            return DRAW if self.rules.full_draw and not position.free else LOSS
+                                                          self.rules.flags):
+            return blocked_wdl(own, opp, self.rules)
         return None
 
     def probe_rule(self, position: Position | str) -> RuleValue:

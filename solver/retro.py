@@ -170,9 +170,8 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
                    np.ascontiguousarray(lookup(*t), dtype=np.uint16) for t in outside(s, rules)]
         if progress:
             progress(f"init {s}")
-        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.jumping,
-                                                  rules.take_none, jobs, *hands(s, rules),
-                                                  *targets[1:], full_draw=rules.full_draw)
+        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.flags, jobs,
+                                                  *hands(s), *targets[1:])
         if end:
             shift_ends(val[s], end)
             plies = max(plies, end + 1)
@@ -191,7 +190,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
             if not size:
                 continue
             front += size
-            args = (val[s], val[child], floor[child], due[child], d, rules.jumping, rules.take_none)
+            args = (val[s], val[child], floor[child], due[child], d, rules.flags)
             jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
             pulling = (size > ratio * undecided[child] if pull is None
@@ -202,7 +201,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
                 # others without computing their slots)
                 grouped = undecided[child] > GROUPED_PULL_SHARE * child.slots
                 kernel = kernels.retro_pull_grouped if grouped else kernels.retro_pull
-                n = kernel(s.m, s.o, *args, jobs, *hands(s, rules))
+                n = kernel(s.m, s.o, *args, jobs, *hands(s))
                 pulled.append(str(child))
                 recount[child] |= d % 2 == 1        # it may have left counts unknown
             else:
@@ -210,7 +209,7 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
                 while block < len(holds[s]):
                     found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk, jobs)
                     n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs,
-                                             *hands(s, rules))
+                                             *hands(s))
             undecided[child] -= n       # (less overwritten tentative wins: an estimate)
             decided += n
         if decided:
@@ -252,8 +251,8 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
         for start in range(0, orbits, step):
             stop = min(orbits, start + step)
             slots, _, seen, walked = kernels.retro_check_grouped(
-                sub.m, sub.o, val, quiet, cap, rules.jumping, rules.take_none, start, stop, MAX_BAD,
-                jobs, full_draw=rules.full_draw, h=sub.own_hand, k=sub.opp_hand,
+                sub.m, sub.o, val, quiet, cap, rules.flags, start, stop, MAX_BAD,
+                jobs, h=sub.own_hand, k=sub.opp_hand,
                 fingerprint=fingerprint, end=end)
             flagged += [int(s) for s in slots]
             checked += seen
@@ -268,7 +267,7 @@ def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, ca
     return walk(fingerprint=False)[0], False
 
 
-def hands(sub: Subspace, rules: Rules) -> tuple[int, int, bool]:
-    """The kernels' last arguments for ``sub``: its hands and whether a side with
-    stones in hand may move (mixed placement)."""
-    return sub.own_hand, sub.opp_hand, rules.mixed
+def hands(sub: Subspace) -> tuple[int, int]:
+    """The kernels' hand arguments for ``sub``: the stones in hand of the side to move
+    and of the other (what mixed placement does with them the rule flags say)."""
+    return sub.own_hand, sub.opp_hand

@@ -21,6 +21,7 @@ Rules(stones=10, jumping=True, mill_rule='take-any', placement='mixed')
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from enum import IntFlag
 from numbers import Integral
 from typing import Optional
 
@@ -37,6 +38,39 @@ FULL_LOSS = "loss"
 FULL_DRAW = "draw"
 FULL_BOARD_RULES = (FULL_LOSS, FULL_DRAW)
 MAX_STONES = 12
+
+
+class RuleFlag(IntFlag):
+    """The rule options the compiled kernels read at run time, one bit each, as
+    :attr:`Rules.flags` combines them (ext/rules.pxi has the same bits).  The board's
+    own facts (its size, whether a line of three wins) are compiled into its kernels
+    instead (:data:`LINE_BOARDS`).
+
+    >>> Rules().flags
+    <RuleFlag.JUMPING: 1>
+    >>> Rules.from_name("lasker").flags == RuleFlag.JUMPING | RuleFlag.MIXED
+    True
+    """
+
+    JUMPING = 1
+    TAKE_NONE = 2
+    MIXED = 4
+    FULL_DRAW = 8
+
+    @classmethod
+    def of(cls, jumping: bool = False, take_none: bool = False, mixed: bool = False,
+           full_draw: bool = False) -> "RuleFlag":
+        """The flags of the options given.
+
+        >>> RuleFlag.of(jumping=True, take_none=True)
+        <RuleFlag.JUMPING|TAKE_NONE: 3>
+        """
+        flags = cls(0)
+        for flag, on in ((cls.JUMPING, jumping), (cls.TAKE_NONE, take_none), (cls.MIXED, mixed),
+                         (cls.FULL_DRAW, full_draw)):
+            if on:
+                flags |= flag
+        return flags
 
 
 @dataclass(frozen=True)
@@ -125,6 +159,12 @@ class Rules:
         return self.placement == MIXED
 
     @property
+    def flags(self) -> RuleFlag:
+        """The options as the kernels take them: one value of :class:`RuleFlag` (every
+        kernel entry point takes it in place of a boolean per option)."""
+        return RuleFlag.of(self.jumping, self.take_none, self.mixed, self.full_draw)
+
+    @property
     def is_classic(self) -> bool:
         """Whether only the options of the first rule sets differ from the standard
         game (stones, jumping, mill rule): the rule sets whose names, folders and file
@@ -174,16 +214,24 @@ class Rules:
             raise ValueError(f"rule set {name[:40]!r} is called {rules.name!r}")
         return rules
 
+    def options(self) -> dict:
+        """Every option but the board, by name, in the order of the fields (a new
+        option appears here, and so in the file metadata and the JSON, by being a field).
+
+        >>> Rules().options()
+        {'stones': 9, 'jumping': True, 'mill_rule': 'take-any', 'placement': 'separate', 'two_mill_takes': 1, 'line_wins': False, 'full_board': 'loss'}
+        """
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "board"}
+
     def as_attrs(self) -> dict:
         """The rules as plain values, for file metadata and JSON.  The options beyond
         stones, jumping and the mill rule appear only where some of them differ from
         the standard game, so the standard rule sets' attributes stay as they were."""
-        attrs = {"name": self.name, "stones": self.stones, "jumping": self.jumping,
-                 "mill_rule": self.mill_rule}
+        options = self.options()
+        attrs = {"name": self.name}
+        attrs.update((name, options.pop(name)) for name in ("stones", "jumping", "mill_rule"))
         if not self.is_classic:
-            attrs.update(board=self.board.name, placement=self.placement,
-                         two_mill_takes=self.two_mill_takes, line_wins=self.line_wins,
-                         full_board=self.full_board)
+            attrs.update(board=self.board.name, **options)
         return attrs
 
     @property

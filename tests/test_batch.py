@@ -66,8 +66,7 @@ def game_positions(rules: Rules, games: int, seed: int) -> list[Position]:
         pos = parse_position("startpos", rules)
         for _ in range(60):
             out.append(pos)
-            moves = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.jumping,
-                                         rules.take_none)
+            moves = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
             if not moves or pos.terminal_wdl(rules) is not None:
                 break
             pos = pos.play_unchecked(Move.unpack(rng.choice(moves), rules.board))

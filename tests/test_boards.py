@@ -191,13 +191,11 @@ def test_kernel_moves_equal_reference(rules):
     for _ in range(POSITIONS):
         pos = biased_position(rng, rules)
         reference = sorted(m.pack() for m in pos.legal_moves(rules))
-        got = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
-                                   rules.jumping, rules.take_none)
+        got = kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
         assert sorted(got) == reference, (
             f"{pos} under {rules.name}: kernel {sorted(str(Move.unpack(c, rules.board)) for c in got)}")
         back = sorted(m.pack() for m, _ in pos.quiet_predecessors(rules))
-        got_back = kernels.unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
-                                          rules.jumping, rules.take_none)
+        got_back = kernels.unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
         assert sorted(got_back) == back, f"{pos} under {rules.name}: un-moves differ"
         seen["takes"] += any(takes_or_wins(pos, Move.unpack(c, rules.board), rules) for c in got)
         seen["blocked"] += not got and pos.own.bit_count() + pos.own_hand >= 3

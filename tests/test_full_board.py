@@ -118,7 +118,7 @@ def test_the_last_placement_fills_the_board():
         kids = {quiet: solved_full_pair(rules), capture: cap}
         by_sets = placement.solve(sub, rules, kids.__getitem__, jobs=2)
         in_order = np.empty(sub.slots, dtype=np.uint16)
-        kernels.placement_pass(*sub, in_order, kids[quiet], cap, rules.jumping, rules.take_none)
+        kernels.placement_pass(*sub, in_order, kids[quiet], cap, rules.flags)
         assert by_sets.tobytes() == in_order.tobytes()
         fills = []
         for slot, w, b in zip(real, own, opp):

@@ -77,16 +77,16 @@ def test_mixed_moves_and_unmoves_equal_the_reference(rules):
     seen: Counter[str] = Counter()
     for i in range(POSITIONS):
         pos = with_hands(rng, rules)
-        args = (pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.jumping, rules.take_none)
+        args = (pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
         reference = pos.legal_moves(rules)
-        got = kernels.moves_packed(*args, mixed=True)
+        got = kernels.moves_packed(*args)
         assert len(set(got)) == len(got)
         if sorted(m.pack() for m in reference) != sorted(got):
             pytest.fail(f"{pos} under {rules.name}: reference {sorted(map(str, reference))}, kernel "
                         f"{sorted(str(Move.unpack(c, rules.board)) for c in got)}")
         if i % 3 == 0:          # the reference's un-moves replay every candidate: slow
             back = sorted(m.pack() for m, _ in pos.quiet_predecessors(rules))
-            assert sorted(kernels.unmoves_packed(*args, mixed=True)) == back, f"{pos}: un-moves"
+            assert sorted(kernels.unmoves_packed(*args)) == back, f"{pos}: un-moves"
             seen["un-move with the mover's stones in hand"] += any(
                 m.origin is not None for m, _ in pos.quiet_predecessors(rules)) and pos.opp_hand > 0
         moved = [m for m in reference if m.origin is not None]
@@ -110,10 +110,10 @@ def test_separate_placement_moves_are_unchanged_by_the_flag():
     kernels = kernels_for(Rules().board)
     for _ in range(1000):
         pos = with_hands(rng, VARIANTS["mixed"])
-        args = (pos.own, pos.opp, pos.own_hand, pos.opp_hand, True, False)
+        args = (pos.own, pos.opp, pos.own_hand, pos.opp_hand)
         if not pos.own_hand:
-            assert kernels.moves_packed(*args) == kernels.moves_packed(*args, mixed=True)
-        assert sorted(kernels.moves_packed(*args)) == sorted(m.pack() for m in pos.legal_moves(Rules()))
+            assert kernels.moves_packed(*args) == kernels.moves_packed(*args, VARIANTS["mixed"].flags)
+        assert sorted(kernels.moves_packed(*args, Rules().flags)) == sorted(m.pack() for m in pos.legal_moves(Rules()))
 
 
 # --- the placement phase in rounds, against the oracle --------------------------------

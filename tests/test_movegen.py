@@ -37,11 +37,11 @@ def test_packed_move_layout():
 
 
 def kernel_moves(pos: Position, rules) -> list[int]:
-    return moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.jumping, rules.take_none)
+    return moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
 
 
 def kernel_unmoves(pos: Position, rules) -> list[int]:
-    return unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.jumping, rules.take_none)
+    return unmoves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
 
 
 def features(pos: Position, rules, moves: list[Move]) -> set[str]:

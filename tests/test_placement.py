@@ -108,8 +108,7 @@ def pass_in_both_orders(rules: Rules, seed: int = 7):
         by_sets = [placement.solve(sub, rules, kids.__getitem__, jobs) for jobs in (1, 2)]
         in_order = np.empty(sub.slots, dtype=np.uint16)
         _kernels.placement_pass(sub.m, sub.o, sub.own_hand, sub.opp_hand, in_order, kids[quiet],
-                                kids[capture] if capture else NO_CODES, rules.jumping,
-                                rules.take_none)
+                                kids[capture] if capture else NO_CODES, rules.flags)
         yield sub, by_sets, in_order, kids.__getitem__
 
 

@@ -20,7 +20,7 @@ from solver.cli import main
 from solver.index import Pair
 from solver.kernels import kernels_for
 from solver.retro import pairs_in_order
-from solver.rules import Rules
+from solver.rules import RuleFlag, Rules
 
 FOUR = Rules(stones=4)
 
@@ -275,10 +275,9 @@ def test_init_by_opponent_sets_gives_the_codes_of_slot_order(board, m, o, jumpin
     slot_order = np.empty(kernels.subspace_slots(m, o), dtype=np.uint16)
     grouped = np.full_like(slot_order, 12345)
     for full_draw in (False, True):
-        expected = kernels.retro_init(m, o, slot_order, cap, jumping, take_none, 2,
-                                      full_draw=full_draw, grouped=False)
-        assert kernels.retro_init(m, o, grouped, cap, jumping, take_none, 2,
-                                  full_draw=full_draw) == expected
+        flags = RuleFlag.of(jumping, take_none, full_draw=full_draw)
+        expected = kernels.retro_init(m, o, slot_order, cap, flags, 2, grouped=False)
+        assert kernels.retro_init(m, o, grouped, cap, flags, 2) == expected
         assert np.array_equal(grouped, slot_order), (board, m, o, full_draw)
     kinds = {"undecided": slot_order == 0, "decided": (slot_order > 0) & (slot_order < 0x8000)}
     if o > 3:
@@ -376,10 +375,10 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
                if o > 3 else np.zeros(0, np.uint16))
         val = rng.choice(stored, n).astype(np.uint16)
         val[real == 0] = 0xFFFF
-        slot_bad, slot_count = kernels.retro_check(m, o, val, quiet, cap, jumping, take_none,
-                                                   0, -1, n, 2)
+        flags = RuleFlag.of(jumping, take_none)
+        slot_bad, slot_count = kernels.retro_check(m, o, val, quiet, cap, flags, 0, -1, n, 2)
         grouped_bad, grouped_count, visited, _ = kernels.retro_check_grouped(
-            m, o, val, quiet, cap, jumping, take_none, 0, -1, n, 2)
+            m, o, val, quiet, cap, flags, 0, -1, n, 2)
         assert visited == int(real.sum())
         assert grouped_count == slot_count < visited
         assert np.array_equal(np.sort(grouped_bad), np.sort(slot_bad)), (board, m, o, trial)
@@ -421,7 +420,7 @@ def test_the_grouped_pull_decides_what_the_slot_order_pull_decides(board, m, o, 
     results = []
     for kernel in (kernels.retro_pull, kernels.retro_pull_grouped):
         val, (due, _) = pred.copy(), kernels.retro_due(n_pred)
-        decided = kernel(m, o, child, val, floor, due, d, jumping, take_none, 2)
+        decided = kernel(m, o, child, val, floor, due, d, RuleFlag.of(jumping, take_none), 2)
         results.append((decided, val, due))
     (n1, val1, due1), (n2, val2, due2) = results
     assert n1 == n2 > 0
@@ -471,9 +470,10 @@ def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
         h = int(rng.choice([0, 0, 1, 2])) if m < 3 else int(rng.choice([0, 0, 0, 1]))
         k = int(rng.choice([0, 0, 1]))
         jumping, take_none, mixed = options[rng.integers(len(options))]
+        flags = RuleFlag.of(jumping, take_none, mixed)
         got = kernels.quiet_step_counts(np.array([own], np.uint32), np.array([opp], np.uint32),
-                                        h, k, jumping, take_none, mixed)[0]
-        moves = kernels.moves_packed(own, opp, h, k, jumping, take_none, mixed)
+                                        h, k, flags)[0]
+        moves = kernels.moves_packed(own, opp, h, k, flags)
         expected = sum(1 for mv in moves if (mv >> 10) & 31 == 31 and (mv >> 5) & 31 != 31)
         assert got == expected, (board, hex(own), hex(opp), h, k, jumping, take_none, mixed)
         jumped += jumping and m + h == 3 and expected > 0

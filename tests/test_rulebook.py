@@ -136,8 +136,7 @@ def both_generators(text: str, rules: Rules) -> set[str]:
     """The moves by the reference and by the kernel, which must be the same."""
     pos = parse_position(text, rules)
     reference = {str(m) for m in pos.legal_moves(rules)}
-    kernel = _kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand,
-                                   rules.jumping, rules.take_none)
+    kernel = _kernels.moves_packed(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules.flags)
     assert {str(unpack(c)) for c in kernel} == reference and len(kernel) == len(reference)
     return reference
 

@@ -49,3 +49,22 @@ def test_numpy_integers_are_stone_counts_and_bools_are_not():
             Rules(stones=bad)
     with pytest.raises(ValueError):
         Rules(two_mill_takes=True)
+
+
+def test_rule_flags_are_the_bits_every_compiled_module_reads():
+    """Rules.flags is the one value the kernels take for the options: its bits are those
+    ext/rules.pxi compiles into every board's kernels and oracle (a bit that differed
+    would silently play another rule), and each option sets its own bit."""
+    from solver.board import BOARDS
+    from solver.kernels import kernels_for
+    from solver.rules import RuleFlag, VARIANTS
+    from solver.verify.oracle import oracle_kernels
+    expected = {flag.name: flag.value for flag in RuleFlag}
+    for board in BOARDS.values():
+        assert kernels_for(board).rule_flag_bits() == expected, board.name
+        assert oracle_kernels(board).rule_flag_bits() == expected, board.name
+    assert Rules().flags == RuleFlag.JUMPING
+    assert Rules(jumping=False, mill_rule="take-none").flags == RuleFlag.TAKE_NONE
+    assert VARIANTS["lasker"].flags == RuleFlag.JUMPING | RuleFlag.MIXED
+    assert VARIANTS["twelve-mens"].flags & RuleFlag.FULL_DRAW
+    assert RuleFlag.of(True, True, True, True) == sum(RuleFlag)

@@ -65,11 +65,11 @@ def test_grouped_check(solved):
     for m, o in p34.values:
         cap = p33.values[o - 1, m] if (o - 1, m) in p33.values else np.zeros(0, np.uint16)
         _, faults, checked, _ = _kernels.retro_check_grouped(
-            m, o, p34.values[m, o], p34.values[o, m], cap, True, False)
+            m, o, p34.values[m, o], p34.values[o, m], cap, FOUR.flags)
         assert faults == 0 and checked == _kernels.count_real_slots(m, o)
         # the fingerprint of what the successors give equals that of the stored codes
         _, _, checked, prints = _kernels.retro_check_grouped(
-            m, o, p34.values[m, o], p34.values[o, m], cap, True, False, fingerprint=True)
+            m, o, p34.values[m, o], p34.values[o, m], cap, FOUR.flags, fingerprint=True)
         assert _kernels.retro_fingerprint(p34.values[m, o], 0xFFFF) == (checked, prints)
     bad = {k: v.copy() for k, v in p34.values.items()}
     for v in bad.values():

@@ -85,11 +85,9 @@ def test_moves_and_unmoves_equal_the_reference_on_every_position(rules):
     kernels = kernels_for(BOARD)
     seen = {"line": 0, "over": 0, "unmoves": 0}
     for view in game_positions(rules):
-        got = kernels.moves_packed(view.own, view.opp, view.own_hand, view.opp_hand,
-                                   rules.jumping, rules.take_none)
+        got = kernels.moves_packed(view.own, view.opp, view.own_hand, view.opp_hand, rules.flags)
         assert sorted(got) == sorted(m.pack() for m in view.legal_moves(rules)), str(view)
-        back = kernels.unmoves_packed(view.own, view.opp, view.own_hand, view.opp_hand,
-                                      rules.jumping, rules.take_none)
+        back = kernels.unmoves_packed(view.own, view.opp, view.own_hand, view.opp_hand, rules.flags)
         assert sorted(back) == sorted(m.pack() for m, _ in view.quiet_predecessors(rules)), str(view)
         seen["over"] += view.terminal_wdl(rules) is not None and mill_points(view.opp, BOARD) != 0
         seen["line"] += bool(back) and mill_points(view.opp, BOARD) != 0

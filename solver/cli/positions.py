@@ -95,9 +95,7 @@ def variant_object(rules: Rules) -> dict:
             "board": {"name": board.name, "points": board.num_points, "mills": len(board.mills),
                       "edges": len(board.edges), "symmetries": len(board.symmetries),
                       "point_names": list(board.points)},
-            "stones": rules.stones, "jumping": rules.jumping, "mill_rule": rules.mill_rule,
-            "placement": rules.placement, "two_mill_takes": rules.two_mill_takes,
-            "line_wins": rules.line_wins, "full_board": rules.full_board,
+            **rules.options(),
             "moving_orbits": rules.moving_orbits,
             "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap}
 
@@ -113,8 +111,8 @@ def variants(as_json: bool) -> None:
 
     With --json: {"variants": [{"name", "board": {"name", "points", "mills", "edges",
     "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
-    "two_mill_takes", "line_wins", "full_board", "moving_orbits", "description",
-    "kernels", "kernel_gap"}]}; moving_orbits counts the positions
+    "two_mill_takes", "line_wins", "full_board" (every option of the rules),
+    "moving_orbits", "description", "kernels", "kernel_gap"}]}; moving_orbits counts the positions
     with nothing in hand up to symmetry (Burnside's lemma over the board's group).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]

@@ -19,12 +19,12 @@ def oracle_new(m: int, o: int) -> U16:
     """A fresh array of m-o: undecided for positions, unused for overlaps."""
 def oracle_position(m: int, o: int, i: int) -> tuple[int, int]: ...
 def oracle_index(m: int, o: int, own: int, opp: int) -> int: ...
-def oracle_sweep(m: int, o: int, val: U16, quiet: U16, cap: U16, k: int, jumping: bool,
-                 take_none: bool, cap_win: U16, loss_rows: U16, quiet_loss_rows: U16,
-                 blocker: U32, jobs: int = 2, hm: int = 0, ho: int = 0, mixed: bool = False,
-                 place: U16 | None = None, place_cap: U16 | None = None,
-                 full_draw: bool = False) -> int:
-    """Sweep k: decide the states whose value is fixed at k plies; returns how many
+def oracle_sweep(m: int, o: int, val: U16, quiet: U16, cap: U16, k: int, rules: int,
+                 cap_win: U16, loss_rows: U16, quiet_loss_rows: U16,
+                 blocker: U32, jobs: int = 2, hm: int = 0, ho: int = 0,
+                 place: U16 | None = None, place_cap: U16 | None = None) -> int:
+    """Sweep k under the rule flags ``rules`` (:attr:`solver.rules.Rules.flags`): decide
+    the states whose value is fixed at k plies; returns how many
     (with hands: a subspace of a cycle of mixed placement, see ext/oracle.pxi)."""
 def oracle_finish(val: U16) -> None:
     """What is still undecided is a draw."""

@@ -71,13 +71,12 @@ def _slot_order_faults(m: int, o: int, rules: Rules, values: dict, cap: np.ndarr
     kernels = kernels_for(rules.board)
 
     def check_block(start: int, stop: int):
-        args = (m, o, values[m, o], values[o, m], cap, rules.jumping, rules.take_none,
-                start, stop, max_bad)
-        slots, count = kernels.retro_check(*args, jobs, full_draw=rules.full_draw)
+        args = (m, o, values[m, o], values[o, m], cap, rules.flags, start, stop, max_bad)
+        slots, count = kernels.retro_check(*args, jobs)
         if count > len(slots) and jobs > 1:
             # threads kept whichever bad states they met first; one thread meets
             # them in slot order (a failing check is rare: its speed does not matter)
-            slots, count = kernels.retro_check(*args, 1, full_draw=rules.full_draw)
+            slots, count = kernels.retro_check(*args, 1)
         return slots
     return [BadState(m, o, s, board=rules.board)
             for s in first_bad(len(values[m, o]), check_block, max_bad, progress)]

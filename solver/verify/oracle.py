@@ -90,11 +90,9 @@ class Oracle:
                 m, o, hm, ho = s
                 mirror = (o, m, ho, hm)
                 n += self.kernels.oracle_sweep(m, o, val[s], val[mirror], outs[s][0], sweep,
-                                               self.rules.jumping, self.rules.take_none,
-                                               cap_win[s], loss_rows[s], loss_rows[mirror],
-                                               blocker[s], self.jobs, hm, ho, self.rules.mixed,
-                                               outs[s][1], outs[s][2],
-                                               full_draw=self.rules.full_draw)
+                                               self.rules.flags, cap_win[s], loss_rows[s],
+                                               loss_rows[mirror], blocker[s], self.jobs, hm, ho,
+                                               outs[s][1], outs[s][2])
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
             if n == 0 and sweep > longest_cap + 1:
