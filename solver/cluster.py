@@ -230,7 +230,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
           max_total: int | None = None, pair: tuple[int, int] | None = None, verify: bool = True,
           progress: bool = True, timeout: float | None = None, quiet_limit: int | None = None) -> list:
     """Build (or resume) the planned units of ``phase`` on ``client``'s cluster; one
-    report per unit, in plan order, as :func:`solver.build.build` gives.  With
+    report per file, in plan order, as :func:`solver.build.build` gives.  With
     ``quiet_limit``, the tables of the quiet-ply rule of that many plies instead, all of
     them (``phase`` aside), as :func:`solver.dtz.build` gives them: the same graph, each
     file read from the rule's files of what it leads into.
@@ -255,8 +255,8 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
         prefix = "" if quiet_limit is None else f"dtz{quiet_limit}-"
         futures = {}
         for unit in units:
-            needs = [futures[key] for key in unit.needs if key in futures]
-            futures[unit.key] = client.submit(run_unit, str(root), rules, unit, verify, quiet_limit, *needs,
+            needs = [futures[name] for name in unit.needs if name in futures]
+            futures[unit.name] = client.submit(run_unit, str(root), rules, unit, verify, quiet_limit, *needs,
                                               key=f"{prefix}{unit.name}-{build_id}", pure=False,
                                               resources={MEMORY: unit.memory})
         unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
@@ -274,9 +274,10 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
                 except CancelledError:     # (not by this client: it cancels only on leaving)
                     raise ClusterError(f"the Dask scheduler cancelled {unit_of[future.key].name} "
                                        f"(the connection to it was lost?); rerun to resume") from None
-                reports[unit_of[future.key].key] = report
-                log.info("%s", report.summary())
-                overall.update(report.slots)
+                reports[unit_of[future.key].name] = report
+                for one in report:
+                    log.info("%s", one.summary())
+                overall.update(unit_of[future.key].slots)
         except BaseException:
             try:
                 client.cancel(list(futures.values()))   # what is still queued or running
@@ -285,7 +286,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
             raise
         finally:
             overall.close()
-    return [reports[unit.key] for unit in units]
+    return [one for unit in units for one in reports[unit.name]]
 
 
 #: Seconds between looks at a cluster on which no unit finished: whether its workers
@@ -358,7 +359,8 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_l
     """The task of one unit on a worker (``needs``: the reports of the units it reads,
     passed only to order the tasks): build it with the worker's threads, shared with the
     tasks the worker is running as this one starts (values never depend on threads);
-    with ``quiet_limit``, its file of the tables of that quiet-ply rule."""
+    with ``quiet_limit``, its file of the tables of that quiet-ply rule.  Its reports, a
+    file each (:func:`solver.build.run`)."""
     worker = get_worker()
     folder = storage.rules_dir(root, rules)
     if not folder.is_dir():
@@ -369,7 +371,7 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_l
     state = worker.state
     jobs = max(1, state.nthreads // max(1, state.executing_count))
     if quiet_limit is not None:
-        return dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)
+        return [dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)]
     return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
 
 

@@ -59,7 +59,6 @@ codes and losses odd ones, as in the plain tables, so the same statistics count 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
@@ -663,63 +662,106 @@ def plan_units(rules: Rules, max_total: int | None = None,
             for u in units]
 
 
+class RulePairWork(building.Work):
+    """A pair's tables of the rule, for the build's runner (:func:`solver.build.run`):
+    solved in rounds from the tables of the rule of its capture targets (``lookup``,
+    :func:`reader`), checked forwards (``verify``), one file."""
+
+    def __init__(self, root: Path, rules: Rules, limit: int, pair: Pair, lookup: Callable | None = None):
+        super().__init__(root, rules)
+        self.limit, self.pair, self.lookup = limit, pair, lookup
+        self.label = f"pair {pair.name} under the {limit}-ply rule"
+        self.outputs = [(storage.rule_path(root, rules, pair, limit), self.label)]
+        self.memory = rule_memory(pair)
+
+    def problems(self) -> list[str | None]:
+        return [building.why_not_built(self.root, self.rules, self.pair, quiet_limit=self.limit)]
+
+    def skipped(self) -> list[RuleReport]:
+        return [RuleReport(self.pair, self.limit, self.pair.slots, 0.0, building.peak_rss_mib(), skipped=True)]
+
+    def solve(self, cache, jobs, progress, advance):
+        from tqdm import tqdm
+
+        self.lookup = self.lookup or reader(self.root, self.rules, self.limit)
+        bar = tqdm(desc=f"pair {self.pair.name} ({self.limit}-ply rule)", unit="round",
+                   disable=not progress, leave=False, dynamic_ncols=True)
+        solved = solve_rule_pair(tuple(self.pair), self.rules, self.lookup, self.limit, jobs,
+                                 progress=lambda msg: (bar.set_postfix_str(msg), bar.update()),
+                                 code_at=code_reader(self.root, self.rules, self.limit), fresh=True)
+        bar.close()
+        return solved
+
+    def check(self, solved, cache, jobs, verify):
+        if not verify:
+            return False
+        failed = check_pair(self.pair, self.rules, solved.values, self.lookup, self.limit, jobs, fresh=True)
+        if failed:
+            raise ConsistencyError(f"pair {self.pair.name} fails the consistency check: {failed[0]}", [])
+        return True
+
+    def write(self, solved, seconds, checked):
+        storage.write_file(self.outputs[0][0], self.rules, solved.values, quiet_limit=self.limit, release=True,
+                           extra={"seconds": seconds, "checked": checked, "solves": solved.solves})
+        solved.values.clear()
+        building.release_free_memory()
+
+    def reports(self, solved, seconds, cpu, check_seconds):
+        return [RuleReport(self.pair, self.limit, self.pair.slots, seconds, building.peak_rss_mib(),
+                           skipped=False, check_seconds=check_seconds, solves=solved.solves)]
+
+
+class RulePassWork(building.Work):
+    """A placement subspace's file of the rule, for the build's runner: one pass from its
+    children under the rule (``read``: :func:`placement_reader`), stored against its
+    plain placement file (:func:`store_placement`), which must be built.  No check of
+    its own, as the plain placement phase's: the pass computes each value from its
+    children as the check would (:func:`check_files` checks them)."""
+
+    def __init__(self, root: Path, rules: Rules, limit: int, sub: Subspace, read: Callable | None = None):
+        super().__init__(root, rules)
+        self.limit, self.sub, self.read = limit, sub, read
+        self.label = f"placement {sub.name} under the {limit}-ply rule"
+        self.outputs = [(storage.rule_path(root, rules, sub, limit), self.label)]
+        self.memory = placement.memory_needed(sub)
+        self.jobs = 2
+
+    def problems(self) -> list[str | None]:
+        return [building.why_not_built(self.root, self.rules, self.sub, quiet_limit=self.limit)]
+
+    def skipped(self) -> list[RuleReport]:
+        return [RuleReport(self.sub, self.limit, self.sub.slots, 0.0, building.peak_rss_mib(), skipped=True)]
+
+    def require_inputs(self) -> None:
+        require_plain_placement(self.root, self.rules, self.limit, [self.sub])
+
+    def solve(self, cache, jobs, progress, advance):
+        self.jobs = jobs
+        read = self.read or placement_reader(self.root, self.rules, self.limit, jobs)
+        return placement.solve(self.sub, self.rules, read, jobs)
+
+    def write(self, values, seconds, checked):
+        store_placement(self.root, self.rules, self.limit, self.sub, values, self.jobs, seconds=seconds,
+                        phase="placement")
+
+    def reports(self, values, seconds, cpu, check_seconds):
+        return [RuleReport(self.sub, self.limit, self.sub.slots, seconds, building.peak_rss_mib(), skipped=False)]
+
+
 def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, *, jobs: int = 2,
                verify: bool = True, progress: bool = False, memory: int | None = None,
                lookup: Callable | None = None, read: Callable | None = None) -> RuleReport:
-    """Build (or find built) the file of ``key`` of these tables: a pair solved in rounds
-    and (``verify``) checked before it is written, or a placement subspace by one pass
-    from its children under the rule.  ``lookup`` and ``read``: the readers of the files
-    it reads (:func:`reader`, :func:`placement_reader`), made here where not given (a
-    build shares them between its files, a cluster's task has its own).  The caller says
-    the report (:meth:`RuleReport.summary`): a cluster's client, not its worker."""
-    from tqdm import tqdm
-
+    """Build (or find built) the file of ``key`` of these tables by the build's runner
+    (:func:`solver.build.run`): a pair solved in rounds and (``verify``) checked before
+    it is written (:class:`RulePairWork`), or a placement subspace by one pass from its
+    children under the rule (:class:`RulePassWork`).  ``lookup`` and ``read``: the
+    readers of the files it reads (:func:`reader`, :func:`placement_reader`), made here
+    where not given (a build shares them between its files, a cluster's task has its
+    own).  Its report, logged."""
     root = Path(root)
-    kind = "pair" if isinstance(key, Pair) else "placement"
-    what = f"{kind} {key.name} under the {limit}-ply rule"
-    problem = building.why_not_built(root, rules, key, quiet_limit=limit)
-    if problem is None:
-        return RuleReport(key, limit, key.slots, 0.0, building.peak_rss_mib(), skipped=True)
-    path = storage.rule_path(root, rules, key, limit)
-    if path.exists():
-        log.warning("%s: rebuilding it, the file is unusable: %s", what, problem)
-    building.remove_stale_temporaries(path.parent, path.name)
-    need = rule_memory(key) if kind == "pair" else placement.memory_needed(key)
-    building.require_memory(what, need, building.SubspaceCache(root, rules), memory)
-    start = time.perf_counter()
-    if kind == "pair":
-        lookup = lookup or reader(root, rules, limit)
-        bar = tqdm(desc=f"pair {key.name} ({limit}-ply rule)", unit="round", disable=not progress,
-                   leave=False, dynamic_ncols=True)
-        solved = solve_rule_pair(tuple(key), rules, lookup, limit, jobs,
-                                 progress=lambda msg: (bar.set_postfix_str(msg), bar.update()),
-                                 code_at=code_reader(root, rules, limit), fresh=True)
-        values = solved.values
-        bar.close()
-        checked = time.perf_counter()
-        if verify:
-            failed = check_pair(key, rules, values, lookup, limit, jobs, fresh=True)
-            if failed:
-                raise ConsistencyError(f"pair {key.name} fails the consistency check: {failed[0]}", [])
-        check_seconds = time.perf_counter() - checked if verify else 0.0
-        storage.write_file(path, rules, values, quiet_limit=limit, release=True,
-                           extra={"seconds": time.perf_counter() - start, "checked": bool(verify),
-                                  "solves": solved.solves})
-        del values
-        building.release_free_memory()
-        report = RuleReport(key, limit, key.slots, time.perf_counter() - start, building.peak_rss_mib(),
-                            skipped=False, check_seconds=check_seconds, solves=solved.solves)
-    else:
-        # (the pass computes each value from its children as the check would: no check
-        # of its own, as the plain placement phase's; check_files checks them)
-        require_plain_placement(root, rules, limit, [key])
-        values = placement.solve(key, rules, read or placement_reader(root, rules, limit, jobs), jobs)
-        store_placement(root, rules, limit, key, values, jobs, seconds=time.perf_counter() - start,
-                        phase="placement")
-        del values
-        report = RuleReport(key, limit, key.slots, time.perf_counter() - start, building.peak_rss_mib(),
-                            skipped=False)
-    return report
+    work = (RulePairWork(root, rules, limit, key, lookup) if isinstance(key, Pair)
+            else RulePassWork(root, rules, limit, key, read))
+    return building.run(work, jobs=jobs, verify=verify, progress=progress, memory=memory)[0]
 
 
 def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
@@ -752,7 +794,6 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
         for p in pairs:
             reports.append(build_unit(root, rules, limit, p, jobs=jobs, verify=verify, progress=progress,
                                       memory=memory, lookup=lookup))
-            log.info("%s", reports[-1].summary())
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
         read = placement_reader(root, rules, limit, jobs)
 
@@ -766,7 +807,6 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
             for key in [k for k in held if k not in children]:
                 del held[key]
             reports.append(build_unit(root, rules, limit, sub, jobs=jobs, memory=memory, read=cached))
-            log.info("%s", reports[-1].summary())
     return reports
 
 

@@ -22,7 +22,6 @@ from . import placement, storage
 from .build import plan, plan_units
 from .errors import DatabaseError, MissingSubspaceError, Remedy
 from .index import Pair, Subspace
-from .retro import unit_of
 from .rules import Rules
 
 #: What a file holds: a moving-phase pair, or a placement subspace.
@@ -101,9 +100,7 @@ class DatabaseFolder:
             return []
         ours = set()
         for unit in plan_units(self.rules, phase="all"):
-            # (a cycle of mixed placement writes a file a subspace: every one is ours)
-            held = unit_of(unit.key) if self.rules.mixed and not isinstance(unit.key, Pair) else [unit.key]
-            ours |= {storage.file_of(self.root, self.rules, key).name for key in held}
+            ours |= {f"{name}.h5" for name in unit.outputs}     # (a cycle's: a file a subspace)
 
         def written(name: str) -> bool:
             # a file's tables of the quiet-ply rule (solver.dtz), of any limit

@@ -47,7 +47,7 @@ def solve_placement(rules: Rules, moving: MovingLookup, jobs: int = 2,
 
     Feasible for smaller games (stones <= 6 or so); the standard game uses the search.
     Separate placement only (under mixed placement positions repeat: the build solves
-    them in rounds, solver.build.build_cycle).
+    them in rounds, solver.build.runner.CycleWork).
     """
     require_kernels(rules)
     refuse_mixed(rules, "the in-memory backward pass of the placement phase")

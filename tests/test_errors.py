@@ -111,7 +111,7 @@ def test_database_files_foreign_or_damaged(db4, tmp_path):
 
 def test_build_without_enough_memory_is_one_line(tmp_path, monkeypatch):
     from solver import build as building
-    monkeypatch.setattr(building, "memory_available", lambda: 1024)
+    monkeypatch.setattr(building.runner, "memory_available", lambda: 1024)
     with pytest.raises(InsufficientMemoryError) as info:
         building.build(tmp_path, FOUR, progress=False)
     assert info.value.available == 1024 and info.value.needed > 1024
@@ -167,7 +167,7 @@ def test_a_plan_above_the_memory_limit_is_refused_before_any_work(tmp_path):
 def test_a_failed_consistency_check_is_an_error_not_a_crash(tmp_path, monkeypatch):
     from solver import build as building
     from solver.verify.check import BadState
-    monkeypatch.setattr(building, "check_values", lambda *args, **kwargs: [BadState(3, 3, 0)])
+    monkeypatch.setattr(building.runner, "check_values", lambda *args, **kwargs: [BadState(3, 3, 0)])
     with pytest.raises(ConsistencyError) as info:
         building.build(tmp_path, FOUR, progress=False)
     assert info.value.bad == [BadState(3, 3, 0)]

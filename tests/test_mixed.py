@@ -173,7 +173,7 @@ def test_whole_mixed_game_equals_the_oracle(tmp_path, monkeypatch):
         held[subs[0]] = 3 * sum(s.slots for s in subs) + sum(a.nbytes for a in arrays.values())
         return result
 
-    monkeypatch.setattr(building, "solve_unit", measured_solve_unit)
+    monkeypatch.setattr(building.runner, "solve_unit", measured_solve_unit)
     build(tmp_path, SMALL, progress=False, jobs=1)
     planned = {u.key: u.memory for u in plan_units(SMALL, phase="placement")}
     assert held and set(held) <= set(planned)

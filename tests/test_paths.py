@@ -91,7 +91,7 @@ def test_build_max_total_pair_and_no_verify(tmp_path):
 
 def test_a_wrong_solve_fails_the_build_check(tmp_path, monkeypatch):
     """The real forward check (not a stand-in) stops a build whose solve went wrong."""
-    solve = building.solve_pair
+    solve = building.runner.solve_pair
 
     def wrong_solve(*args, **kwargs) -> PairResult:
         result = solve(*args, **kwargs)
@@ -100,7 +100,7 @@ def test_a_wrong_solve_fails_the_build_check(tmp_path, monkeypatch):
         codes[slot] = 1 + 11                               # ... said to take 11 plies
         return result
 
-    monkeypatch.setattr(building, "solve_pair", wrong_solve)
+    monkeypatch.setattr(building.runner, "solve_pair", wrong_solve)
     with pytest.raises(ConsistencyError):
         building.build(tmp_path, FOUR, progress=False)
     assert "fails the consistency check" in one_line_error("build", "--db", tmp_path, "--stones", 4, "--quiet")

@@ -173,7 +173,7 @@ def test_files_of_other_rules_are_refused(db4, tmp_path):
 def test_missing_dependency_is_named(tmp_path, monkeypatch):
     from solver import build as building
     from solver.build import planner
-    monkeypatch.setattr(planner, "plan", lambda *args, **kwargs: [(3, 4)])
+    monkeypatch.setattr(planner, "pair_plan", lambda *args, **kwargs: [(3, 4)])
     with pytest.raises(storage.DatabaseError, match="needs pair"):
         building.build(tmp_path, FOUR, progress=False)
 

@@ -603,18 +603,31 @@ def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
 @pytest.mark.parametrize("rules", [Rules(stones=5), Rules(board="six-mens", stones=4, placement="mixed")],
                          ids=lambda r: r.name)
 def test_the_plan_of_any_rules_has_the_task_graph_of_the_build(rules):
-    """build_plan (plain tuples, any rules: --dry-run, scripts/scale_plan.py) lists the
-    files of plan_units (the kernels' subspaces: the build and the cluster) in the same
-    order, each needing the same files (in any order)."""
-    from solver import storage
+    """The plan (plain tuples, any rules: the build, the cluster, --dry-run,
+    scripts/scale_plan.py) has the task graph the kernels' own subspaces give: each unit
+    the slots of its subspaces and, as what it needs, the units that hold what they read
+    (a pair's capture targets, Pair.dependencies; a placement subspace's children or a
+    cycle's moves out of it, placement.reads), and every unit after those."""
+    from solver import placement, storage
     from solver.build import build_plan, plan_units
-    planned = [(f.name, f.slots, sorted(f.needs)) for f in build_plan(rules)]
+    from solver.retro import unit_of
+    units = plan_units(rules, phase="all")
+    assert units == build_plan(rules)
 
-    def file_name(key) -> str:              # a unit's file, as the plan names it
-        return storage.file_of(".", rules, key).stem
-    units = [(file_name(u.key), u.slots, sorted(file_name(n) for n in u.needs))
-             for u in plan_units(rules, phase="all")]
-    assert planned == units
+    def unit_name(sub) -> str:              # the unit that writes sub: its pair's, its cycle's first
+        return storage.file_stem(*(sub.pair if sub.is_moving else unit_of(sub)[0] if rules.mixed else sub))
+    seen = set()
+    for unit in units:
+        key = unit.key
+        if unit.phase == "moving":
+            assert unit.slots == key.slots and sorted(unit.needs) == sorted(storage.file_stem(*d) for d in key.dependencies)
+        else:
+            own = unit_of(key) if rules.mixed else [key]
+            assert unit.subspaces == own and unit.slots == sum(s.slots for s in own)
+            reads = {c for s in own for c in placement.reads(s, rules) if c not in own}
+            assert set(unit.inputs) == reads and sorted(unit.needs) == sorted({unit_name(c) for c in reads})
+        assert set(unit.needs) <= seen, unit.name
+        seen |= set(unit.outputs) | {unit.name}
 
 
 def test_analyze_and_play_refuse_what_needs_the_kernels(tmp_path):

@@ -4,12 +4,14 @@ the cluster's task graph, the tables of the quiet-ply rule and a folder's invent
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from .. import placement, storage
-from ..index import Pair, Subspace, successors
-from ..retro import pair_order, unit_of
+from ..board import STANDARD_BOARD, Board
+from ..index import Pair, Subspace, shape_name, successors
+from ..retro import pair_order
 from ..rules import Rules, kernel_gap, require_kernels
 
 def plan(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None) -> list[Pair]:
@@ -66,61 +68,102 @@ def cycle_memory(own: list[int], reads: list[int]) -> int:
 
 @dataclass(frozen=True)
 class Unit:
-    """One unit of work of a build: the file of ``key`` (a moving-phase pair or a
-    placement subspace), made from the files of the units in ``needs``, with its slots
-    and the bytes of memory its solve (or pass) holds.
+    """One unit of a build's work, named after the file it writes: the subspaces it
+    solves together (``shapes``, plain ``(m, o, h, k)`` tuples: a moving pair's one or
+    two, a placement subspace, or a cycle m-o+h-k, o-m+k-h of mixed placement), solved
+    in rounds (``rounds``: a moving pair, a cycle) or by one pass (a placement subspace
+    of separate placement), from the subspaces it reads (``reads``), which the units
+    named in ``needs`` write; its slots and the bytes of memory its solve (or pass)
+    holds at its peak.  A pair writes one file, a placement unit one a subspace
+    (:attr:`outputs`).
 
-    A build's plan (:func:`plan_units`) is a graph of units, listed so that every unit
-    comes after those it needs; :func:`build` runs them in that order in this process,
-    :mod:`solver.cluster` runs them as a Dask task graph.
+    The plan (:func:`build_plan`) is a graph of units, every unit after those it needs:
+    :func:`solver.build.build` runs them in that order in this process,
+    :mod:`solver.cluster` as a Dask task graph, ``--dry-run`` and scripts/scale_plan.py
+    estimate them.  Plain tuples, so that it plans rules beyond the kernels' index too;
+    :attr:`key`, :attr:`subspaces` and :attr:`inputs` are the kernels' objects.
     """
 
-    key: Pair | Subspace
-    needs: tuple[Pair | Subspace, ...]
+    phase: str
+    shapes: tuple[tuple[int, int, int, int], ...]
     slots: int
     memory: int
-    #: Files it writes: one, or one a subspace of a cycle of mixed placement
-    files: int = 1
+    #: The names of the units whose files it reads (a build's task graph)
+    needs: tuple[str, ...] = ()
+    reads: tuple[tuple[int, int, int, int], ...] = ()
+    rounds: bool = True
+    board: Board = field(default=STANDARD_BOARD, compare=False, repr=False)
 
     @property
     def name(self) -> str:
-        """The unit's name, unique in a build (its file's name without the suffix)."""
-        key = self.key
-        return storage.file_stem(*key) if isinstance(key, Pair) else \
-            storage.file_stem(key.m, key.o, key.own_hand, key.opp_hand)
+        """The unit's name, unique in a build: its (first) file's name without ``.h5``."""
+        return storage.file_stem(*self.shapes[0])
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """The names of the files it writes (a pair's one, a placement subspace's each)."""
+        if self.phase == "moving":
+            return (self.name,)
+        return tuple(storage.file_stem(*s) for s in self.shapes)
+
+    @property
+    def also(self) -> tuple[str, ...]:
+        """The files it writes beside the one it is named after (a cycle's second)."""
+        return self.outputs[1:]
+
+    @property
+    def files(self) -> int:
+        return len(self.outputs)
+
+    @property
+    def label(self) -> str:
+        """What the build's messages call it: ``pair 3-4``, ``placement 2-3+1-0``."""
+        m, o, h, k = self.shapes[0]
+        return f"pair {min(m, o)}-{max(m, o)}" if self.phase == "moving" else f"placement {shape_name(m, o, h, k)}"
+
+    @property
+    def seconds(self) -> float:
+        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...) and a
+        file's own cost (:data:`FILE_SECONDS`) for each it writes."""
+        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE) + FILE_SECONDS * self.files
+
+    def paths(self, root: Path | str, rules: Rules) -> list[Path]:
+        """The files it writes in the folder of ``rules`` under ``root``."""
+        return [storage.rules_dir(root, rules) / f"{name}.h5" for name in self.outputs]
+
+    @property
+    def key(self) -> Pair | Subspace:
+        """The kernels' object of the unit (rules the kernels index): its :class:`Pair`,
+        or its (first) placement :class:`Subspace`."""
+        m, o, h, k = self.shapes[0]
+        return Pair(m, o, board=self.board) if self.phase == "moving" else Subspace(m, o, h, k, board=self.board)
+
+    @property
+    def subspaces(self) -> list[Subspace]:
+        """The subspaces it solves, as the kernels' objects."""
+        return [Subspace(*s, board=self.board) for s in self.shapes]
+
+    @property
+    def inputs(self) -> list[Subspace]:
+        """The subspaces it reads, as the kernels' objects."""
+        return [Subspace(*s, board=self.board) for s in self.reads]
+
+
+#: The unit of a build's plan by its earlier name (:func:`build_plan` listed these, and
+#: :func:`plan_units` the same units with the kernels' keys): one type now.
+PlannedFile = Unit
 
 
 def plan_units(rules: Rules, max_total: int | None = None, pair: tuple[int, int] | None = None,
                phase: str = "moving") -> list[Unit]:
-    """The planned units of ``phase`` with their dependencies, every unit after the units
-    it needs.  A placement subspace needs the units of its children (a moving child:
-    its pair); with ``pair`` the placement phase is left out (see :func:`build`).
+    """:func:`build_plan` of rules the kernels solve (UnsupportedRulesError for others):
+    the units a build runs.
 
-    >>> [(u.name, [n.name for n in u.needs]) for u in plan_units(Rules(stones=3), phase="all")][-2:]
-    [('place-0-1+3-2', ['1-1+2-2']), ('place-0-0+3-3', ['0-1+3-2'])]
+    >>> [(u.name, u.needs) for u in plan_units(Rules(stones=3), phase="all")][-2:]
+    [('place-0-1+3-2', ('place-1-1+2-2',)), ('place-0-0+3-3', ('place-0-1+3-2',))]
     """
     require_kernels(rules)
-    check_phase(phase, pair)
-    units = []
-    if phase in ("moving", "all"):
-        units += [Unit(p, tuple(p.dependencies), p.slots, memory_needed(p))
-                  for p in (Pair(*q, board=rules.board) for q in plan(rules, max_total, pair))]
-    if phase in ("placement", "all") and pair is None:
-        for own in placement.units(rules, max_total):
-            reads = [c for s in own for c in placement.reads(s, rules) if c not in own]
-            needs = tuple(dict.fromkeys(unit_key(c, rules) for c in reads))
-            memory = (cycle_memory([s.slots for s in own], [c.slots for c in dict.fromkeys(reads)])
-                      if rules.mixed else placement.memory_needed(own[0]))
-            units.append(Unit(own[0], needs, sum(s.slots for s in own), memory, files=len(own)))
-    return units
-
-
-def unit_key(sub: Subspace, rules: Rules) -> Pair | Subspace:
-    """The key of the unit that solves ``sub``: its pair (moving phase), itself (a
-    placement subspace), or under mixed placement the first subspace of its cycle."""
-    if sub.is_moving:
-        return sub.pair
-    return unit_of(sub)[0] if rules.mixed else sub
+    return build_plan(rules, phase=phase, max_total=max_total, pair=pair)
 
 
 def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
@@ -159,35 +202,6 @@ DISK_BYTES_PER_SLOT = 0.37
 DISK_BYTES_PER_SLOT_LEAST = 0.01
 
 
-@dataclass(frozen=True)
-class PlannedFile:
-    """One unit of a build's work, named after the file it writes: its phase, name, slots
-    and the memory it needs.  ``rounds``: solved in rounds (a moving pair, a cycle of
-    mixed placement) rather than by one pass (a placement subspace of separate
-    placement).  A cycle m-o+h-k, o-m+k-h of mixed placement is one unit that writes a
-    file per subspace: ``also`` names the others (:attr:`outputs`)."""
-
-    phase: str
-    name: str
-    slots: int
-    memory: int
-    rounds: bool = True
-    #: The names of the planned files it reads (a build's task graph, scripts/scale_plan.py)
-    needs: tuple[str, ...] = ()
-    also: tuple[str, ...] = ()
-
-    @property
-    def outputs(self) -> tuple[str, ...]:
-        """The names of the files it writes."""
-        return (self.name, *self.also)
-
-    @property
-    def seconds(self) -> float:
-        """Estimated build time at the measured rates (:data:`MOVING_RATE`, ...) and a
-        file's own cost (:data:`FILE_SECONDS`) for each it writes."""
-        return self.slots / (MOVING_RATE if self.rounds else PLACEMENT_RATE) + FILE_SECONDS * len(self.outputs)
-
-
 def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
     """Slots of a subspace with m and o stones on the board, for a plan of ``rules``: the
     kernels' index (orbits plus slack) where the kernels handle them, else the positions
@@ -198,12 +212,16 @@ def plan_sizes(rules: Rules) -> Callable[[int, int], int]:
 
 
 def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None,
-               pair: tuple[int, int] | None = None) -> list[PlannedFile]:
-    """The files :func:`build` would write (all of them, built or not), in build order,
-    for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels a plan
-    of symmetry classes.  Under mixed placement a placement unit is a cycle
+               pair: tuple[int, int] | None = None) -> list[Unit]:
+    """The units of a build of ``phase`` (all of them, built or not: what
+    :func:`solver.build.build` would write), in build order, every unit after the units
+    it needs, for any rules: sized by :func:`plan_sizes`, so for rules beyond the kernels
+    a plan of symmetry classes.  ``max_total``: only subspaces with at most that many
+    stones (board and hand, both sides); ``pair``: that moving pair and the pairs it
+    needs (without the placement phase, which needs every pair: see
+    :func:`solver.build.build`).  Under mixed placement a placement unit is a cycle
     {m-o+h-k, o-m+k-h} (a side with stones in hand may move, keeping the hands), solved
-    in rounds like a moving pair and written as a file per subspace (``also``).
+    in rounds like a moving pair and written as a file per subspace.
 
     >>> [(f.name, f.slots) for f in build_plan(Rules(stones=3))]
     [('pair-3-3', 210140), ('place-2-3+1-0', 46200), ('place-2-2+1-1', 6930), ('place-1-2+2-1', 1012), ('place-1-1+2-2', 92), ('place-0-1+3-2', 24), ('place-0-0+3-3', 1)]
@@ -216,39 +234,36 @@ def build_plan(rules: Rules, *, phase: str = "all", max_total: int | None = None
     check_phase(phase, pair)
     size = plan_sizes(rules)
     slots = lambda shapes: [size(s[0], s[1]) for s in shapes]      # noqa: E731
-    cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's file
-
-    def file_of(shape: tuple) -> str:
-        """The name of the planned file that holds ``shape`` (a cycle's: its first's)."""
-        return storage.file_stem(*cycle_of.get(shape, shape))
+    cycle_of: dict = {}             # a subspace of mixed placement -> its cycle's first
 
     def needs(reads: list) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(file_of(c) for c in reads))
+        """The units that write ``reads``: a pair's, a placement subspace's, a cycle's."""
+        return tuple(dict.fromkeys(storage.file_stem(*cycle_of.get(c, c)) for c in reads))
 
-    files = []
+    def unit(phase: str, own: list, reads: list, memory: int, rounds: bool = True) -> Unit:
+        return Unit(phase, tuple(own), sum(slots(own)), memory, needs(reads), tuple(reads), rounds,
+                    board=rules.board)
+
+    units = []
     if phase in ("moving", "all"):
         for p in pair_plan(rules.stones, max_total, pair):
             own = _pair_shapes(p)
             reads = [c for s in own if (c := successors(*s)[1]) is not None]
-            files.append(PlannedFile("moving", file_of(own[0]), sum(slots(own)),
-                                     rounds_memory(slots(own), slots(reads)), needs=needs(reads)))
+            units.append(unit("moving", own, reads, rounds_memory(slots(own), slots(reads))))
     if phase in ("placement", "all") and pair is None:
         if rules.mixed:
             for own, reads in _mixed_units(rules.stones, max_total):
                 cycle_of.update((s, own[0]) for s in own)
-                files.append(PlannedFile("placement", file_of(own[0]), sum(slots(own)),
-                                         cycle_memory(slots(own), slots(reads)), needs=needs(reads),
-                                         also=tuple(storage.file_stem(*s) for s in own[1:])))
+                units.append(unit("placement", own, reads, cycle_memory(slots(own), slots(reads))))
         else:
             for s in placement.shapes(rules.stones, max_total):
                 kids = [c for c in successors(*s) if c is not None]
-                files.append(PlannedFile("placement", file_of(s), size(s[0], s[1]),
-                                         placement.pass_memory(size(s[0], s[1]), slots(kids)),
-                                         rounds=False, needs=needs(kids)))
-    return files
+                units.append(unit("placement", [s], kids, placement.pass_memory(size(s[0], s[1]), slots(kids)),
+                                  rounds=False))
+    return units
 
 
-def plan_summary(files: list[PlannedFile]) -> list[dict]:
+def plan_summary(files: list[Unit]) -> list[dict]:
     """Per phase of a plan (moving, then placement, where planned): files (a cycle of
     mixed placement writes one per subspace), slots, the
     largest file, the largest step's memory and file, disk (:data:`DISK_BYTES_PER_SLOT`),
