@@ -76,6 +76,14 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     if start < 0 or start > stop:
         raise ValueError(f"bad slot range {start}..{stop} of {m}-{o}")
     nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    b = NULL
+    frame = NULL
+    succ = NULL
+    first = NULL
+    count = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -227,6 +235,13 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     if not cap_wins and o >= 1:
         check_size("cap", cap.shape[0], c_subspace_slots(o - 1, m1), f"slots of {o - 1}-{m1}")
     codes = &val[0] if not fingerprint else NULL     # (this order: the pointer keeps its const)
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    owns = NULL
+    slots = NULL
+    w = NULL
+    frames = NULL
+    b = NULL
+    rests = NULL
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))

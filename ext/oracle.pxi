@@ -298,6 +298,8 @@ def oracle_sweep(int m, int o, uint16_t[::1] val, const uint16_t[::1] quiet,
     _orc_make_sets(o)
     owns = ORC_SETS[m]
     opps = ORC_SETS[o]
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(ORC_MAX_MOVES * sizeof(uint32_t))
         for i in prange(n, schedule="dynamic", chunksize=8192):

@@ -70,6 +70,10 @@ def placement_values(int m, int o, int hm, int ho, uint16_t[::1] out,
     if capture_child.shape[0] and o >= 1:      # (no opponent stone: nothing to take)
         check_size("capture_child", capture_child.shape[0], c_subspace_slots(o - 1, m + 1),
                    f"slots of {o - 1}-{m + 1}, or none")
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    b = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -196,6 +200,11 @@ def placement_solve(int m, int o, int hm, int ho, uint16_t[::1] val,
     _check_children(m, o, val, quiet, cap, cap_wins)
     if rep_start < 0 or rep_start > rep_stop:
         raise ValueError("bad representative range")
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    owns = NULL
+    slots = NULL
+    w = NULL
+    sides = NULL
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
@@ -260,6 +269,14 @@ def placement_pass(int m, int o, int hm, int ho, uint16_t[::1] val,
     if start < 0 or start > stop:
         raise ValueError("bad slot range")
     nblocks = (stop - start + PLACE_BATCH - 1) // PLACE_BATCH
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    b = NULL
+    succ = NULL
+    first = NULL
+    count = NULL
+    fo = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -365,6 +382,10 @@ def placement_reach(int m, int o, int hm, int ho, const uint8_t[::1] reached,
     if track_c:
         check_size("cap_reach", cap_reach.shape[0], c_subspace_slots(o - 1, m + 1),
                    f"slots of {o - 1}-{m + 1}, or none")
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    fo = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))

@@ -649,6 +649,14 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap, int rul
     check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
     if grouped and h == 0 and k == 0:
         return _init_grouped(m, o, val, &x, rules, jobs)
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    ents = NULL
+    first = NULL
+    quiet = NULL
+    nmoves = NULL
+    b = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))  # private out-parameters
@@ -740,6 +748,15 @@ cdef tuple _init_grouped(int m, int o, uint16_t[::1] val, const Outside* x,
         memset(&val[lo], 0, (hi - lo) * sizeof(uint16_t))
     with nogil:
         mark_slack(m, o, &val[0], V_SLACK, jobs)
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    owns = NULL
+    wslot = NULL
+    wcode = NULL
+    wown = NULL
+    ents = NULL
+    w = NULL
+    frames = NULL
+    b = NULL
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         wslot = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
@@ -1119,6 +1136,18 @@ def retro_round(int m, int o, const int64_t[::1] frontier, const uint16_t[::1] c
         raise IndexError(f"frontier[{bad}] = {frontier[bad]}: no slot of {m}-{o} "
                          f"({child.shape[0]} slots)")
     wide = floor_is_wide(pred_floor, pred.shape[0])
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    preds = NULL
+    stones = NULL
+    succ = NULL
+    table = NULL
+    ents = NULL
+    owns = NULL
+    counts = NULL
+    stabs = NULL
+    frame = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -1374,6 +1403,11 @@ def retro_pull(int m, int o, const uint16_t[::1] child, uint16_t[::1] pred,
     _check_round(m, o, child, pred, pred_due, jobs)
     n_pred = pred.shape[0]
     wide = floor_is_wide(pred_floor, n_pred)
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    moves = NULL
+    scratch = NULL
+    succ = NULL
+    frame = NULL
     with nogil, parallel(num_threads=jobs):
         moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -1472,6 +1506,12 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     _check_round(m, o, child, pred, pred_due, jobs)
     n_pred = pred.shape[0]
     wide = floor_is_wide(pred_floor, n_pred)
+    # (each thread starts from a copy of these: defined, not left uninitialised)
+    owns = NULL
+    slots = NULL
+    w = NULL
+    fy = NULL
+    rests = NULL
     with nogil, parallel(num_threads=jobs):
         owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
         slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
