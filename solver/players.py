@@ -61,11 +61,11 @@ DECIDED = WIN_SCORE - 10_000
 Say = Callable[[str], None]
 
 
-def _apply(own: int, opp: int, hm: int, ho: int, packed: int) -> tuple[int, int, int, int]:
+def _apply(own: int, opp: int, own_hand: int, opp_hand: int, packed: int) -> tuple[int, int, int, int]:
     """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move
     (:func:`~solver.position.after_move`)."""
-    own, opp, hm = after_move(own, opp, hm, Move.unpack(packed))
-    return opp, own, ho, hm
+    own, opp, own_hand = after_move(own, opp, own_hand, Move.unpack(packed))
+    return opp, own, opp_hand, own_hand
 
 
 def _open_mills(own: int, opp: int, board: Board) -> int:
@@ -87,15 +87,15 @@ def _mobility(stones: int, free: int, board: Board) -> int:
     return n
 
 
-def evaluate(own: int, opp: int, hm: int, ho: int, board: Board = STANDARD_BOARD) -> int:
+def evaluate(own: int, opp: int, own_hand: int, opp_hand: int, board: Board = STANDARD_BOARD) -> int:
     """Heuristic score for the side to move: material, then mobility and open mills."""
     m, o = own.bit_count(), opp.bit_count()
-    score = 100 * ((m + hm) - (o + ho)) + 20 * (_open_mills(own, opp, board)
+    score = 100 * ((m + own_hand) - (o + opp_hand)) + 20 * (_open_mills(own, opp, board)
                                                 - _open_mills(opp, own, board))
     free = board.free(own, opp)
     # Mobility matters for a side that slides (a jumping side goes anywhere).
-    own_mob = 0 if hm == 0 and m == 3 else _mobility(own, free, board)
-    opp_mob = 0 if ho == 0 and o == 3 else _mobility(opp, free, board)
+    own_mob = 0 if own_hand == 0 and m == 3 else _mobility(own, free, board)
+    opp_mob = 0 if opp_hand == 0 and o == 3 else _mobility(opp, free, board)
     return score + 4 * (own_mob - opp_mob)
 
 
@@ -235,8 +235,8 @@ class SearchPlayer(Player):
         self._deadline: Optional[float] = None
 
     # --- the search ------------------------------------------------------------
-    def _moves(self, own: int, opp: int, hm: int, ho: int) -> list[int]:
-        return self._kernels.moves_packed(own, opp, hm, ho, self.rules.flags)
+    def _moves(self, own: int, opp: int, own_hand: int, opp_hand: int) -> list[int]:
+        return self._kernels.moves_packed(own, opp, own_hand, opp_hand, self.rules.flags)
 
     def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
         """Exact score of a moving-phase position from the database, or None."""
@@ -256,27 +256,27 @@ class SearchPlayer(Player):
             return WIN_SCORE - ply - v.plies
         return -(WIN_SCORE - ply - v.plies)
 
-    def _negamax(self, own: int, opp: int, hm: int, ho: int, side: int, depth: int,
+    def _negamax(self, own: int, opp: int, own_hand: int, opp_hand: int, side: int, depth: int,
                  ply: int, alpha: int, beta: int, seen: set) -> int:
         self.nodes += 1
         if self._deadline is not None and self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
             raise _Timeout
-        ended = decided(own, opp, hm, ho, self.rules)
+        ended = decided(own, opp, own_hand, opp_hand, self.rules)
         if ended is not None:
             return WIN_SCORE - ply if ended == WIN else -(WIN_SCORE - ply)
-        key = (own, opp, hm, ho, side)
+        key = (own, opp, own_hand, opp_hand, side)
         if ply > 0 and key in seen:
             return 0                                     # a repetition: heading for a draw
-        if hm == 0 and ho == 0:
+        if own_hand == 0 and opp_hand == 0:
             exact = self._db_score(own, opp, ply)
             if exact is not None:
                 return exact
-        moves = self._moves(own, opp, hm, ho)
+        moves = self._moves(own, opp, own_hand, opp_hand)
         if not moves:                                    # blocked: lost, or drawn on a full board
             return 0 if blocked_wdl(own, opp, self.rules) == DRAW else -(WIN_SCORE - ply)
         if depth <= 0:
             self._heuristic = True
-            return evaluate(own, opp, hm, ho, self.rules.board)
+            return evaluate(own, opp, own_hand, opp_hand, self.rules.board)
         alpha0 = alpha
         best_move = None
         if self.use_table:
@@ -296,7 +296,7 @@ class SearchPlayer(Player):
         best, best_move = -WIN_SCORE - 1, moves[0]
         try:
             for mv in moves:
-                o2, w2, h2, k2 = _apply(own, opp, hm, ho, mv)
+                o2, w2, h2, k2 = _apply(own, opp, own_hand, opp_hand, mv)
                 value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, ply + 1,
                                        -beta, -alpha, seen)
                 if value > best:
@@ -329,11 +329,11 @@ class SearchPlayer(Player):
             return value + ply
         return value
 
-    def _root(self, own, opp, hm, ho, side, depth, moves, seen) -> tuple[int, list[int]]:
+    def _root(self, own, opp, own_hand, opp_hand, side, depth, moves, seen) -> tuple[int, list[int]]:
         """Score of the best root moves and all moves of that score, at ``depth``."""
         best, ties = None, []
         for mv in moves:
-            o2, w2, h2, k2 = _apply(own, opp, hm, ho, mv)
+            o2, w2, h2, k2 = _apply(own, opp, own_hand, opp_hand, mv)
             # A window just below the best so far finds every move as good as it.
             alpha = -WIN_SCORE - 1 if best is None else best - 1
             value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, 1,
@@ -347,12 +347,12 @@ class SearchPlayer(Player):
     def search(self, game: Game) -> tuple[int, list[Move]]:
         """(score, best moves) for the side to move in ``game``."""
         pos = game.position
-        own, opp, hm, ho = pos.own, pos.opp, pos.own_hand, pos.opp_hand
+        own, opp, own_hand, opp_hand = pos.own, pos.opp, pos.own_hand, pos.opp_hand
         side = 0 if pos.turn == "w" else 1
         # The game's earlier positions count as repetitions (the current one is the root).
         seen = {(p.own, p.opp, p.own_hand, p.opp_hand, 0 if p.turn == "w" else 1)
                 for p in game.positions[:-1]}
-        moves = self._moves(own, opp, hm, ho)
+        moves = self._moves(own, opp, own_hand, opp_hand)
         self.rng.shuffle(moves)
         self.nodes = 0
         self._deadline = (0.0 if self._stopped else None if self.seconds is None
@@ -363,7 +363,7 @@ class SearchPlayer(Player):
         for depth in range(1, self.depth + 1):
             self._heuristic = False
             try:
-                score, ties = self._root(own, opp, hm, ho, side, depth, moves, seen)
+                score, ties = self._root(own, opp, own_hand, opp_hand, side, depth, moves, seen)
             except _Timeout:
                 break
             result = score, ties

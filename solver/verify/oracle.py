@@ -87,11 +87,11 @@ class Oracle:
         while True:
             n = 0
             for s in subs:
-                m, o, hm, ho = s
-                mirror = (o, m, ho, hm)
+                m, o, own_hand, opp_hand = s
+                mirror = (o, m, opp_hand, own_hand)
                 n += self.kernels.oracle_sweep(m, o, val[s], val[mirror], outs[s][0], sweep,
                                                self.rules.flags, cap_win[s], loss_rows[s],
-                                               loss_rows[mirror], blocker[s], self.jobs, hm, ho,
+                                               loss_rows[mirror], blocker[s], self.jobs, own_hand, opp_hand,
                                                outs[s][1], outs[s][2])
             # Once a sweep decides nothing, later sweeps can only be fed by capture
             # targets with more plies; past the longest of those, nothing can change.
