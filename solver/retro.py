@@ -152,75 +152,118 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     mixed placement a cycle of placement subspaces, whose placements lead out of it
     (docs/design.md §4).  ``lookup(*target)`` (a subspace's m, o and, with stones in
     hand, its hands) supplies the solved subspaces its moves lead into out of the unit;
-    ``pull`` as for :func:`solve_pair`."""
+    ``pull`` as for :func:`solve_pair`.  The stages, each a function below:
+
+    1. :func:`_init`: every position's moves out of the unit (captures, placements) and
+       its blocked end, looked up; what they decide, and the rest undecided;
+    2. :func:`_floor`: the counts of undecided successors into the codes, the longest
+       loss the moves out allow into the loss floor;
+    3. :func:`_rounds`: round d = 0, 1, ... decides the positions of plies d + 1 from
+       those of plies d, pushed from them or pulled by their predecessors;
+    4. :func:`_finish`: what is still undecided is a draw.
+    """
     require_kernels(rules)
-    kernels = kernels_for(rules.board)
     start = time.perf_counter()
-    # Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the
-    # capture targets one at a time during the initialisation (the caller's lookup should
-    # not keep them); the loss floor, 1 byte a slot, only from the rounds on.
-    val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
-    due, holds = {}, {}
-    for s in subs:
-        due[s], holds[s] = kernels.retro_due(s.slots)
-    undecided = {}
-    maxd = 0
-    for s in subs:
+    solve = _Solve(subs, rules, kernels_for(rules.board), jobs, progress)
+    _init(solve, lookup, end)
+    _floor(solve)
+    rounds = _rounds(solve, pull)
+    _finish(solve)
+    return PairResult(values=solve.val, rounds=rounds, seconds=time.perf_counter() - start)
+
+
+class _Solve:
+    """The state of a unit's solve between its stages (:func:`solve_unit`).
+
+    Peak memory (docs/design.md §4): the codes, 2 bytes a slot, throughout; the capture
+    targets one at a time during the initialisation (the caller's lookup should not keep
+    them); the loss floor, 1 byte a slot, only from the rounds on."""
+
+    def __init__(self, subs: list[Subspace], rules: Rules, kernels, jobs: int,
+                 progress: Callable[[str], None] | None):
+        self.subs, self.rules, self.kernels, self.jobs, self.progress = subs, rules, kernels, jobs, progress
+        self.val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
+        self.due, self.holds = {}, {}
+        for s in subs:
+            self.due[s], self.holds[s] = kernels.retro_due(s.slots)
+        self.undecided: dict[Subspace, int] = {}     # an estimate, per subspace
+        self.maxd = 0                                # the largest plies decided or pending
+        self.floor: dict[Subspace, np.ndarray] = {}
+
+
+def _init(solve: _Solve, lookup: Callable[..., np.ndarray], end: int) -> None:
+    """Stage 1 (``retro_init``): with ``end``, the game's own ends shifted (:func:`shift_ends`)."""
+    kernels, rules = solve.kernels, solve.rules
+    for s in solve.subs:
         targets = [np.zeros(0, dtype=np.uint16) if t is None else
                    np.ascontiguousarray(lookup(*t), dtype=np.uint16) for t in outside(s, rules)]
-        if progress:
-            progress(f"init {s}")
-        plies, undecided[s] = kernels.retro_init(s.m, s.o, val[s], targets[0], rules.flags, jobs,
-                                                  *hands(s), *targets[1:])
+        if solve.progress:
+            solve.progress(f"init {s}")
+        plies, solve.undecided[s] = kernels.retro_init(s.m, s.o, solve.val[s], targets[0], rules.flags,
+                                                        solve.jobs, *hands(s), *targets[1:])
         if end:
-            shift_ends(val[s], end)
+            shift_ends(solve.val[s], end)
             plies = max(plies, end + 1)
-        maxd = max(maxd, plies)
+        solve.maxd = max(solve.maxd, plies)
         del targets
-    # the counts go into the undecided codes, the captures' longest losses into the floor
-    floor = {s: kernels.retro_floor(val[s], jobs) for s in subs}
-    recount = {s: False for s in subs}
+
+
+def _floor(solve: _Solve) -> None:
+    """Stage 2 (``retro_floor``): once the targets are let go, the loss floor allocated."""
+    solve.floor = {s: solve.kernels.retro_floor(solve.val[s], solve.jobs) for s in solve.subs}
+
+
+def _rounds(solve: _Solve, pull: bool | Callable[[int], bool] | None) -> int:
+    """Stage 3: the rounds, until one past the last that decided anything and past
+    every pending plies; returns how many.  A round pulls where its frontier is large
+    beside the states it may decide (:data:`PULL_RATIO`), else pushes (``retro_round``)."""
+    kernels, rules, jobs, val = solve.kernels, solve.rules, solve.jobs, solve.val
+    recount = {s: False for s in solve.subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
-    while d <= maxd:
+    while d <= solve.maxd:
         decided, pulled, front = 0, [], 0
-        for s in subs:
+        for s in solve.subs:
             child = s.mirror
-            size = kernels.retro_frontier_size(val[s], due[s], holds[s], d, jobs)
+            size = kernels.retro_frontier_size(val[s], solve.due[s], solve.holds[s], d, jobs)
             if not size:
                 continue
             front += size
-            args = (val[s], val[child], floor[child], due[child], d, rules.flags)
+            args = (val[s], val[child], solve.floor[child], solve.due[child], d, rules.flags)
             jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
-            pulling = (size > ratio * undecided[child] if pull is None
+            pulling = (size > ratio * solve.undecided[child] if pull is None
                        else pull(d) if callable(pull) else pull)
             if pulling:
                 # grouped by opponent sets where many states may be decided (their
                 # successors then come from cache), else in slot order (it skips the
                 # others without computing their slots)
-                grouped = undecided[child] > GROUPED_PULL_SHARE * child.slots
+                grouped = solve.undecided[child] > GROUPED_PULL_SHARE * child.slots
                 kernel = kernels.retro_pull_grouped if grouped else kernels.retro_pull
                 n = kernel(s.m, s.o, *args, jobs, *hands(s))
                 pulled.append(str(child))
                 recount[child] |= d % 2 == 1        # it may have left counts unknown
             else:
                 n, block = 0, 0
-                while block < len(holds[s]):
-                    found, block = kernels.retro_scan(val[s], holds[s], d, block, chunk, jobs)
+                while block < len(solve.holds[s]):
+                    found, block = kernels.retro_scan(val[s], solve.holds[s], d, block, chunk, jobs)
                     n += kernels.retro_round(s.m, s.o, chunk[:found], *args, recount[child], jobs,
                                              *hands(s))
-            undecided[child] -= n       # (less overwritten tentative wins: an estimate)
+            solve.undecided[child] -= n     # (less overwritten tentative wins: an estimate)
             decided += n
         if decided:
-            maxd = max(maxd, d + 1)
-        if progress:
-            progress(f"round {d}: {decided} decided from a frontier of {front}"
-                     + (f", pulled into {' '.join(pulled)}" if pulled else ""))
+            solve.maxd = max(solve.maxd, d + 1)
+        if solve.progress:
+            solve.progress(f"round {d}: {decided} decided from a frontier of {front}"
+                           + (f", pulled into {' '.join(pulled)}" if pulled else ""))
         d += 1
-    for s in subs:
-        kernels.retro_finish(val[s])
-    return PairResult(values=val, rounds=d, seconds=time.perf_counter() - start)
+    return d
+
+
+def _finish(solve: _Solve) -> None:
+    """Stage 4 (``retro_finish``)."""
+    for s in solve.subs:
+        solve.kernels.retro_finish(solve.val[s])
 
 
 def check_by_opponent_sets(sub: Subspace, val: np.ndarray, quiet: np.ndarray, cap: np.ndarray,
