@@ -91,8 +91,12 @@ cdef inline uint32_t mill_closers(uint32_t rest) noexcept nogil:
 
 cdef inline uint32_t takeable(uint32_t enemy, int rules) noexcept nogil:
     """Enemy stones a closed mill may take (the protection rule) under the rule flags
-    ``rules`` (RULE_TAKE_NONE: none where all stand in mills)."""
-    cdef uint32_t free = enemy & ~mill_points(enemy)
+    ``rules`` (RULE_TAKE_NONE: none where all stand in mills; RULE_TAKE_FROM_MILLS: no
+    stone is protected)."""
+    cdef uint32_t free
+    if rules & RULE_TAKE_FROM_MILLS:
+        return enemy
+    free = enemy & ~mill_points(enemy)
     if free:
         return free
     return 0 if rules & RULE_TAKE_NONE else enemy
@@ -187,9 +191,11 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
     cdef uint32_t movers = opp, origins, before
     # A mill the last move closed took nothing only if nothing was takeable from own
     # (where a line wins, a closed line never takes): takeable(own, rules) == 0,
-    # which is own empty, or take-none with all of own in mills (the mills looked at
-    # only then: this runs for every state of a push round's frontier).
-    cdef bint mills_quiet = LINE_WINS or own == 0 or ((rules & RULE_TAKE_NONE) and mill_points(own) == own)
+    # which is own empty, or take-none (where mills protect) with all of own in mills
+    # (the mills looked at only then: this runs for every state of a push round's
+    # frontier).
+    cdef bint mills_quiet = LINE_WINS or own == 0 or (
+        (rules & RULE_TAKE_NONE) and not (rules & RULE_TAKE_FROM_MILLS) and mill_points(own) == own)
     cdef bint jump = (rules & RULE_JUMPING) and popcount(opp) + opp_hand == 3
     cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or (rules & RULE_MIXED))
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:

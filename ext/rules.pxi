@@ -5,7 +5,8 @@
 # every signature between them.  The board's own facts (its size, whether a line wins)
 # are compile-time constants of its module instead (board.pxi, LINE_WINS).
 #
-# Provides: RULE_JUMPING, RULE_TAKE_NONE, RULE_MIXED, RULE_FULL_DRAW; rule_flag_bits.
+# Provides: RULE_JUMPING, RULE_TAKE_NONE, RULE_MIXED, RULE_FULL_DRAW, RULE_TAKE_FROM_MILLS;
+#           rule_flag_bits.
 # Uses:     nothing.
 
 cdef enum:
@@ -13,10 +14,11 @@ cdef enum:
     RULE_TAKE_NONE = 2      # a mill takes nothing when every enemy stone is in a mill
     RULE_MIXED = 4          # a side with stones in hand may also move (Lasker)
     RULE_FULL_DRAW = 8      # a side blocked on a full board draws (Twelve Men's)
+    RULE_TAKE_FROM_MILLS = 16   # a mill may take a stone of a mill too (no protection)
 
 
 def rule_flag_bits():
     """The bits of the rule flags as compiled in (name: value), for the test that holds
     them equal to solver.rules.RuleFlag."""
     return {"JUMPING": RULE_JUMPING, "TAKE_NONE": RULE_TAKE_NONE, "MIXED": RULE_MIXED,
-            "FULL_DRAW": RULE_FULL_DRAW}
+            "FULL_DRAW": RULE_FULL_DRAW, "TAKE_FROM_MILLS": RULE_TAKE_FROM_MILLS}

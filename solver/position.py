@@ -64,9 +64,12 @@ def takeable(enemy: int, rules: Rules) -> int:
     """Mask of enemy stones a closed mill may take.
 
     Stones in mills are protected, unless every enemy stone stands in a mill: then
-    ``take-any`` lets any be taken and ``take-none`` lets none be.  With no enemy
-    stone on the board there is nothing to take.
+    ``take-any`` lets any be taken and ``take-none`` lets none be; where the rules take
+    from mills (``Rules.take_from_mills``) none is protected.  With no enemy stone on the
+    board there is nothing to take.
     """
+    if rules.take_from_mills:
+        return enemy
     free = enemy & ~mill_points(enemy, rules.board)
     if free:
         return free

@@ -56,10 +56,11 @@ class RuleFlag(IntFlag):
     TAKE_NONE = 2
     MIXED = 4
     FULL_DRAW = 8
+    TAKE_FROM_MILLS = 16
 
     @classmethod
     def of(cls, jumping: bool = False, take_none: bool = False, mixed: bool = False,
-           full_draw: bool = False) -> "RuleFlag":
+           full_draw: bool = False, take_from_mills: bool = False) -> "RuleFlag":
         """The flags of the options given.
 
         >>> RuleFlag.of(jumping=True, take_none=True)
@@ -67,7 +68,7 @@ class RuleFlag(IntFlag):
         """
         flags = cls(0)
         for flag, on in ((cls.JUMPING, jumping), (cls.TAKE_NONE, take_none), (cls.MIXED, mixed),
-                         (cls.FULL_DRAW, full_draw)):
+                         (cls.FULL_DRAW, full_draw), (cls.TAKE_FROM_MILLS, take_from_mills)):
             if on:
                 flags |= flag
         return flags
@@ -89,6 +90,10 @@ class Rules:
     (Three Men's Morris).
     ``full_board``: a side to move blocked because the board is full has lost
     (``'loss'``, as any blocked side) or the game is drawn (``'draw'``, Twelve Men's).
+    ``take_from_mills``: a closed mill may take any enemy stone, one in a mill too, where
+    stones of a mill are otherwise protected (the Sanmill app's "may remove from mills
+    always"); with take-none it is refused, as nothing is then ever protected, and where
+    a line wins, as a line takes nothing.
     """
 
     stones: int = 9
@@ -99,6 +104,7 @@ class Rules:
     two_mill_takes: int = 1
     line_wins: bool = False
     full_board: str = FULL_LOSS
+    take_from_mills: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "board", as_board(self.board))
@@ -119,7 +125,7 @@ class Rules:
         # twelve for more than nine: Board.indexing); equal to the board named, so files,
         # names and comparisons do not see it.
         object.__setattr__(self, "board", self.board.indexing(self.stones))
-        for flag in ("jumping", "line_wins"):
+        for flag in ("jumping", "line_wins", "take_from_mills"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"{flag} is True or False, not {getattr(self, flag)!r}")
         if self.mill_rule not in MILL_RULES:
@@ -131,6 +137,12 @@ class Rules:
         if self.full_board not in FULL_BOARD_RULES:
             raise ValueError(f"a full board is one of {', '.join(FULL_BOARD_RULES)}, "
                              f"not {self.full_board!r}")
+        if self.take_from_mills and self.mill_rule == TAKE_NONE:
+            raise ValueError("the mill rule take-none is about stones protected in mills; "
+                             "with take_from_mills none are")
+        if self.take_from_mills and self.line_wins:
+            raise ValueError("where a line of three wins it takes nothing: take_from_mills has "
+                             "nothing to say")
 
     def __repr__(self) -> str:
         # The first three always (the options of every rule set's name), the rest where
@@ -162,7 +174,7 @@ class Rules:
     def flags(self) -> RuleFlag:
         """The options as the kernels take them: one value of :class:`RuleFlag` (every
         kernel entry point takes it in place of a boolean per option)."""
-        return RuleFlag.of(self.jumping, self.take_none, self.mixed, self.full_draw)
+        return RuleFlag.of(self.jumping, self.take_none, self.mixed, self.full_draw, self.take_from_mills)
 
     @property
     def is_classic(self) -> bool:
@@ -219,7 +231,7 @@ class Rules:
         option appears here, and so in the file metadata and the JSON, by being a field).
 
         >>> Rules().options()
-        {'stones': 9, 'jumping': True, 'mill_rule': 'take-any', 'placement': 'separate', 'two_mill_takes': 1, 'line_wins': False, 'full_board': 'loss'}
+        {'stones': 9, 'jumping': True, 'mill_rule': 'take-any', 'placement': 'separate', 'two_mill_takes': 1, 'line_wins': False, 'full_board': 'loss', 'take_from_mills': False}
         """
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "board"}
 
@@ -260,7 +272,8 @@ class Rules:
         if self.line_wins:
             words.append("a line of three wins")
         else:
-            words.append("mill takes any stone when all stand in mills" if not self.take_none
+            words.append("mill takes any stone, one in a mill too" if self.take_from_mills
+                         else "mill takes any stone when all stand in mills" if not self.take_none
                          else "mill takes nothing when all stand in mills")
             if self.two_mill_takes == 2:
                 words.append("two mills at once take two")
@@ -277,6 +290,7 @@ _CHANGE_WORDS = (
     ("two_mill_takes", 2, "two-takes-two"), ("two_mill_takes", 1, "two-takes-one"),
     ("line_wins", True, "line-wins"), ("line_wins", False, "no-line-wins"),
     ("full_board", FULL_DRAW, "full-draw"), ("full_board", FULL_LOSS, "full-loss"),
+    ("take_from_mills", True, "take-from-mills"), ("take_from_mills", False, "mills-protect"),
 )
 
 
@@ -341,7 +355,7 @@ def kernel_gap(rules: Rules) -> Optional[str]:
     one line: today they know the boards of :data:`KERNEL_BOARDS` up to their stone
     limit (every stone count the rules allow on them: Lasker's ten on the standard board
     with its module of twelve), with the options jumping, mill rule, mixed placement, the
-    full-board rule and, on the boards of :data:`LINE_BOARDS` and only there, a line of
+    full-board rule, taking from mills and, on the boards of :data:`LINE_BOARDS` and only there, a line of
     three winning (docs/design.md §9).
 
     >>> kernel_gap(STANDARD) is None, kernel_gap(VARIANTS["three-mens"]) is None

@@ -43,6 +43,8 @@ MOVEGEN_RULES = [
     # the standard board's module of twelve stones a side (more than nine; Lasker's
     # mixed placement on it: tests/test_mixed.py)
     Rules(stones=10), Rules(stones=12, jumping=False),
+    # a mill takes from mills too (the Sanmill app's option), sliding and jumping
+    Rules(take_from_mills=True), dataclasses.replace(VARIANTS["six-mens"], take_from_mills=True),
 ]
 
 

@@ -28,7 +28,7 @@ from solver.values import SLACK_CODE
 
 from solver.verify.oracle import NONE, Oracle, compare, orbit_summary, show
 
-RULESETS = ["standard", "no-jumping", "take-none", "no-jumping-take-none"]
+RULESETS = ["standard", "no-jumping", "take-none", "no-jumping-take-none", "standard-take-from-mills"]
 
 # Oracle instances and fast results, shared by the tests of this module.
 _oracles: dict[str, Oracle] = {}

@@ -24,6 +24,12 @@ from solver.rules import RuleFlag, Rules
 
 FOUR = Rules(stones=4)
 
+
+def flags_of(jumping: bool, take, **more) -> RuleFlag:
+    """The kernels' flags of a row of the tests below: ``take`` True for take-none,
+    ``"mills"`` for a mill that takes from mills too (Rules.take_from_mills)."""
+    return RuleFlag.of(jumping, take is True, take_from_mills=take == "mills", **more)
+
 # Published (Malom) statistics, counted over positions up to symmetry (docs/design.md §6).
 PUBLISHED = {
     "3-3": dict(wins=140_621, losses=28_736, draws=269, longest_win=25, longest_loss=26),
@@ -259,7 +265,7 @@ def test_push_pull_and_mixed_rounds_give_the_same_values_all_rules(name):
     ("standard", 3, 5, True, True), ("morabaraba", 3, 5, True, False),
     ("morabaraba", 4, 5, True, False), ("six-mens", 4, 5, False, False),
     ("six-mens", 5, 4, True, True), ("seven-mens", 5, 5, True, False),
-    ("three-mens", 3, 3, False, False)])
+    ("three-mens", 3, 3, False, False), ("standard", 4, 5, True, "mills"), ("six-mens", 5, 4, False, "mills")])
 def test_init_by_opponent_sets_gives_the_codes_of_slot_order(board, m, o, jumping, take_none):
     """retro_init visits a moving subspace's positions by opponent sets, its captures read
     from cache, and writes only the codes that are not 0: the same codes (wins, pending
@@ -275,7 +281,7 @@ def test_init_by_opponent_sets_gives_the_codes_of_slot_order(board, m, o, jumpin
     slot_order = np.empty(kernels.subspace_slots(m, o), dtype=np.uint16)
     grouped = np.full_like(slot_order, 12345)
     for full_draw in (False, True):
-        flags = RuleFlag.of(jumping, take_none, full_draw=full_draw)
+        flags = flags_of(jumping, take_none, full_draw=full_draw)
         expected = kernels.retro_init(m, o, slot_order, cap, flags, 2, grouped=False)
         assert kernels.retro_init(m, o, grouped, cap, flags, 2) == expected
         assert np.array_equal(grouped, slot_order), (board, m, o, full_draw)
@@ -343,7 +349,9 @@ def test_floor_moves_the_capture_losses_out_of_the_codes():
     # with captures, with every enemy stone in a mill under take-none, where a line wins
     ("standard", 3, 3, True, True), ("standard", 3, 4, True, True), ("standard", 3, 5, True, False),
     ("morabaraba", 3, 3, True, True), ("six-mens", 3, 4, True, False),
-    ("seven-mens", 3, 5, True, True), ("three-mens", 3, 3, True, False)])
+    ("seven-mens", 3, 5, True, True), ("three-mens", 3, 3, True, False),
+    # a mill that takes from mills too
+    ("standard", 4, 4, True, "mills"), ("standard", 3, 4, True, "mills"), ("six-mens", 4, 5, False, "mills")])
 def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, o, jumping,
                                                                       take_none):
     """The build's check (retro_check_grouped: the successors of each position visited
@@ -360,7 +368,7 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
     longest loss decide, and a jumping position's own set, which a rest's table holds
     and its code must leave out, is often the one draw or the one longest loss."""
     kernels = kernels_for(BOARDS[board])
-    rng = np.random.default_rng(1000 * m + 10 * o + jumping + 2 * take_none)
+    rng = np.random.default_rng(1000 * m + 10 * o + jumping + 2 * (take_none is True) + 4 * (take_none == "mills"))
     n = kernels.subspace_slots(m, o)
     real = np.zeros(n, np.uint8)
     kernels.real_batch(m, o, 0, real)
@@ -375,7 +383,7 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
                if o > 3 else np.zeros(0, np.uint16))
         val = rng.choice(stored, n).astype(np.uint16)
         val[real == 0] = 0xFFFF
-        flags = RuleFlag.of(jumping, take_none)
+        flags = flags_of(jumping, take_none)
         slot_bad, slot_count = kernels.retro_check(m, o, val, quiet, cap, flags, 0, -1, n, 2)
         grouped_bad, grouped_count, visited, _ = kernels.retro_check_grouped(
             m, o, val, quiet, cap, flags, 0, -1, n, 2)
@@ -388,7 +396,7 @@ def test_the_grouped_walk_recomputes_the_codes_of_the_slot_order_walk(board, m, 
     ("standard", 3, 3, True, False), ("standard", 4, 3, True, False),
     ("standard", 4, 3, True, True), ("morabaraba", 4, 3, True, False),
     ("six-mens", 4, 3, True, False), ("three-mens", 3, 3, True, False),
-    ("standard", 3, 4, True, False)])
+    ("standard", 3, 4, True, False), ("standard", 4, 4, True, "mills")])
 @pytest.mark.parametrize("d", [4, 5])
 def test_the_grouped_pull_decides_what_the_slot_order_pull_decides(board, m, o, jumping,
                                                                    take_none, d):
@@ -401,7 +409,8 @@ def test_the_grouped_pull_decides_what_the_slot_order_pull_decides(board, m, o, 
     one not won is rare, so a state's own set, which a rest's table holds and the
     state must leave out, often decides it if it is not left out."""
     kernels = kernels_for(BOARDS[board])
-    rng = np.random.default_rng(100 * m + 10 * o + d + 2 * take_none + sum(map(ord, board)))
+    rng = np.random.default_rng(100 * m + 10 * o + d + 2 * (take_none is True) + 4 * (take_none == "mills")
+                                + sum(map(ord, board)))
     n_child, n_pred = kernels.subspace_slots(m, o), kernels.subspace_slots(o, m)
     rare = 0.01 if BOARDS[board].num_points > 9 else 0.1    # (three free points: 6 steps)
     if d % 2 == 0:      # a hit: d + 1 (lost in d)
@@ -420,7 +429,7 @@ def test_the_grouped_pull_decides_what_the_slot_order_pull_decides(board, m, o, 
     results = []
     for kernel in (kernels.retro_pull, kernels.retro_pull_grouped):
         val, (due, _) = pred.copy(), kernels.retro_due(n_pred)
-        decided = kernel(m, o, child, val, floor, due, d, RuleFlag.of(jumping, take_none), 2)
+        decided = kernel(m, o, child, val, floor, due, d, flags_of(jumping, take_none), 2)
         results.append((decided, val, due))
     (n1, val1, due1), (n2, val2, due2) = results
     assert n1 == n2 > 0
@@ -458,7 +467,7 @@ def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
     kernels = kernels_for(BOARDS[board])
     b = BOARDS[board]
     rng = np.random.default_rng(sum(map(ord, board)))
-    options = [(j, t, mx) for j in (True, False) for t in (True, False) for mx in (True, False)]
+    options = [(j, t, mx) for j in (True, False) for t in (True, False, "mills") for mx in (True, False)]
     jumped = 0
     for _ in range(3000):
         m = int(rng.choice([1, 2, 3, 3, 3, 4, 5, 6]))
@@ -470,7 +479,7 @@ def test_quiet_step_counts_are_the_moves_that_stay_in_the_unit(board):
         h = int(rng.choice([0, 0, 1, 2])) if m < 3 else int(rng.choice([0, 0, 0, 1]))
         k = int(rng.choice([0, 0, 1]))
         jumping, take_none, mixed = options[rng.integers(len(options))]
-        flags = RuleFlag.of(jumping, take_none, mixed)
+        flags = flags_of(jumping, take_none, mixed=mixed)
         got = kernels.quiet_step_counts(np.array([own], np.uint32), np.array([opp], np.uint32),
                                         h, k, flags)[0]
         moves = kernels.moves_packed(own, opp, h, k, flags)

@@ -168,6 +168,19 @@ def test_one_free_stone_protects_the_mills():
         assert both_generators("W:a7,d7,g4,b2 B:a1,d1,g1,c5 w", rules) == QUIET | {"g4-g7xc5"}
 
 
+def test_taking_from_mills_needs_no_stone_outside_them():
+    """The Sanmill app's "may remove from mills always" (Rules.take_from_mills): the free
+    stone protects nothing, every black stone may be taken; a mill may take from mills
+    only in the rules that say so, and take-none has nothing left to say there."""
+    unprotected = Rules(take_from_mills=True)
+    takes = {f"g4-g7x{p}" for p in ("a1", "d1", "g1", "c5")}
+    assert both_generators("W:a7,d7,g4,b2 B:a1,d1,g1,c5 w", unprotected) == QUIET | takes
+    assert both_generators(ALL_IN_MILLS, unprotected) == both_generators(ALL_IN_MILLS, STANDARD)
+    assert unprotected.name == "standard-take-from-mills" and Rules.from_name(unprotected.name) == unprotected
+    with pytest.raises(ValueError, match="take-none"):
+        Rules(mill_rule="take-none", take_from_mills=True)
+
+
 def test_jumping_at_three_stones():
     text = "W:a7,d7,b2 B:a1,d1,g1,c5 w"
     free = [p for p in POINTS if p not in {"a7", "d7", "b2", "a1", "d1", "g1", "c5"}]

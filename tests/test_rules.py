@@ -67,4 +67,5 @@ def test_rule_flags_are_the_bits_every_compiled_module_reads():
     assert Rules(jumping=False, mill_rule="take-none").flags == RuleFlag.TAKE_NONE
     assert VARIANTS["lasker"].flags == RuleFlag.JUMPING | RuleFlag.MIXED
     assert VARIANTS["twelve-mens"].flags & RuleFlag.FULL_DRAW
-    assert RuleFlag.of(True, True, True, True) == sum(RuleFlag)
+    assert Rules(take_from_mills=True).flags == RuleFlag.JUMPING | RuleFlag.TAKE_FROM_MILLS
+    assert RuleFlag.of(True, True, True, True, True) == sum(RuleFlag)

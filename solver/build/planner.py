@@ -59,7 +59,7 @@ def rounds_memory(own: list[int], reads: list[int]) -> int:
 
 
 def cycle_memory(own: list[int], reads: list[int]) -> int:
-    """Bytes a cycle of mixed placement (:func:`build_cycle`) holds at its peak: as
+    """Bytes a cycle of mixed placement (:class:`~solver.build.runner.CycleWork`) holds at its peak: as
     :func:`rounds_memory`, but every subspace it reads is held throughout (a subspace of
     the cycle reads up to three at once in its initialisation, and the check reads them
     again), so 2 per slot of all of them beside the codes and the loss floor."""

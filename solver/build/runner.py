@@ -403,7 +403,7 @@ class PlacementWork(Work):
         return [PlacementReport(s, s.slots, 0.0, peak_rss_mib(), skipped=True) for s in self.subs]
 
     def require_inputs(self) -> None:
-        require_stored(self.root, self.rules, f"{self.needer} needs", self.reads)
+        require_stored(self.root, self.rules, self.needer, self.reads)
 
     def keep(self) -> list[Subspace]:
         return self.reads
@@ -424,7 +424,7 @@ class PassWork(PlacementWork):
         super().__init__(root, rules, unit)
         self.sub = self.subs[0]
         self.label = f"placement subspace {self.sub.name}"
-        self.needer = self.label
+        self.needer = f"{self.label} needs"
 
     def solve(self, cache, jobs, progress, advance):
         from tqdm import tqdm
@@ -454,7 +454,10 @@ class CycleWork(PlacementWork):
     def __init__(self, root: Path, rules: Rules, unit: Unit):
         super().__init__(root, rules, unit)
         self.label = f"placement {self.subs[0].name}"
-        self.needer = f"placement subspaces {' '.join(s.name for s in self.subs)}"
+        self.needer = f"placement subspaces {' '.join(s.name for s in self.subs)} need"
+        # (what each subspace reads, in its order: the message names them so)
+        self.reads = list(dict.fromkeys(c for s in self.subs for c in placement.reads(s, rules)
+                                        if c not in self.subs))
 
     def solve(self, cache, jobs, progress, advance):
         result = solve_unit(self.subs, self.rules,
