@@ -591,11 +591,12 @@ def test_dry_run_of_the_standard_game_is_as_before(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     # (memory: issue 15 brought the moving pairs' peak from 6.1 to 3.1 GiB, and
-    # 16 MiB for the frontier; the peak is now the placement phase's; time: the moving
-    # phase at issue 15's slowest measured rate, MOVING_RATE)
+    # 16 MiB for the frontier; the peak is now the placement phase's; time: each phase
+    # at the rate of its last whole build on two idle cores, MOVING_RATE and
+    # PLACEMENT_RATE, 36.5 and 23 min)
     assert lines[1].split() == ["pair-3-3", "210,140", "0.02Gi", "0s", "to", "build"]
     assert lines[-1] == ("525 file(s) (0 built), 27,860,711,107 slots, peak memory about "
-                         "4.3 GiB, about 2.6 h left to build on 2 cores and 10.3 GB more on "
+                         "4.3 GiB, about 60 min left to build on 2 cores and 10.3 GB more on "
                          "disk (rates of docs/benchmarks.md; rules standard)")
     assert len(lines) == 527 and "phase:" not in result.stdout
 

@@ -175,16 +175,14 @@ def check_phase(phase: str, pair: tuple[int, int] | None) -> None:
 
 
 PHASES = ("moving", "placement", "all")
-#: Slots per second of a build with 2 threads on the 2-core development machines
-#: (docs/benchmarks.md, docs/results.md), only for the estimate of ``--dry-run``: the
-#: whole standard moving phase as measured on the slowest of them with issue 15's
-#: kernels (an AMD EPYC of family 25: 9,193,626,407 slots in 3,232 s at 64d5c17; an
-#: Intel Xeon took 1,671 s at 34704c0, the first build 5,416.6 s), for every solve in
-#: rounds; the whole standard placement phase as measured (18,667,084,700 slots in
-#: 6,264 s wall, with about one core free of other work: on two idle cores it should be
-#: up to twice as fast, not measured), for every placement pass.
-MOVING_RATE = 2.84e6
-PLACEMENT_RATE = 3.0e6
+#: Slots per second of a build with 2 threads on the 2-core development machines (an
+#: AMD EPYC of family 25, idle), only for the estimate of ``--dry-run``: the whole
+#: standard moving phase, 9,193,626,407 slots in 2,190 s at 4e665bb, for every solve in
+#: rounds; the whole standard placement phase, 18,667,084,700 slots in 1,373 s wall at
+#: b35ae71, for every placement pass (docs/benchmarks.md, "Build of the placement
+#: phase": the rates of the whole standard game, whose large files dominate).
+MOVING_RATE = 4.2e6
+PLACEMENT_RATE = 13.6e6
 #: Seconds a file takes beyond its slots (plan, open, check, compress, write, log), for
 #: the estimate of ``--dry-run``: fitted on whole builds of small games, where it is most
 #: of the time (on the 2-core machine, idle, --jobs 2: five-mens-mixed, 222 files,
