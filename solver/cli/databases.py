@@ -205,6 +205,11 @@ def _cluster(workers: Optional[int], scheduler: Optional[str], jobs: int, share:
 
     # Dask logs every worker and connection at INFO; the build's own lines suffice.
     logging.getLogger("distributed").setLevel(logging.WARNING)
+    # A worker killed while the client gathers a result: Dask gathers it again elsewhere
+    # (and says so in a warning), but a task of its client's loop ends with an exception
+    # nobody retrieves, which asyncio logs with a traceback.  The build goes on and says
+    # what matters itself (tests/test_cluster.py kills a worker of a running build).
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     where = (cluster.connect(scheduler) if scheduler is not None
              else cluster.local(workers, threads=max(1, jobs // workers), memory=share))
     with where as client:
