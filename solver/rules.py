@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from enum import IntFlag
+from functools import cached_property
 from numbers import Integral
 from typing import Optional
 
@@ -170,10 +171,11 @@ class Rules:
         """Whether a player with stones in hand may also move (Lasker)."""
         return self.placement == MIXED
 
-    @property
+    @cached_property
     def flags(self) -> RuleFlag:
         """The options as the kernels take them: one value of :class:`RuleFlag` (every
-        kernel entry point takes it in place of a boolean per option)."""
+        kernel entry point takes it in place of a boolean per option).  Kept once made:
+        the search players and the probe pass it with every call of the move generator."""
         return RuleFlag.of(self.jumping, self.take_none, self.mixed, self.full_draw, self.take_from_mills)
 
     @property
