@@ -285,13 +285,14 @@ def _mixed_units(stones: int, max_total: int | None) -> list[tuple[list, list]]:
     """(own subspaces, subspaces read) of each unit of the placement phase under mixed
     placement, children first: a unit is {m-o+h-k, o-m+k-h} (a move keeps the hands,
     so the two lead into each other), over every pair of hands but none, with at most
-    the placed stones on the board; it reads what placements (one stone fewer in hand)
-    and captures by a move (one stone fewer on the board) lead to."""
+    the placed stones on the board; it reads what captures by a move (one stone fewer on
+    the board) and placements (one stone fewer in hand) lead to, in the order
+    :func:`solver.placement.reads` names them."""
     out = []
     for own in placement.mixed_shapes(stones, max_total):
         reads = []
         for s in own:
-            for place in ([True] if s[2] else []) + ([False] if s[0] else []):
+            for place in ([False] if s[0] else []) + ([True] if s[2] else []):
                 reads += [c for c in successors(*s, place=place)
                           if c is not None and c not in own and c not in reads]
         out.append((own, reads))

@@ -455,16 +455,10 @@ class CycleWork(PlacementWork):
         super().__init__(root, rules, unit)
         self.label = f"placement {self.subs[0].name}"
         self.needer = f"placement subspaces {' '.join(s.name for s in self.subs)} need"
-        # (what each subspace reads, in its order: the message names them so)
-        self.reads = list(dict.fromkeys(c for s in self.subs for c in placement.reads(s, rules)
-                                        if c not in self.subs))
 
     def solve(self, cache, jobs, progress, advance):
-        result = solve_unit(self.subs, self.rules,
-                            lambda *shape: cache.load(Subspace(*shape, board=self.rules.board)), jobs)
-        if advance:
-            advance(self.unit.slots)
-        return result
+        return solve_unit(self.subs, self.rules,
+                          lambda *shape: cache.load(Subspace(*shape, board=self.rules.board)), jobs)
 
     def check(self, result, cache, jobs, verify):
         lookup = lambda s: result.values[s] if s in result.values else cache.load(s)  # noqa: E731
