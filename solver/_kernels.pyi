@@ -132,6 +132,13 @@ def placement_pass(m: int, o: int, hm: int, ho: int, val: U16, quiet: U16, cap: 
 def placement_reach(m: int, o: int, hm: int, ho: int, reached: U8, quiet_reach: U8,
                     cap_reach: U8, rules: int, jobs: int = 2) -> int: ...
 
+# --- dice.pxi: dice mill's placement phase (expected results) by one backward pass --------
+
+def dice_pass(m: int, o: int, hm: int, ho: int, out: U32, quiet: U32, single: U32, twice: U32,
+              num: int, replace_takes: bool, rules: int, jobs: int = 2, check: bool = False) -> int: ...
+def dice_solve(m: int, o: int, hm: int, ho: int, out: U32, quiet: U32, single: U32, twice: U32,
+               num: int, replace_takes: bool, rules: int, jobs: int = 2) -> int: ...
+
 # --- search.pxi: 2-bit views and the opening search ----------------------------------------
 
 def pack_wdl(codes: U16, out: U8) -> None: ...

@@ -56,9 +56,10 @@ def book_command(path: Path | str, rules: Rules) -> str:
 
 def build_command(root: Path | str, rules: Rules, phase: str | None = None,
                   max_total: int | None = None, pair: tuple[int, int] | None = None,
-                  quiet_limit: int | None = None) -> str:
+                  quiet_limit: int | None = None, dice: str | None = None) -> str:
     """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
-    moving or placement, if given; only up to ``max_total`` stones, or only ``pair``).
+    moving or placement, if given; only up to ``max_total`` stones, or only ``pair``;
+    ``dice``: dice mill's tables of that dice rule, ``--phase dice``).
 
     >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
     'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
@@ -70,10 +71,16 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
     muehle build --db 'my dbs/it'"'"'s'
     >>> build_command("db", Rules(), "rule", pair=(4, 3), quiet_limit=100)
     'muehle build --db db --phase rule --quiet-limit 100 --pair 3-4'
+    >>> build_command("db", Rules(stones=5), dice="sum14")
+    'muehle build --db db --stones 5 --phase dice --dice sum14'
     """
     words = ["muehle", "build", "--db", str(root), *rule_words(rules)]
+    if dice is not None:
+        phase = "dice"
     if phase is not None:
         words += ["--phase", phase]
+    if dice is not None and dice != "triple":
+        words += ["--dice", dice]
     if quiet_limit is not None and quiet_limit != QUIET_PLY_LIMIT:
         words += ["--quiet-limit", str(quiet_limit)]
     if max_total is not None:
@@ -122,7 +129,7 @@ def remedy_command(remedy: Remedy) -> str:
     if remedy.needed:
         return repair_command(remedy.root, remedy.rules, list(remedy.needed))
     return build_command(remedy.root, remedy.rules, remedy.phase, pair=remedy.pair,
-                         quiet_limit=remedy.quiet_limit)
+                         quiet_limit=remedy.quiet_limit, dice=remedy.dice)
 
 
 def explained(error: BaseException) -> str:

@@ -136,7 +136,8 @@ class Remedy:
 
     ``needed``: the pairs and placement subspaces to build (the narrowest build of them
     all), else the build of ``rules`` under ``root`` (``phase``, ``pair``,
-    ``quiet_limit`` as a build takes them); ``book``: the opening book to write again
+    ``quiet_limit`` as a build takes them; ``dice``: dice mill's tables of that dice
+    rule's name); ``book``: the opening book to write again
     instead.  ``advice``: how the message goes on, with ``{}`` where the command goes
     (" (build it with: {})", "; rebuild it with: {}").
 
@@ -152,6 +153,7 @@ class Remedy:
     pair: tuple | None = None
     quiet_limit: int | None = None
     book: Any = None
+    dice: str | None = None
 
 
 class Notice(str):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import placement, storage
 from .build import plan, plan_units
+from .dice import DiceRule
 from .errors import DatabaseError, MissingSubspaceError, Remedy
 from .index import Pair, Subspace
 from .rules import Rules
@@ -105,6 +106,30 @@ class DatabaseFolder:
         def written(name: str) -> bool:
             # a file's tables of the quiet-ply rule (solver.dtz), of any limit
             rule = re.fullmatch(r"dtz[1-9][0-9]*-((pair|place)-.+\.h5)", name)
-            return name in ours or (rule is not None and rule[1] in ours)
+            return name in ours or (rule is not None and rule[1] in ours) or dice_rule_of(name) is not None
 
         return sorted(path for path in self.path.glob("*.h5") if not written(path.name))
+
+    def dice_rules(self) -> list[DiceRule]:
+        """The dice rules of which dice mill's tables (:mod:`solver.dice_tables`) have
+        files in the folder."""
+        if not self.path.is_dir():
+            return []
+        found = {dice_rule_of(path.name) for path in self.path.glob("dice-*.h5")}
+        return sorted((d for d in found if d is not None), key=lambda d: d.name)
+
+
+def dice_rule_of(name: str) -> DiceRule | None:
+    """The dice rule of a file name of dice mill's tables of a placement subspace
+    (``dice-<rule>-place-m-o+h-k.h5``: :func:`solver.dice_tables.dice_path`), else None.
+
+    >>> dice_rule_of("dice-sum14-no-take-place-2-3+1-0.h5"), dice_rule_of("dice-x-place-1-1+1-1.h5")
+    (DiceRule(throw='sum14', replace_takes=False), None)
+    """
+    match = re.fullmatch(r"dice-(.+)-place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+\.h5", name)
+    if match is None:
+        return None
+    try:
+        return DiceRule.from_name(match[1])
+    except ValueError:
+        return None

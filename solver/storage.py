@@ -284,7 +284,7 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
 
 def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None,
                release: bool = False, quiet_limit: int | None = None,
-               histograms: dict | None = None) -> dict:
+               histograms: dict | None = None, dice: str | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
     ``release``: each subspace's codes are let go (``values[key]`` becomes None) once
@@ -295,6 +295,9 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
     (by key, as :meth:`SubspaceReader.histogram` counts them): the statistics to record
     where the codes written are not the values themselves but their differences from
     another file's (``extra``'s ``against``: the rule's placement files, :mod:`solver.dtz`).
+    ``dice``: the values are dice mill's expected results under that dice rule
+    (:mod:`solver.dice_tables`): uint32 a slot, stored as two uint16 entries (W, N), with
+    no statistics of codes.
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -310,7 +313,7 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit, histograms)
+                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit, histograms, dice)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -329,7 +332,7 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # re-read goes block by block: a whole copy would add 2 bytes a slot to the peak.
         for key in values:
             sub = Subspace(*key, board=rules.board)
-            with open_file(tmp, rules, sub, sub, quiet_limit=quiet_limit) as f:
+            with open_file(tmp, rules, sub, sub, quiet_limit=quiet_limit, dice=dice) as f:
                 # (no statistics: they were counted from the values whose SHA-256 this
                 # checks, so a match proves them too)
                 SubspaceReader(f, tmp, sub).verify(stats=False)
@@ -354,7 +357,7 @@ write_pair = write_file
 
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
                     release: bool = False, quiet_limit: int | None = None,
-                    histograms: dict | None = None) -> dict:
+                    histograms: dict | None = None, dice: str | None = None) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
     if {shape_name(*key) for key in values} != names:
@@ -374,23 +377,29 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
     _set_attr(f, "build_time", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     if quiet_limit is not None:
         _set_attr(f, "quiet_limit", quiet_limit)
+    if dice is not None:
+        _set_attr(f, "dice", dice)
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)
     for key, codes in values.items():
         sub = Subspace(*key, board=rules.board)
         name = sub.name
-        codes = np.ascontiguousarray(codes, dtype=np.uint16)
-        # (a placement file of the rule counts plain codes: values.summarize's own)
-        hist = (histograms or {}).get(key)
-        info = summarize(kernels_for(rules.board).code_histogram(codes) if hist is None else hist,
-                         quiet_limit if isinstance(held, Pair) else None)
+        if dice is not None:         # (W, N) a slot, as two uint16 entries: no codes to count
+            codes = np.ascontiguousarray(codes, dtype=np.uint32).view(np.uint16)
+            info = {}
+        else:
+            codes = np.ascontiguousarray(codes, dtype=np.uint16)
+            # (a placement file of the rule counts plain codes: values.summarize's own)
+            hist = (histograms or {}).get(key)
+            info = summarize(kernels_for(rules.board).code_histogram(codes) if hist is None else hist,
+                             quiet_limit if isinstance(held, Pair) else None)
         # the SHA-256 (one core, GIL released) beside the chunks' compression
         with concurrent.futures.ThreadPoolExecutor(1) as digest:
             sha = digest.submit(sha256_of, codes)
             ds = codec.create(f, name, len(codes))
             crcs = codec.write(ds, name, codes)
             info.update(m=sub.m, o=sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand,
-                        slots=len(codes), sha256=sha.result())
+                        slots=sub.slots, sha256=sha.result())
         for attr, value in info.items():
             _set_attr(ds, attr, value)
         ds.attrs[CRC_KEY] = crcs
@@ -413,10 +422,11 @@ def require_regular(path: Path, what: str = "a database file") -> None:
 
 
 def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: int | None = None,
-          **kwargs) -> h5py.File:
+              dice: str | None = None, **kwargs) -> h5py.File:
     """Open a database file and check what it says it is: format, completeness, rules,
     index scheme, its attributes' checksum, the kind of values (plain, or under a rule of
-    ``quiet_limit`` quiet plies: :mod:`solver.dtz`) and (given ``held``: a pair, or a
+    ``quiet_limit`` quiet plies: :mod:`solver.dtz`; or dice mill's under the dice rule
+    named ``dice``: :mod:`solver.dice_tables`) and (given ``held``: a pair, or a
     subspace whose file it is, see :func:`holding`) that it holds exactly those subspaces.
 
     ``subspace`` (one the caller wants from the file) goes into the
@@ -466,6 +476,13 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
                     f"plies, not plain values" if quiet_limit is None else
                     f"{path} was built for a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet plies, "
                     f"not {quiet_limit}")
+            kind = _plain(attrs.get("dice"))
+            if kind != dice:
+                raise ForeignDatabaseError(
+                    f"{path} holds dice mill's values, not plain ones" if dice is None else
+                    f"{path} holds plain values, not dice mill's" if kind is None else
+                    f"{path} holds dice mill's values under dice rule "
+                    f"{one_line(repr(kind), QUOTE_LIMIT)}, not {dice!r}")
             if held is not None:
                 attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())
@@ -486,8 +503,12 @@ class SubspaceReader:
 
     def __init__(self, f: h5py.File, path: Path, sub: Subspace):
         sub = sub if isinstance(sub, Subspace) else Subspace(*sub)
-        self.path, self.name, self.slots, self.board = Path(path), sub.name, sub.slots, sub.board
+        self.path, self.name, self.board = Path(path), sub.name, sub.board
         with hdf5_errors(self.path):
+            #: entries a slot: 2 in a file of dice mill's values (W, N), else 1
+            self.width = 1 if f.attrs.get("dice") is None else 2
+            #: entries of the dataset (what read, verify and all count in)
+            self.slots = sub.slots * self.width
             if self.name not in f:
                 raise ForeignDatabaseError(f"{path} has no subspace {self.name}")
             ds = f[self.name]

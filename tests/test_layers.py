@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.board", "solver.rules", "solver.notation", "solver.formats", "solver.values"),
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.records", "solver.diagram", "solver.svg"),
+    ("solver.dice",),          # dice mill's rules and reference: positions' moves and values
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # the format; verification reads stored pairs; the build verifies before it stores;
@@ -37,6 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.folder",),
     ("solver.cluster",),
     ("solver.probe", "solver.opening"),
+    ("solver.dice_tables",),   # dice mill's tables: built by the runner, the moving phase probed
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.choice", "solver.players", "solver.analysis", "solver.batch", "solver.match"),
     ("solver.cli", "solver.web", "solver.uci", "solver.commands", "solver.__main__", "solver"),

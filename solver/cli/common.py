@@ -20,6 +20,7 @@ import click
 
 from .._version import __version__
 from ..commands import explained
+from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
 from ..errors import MuehleError, one_line
 from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
 from ..kernels import MAX_JOBS
@@ -392,6 +393,25 @@ quiet_limit_option = click.option(
     show_default=True,
     help="Plies in a row without a mill (in the moving phase) that draw a played game: the rule "
          "whose tables (build --phase rule) are built and read (Sanmill's games play 100).")
+def _dice_rule(ctx, param, value):
+    try:
+        return DiceRule.from_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def dice_rule_or_none(ctx, param, value):
+    """A ``--dice`` option's rule, or None where it is not given."""
+    return None if value is None else _dice_rule(ctx, param, value)
+
+
+#: ``--dice RULE``: dice mill's throw rule (solver.dice), whose tables are built and read.
+dice_option = click.option(
+    "--dice", "dice", metavar="RULE", default=DEFAULT_DICE.name, show_default=True, callback=_dice_rule,
+    help="Dice mill's throw rule (--phase dice): which throws of three dice give the power to replace "
+         "a stone of an enemy mill: triple (three alike, 1/36), double (two alike), sum10..sum18 (a sum "
+         "at least that); add -no-take where the replacing stone's mill takes nothing.")
+
 #: ``--quiet-plies N``: the plies without a mill a game taken up at POSITION has made.
 quiet_plies_option = click.option(
     "--quiet-plies", type=click.IntRange(0, MAX_QUIET_LIMIT), default=0, show_default=True,

@@ -14,7 +14,8 @@ import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import dtz, index, placement, storage
+from .. import dice_tables, dtz, index, placement, storage
+from ..dice import DiceRule, dice_gap
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
 from ..commands import build_command, explained, repair_command, with_repair
@@ -23,7 +24,7 @@ from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDa
                       Remedy, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
-from .common import db_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
+from .common import db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
 
 
 def parse_size(text: str) -> int:
@@ -44,7 +45,10 @@ def parse_size(text: str) -> int:
 #: moving phase's, then the placement phase's): built after the plain tables by the
 #: whole build ("all", unless --no-rule), or on their own.
 RULE_PHASE = "rule"
-PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
+#: The phase of the commands that is dice mill's tables (solver.dice_tables: its placement
+#: phase, from the plain moving phase), built on their own.
+DICE_PHASE = "dice"
+PHASE_CHOICES = (*building.PHASES, RULE_PHASE, DICE_PHASE)
 
 
 @main.command()
@@ -53,8 +57,10 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
 @click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
               help="The moving phase (pairs), the placement phase (needs the moving phase) or both; "
                    "'rule': the tables under the rule of --quiet-limit quiet plies (the values in "
-                   "played games, and in the moving phase the plies to the next mill).")
+                   "played games, and in the moving phase the plies to the next mill); 'dice': dice "
+                   "mill's placement phase under the throw rule of --dice (needs the moving phase).")
 @quiet_limit_option
+@dice_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Build only subspaces with at most this many stones in total "
                    "(on the board and in hand, both sides).")
@@ -82,7 +88,7 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE)
                    "needs more is refused before anything is built, and a pair's file is "
                    "written beside the next pair's solve only where both fit (with "
                    "--workers: shared out, each worker offers its share).")
-def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Optional[int],
+def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, max_total: Optional[int],
           pair_text: Optional[str], jobs: int, workers: Optional[int], scheduler: Optional[str],
           no_verify: bool, dry_run: bool, quiet: bool, no_rule: bool, memory_text: Optional[str]) -> None:
     """Build the databases of the whole game: the moving phase, the placement phase,
@@ -109,6 +115,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
       muehle build --phase moving --memory 4G
       muehle build --phase placement --dry-run
       muehle build --phase rule --quiet-limit 50
+      muehle build --stones 5 --phase dice --dice sum14
       muehle build --rules morabaraba --dry-run
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
@@ -137,6 +144,9 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, max_total: Option
     if phase == RULE_PHASE:
         _build_rule(db, rules, quiet_limit, max_total, pair, jobs, workers, scheduler, not no_verify,
                     dry_run, quiet, memory)
+        return
+    if phase == DICE_PHASE:
+        _build_dice(db, rules, dice, max_total, pair, jobs, workers, scheduler, not no_verify, dry_run, memory)
         return
     # The tables of the quiet-ply rule after the plain ones, where the rules have them and
     # the build runs here; else why not, said after the plain build (a failing one's error
@@ -288,6 +298,34 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     click.echo(f"{text}, {time.perf_counter() - started:.1f} s wall, peak memory "
                f"{max((r.peak_rss_mib for r in reports), default=0):.0f} MiB; "
                f"databases in {Path(db) / rules.name}")
+
+
+def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int], pair, jobs: int,
+                workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
+                memory: Optional[int]) -> None:
+    """``build --phase dice``: dice mill's placement phase, a file a subspace, here."""
+    gap = dice_gap(rules)
+    if gap is not None:
+        fail(gap)
+    if pair is not None:
+        fail("dice mill's tables are the placement phase's: --pair names a moving pair (use --max-total)")
+    if workers is not None or scheduler is not None:
+        fail("dice mill's tables are built on this machine, not on a cluster yet")
+    subs = dice_tables.plan(rules, max_total)
+    if dry_run:
+        there = sum(dice_tables.dice_path(db, rules, s, dice).exists() for s in subs)
+        most = max(subs, key=dice_tables.memory_needed)
+        click.echo(f"dice phase ({dice.name}: {dice.describe()}): {len(subs)} file(s) ({there} built), "
+                   f"{sum(s.slots for s in subs):,} positions, 4 bytes each; largest pass "
+                   f"{building.size_text(dice_tables.memory_needed(most))} ({most.name})")
+        return
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    started = time.perf_counter()
+    reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
+    made = [r for r in reports if not r.skipped]
+    click.echo(f"{len(made)} placement subspace(s) built under dice rule {dice.name}, "
+               f"{len(reports) - len(made)} already there, {time.perf_counter() - started:.1f} s wall, "
+               f"peak memory {building.peak_rss_mib():.0f} MiB; databases in {storage.rules_dir(db, rules)}")
 
 
 def duration(seconds: float) -> str:
@@ -479,15 +517,16 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
               help="Check only this pair, or this placement subspace (with stones in hand, e.g. 3-2+6-5).")
 @click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
               help="Check the moving phase, the placement phase or both; 'rule': the tables of "
-                   "the quiet-ply rule (of --quiet-limit plies).")
+                   "the quiet-ply rule (of --quiet-limit plies); 'dice': dice mill's (of --dice).")
 @quiet_limit_option
+@dice_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Check only subspaces with at most this many stones in total (a folder "
                    "built with build --max-total: rules of more stones a side than the "
                    "kernels' index holds, such as lasker, are checked so).")
 @jobs_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_limit: int,
+def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_limit: int, dice: DiceRule,
           max_total: Optional[int], jobs: int, quiet: bool) -> None:
     """Recompute every stored state from its successors and compare.
 
@@ -499,6 +538,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     """
     if phase == RULE_PHASE:
         _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)
+        return
+    if phase == DICE_PHASE:
+        _check_dice(db, rules, dice, pair_text, max_total, jobs)
         return
     pairs, subs = [], []
     if pair_text is not None and "+" in pair_text and phase == "moving":
@@ -585,6 +627,35 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     if phase == "all" and pair_text is None and dtz.unserved(rules) is None \
             and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
         _check_rule(db, rules, quiet_limit, None, max_total, jobs)
+    if phase == "all" and pair_text is None and dice_gap(rules) is None:
+        for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
+            _check_dice(db, rules, found, None, max_total, jobs)
+
+
+def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str], max_total: Optional[int],
+                jobs: int) -> None:
+    """``check --phase dice``: every built file of dice mill's tables of ``dice``."""
+    gap = dice_gap(rules)
+    if gap is not None:
+        fail(gap)
+    if pair_text is not None:
+        fail("check --phase dice checks every built file (--max-total narrows it), not --pair")
+    storage.check_root(db, rules)
+    checked, problems = dice_tables.check_files(db, rules, dice, max_total=max_total, jobs=jobs)
+    command = build_command(db, rules, max_total=max_total, dice=dice.name)
+    for problem in problems:
+        click.echo(f"muehle: error: {one_line(problem)} (delete it and build it again with: {command})", err=True)
+    if problems:
+        raise SystemExit(1)
+    if not checked:
+        fail(f"no dice tables of rules {rules.name} under dice rule {dice.name} in {db} "
+             f"(build them with: {command})")
+    planned = len(dice_tables.plan(rules, max_total))
+    click.echo(f"ok: {len(checked)} placement subspace(s) under dice rule {dice.name}, "
+               f"{sum(s.slots for s in checked):,} slots consistent")
+    if len(checked) < planned:
+        click.echo(f"not built yet: {planned - len(checked)} more file(s) of the plan ('{command}' builds them)",
+                   err=True)
 
 
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],

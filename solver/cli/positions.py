@@ -17,6 +17,7 @@ from ..game import Game, describe_phase
 from ..notation import format_position
 from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
+from ..dice import DEFAULT as DEFAULT_DICE, THROW_RULES, dice_gap
 from ..svg import board_svg
 from .common import COLOUR_NAMES, fail, main, position_argument, rules_options, stone_marks
 
@@ -97,7 +98,17 @@ def variant_object(rules: Rules) -> dict:
                       "point_names": list(board.points)},
             **rules.options(),
             "moving_orbits": rules.moving_orbits,
-            "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap}
+            "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap,
+            "dice": dice_object(rules)}
+
+
+def dice_object(rules: Rules) -> dict:
+    """Dice mill under ``rules`` (solver.dice): whether its tables are built here (else
+    why not), and the throw rules with the throws of 216 that give the power."""
+    gap = dice_gap(rules)
+    return {"tables": gap is None, "gap": gap,
+            "throw_rules": {name: num for name, (num, _) in THROW_RULES.items()},
+            "default": DEFAULT_DICE.name, "options": ["replace_takes (the -no-take suffix turns it off)"]}
 
 
 @main.command()
@@ -112,8 +123,10 @@ def variants(as_json: bool) -> None:
     With --json: {"variants": [{"name", "board": {"name", "points", "mills", "edges",
     "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
     "two_mill_takes", "line_wins", "full_board" (every option of the rules),
-    "moving_orbits", "description", "kernels", "kernel_gap"}]}; moving_orbits counts the positions
-    with nothing in hand up to symmetry (Burnside's lemma over the board's group).
+    "moving_orbits", "description", "kernels", "kernel_gap", "dice": {"tables", "gap",
+    "throw_rules", "default", "options"}}]}; moving_orbits counts the positions
+    with nothing in hand up to symmetry (Burnside's lemma over the board's group); "dice"
+    says whether dice mill's tables (build --phase dice) are made under these rules.
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]
     if as_json:

@@ -28,7 +28,7 @@ from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
 from ..kernels import MAX_JOBS
-from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
@@ -50,8 +50,11 @@ from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, fail, main
 @quiet_plies_option
 @click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=os.cpu_count() or 1, show_default=True,
               help="Processes that answer a --batch's blocks of lines (from its second on).")
+@click.option("--dice", "dice", metavar="RULE", default=None, callback=dice_rule_or_none,
+              help="Dice mill (build --phase dice): the expected result before the throw under this throw "
+                   "rule (triple, double, sum10..sum18, -no-take), and each move's, replacements marked.")
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
-          after: str, quiet_limit: int, quiet_plies: int, jobs: int) -> None:
+          after: str, quiet_limit: int, quiet_plies: int, jobs: int, dice) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -73,6 +76,11 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE, not both")
     if batch is not None and after.strip():
         fail("--after plays moves from POSITION: not with --batch")
+    if dice is not None:
+        if batch is not None or with_line:
+            fail("--dice answers one POSITION: not with --batch or --line")
+        _query_dice(db, rules, dice, " ".join(position), after, as_json)
+        return
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
             if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies, jobs):
@@ -107,6 +115,29 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
             mill = "" if under["dtz"] is None else f", next mill in {under['dtz']}"
             plies += f"  (under the rule: {under['value']}{mill})"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def _query_dice(db: str, rules: Rules, dice, text: str, after: str, as_json: bool) -> None:
+    """``query --dice``: dice mill's expected results (solver.dice_tables)."""
+    from ..dice import require_dice
+    from ..dice_tables import DiceTables
+
+    require_dice(rules)
+    pos = parse_position(text, rules)
+    for word in after.split():
+        pos = pos.play(word, rules)     # (ordinary moves only: a replacement needs a throw)
+    with DiceTables(db, rules, dice) as tables:
+        obj = tables.query_object(pos)
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    e = obj["expected"]
+    click.echo(f"{obj['position']}: for {COLOUR_NAMES[pos.turn]} before the throw: win {e['win']:.2%}, "
+               f"draw {e['draw']:.2%}, loss {e['loss']:.2%} (dice rule {dice.name}: the power in "
+               f"{dice.num} of 216 throws)")
+    for mv in obj["moves"]:
+        mark = "  (with the power)" if mv["replacement"] else ""
+        click.echo(f"  {mv['move']:<10} win {mv['win']:.2%}, draw {mv['draw']:.2%}, loss {mv['loss']:.2%}{mark}")
 
 
 #: Lines of a --batch file answered together (query_lines): their moves' positions

@@ -1,0 +1,341 @@
+"""Dice mill (Würfelmühle): the rules of the throw, its moves, and expected results.
+
+The readable reference of dice mill, as :mod:`solver.position` is of the game without
+dice; the kernel ``dice_pass`` (ext/dice.pxi) must agree with it exactly, and the tests
+prove that (docs/design.md §11).
+
+**The rules read here.** Before each placement the side to place throws three dice.
+Certain throws (:class:`DiceRule`'s ``throw``, a rule parameter: the rule books do not
+fix them) give it *the power*: for this turn's placement it may instead take a stone of
+the opponent that stands in a closed mill off the board and put one of its own from the
+hand on that point (a *replacement*; the taken stone leaves the game).  It need not use
+the power.  Where the stone so put closes a mill of its own, it takes an enemy stone as
+any placement does (``replace_takes``; off: it takes nothing).  The moving phase has no
+dice: it is the game's own, so its values are the plain tables'.
+
+**Values** are expected results for the side to move before its throw, with best play
+by both and the dice as chance: W, the probability of a win, and N, the probability of
+not losing (win or draw); the draw is N - W, the loss 1 - N.  Best play is the highest
+expected score W + N (win 1, draw ½, loss 0: the sum is twice that), and among equal
+scores the higher W.  Seen by the opponent, (W, N) is (1 - N, 1 - W).
+
+**Fixed point.** Tables hold W and N in units of 1/:data:`UNIT` (16 bits each), and each
+position's mix of the two cases (power or not) is rounded to the nearest unit, half up
+(:func:`mix`).  The stored value of a position decided ``d`` placements before the
+moving phase is within ``d / 2`` units of the exact rational one for each of W and N
+(each placement adds at most half a unit of rounding to what its children carry):
+18 placements, 9 units, 0.014 %.  :func:`expectimax` computes either, exactly with
+:class:`~fractions.Fraction` or in the tables' arithmetic.
+
+>>> rule = DiceRule.from_name("triple")
+>>> rule.num, rule.probability
+(6, Fraction(1, 36))
+>>> DiceRule.from_name("sum14").probability
+Fraction(35, 216)
+>>> Expected.of((UNIT // 2, UNIT))
+Expected(win=0.49999, draw=0.50001, loss=0.0)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Hashable, Union
+
+from .board import points_of
+from .errors import IllegalMoveError, UnsupportedRulesError
+from .position import Move, Position, mills_closed, mill_points, takeable
+from .notation import BLACK, WHITE
+from .rules import Rules, kernel_gap
+from .values import DRAW, LOSS, WDL, WIN
+
+#: Equally likely throws of three dice.
+THROWS = 216
+#: One in fixed point: W and N are stored in units of 1/UNIT.
+UNIT = 0xFFFF
+#: The stored mark of a slot that holds no position (W > N: no value has it).
+SLACK = UNIT
+
+_DICE = list(itertools.product(range(1, 7), repeat=3))
+
+
+def _throws(test: Callable[[tuple[int, int, int]], bool]) -> int:
+    return sum(1 for d in _DICE if test(d))
+
+
+#: The throws that give the power, by name: (how many of the 216, in words).
+THROW_RULES: dict[str, tuple[int, str]] = {
+    "triple": (_throws(lambda d: d[0] == d[1] == d[2]), "three alike"),
+    "double": (_throws(lambda d: len(set(d)) < 3), "at least two alike"),
+    **{f"sum{s}": (_throws(lambda d, s=s: sum(d) >= s), f"a sum of {s} or more") for s in range(10, 19)},
+}
+NO_TAKE = "no-take"
+
+
+@dataclass(frozen=True)
+class DiceRule:
+    """Which throws give the power, and whether a mill closed by a replacing stone
+    takes (see the module's docstring).  Named ``triple`` (the default: three dice
+    alike, 1/36), ``double``, ``sum10`` .. ``sum18``, with ``-no-take`` after it where
+    a replacing stone's mill takes nothing.
+
+    >>> DiceRule.from_name("double-no-take")
+    DiceRule(throw='double', replace_takes=False)
+    >>> DiceRule.from_name("sum20")
+    Traceback (most recent call last):
+    ...
+    ValueError: no dice rule 'sum20': a throw rule is one of triple, double, sum10..sum18, with -no-take after it where the replacing stone's mill takes nothing
+    """
+
+    throw: str = "triple"
+    replace_takes: bool = True
+
+    def __post_init__(self) -> None:
+        if self.throw not in THROW_RULES:
+            raise ValueError(f"no throw rule {self.throw!r}: {_CHOICES}")
+
+    @property
+    def name(self) -> str:
+        """The rule's name, as file names and ``--dice`` give it."""
+        return self.throw if self.replace_takes else f"{self.throw}-{NO_TAKE}"
+
+    @property
+    def num(self) -> int:
+        """How many of the 216 throws give the power."""
+        return THROW_RULES[self.throw][0]
+
+    @property
+    def probability(self) -> Fraction:
+        """The chance that a throw gives the power."""
+        return Fraction(self.num, THROWS)
+
+    def describe(self) -> str:
+        """The rule in words."""
+        takes = "takes as any placement" if self.replace_takes else "takes nothing"
+        return (f"the power comes with {THROW_RULES[self.throw][1]} ({self.num} of {THROWS} throws); "
+                f"a mill the replacing stone closes {takes}")
+
+    @classmethod
+    def from_name(cls, name: str) -> "DiceRule":
+        """The rule of a name (ValueError in one line for any other text)."""
+        text = str(name).strip().lower()
+        takes = not text.endswith("-" + NO_TAKE)
+        throw = text if takes else text[:-len(NO_TAKE) - 1]
+        if throw not in THROW_RULES:
+            raise ValueError(f"no dice rule {str(name)[:40]!r}: {_CHOICES}")
+        return cls(throw, takes)
+
+
+_CHOICES = ("a throw rule is one of triple, double, sum10..sum18, with -no-take after it "
+            "where the replacing stone's mill takes nothing")
+DEFAULT = DiceRule()
+
+
+def dice_gap(rules: Rules) -> str | None:
+    """None where dice mill is played (and its tables built) under ``rules``, else why
+    not: the kernels must know the rules, placement must come before moving (a side
+    that may move instead would throw for a move), and mills must take (a line that
+    wins outright has no mills to replace from)."""
+    gap = kernel_gap(rules)
+    if gap is not None:
+        return gap
+    if rules.mixed:
+        return f"rules {rules.name!r}: dice mill is played with every stone placed before any moves"
+    if rules.line_wins:
+        return f"rules {rules.name!r}: dice mill needs mills that take, not a line that wins"
+    return None
+
+
+def require_dice(rules: Rules) -> None:
+    """UnsupportedRulesError (one line) unless dice mill is played under ``rules``."""
+    gap = dice_gap(rules)
+    if gap is not None:
+        raise UnsupportedRulesError(gap)
+
+
+# --- moves -------------------------------------------------------------------------------
+
+def is_replacement(pos: Position, move: Move) -> bool:
+    """Whether ``move`` puts a stone where an enemy stone stands: a replacement (an
+    ordinary placement needs a free point)."""
+    return move.origin is None and bool(pos.opp >> move.target & 1)
+
+
+def replacements(pos: Position, rules: Rules, dice: DiceRule = DEFAULT) -> list[Move]:
+    """The moves the power adds (none outside the placement phase or once the game is
+    over): onto each enemy stone of a closed mill, with each stone the new stone's mill
+    may then take.  Written like placements (``a1``, ``a1xd7``): the point holds an
+    enemy stone, so no placement reads the same.
+
+    >>> from solver.position import parse_position
+    >>> [str(m) for m in replacements(parse_position("W:a1,d1,g1 B:a7,d7 b 6 7"), Rules())]
+    ['a1', 'd1', 'g1']
+    """
+    if pos.own_hand == 0 or pos.terminal_wdl(rules) is not None:
+        return []
+    board, out = pos.board, []
+    for p in points_of(mill_points(pos.opp, board)):
+        own = pos.own | 1 << p
+        opp = pos.opp & ~(1 << p)
+        victims = takeable(opp, rules) if dice.replace_takes and mills_closed(own, p, board) else 0
+        if victims:
+            out += [Move(p, None, v, board=board) for v in points_of(victims)]
+        else:
+            out.append(Move(p, board=board))
+    return out
+
+
+def after_replacement(pos: Position, move: Move) -> Position:
+    """The position after replacement ``move``, trusted to be one (:func:`replacements`)."""
+    own, opp = pos.own | 1 << move.target, pos.opp & ~(1 << move.target)
+    for t in move.takes:
+        opp &= ~(1 << t)
+    nxt = BLACK if pos.turn == WHITE else WHITE
+    return Position.from_view(opp, own, pos.opp_hand, pos.own_hand - 1, nxt, pos.board)
+
+
+def play(pos: Position, move: Move, rules: Rules, dice: DiceRule, powered: bool) -> Position:
+    """The position after ``move``: a replacement where the throw gave the power
+    (``powered``), or an ordinary move (:meth:`Position.play`); IllegalMoveError for
+    any other.
+
+    >>> from solver.position import parse_move, parse_position
+    >>> pos = parse_position("W:a1,d1,g1 B:a7,d7 b 6 7")
+    >>> str(play(pos, parse_move("d1"), Rules(), DEFAULT, powered=True))
+    'W:a1,g1 B:a7,d1,d7 w 6 6'
+    >>> play(pos, parse_move("d1"), Rules(), DEFAULT, powered=False)
+    Traceback (most recent call last):
+    ...
+    solver.errors.IllegalMoveError: illegal move d1: d1 holds a stone of White, and only a throw that gives the power lets Black replace it
+    """
+    if not is_replacement(pos, move):
+        return pos.play(move, rules)
+    enemy, mover = ("White", "Black") if pos.turn == BLACK else ("Black", "White")
+    name = pos._name(move.target)
+    if not powered:
+        raise IllegalMoveError(f"illegal move {move}: {name} holds a stone of {enemy}, and only a "
+                               f"throw that gives the power lets {mover} replace it", move)
+    if move not in replacements(pos, rules, dice):
+        why = (f"the stone on {name} stands in no mill" if not mill_points(pos.opp, pos.board) >> move.target & 1
+               else "a replacement that closes a mill names the stone it takes"
+               if dice.replace_takes and move.take is None else "it takes a stone it may not take")
+        raise IllegalMoveError(f"illegal move {move}: {why}", move)
+    return after_replacement(pos, move)
+
+
+# --- values ------------------------------------------------------------------------------
+
+#: (W, N) of a fixed-point value, or of an exact one (Fractions of 1).
+Pair = tuple[Union[int, Fraction], Union[int, Fraction]]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """Expected result for the side to move: the probabilities of a win, a draw and a
+    loss (they sum to 1), with best play by both and the dice as chance."""
+
+    win: float
+    draw: float
+    loss: float
+
+    @property
+    def score(self) -> float:
+        """The expected score: win 1, draw ½, loss 0."""
+        return self.win + self.draw / 2
+
+    @classmethod
+    def of(cls, value: Pair, digits: int = 5) -> "Expected":
+        """The probabilities of a fixed-point (W, N), rounded to ``digits`` places."""
+        w, n = value
+        return cls(round(w / UNIT, digits), round((n - w) / UNIT, digits), round((UNIT - n) / UNIT, digits))
+
+    def __str__(self) -> str:
+        return f"win {self.win:.2%}, draw {self.draw:.2%}, loss {self.loss:.2%}"
+
+
+def of_wdl(wdl: WDL, one: Union[int, Fraction] = UNIT) -> Pair:
+    """(W, N) of a certain result (``one``: UNIT in fixed point, 1 exactly)."""
+    return (one, one) if wdl == WIN else (0, one) if wdl == DRAW else (0, 0)
+
+
+def seen_by_mover(child: Pair, one: Union[int, Fraction] = UNIT) -> Pair:
+    """The value of a successor (the opponent to move there) for the side that moved."""
+    return one - child[1], one - child[0]
+
+
+def better(a: Pair, b: Pair) -> bool:
+    """Whether ``a`` is better than ``b`` for its side: a higher W + N, then a higher W."""
+    return (a[0] + a[1], a[0]) > (b[0] + b[1], b[0])
+
+
+def mix(powered: Pair, plain: Pair, num: int) -> Pair:
+    """The value before the throw, in fixed point: ``powered`` in ``num`` of 216 throws,
+    else ``plain``, each of W and N rounded to the nearest unit (half up), as the kernel
+    rounds."""
+    return tuple((2 * (num * a + (THROWS - num) * b) + THROWS) // (2 * THROWS)
+                 for a, b in zip(powered, plain))
+
+
+def mix_exact(powered: Pair, plain: Pair, num: int) -> Pair:
+    """The value before the throw, exactly."""
+    p = Fraction(num, THROWS)
+    return tuple(p * a + (1 - p) * b for a, b in zip(powered, plain))
+
+
+def position_value(pos: Position, rules: Rules, dice: DiceRule, child: Callable[[Position], Pair],
+                   exact: bool = False) -> Pair:
+    """The value of placement position ``pos`` (the side to move places next) from its
+    successors' values (``child``: the value of a position for its side to move), in
+    fixed point or (``exact``) in Fractions: the recursion the tables solve."""
+    one = Fraction(1) if exact else UNIT
+    plain = None
+    for mv in pos.legal_moves(rules):
+        v = seen_by_mover(child(pos.play_unchecked(mv)), one)
+        if plain is None or better(v, plain):
+            plain = v
+    if plain is None:
+        plain = (0, 0)                  # (no placement is ever blocked: a loss all the same)
+    powered = plain
+    for mv in replacements(pos, rules, dice):
+        v = seen_by_mover(child(after_replacement(pos, mv)), one)
+        if better(v, powered):
+            powered = v
+    return (mix_exact if exact else mix)(powered, plain, dice.num)
+
+
+def expectimax(pos: Position, rules: Rules, dice: DiceRule, leaf: Callable[[Position], WDL],
+               exact: bool = False, memo: dict | None = None,
+               key: Callable[[Position], Hashable] | None = None) -> Pair:
+    """The value of ``pos`` by recursion over the reference's moves down to the moving
+    phase, whose values ``leaf`` gives (the side to move's plain result); a finished
+    game is its result.  ``memo`` (a dict) keeps values between calls, under
+    ``key(position)`` (default: the stones and hands as the side to move sees them; a
+    key shared by symmetric positions makes it smaller).  For small games and tests:
+    independent of the kernels' moves and recursion.
+
+    >>> from solver.position import parse_position
+    >>> pos = parse_position("W:a1,d1 B:a7,d7,b6 w 1 0", Rules(stones=3))
+    >>> expectimax(pos, Rules(stones=3), DEFAULT, lambda p: "draw", exact=True)
+    (Fraction(1, 1), Fraction(1, 1))
+    """
+    memo = {} if memo is None else memo
+    one = Fraction(1) if exact else UNIT
+    key = key or (lambda p: (p.own, p.opp, p.own_hand, p.opp_hand))
+
+    def value(p: Position) -> Pair:
+        k = key(p)
+        got = memo.get(k)
+        if got is None:
+            done = p.terminal_wdl(rules)
+            if done is not None:
+                got = of_wdl(done, one)
+            elif p.own_hand == 0 and p.opp_hand == 0:
+                got = of_wdl(leaf(p), one)
+            else:
+                got = position_value(p, rules, dice, value, exact)
+            memo[k] = got
+        return got
+
+    require_dice(rules)
+    return value(pos)

@@ -1,0 +1,259 @@
+"""Dice mill (issue 56): the rules of the throw against hand-typed board facts, the
+tables against the readable reference on every position of small games (in the tables'
+fixed point exactly, and against exact rationals within the stated rounding), the
+kernel against the reference on random positions of larger ones, and the files."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from solver import dice_tables as dt
+from solver import placement, storage
+from solver.build import build
+from solver.dice import (DEFAULT, UNIT, DiceRule, Expected, expectimax, mix, play, position_value,
+                         replacements, require_dice)
+from solver.errors import CorruptDatabaseError, ForeignDatabaseError, IllegalMoveError, UnsupportedRulesError
+from solver.index import Subspace
+from solver.kernels import kernels_for
+from solver.position import Position, parse_move, parse_position
+from solver.probe import Database
+from solver.rules import Rules
+
+SIX4 = Rules.from_name("six-mens-s4")
+STD4 = Rules(stones=4)
+
+
+def built(root, rules, *dice_rules):
+    build(root, rules, phase="moving", progress=False)
+    for d in dice_rules:
+        dt.build(root, rules, d)
+    return root
+
+
+@pytest.fixture(scope="module")
+def six4(tmp_path_factory):
+    return built(tmp_path_factory.mktemp("dice-six4"), SIX4, DEFAULT, DiceRule("sum14", False))
+
+
+@pytest.fixture(scope="module")
+def std4(tmp_path_factory):
+    return built(tmp_path_factory.mktemp("dice-std4"), STD4, DEFAULT, DiceRule("double"))
+
+
+def positions(sub: Subspace):
+    """Every position stored in ``sub`` (its real slots), with its slot."""
+    for slot in range(sub.slots):
+        if sub.is_real(slot):
+            own, opp = sub.position(slot)
+            yield slot, Position.from_view(own, opp, sub.own_hand, sub.opp_hand, board=sub.board)
+
+
+def leaf_of(root, rules):
+    db = Database(root, rules)
+    return lambda pos: db.probe(pos, search=False).wdl
+
+
+# --- the rules, by hand ------------------------------------------------------------------
+
+def test_throw_rules_count_the_216_throws():
+    assert DiceRule("triple").num == 6                 # 111 .. 666
+    assert DiceRule("double").num == 216 - 6 * 5 * 4   # all but three different
+    assert DiceRule("sum18").num == 1 and DiceRule("sum17").num == 4 and DiceRule("sum14").num == 35
+    assert DiceRule("sum10").num == 216 - 81            # 3..9: 81 throws (the sums are symmetric about 10.5)
+    assert DiceRule.from_name(" Sum14-No-Take ") == DiceRule("sum14", False)
+    for bad in ["", "sum9", "sum19", "triple-no", "quad", "triple-no-take-no-take"]:
+        with pytest.raises(ValueError, match="^no dice rule") as err:
+            DiceRule.from_name(bad)
+        assert "\n" not in str(err.value)
+
+
+def test_dice_needs_separate_placement_and_mills_that_take():
+    for name in ["three-mens", "lasker"]:
+        with pytest.raises(UnsupportedRulesError) as err:
+            require_dice(Rules.from_name(name))
+        assert "\n" not in str(err.value)
+    require_dice(Rules.from_name("morabaraba"))
+    require_dice(Rules.from_name("no-jumping-take-none"))
+
+
+def test_replacements_by_hand():
+    rules = Rules()
+    # White's mill a1-d1-g1 stands; Black (to place) with a7, d7: any of the three stones
+    pos = parse_position("W:a1,d1,g1,b2 B:a7,d7 b 5 7")
+    assert [str(m) for m in replacements(pos, rules)] == ["a1", "d1", "g1"]
+    # b2 is in no mill; d1 is no free point: neither is an ordinary placement there
+    assert "d1" not in [str(m) for m in pos.legal_moves(rules)]
+    after = play(pos, parse_move("d1"), rules, DEFAULT, powered=True)
+    assert str(after) == "W:a1,b2,g1 B:a7,d1,d7 w 5 6"
+    with pytest.raises(IllegalMoveError, match="only a throw that gives the power"):
+        play(pos, parse_move("d1"), rules, DEFAULT, powered=False)
+    with pytest.raises(IllegalMoveError, match="stands in no mill"):
+        play(pos, parse_move("b2"), rules, DEFAULT, powered=True)
+    # Black's stone on g1 closes g1-g4-g7 with g4, g7: it takes, and White's mill is broken,
+    # so a1 and d1 are as takeable as b2
+    pos = parse_position("W:a1,d1,g1,b2 B:g4,g7 b 5 7")
+    moves = [str(m) for m in replacements(pos, rules)]
+    assert sorted(moves) == ["a1", "d1", "g1xa1", "g1xb2", "g1xd1"]
+    assert [str(m) for m in replacements(pos, rules, DiceRule("triple", False))] == ["a1", "d1", "g1"]
+    with pytest.raises(IllegalMoveError, match="names the stone it takes"):
+        play(pos, parse_move("g1"), rules, DEFAULT, powered=True)
+    assert str(play(pos, parse_move("g1xb2"), rules, DEFAULT, True)) == "W:a1,d1 B:g1,g4,g7 w 5 6"
+    # no power in the moving phase, nor without an enemy mill
+    assert replacements(parse_position("W:a1,d1,g1 B:a7,d7,g4 b"), rules) == []
+    assert replacements(parse_position("W:a1,d1,b2 B:a7,d7 b 5 7"), rules) == []
+
+
+def test_values_by_hand():
+    three = Rules(stones=3)
+    draw = lambda pos: "draw"     # noqa: E731  (every moving position a draw: only placement decides)
+    # White to place its last stone, Black's mill a7-d7-g7 stands, White's two can close none:
+    # Black will not lose, and White may win only by the power (take a7, d7 or g7: Black has 2 left)
+    pos = parse_position("W:b2,f6 B:a7,d7,g7 w 1 0", three)
+    exact = expectimax(pos, three, DEFAULT, draw, exact=True)
+    assert exact == (Fraction(1, 36), Fraction(1))
+    assert expectimax(pos, three, DEFAULT, draw) == (mix((UNIT, UNIT), (0, UNIT), 6))
+    assert Expected.of(expectimax(pos, three, DEFAULT, draw)).win == pytest.approx(1 / 36, abs=1e-5)
+    # the same for Black to move after it: seen by Black, (1 - N, 1 - W)
+    assert expectimax(pos.swap_colours(), three, DEFAULT, draw, exact=True) == (Fraction(1, 36), 1)
+
+
+def test_mix_rounds_to_nearest_and_keeps_w_below_n():
+    rng = random.Random(5)
+    for _ in range(20_000):
+        a = sorted(rng.randrange(UNIT + 1) for _ in range(2))
+        b = sorted(rng.randrange(UNIT + 1) for _ in range(2))
+        num = rng.randrange(217)
+        got = mix(tuple(a), tuple(b), num)
+        for g, x, y in zip(got, a, b):
+            exact = Fraction(num * x + (216 - num) * y, 216)
+            assert abs(g - exact) <= Fraction(1, 2)
+        assert got[0] <= got[1]
+
+
+# --- the tables against the reference ----------------------------------------------------
+
+@pytest.mark.parametrize("dice", [DEFAULT, pytest.param(DiceRule("sum14", False), marks=pytest.mark.slow)],
+                         ids=str)
+def test_tables_equal_the_reference_on_every_position(six4, dice):
+    """Every stored position of Six Men's Morris with four stones: the kernel's table
+    equals the reference's recursion in the same fixed point, and the exact rational
+    value within half a unit a placement left."""
+    leaf = leaf_of(six4, SIX4)
+    memo, exact_memo = {}, {}
+    index = kernels_for(SIX4.board).index_position
+
+    def key(p):     # one entry for symmetric positions: the index's slot
+        m, o = p.own.bit_count(), p.opp.bit_count()
+        return m, o, p.own_hand, p.opp_hand, index(m, o, p.own, p.opp)
+    counted = mixed = 0
+    for sub in dt.plan(SIX4):
+        stored = dt.read(six4, SIX4, dice, sub)
+        for slot, pos in positions(sub):
+            fixed = expectimax(pos, SIX4, dice, leaf, memo=memo, key=key)
+            assert dt.packed(fixed) == int(stored[slot]), (sub.name, slot, str(pos))
+            exact = expectimax(pos, SIX4, dice, leaf, exact=True, memo=exact_memo, key=key)
+            bound = Fraction(sub.own_hand + sub.opp_hand, 2)
+            assert abs(fixed[0] - exact[0] * UNIT) <= bound and abs(fixed[1] - exact[1] * UNIT) <= bound
+            counted += 1
+            mixed += 0 < exact[0] < 1 or 0 < exact[1] < 1
+    assert counted == sum(s.count_real() for s in dt.plan(SIX4))
+    assert mixed > 1000        # the dice decide many positions: the comparison is not of certainties
+
+
+@pytest.mark.parametrize("dice", [DEFAULT, DiceRule("double")], ids=str)
+def test_kernel_equals_the_reference_on_random_positions(std4, dice):
+    """Random positions of every placement subspace of the 4-stone standard game: the
+    stored value is the reference's recursion over the stored values of its moves."""
+    tables = dt.DiceTables(std4, STD4, dice)
+    child = tables.fixed
+    rng = random.Random(56)
+    for sub in dt.plan(STD4):
+        stored = dt.read(std4, STD4, dice, sub)
+        real = np.flatnonzero(stored != 0xFFFF)
+        for slot in rng.sample(list(real), min(60, len(real))):
+            own, opp = sub.position(int(slot))
+            pos = Position.from_view(own, opp, sub.own_hand, sub.opp_hand)
+            assert dt.packed(position_value(pos, STD4, dice, child)) == int(stored[slot]), (sub.name, slot)
+
+
+def test_start_values_and_probes(six4, std4):
+    for root, rules in [(six4, SIX4), (std4, STD4)]:
+        with dt.DiceTables(root, rules) as tables:
+            start = parse_position("startpos", rules)
+            value = tables.probe(start)
+            assert value.win + value.draw + value.loss == pytest.approx(1, abs=1e-4)
+            moves = tables.probe_moves(start, powered=False)
+            assert len(moves) == rules.board.num_points
+            # the start's value is the mix of its best moves' (no replacement at the start)
+            best = moves[0].fixed
+            assert tables.fixed(start) == mix(best, best, DEFAULT.num)
+            # a moving position: the plain tables' certain result
+            moving = "W:a1,d1,g1 B:a7,d7,g7 w" if rules is STD4 else "W:a1,c1,e1 B:a5,c5,e5 w"
+            wdl = Database(root, rules).probe(moving).wdl
+            assert tables.probe(moving) == Expected(*(float(wdl == r) for r in ("win", "draw", "loss")))
+
+
+def test_powered_moves_include_replacements(std4):
+    with dt.DiceTables(std4, STD4) as tables:
+        pos = parse_position("W:a1,d1,g1 B:a7,d7 b 1 2", STD4)
+        powered = tables.probe_moves(pos, powered=True)
+        plain = tables.probe_moves(pos, powered=False)
+        assert {str(m.move) for m in powered} - {str(m.move) for m in plain} == {"a1", "d1", "g1"}
+        assert all(m.replacement == (str(m.move) in ("a1", "d1", "g1")) for m in powered)
+        # Black (3 + 1 stones) replaces into White's mill: White keeps 2 + 1, then must place...
+        assert powered[0].fixed >= plain[0].fixed
+
+
+# --- files ---------------------------------------------------------------------------------
+
+def test_files_are_checked_resumed_and_refused_where_foreign(six4, tmp_path):
+    import shutil
+
+    root = tmp_path / "db"
+    shutil.copytree(six4, root)
+    reports = dt.build(root, SIX4, DEFAULT)
+    assert reports and all(r.skipped for r in reports)          # a rerun resumes: nothing to do
+    checked, problems = dt.check_files(root, SIX4, DEFAULT)
+    assert len(checked) == len(dt.plan(SIX4)) and problems == []
+    sub = dt.plan(SIX4)[-2]
+    path = dt.dice_path(root, SIX4, sub, DEFAULT)
+    # a dice file is not a plain one, nor one of another dice rule, and the other way round
+    with pytest.raises(ForeignDatabaseError, match="dice mill's values, not plain ones"):
+        storage.read_subspace(path, SIX4, sub.m, sub.o, own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+    other = dt.dice_path(root, SIX4, sub, DiceRule("double"))
+    path.rename(other)
+    with pytest.raises(ForeignDatabaseError, match="not 'double'"):
+        dt.read(root, SIX4, DiceRule("double"), sub)
+    other.rename(path)
+    build(root, SIX4, phase="placement", progress=False)
+    shutil.copy(storage.placement_path(root, SIX4, sub), other)
+    with pytest.raises(ForeignDatabaseError, match="plain values, not dice mill's"):
+        dt.read(root, SIX4, DiceRule("double"), sub)
+    other.unlink()
+    # a stored value changed (its chunk checks made again): the consistency check finds it
+    values = dt.read(root, SIX4, DEFAULT, sub).copy()
+    slot = int(np.flatnonzero(values != 0xFFFF)[0])
+    values[slot] = dt.packed((0, 0)) if values[slot] != 0 else dt.packed((0, UNIT))
+    storage.write_file(path, SIX4, {sub: values}, dice=DEFAULT.name)
+    checked, problems = dt.check_files(root, SIX4, DEFAULT)
+    # (and its parent, which the changed value no longer gives its stored values)
+    assert problems[0] == f"{path}: 1 slot(s) differ from what their children give"
+    # a damaged byte: refused as damaged, and a build makes the file again
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptDatabaseError):
+        dt.read(root, SIX4, DEFAULT, sub)
+    rebuilt = [r for r in dt.build(root, SIX4, DEFAULT) if not r.skipped]
+    assert [r.subspace for r in rebuilt] == [sub]
+    assert dt.check_files(root, SIX4, DEFAULT)[1] == []
+
+
+def test_build_needs_the_plain_moving_pairs(tmp_path):
+    with pytest.raises(Exception) as err:
+        dt.build(tmp_path, SIX4, DEFAULT)
+    assert "3-3" in str(err.value) and "\n" not in str(err.value)
