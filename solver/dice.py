@@ -64,12 +64,17 @@ def _throws(test: Callable[[tuple[int, int, int]], bool]) -> int:
     return sum(1 for d in _DICE if test(d))
 
 
-#: The throws that give the power, by name: (how many of the 216, in words).
-THROW_RULES: dict[str, tuple[int, str]] = {
-    "triple": (_throws(lambda d: d[0] == d[1] == d[2]), "three alike"),
-    "double": (_throws(lambda d: len(set(d)) < 3), "at least two alike"),
-    **{f"sum{s}": (_throws(lambda d, s=s: sum(d) >= s), f"a sum of {s} or more") for s in range(10, 19)},
+#: Whether a throw of three dice gives the power, by throw rule.
+THROW_TESTS: dict[str, Callable[[tuple[int, int, int]], bool]] = {
+    "triple": lambda d: d[0] == d[1] == d[2],
+    "double": lambda d: len(set(d)) < 3,
+    **{f"sum{s}": (lambda d, s=s: sum(d) >= s) for s in range(10, 19)},
 }
+_WORDS = {"triple": "three alike", "double": "at least two alike",
+          **{f"sum{s}": f"a sum of {s} or more" for s in range(10, 19)}}
+#: The throws that give the power, by name: (how many of the 216, in words).
+THROW_RULES: dict[str, tuple[int, str]] = {name: (_throws(test), _WORDS[name])
+                                           for name, test in THROW_TESTS.items()}
 NO_TAKE = "no-take"
 
 
@@ -339,3 +344,94 @@ def expectimax(pos: Position, rules: Rules, dice: DiceRule, leaf: Callable[[Posi
 
     require_dice(rules)
     return value(pos)
+
+
+# --- a played game -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Throw:
+    """Three dice thrown before a placement, and whether they give the power."""
+
+    dice: tuple[int, int, int]
+    powered: bool
+
+    def __str__(self) -> str:
+        return " ".join(map(str, self.dice))
+
+
+def throw(rng, rule: DiceRule = DEFAULT) -> Throw:
+    """Three dice from ``rng`` (a :class:`random.Random`), judged by ``rule``.
+
+    >>> import random
+    >>> throw(random.Random(1))
+    Throw(dice=(2, 5, 1), powered=False)
+    """
+    dice = tuple(rng.randint(1, 6) for _ in range(3))
+    return Throw(dice, THROW_TESTS[rule.throw](dice))
+
+
+class DiceGame:
+    """A game of dice mill in its placement phase: the positions, the moves, and the
+    throw of each placement turn (the current turn's once thrown).  Not thread-safe.
+
+    >>> import random
+    >>> g = DiceGame(Rules(stones=3))
+    >>> g.roll(random.Random(1)).powered, len(g.legal_moves())
+    (False, 24)
+    >>> g.play(g.legal_moves()[0]); str(g.position), g.pending is None
+    ('W:a7 B: b 2 3', True)
+    """
+
+    def __init__(self, rules: Rules, dice: DiceRule = DEFAULT, start: Position | None = None):
+        require_dice(rules)
+        self.rules, self.dice = rules, dice
+        self.positions = [start if start is not None else Position(0, 0, rules.stones, rules.stones,
+                                                                   board=rules.board)]
+        self.moves: list[Move] = []
+        self.throws: list[Throw] = []       # the throw of each move played
+        self.pending: Throw | None = None   # the current turn's, once thrown
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    @property
+    def in_placement(self) -> bool:
+        """Whether the side to move places (and throws) and the game goes on."""
+        return self.position.in_placement and self.position.terminal_wdl(self.rules) is None
+
+    def roll(self, rng) -> Throw:
+        """The current turn's throw: thrown now from ``rng`` unless it has been
+        (ValueError outside the placement phase)."""
+        if not self.in_placement:
+            raise ValueError("the dice are thrown before placements only")
+        if self.pending is None:
+            self.pending = throw(rng, self.dice)
+        return self.pending
+
+    def legal_moves(self) -> list[Move]:
+        """The moves of the side to move: its placements, and its replacements where
+        the current throw gives the power."""
+        pos = self.position
+        moves = pos.legal_moves(self.rules)
+        if self.pending is not None and self.pending.powered:
+            moves += replacements(pos, self.rules, self.dice)
+        return moves
+
+    def play(self, move: Move) -> None:
+        """Play ``move`` (IllegalMoveError where it is not legal after this throw)."""
+        if self.in_placement and self.pending is None:
+            raise ValueError("throw the dice first (roll)")
+        powered = self.pending is not None and self.pending.powered
+        self.positions.append(play(self.position, move, self.rules, self.dice, powered))
+        self.moves.append(move)
+        self.throws.append(self.pending)
+        self.pending = None
+
+    def undo(self) -> Move:
+        """Take back the last move; its throw stays the turn's throw."""
+        if not self.moves:
+            raise ValueError("no move to take back")
+        self.positions.pop()
+        self.pending = self.throws.pop()
+        return self.moves.pop()

@@ -257,3 +257,92 @@ def test_build_needs_the_plain_moving_pairs(tmp_path):
     with pytest.raises(Exception) as err:
         dt.build(tmp_path, SIX4, DEFAULT)
     assert "3-3" in str(err.value) and "\n" not in str(err.value)
+
+
+# --- playing -------------------------------------------------------------------------------
+
+def test_a_game_keeps_each_turns_throw():
+    import random as _random
+
+    from solver.dice import DiceGame, Throw
+
+    rules = Rules()
+    game = DiceGame(rules, DEFAULT, parse_position("W:a1,d1,g1 B:a7,d7 b 6 7"))
+    with pytest.raises(ValueError, match="throw the dice first"):
+        game.play(parse_move("b6"))
+    game.pending = Throw((3, 3, 3), True)            # a triple: the power
+    assert {"a1", "d1", "g1"} <= {str(m) for m in game.legal_moves()}
+    game.play(parse_move("d1"))
+    assert str(game.position) == "W:a1,g1 B:a7,d1,d7 w 6 6" and game.pending is None
+    game.roll(_random.Random(0))
+    thrown = game.pending
+    game.play(game.legal_moves()[0])
+    assert game.undo() and game.pending == thrown    # taken back: the turn keeps its throw
+    game.undo()
+    assert game.pending == Throw((3, 3, 3), True)
+    game.pending = Throw((1, 2, 3), False)
+    with pytest.raises(IllegalMoveError, match="only a throw that gives the power"):
+        game.play(parse_move("d1"))
+    rolls = [DiceGame(rules).roll(_random.Random(seed)) for seed in range(3000)]
+    assert all(r.powered == (r.dice[0] == r.dice[1] == r.dice[2]) for r in rolls)
+    assert 40 < sum(r.powered for r in rolls) < 130        # 1/36 of 3000 is 83
+
+
+def _session(root, rules, human, seed, level="perfect"):
+    import random as _random
+
+    from solver.cli.games import DiceSession
+    from solver.dice import DiceGame
+
+    game = DiceGame(rules, DEFAULT)
+    tables = dt.DiceTables(root, rules) if level == "perfect" else None
+    lines = []
+
+    def read(prompt):           # the human: the tables' best move (or the first, at random levels)
+        lines.append(prompt)
+        if game.pending.powered and replacements(game.position, rules):
+            return str(replacements(game.position, rules)[0])
+        return str(game.legal_moves()[0])
+
+    session = DiceSession(game, human, tables, _random.Random(seed), _random.Random(seed), read=read,
+                          out=lines.append)
+    return game, session, lines, tables
+
+
+def test_the_computer_places_by_the_tables_and_the_game_reaches_the_moving_phase(six4):
+    powered_seen = 0
+    for seed in range(12):
+        game, session, lines, tables = _session(six4, SIX4, "w" if seed % 2 else "b", seed)
+        end = session.run()
+        assert end is None or (end.white_hand == end.black_hand == 0 and end == game.position)
+        # every computer move was a best move for its throw
+        for before, move, t in zip(game.positions, game.moves, game.throws):
+            if before.turn != session.human:
+                best = tables.probe_moves(before, t.powered)
+                assert move in [m.move for m in best if m.fixed == best[0].fixed]
+        assert sum(line.count(" throws ") for line in lines) == len(game.moves)
+        powered_seen += sum(t.powered for t in game.throws)
+    assert powered_seen > 0
+
+
+def test_play_dice_from_the_command_line(six4, tmp_path):
+    import subprocess
+    import sys
+
+    run = lambda *args, stdin="": subprocess.run(   # noqa: E731
+        [sys.executable, "-m", "solver", "play", "--db", str(six4), "--rules", SIX4.name, *args],
+        input=stdin, capture_output=True, text=True, timeout=120)
+    out = run("--dice", "triple", "--seed", "4", "--colour", "black", "--level", "perfect", stdin="help\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "White throws " in out.stdout and "White (computer) plays " in out.stdout
+    assert "lets it put its stone on a point where a stone of an enemy mill stands" in out.stdout.replace("\n", " ")
+    assert "You leave the game unfinished." in out.stdout
+    # tables not built for another throw rule: one line, with the build that makes them
+    out = run("--dice", "sum10", "--level", "perfect")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "--phase dice --dice sum10" in out.stderr
+    out = run("--dice", "sum10", "--level", "easy", "--seed", "1", stdin="quit\n")
+    assert out.returncode == 0 and "computer (easy)" in out.stdout
+    for bad in (["--dice", "sum3"], ["--dice", "triple", "--rules", "three-mens"]):
+        out = run(*bad)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr

@@ -28,12 +28,14 @@ from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
 from ..choice import probe_game_moves
 from ..players import LEVELS, make_player
-from ..position import BLACK, WHITE, Move, popcount
+from ..dice import DiceGame, dice_gap, is_replacement, replacements
+from ..dice_tables import DiceTables
+from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_move, parse_position, popcount
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
-from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, db_option, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, rules_options, stone_marks, value_text)
 
 HELP = """\
@@ -350,8 +352,12 @@ def undecodable(error: UnicodeDecodeError) -> str:
               help="Seconds per move for the search of hard (and of perfect without a database).")
 @click.option("--unicode", is_flag=True, help="Draw stones as ○ (White) and ● (Black).")
 @quiet_limit_option
+@click.option("--dice", "dice", metavar="RULE", default=None, callback=dice_rule_or_none,
+              help="Play dice mill under this throw rule (triple, double, sum10..sum18, -no-take): "
+                   "three dice thrown before each placement, seeded by --seed; the computer places "
+                   "by dice mill's tables (build --phase dice), at level easy at random.")
 def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], start: Optional[str],
-         think: float, unicode: bool, quiet_limit: int) -> None:
+         think: float, unicode: bool, quiet_limit: int, dice) -> None:
     """Play a game against the computer in the terminal.
 
     Moves and commands (help, moves, hint, undo, resign, save FILE, quit) are read
@@ -359,10 +365,15 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
 
     \b
       printf 'd2\\nd3\\n...' | muehle play --stones 4 --level easy
+      muehle play --rules five-mens --dice sum14 --seed 7 --level perfect
     """
     marks = stone_marks(unicode)
     rng = random.Random(seed)
     human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
+    if dice is not None:
+        start = _play_dice(db, rules, dice, level, human, seed, start, marks)
+        if start is None:
+            return          # (the game ended, or was left, while placing)
     game = Game(start, rules, quiet_limit)
     database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
@@ -372,6 +383,175 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     finally:
         if database is not None:
             database.close()
+
+
+def _play_dice(db: str, rules: Rules, dice, level: str, human: str, seed: Optional[int],
+               start: Optional[str], marks) -> Optional[str]:
+    """The placement phase of dice mill (:class:`DiceSession`); the moving phase's start
+    position, or None where the game ended or was left before it."""
+    gap = dice_gap(rules)
+    if gap is not None:
+        fail(gap)
+    pos = parse_position(start, rules) if start else None
+    if pos is not None and not pos.in_placement:
+        fail("--dice plays the placement phase with dice: give a position with stones in hand")
+    tables = None
+    if level != "easy":
+        tables = DiceTables(db, rules, dice)
+        try:
+            tables.fixed(pos if pos is not None else "startpos")
+        except DatabaseError as error:
+            tables.close()
+            fail(f"{explained(error)}; or play --level easy, which places at random")
+    try:
+        game = DiceGame(rules, dice, pos)
+        end = DiceSession(game, human, tables, random.Random(seed),
+                          random.Random(None if seed is None else seed + 1), marks).run()
+    finally:
+        if tables is not None:
+            tables.close()
+    return None if end is None else format_position(end)
+
+
+DICE_HELP = """\
+Before each placement the side to place throws three dice; a throw that gives the power
+lets it put its stone on a point where a stone of an enemy mill stands (that stone leaves
+the game): type the point (d1), and the stone to take where the new stone closes a mill
+(d1xa4).  Other moves as in the game without dice.
+Commands:
+  help       this text
+  moves      the legal moves after this throw
+  hint       the tables' best move and every move's expected result for you
+  undo       take back your last move and the computer's reply (the throws stay)
+  quit       leave (end of input does the same)"""
+
+
+class DiceSession:
+    """The placement phase of dice mill between a human (reading ``read``) and the
+    computer: perfect by dice mill's tables (``tables``), or at random where there are
+    none (level easy).  ``dice_rng`` throws the dice, ``rng`` chooses at random."""
+
+    def __init__(self, game: DiceGame, human: str, tables, dice_rng, rng, symbols=ASCII,
+                 read: Optional[Callable[[str], Optional[str]]] = None, out: Callable[[str], None] = click.echo):
+        self.game, self.human, self.tables = game, human, tables
+        self.dice_rng, self.rng, self.symbols = dice_rng, rng, symbols
+        self.read = read or read_line
+        self.out = out
+
+    def run(self) -> Optional[Position]:
+        """Play until every stone is placed: the position then, or None where the game
+        ended (one side below three stones) or the human left."""
+        game = self.game
+        level = "perfect, dice mill's tables" if self.tables is not None else "easy"
+        self.out(f"You play {COLOUR_NAMES[self.human]} against the computer ({level}), dice mill under "
+                 f"rules {game.rules.name}: {game.dice.describe()}. Type a move or 'help'.")
+        self.out(diagram(game.position, self.symbols))
+        shown = None            # (the turn, its throw) last announced
+        while game.in_placement:
+            t = game.roll(self.dice_rng)
+            if shown != (len(game.moves), t):
+                self.announce(t)
+                shown = (len(game.moves), t)
+            if game.position.turn != self.human:
+                self.computer_move()
+                continue
+            line = self.read(f"{COLOUR_NAMES[self.human]} to place (you) > ")
+            if line is None:
+                self.out("End of input: the game is left unfinished.")
+                return None
+            word = line.strip().lower()
+            if word in ("quit", "exit"):
+                self.out("You leave the game unfinished.")
+                return None
+            if word in ("help", "?"):
+                self.out(DICE_HELP)
+            elif word == "moves":
+                self.out(" ".join(str(m) for m in game.legal_moves()))
+            elif word == "hint":
+                self.hint()
+            elif word == "undo":
+                self.undo()
+            elif word:
+                self.human_move(line.strip())
+        result = game.position.terminal_wdl(game.rules)
+        if result is not None:
+            mover = game.position.turn
+            winner = mover if result == WIN else (WHITE if mover == BLACK else BLACK)
+            verdict = "You win!" if winner == self.human else "You lose."
+            self.out(f"Game over while placing: {COLOUR_NAMES[winner]} wins. {verdict}")
+            return None
+        self.out("Every stone is placed: the game goes on without dice.")
+        return game.position
+
+    def announce(self, t) -> None:
+        pos, game = self.game.position, self.game
+        enemy = COLOUR_NAMES[BLACK if pos.turn == WHITE else WHITE]
+        targets = sorted({game.rules.board.points[m.target] for m in replacements(pos, game.rules, game.dice)})
+        what = ("no power" if not t.powered else
+                f"the power: a stone of {enemy}'s mills may be replaced ({' '.join(targets)})" if targets
+                else f"the power, but {enemy} has no mill")
+        self.out(f"{COLOUR_NAMES[pos.turn]} throws {t}: {what}")
+
+    def computer_move(self) -> None:
+        game = self.game
+        powered = game.pending.powered
+        move = (self.tables.best_move(game.position, powered).move if self.tables is not None
+                else self.rng.choice(game.legal_moves()))
+        replacing = is_replacement(game.position, move)
+        colour = COLOUR_NAMES[game.position.turn]
+        game.play(move)
+        self.out(f"{colour} (computer) plays {move}{' (replacing)' if replacing else ''}")
+        self.out(diagram(game.position, self.symbols))
+
+    def human_move(self, text: str) -> None:
+        game = self.game
+        pos = game.position
+        try:
+            move = parse_legal_move(text, pos, game.rules)
+        except AmbiguousMoveError as error:
+            self.out(f"{error.move} closes a mill: name the stone it takes ("
+                     f"{', '.join(str(m) for m in error.takes)})")
+            return
+        except (IllegalMoveError, NotationError) as error:
+            try:
+                move = parse_move(text, game.rules.board)
+            except NotationError:
+                self.out(f"{explained(error)} (type 'help' for the commands)")
+                return
+            if not is_replacement(pos, move):
+                self.out(f"{explained(error)} (type 'moves' for the legal ones)")
+                return
+        try:
+            game.play(move)
+        except IllegalMoveError as error:
+            self.out(f"{error} (type 'moves' for the legal ones)")
+            return
+        self.out(diagram(game.position, self.symbols))
+
+    def hint(self) -> None:
+        if self.tables is None:
+            self.out("no hint: level easy plays without dice mill's tables")
+            return
+        try:
+            probes = self.tables.probe_moves(self.game.position, self.game.pending.powered)
+        except DatabaseError as error:
+            self.out(f"no hint: the tables cannot answer ({explained(error)})")
+            return
+        self.out(f"hint: {probes[0].move}; every move, your expected result after it:")
+        for p in probes:
+            mark = "  (with the power)" if p.replacement else ""
+            self.out(f"  {str(p.move):<8} {p.value}{mark}")
+
+    def undo(self) -> None:
+        game = self.game
+        if not any(p.turn == self.human for p in game.positions[:-1]):
+            self.out("nothing to take back: you have not moved yet")
+            return
+        taken = [game.undo()]
+        while game.position.turn != self.human:
+            taken.append(game.undo())
+        self.out(f"taken back: {' '.join(str(m) for m in reversed(taken))} (your throw stays {game.pending})")
+        self.out(diagram(game.position, self.symbols))
 
 
 @main.command()
