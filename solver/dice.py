@@ -39,13 +39,14 @@ Expected(win=0.49999, draw=0.50001, loss=0.0)
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Hashable, Union
 
 from .board import points_of
-from .errors import IllegalMoveError, UnsupportedRulesError
-from .position import Move, Position, mills_closed, mill_points, takeable
+from .errors import AmbiguousMoveError, IllegalMoveError, NotationError, UnsupportedRulesError
+from .position import Move, Position, mills_closed, mill_points, parse_legal_move, parse_move, takeable
 from .notation import BLACK, WHITE
 from .rules import Rules, kernel_gap
 from .values import DRAW, LOSS, WDL, WIN
@@ -370,26 +371,77 @@ def throw(rng, rule: DiceRule = DEFAULT) -> Throw:
     return Throw(dice, THROW_TESTS[rule.throw](dice))
 
 
+def turn_throw(seed: int, ply: int, rule: DiceRule = DEFAULT) -> Throw:
+    """The throw before the placement at ``ply`` (moves played so far) of a game seeded
+    ``seed``: a function of the two, so that a game replayed from its moves (the
+    browser's) or taken back (undo) meets the same throws, and the terminal and the
+    browser throw alike for one seed.
+
+    >>> turn_throw(7, 0) == turn_throw(7, 0), turn_throw(7, 0).dice
+    (True, (4, 2, 6))
+    """
+    return throw(random.Random(f"dice {seed} {ply}"), rule)
+
+
+def parse_dice_move(pos: Position, text: str, rules: Rules, dice: DiceRule, powered: bool) -> Move:
+    """``text`` as a move of ``pos`` after a throw (``powered``: it gave the power): a
+    legal placement or move, or a replacement; the error of :func:`parse_legal_move`
+    (or of :func:`play`, for a replacement it refuses) otherwise."""
+    try:
+        return parse_legal_move(text, pos, rules)
+    except AmbiguousMoveError:
+        raise
+    except (IllegalMoveError, NotationError) as error:
+        move = parse_move(text, pos.board)
+        if not is_replacement(pos, move):
+            raise error
+        play(pos, move, rules, dice, powered)          # (its refusal, where it is none)
+        return move
+
+
 class DiceGame:
     """A game of dice mill in its placement phase: the positions, the moves, and the
-    throw of each placement turn (the current turn's once thrown).  Not thread-safe.
+    throw of each placement turn (:func:`turn_throw` of the game's ``seed``: random
+    where not given).  Not thread-safe.
 
-    >>> import random
-    >>> g = DiceGame(Rules(stones=3))
-    >>> g.roll(random.Random(1)).powered, len(g.legal_moves())
+    >>> g = DiceGame(Rules(stones=3), seed=1)
+    >>> g.roll().powered, len(g.legal_moves())
     (False, 24)
     >>> g.play(g.legal_moves()[0]); str(g.position), g.pending is None
     ('W:a7 B: b 2 3', True)
     """
 
-    def __init__(self, rules: Rules, dice: DiceRule = DEFAULT, start: Position | None = None):
+    def __init__(self, rules: Rules, dice: DiceRule = DEFAULT, start: Position | None = None,
+                 seed: int | None = None):
         require_dice(rules)
         self.rules, self.dice = rules, dice
+        self.seed = random.randrange(2 ** 32) if seed is None else seed
         self.positions = [start if start is not None else Position(0, 0, rules.stones, rules.stones,
                                                                    board=rules.board)]
         self.moves: list[Move] = []
         self.throws: list[Throw] = []       # the throw of each move played
         self.pending: Throw | None = None   # the current turn's, once thrown
+
+    @classmethod
+    def replay(cls, rules: Rules, dice: DiceRule, start: Position, moves: list[str],
+               seed: int) -> tuple["DiceGame", list[str]]:
+        """The game after ``moves`` (texts) from ``start`` as far as the placement phase
+        goes, its current turn thrown, and the moves left for the moving phase; a move
+        that is not legal after its throw is an IllegalMoveError (or NotationError)
+        whose text starts with its number."""
+        game = cls(rules, dice, start, seed)
+        for number, text in enumerate(moves, 1):
+            if not game.in_placement:
+                return game, moves[number - 1:]
+            game.roll()
+            try:
+                move = parse_dice_move(game.position, text, rules, dice, game.pending.powered)
+            except (IllegalMoveError, NotationError) as error:
+                raise type(error)(f"move {number}: {error}") from None
+            game.play(move)
+        if game.in_placement:
+            game.roll()
+        return game, []
 
     @property
     def position(self) -> Position:
@@ -400,13 +452,12 @@ class DiceGame:
         """Whether the side to move places (and throws) and the game goes on."""
         return self.position.in_placement and self.position.terminal_wdl(self.rules) is None
 
-    def roll(self, rng) -> Throw:
-        """The current turn's throw: thrown now from ``rng`` unless it has been
-        (ValueError outside the placement phase)."""
+    def roll(self) -> Throw:
+        """The current turn's throw (ValueError outside the placement phase)."""
         if not self.in_placement:
             raise ValueError("the dice are thrown before placements only")
         if self.pending is None:
-            self.pending = throw(rng, self.dice)
+            self.pending = turn_throw(self.seed, len(self.moves), self.dice)
         return self.pending
 
     def legal_moves(self) -> list[Move]:

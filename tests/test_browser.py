@@ -305,3 +305,63 @@ def test_position_editor_and_query(server, browser, database):
     driver.find_element(By.ID, "edit-set").click()
     idle(driver)
     assert text(driver, "edit-message") == "unknown point 'd4' (points are a1..g7 on the board's lines)"
+
+
+@pytest.fixture(scope="module")
+def dice_server(db4, tmp_path_factory):
+    """The page on a copy of the 4-stone folder with dice mill's tables (triple) built."""
+    from solver import dice_tables
+
+    root = tmp_path_factory.mktemp("dice-web")
+    shutil.copytree(db4, root, dirs_exist_ok=True)
+    dice_tables.build(root, FOUR)
+    with serving(create_app(root, FOUR)) as (base, _):
+        yield base + "/", root
+
+
+def test_dice_mill_in_the_browser(dice_server, browser):
+    from solver import dice_tables
+    from solver.dice import replacements, turn_throw
+
+    base, root = dice_server
+    tables = dice_tables.DiceTables(root, FOUR)
+    driver = browser
+    driver.get(base + "?seed=3")            # the throws' seed: 3
+    idle(driver, 0)
+    Select(driver.find_element(By.ID, "level")).select_by_value("perfect")
+    Select(driver.find_element(By.ID, "colour")).select_by_value("w")
+    Select(driver.find_element(By.ID, "dice")).select_by_value("triple")
+    idle(driver, 0)
+    ply, replaced = 0, False
+    while True:
+        position = parse_position(driver.find_element(By.ID, "board").get_attribute("data-position"), FOUR)
+        if not position.in_placement or text(driver, "result"):
+            break
+        t = turn_throw(3, ply)
+        shown = text(driver, "throw")
+        assert shown.startswith(f"White throws {' '.join(map(str, t.dice))}: "), shown
+        assert ("no power" in shown) == (not t.powered)
+        # the hints: the tables' expected results, best first, in percent
+        rows = driver.find_elements(By.CSS_SELECTOR, "#hint-list tr")
+        best = tables.probe_moves(position, t.powered)
+        assert [r.get_attribute("data-move") for r in rows] == [str(m.move) for m in best]
+        assert rows[0].text.split(" ", 1)[1].startswith(f"win {100 * best[0].value.win:.2f}%")
+        assert text(driver, "hint-summary").startswith("Before this throw: win ")
+        # a replacement where the throw allows one (clicked on the enemy stone), else the best placement
+        swaps = replacements(position, FOUR) if t.powered else []
+        move = swaps[0] if swaps else best[0].move
+        replaced |= bool(swaps)
+        click_point(driver, "board", POINT_NAMES[move.target])
+        if move.take is not None and len([m for m in best if m.move.target == move.target]) > 1:
+            click_point(driver, "board", POINT_NAMES[move.take])
+        idle(driver)
+        if text(driver, "result"):
+            break
+        ply += 2
+        assert driver.find_element(By.ID, "board").get_attribute("data-ply") == str(ply)
+        reply = text(driver, "message")
+        assert "Black (computer, perfect) plays" in reply
+    # every stone placed: the game goes on without dice
+    if not text(driver, "result"):
+        assert text(driver, "throw").startswith("Dice mill (triple): every stone is placed")
+        assert "moving" in text(driver, "status")

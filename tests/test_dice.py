@@ -262,8 +262,6 @@ def test_build_needs_the_plain_moving_pairs(tmp_path):
 # --- playing -------------------------------------------------------------------------------
 
 def test_a_game_keeps_each_turns_throw():
-    import random as _random
-
     from solver.dice import DiceGame, Throw
 
     rules = Rules()
@@ -274,7 +272,7 @@ def test_a_game_keeps_each_turns_throw():
     assert {"a1", "d1", "g1"} <= {str(m) for m in game.legal_moves()}
     game.play(parse_move("d1"))
     assert str(game.position) == "W:a1,g1 B:a7,d1,d7 w 6 6" and game.pending is None
-    game.roll(_random.Random(0))
+    game.roll()
     thrown = game.pending
     game.play(game.legal_moves()[0])
     assert game.undo() and game.pending == thrown    # taken back: the turn keeps its throw
@@ -283,9 +281,26 @@ def test_a_game_keeps_each_turns_throw():
     game.pending = Throw((1, 2, 3), False)
     with pytest.raises(IllegalMoveError, match="only a throw that gives the power"):
         game.play(parse_move("d1"))
-    rolls = [DiceGame(rules).roll(_random.Random(seed)) for seed in range(3000)]
+    rolls = [DiceGame(rules, seed=seed).roll() for seed in range(3000)]
     assert all(r.powered == (r.dice[0] == r.dice[1] == r.dice[2]) for r in rolls)
     assert 40 < sum(r.powered for r in rolls) < 130        # 1/36 of 3000 is 83
+
+
+def test_a_replay_meets_the_same_throws():
+    from solver.dice import DiceGame
+
+    rules = Rules(stones=4)
+    for seed in range(40):
+        game = DiceGame(rules, seed=seed)
+        while game.in_placement:
+            game.roll()
+            game.play(game.legal_moves()[-1])       # the last: a replacement where there is one
+        texts = [str(m) for m in game.moves]
+        again, rest = DiceGame.replay(rules, DEFAULT, game.positions[0], texts + ["a1-a4"], seed)
+        assert again.throws == game.throws and again.position == game.position
+        assert rest == ["a1-a4"]          # (the moving phase's, for a game without dice)
+    with pytest.raises(IllegalMoveError, match="^move 2: "):
+        DiceGame.replay(rules, DEFAULT, parse_position("startpos", rules), ["a1", "a1"], 0)
 
 
 def _session(root, rules, human, seed, level="perfect"):
@@ -294,7 +309,7 @@ def _session(root, rules, human, seed, level="perfect"):
     from solver.cli.games import DiceSession
     from solver.dice import DiceGame
 
-    game = DiceGame(rules, DEFAULT)
+    game = DiceGame(rules, DEFAULT, seed=seed)
     tables = dt.DiceTables(root, rules) if level == "perfect" else None
     lines = []
 
@@ -304,8 +319,7 @@ def _session(root, rules, human, seed, level="perfect"):
             return str(replacements(game.position, rules)[0])
         return str(game.legal_moves()[0])
 
-    session = DiceSession(game, human, tables, _random.Random(seed), _random.Random(seed), read=read,
-                          out=lines.append)
+    session = DiceSession(game, human, tables, _random.Random(seed), read=read, out=lines.append)
     return game, session, lines, tables
 
 
@@ -346,3 +360,72 @@ def test_play_dice_from_the_command_line(six4, tmp_path):
     for bad in (["--dice", "sum3"], ["--dice", "triple", "--rules", "three-mens"]):
         out = run(*bad)
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+
+
+# --- the browser's API -------------------------------------------------------------------
+
+def test_the_api_plays_dice_mill_and_hands_over_to_the_game_without_dice(six4):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from solver.web import create_app
+
+    with TestClient(create_app(six4, SIX4)) as client:
+        def post(path, **params):
+            return client.post(path, json={"rules": SIX4.name, "dice": "triple", "seed": 5, **params})
+
+        tables = dt.DiceTables(six4, SIX4)
+        moves, powered_seen = [], 0
+        for _ in range(60):
+            st = post("/api/game", moves=moves).json()
+            assert st["played"] == moves
+            if st["game_over"] is not None:
+                break
+            if st["dice"]["throw"] is None:
+                assert st["phase"].startswith("moving")             # every stone placed: no more dice
+                assert "hints" in st and st["hints"].get("dice") is None
+            else:
+                pos = parse_position(st["position"], SIX4)
+                powered = st["dice"]["powered"]
+                powered_seen += powered
+                # the throw is the seed's and the ply's, the moves those it allows, the hints the tables'
+                from solver.dice import turn_throw
+                assert st["dice"]["throw"] == list(turn_throw(5, len(moves)).dice)
+                allowed = {str(m) for m in pos.legal_moves(SIX4)}
+                if powered:
+                    allowed |= {str(m) for m in replacements(pos, SIX4)}
+                assert set(st["moves"]) == allowed
+                assert [h["move"] for h in st["hints"]["moves"]] == [str(m.move) for m in tables.probe_moves(pos, powered)]
+            if st["side"] == "w":
+                moves.append(st["moves"][-1])          # a replacement where the throw allows one
+            else:
+                st = post("/api/play", moves=moves, level="perfect").json()
+                assert st["played"][:len(moves)] == moves and len(st["played"]) == len(moves) + 1
+                moves = st["played"]
+        assert len(moves) > 2 * SIX4.stones
+        # a replay of the same moves meets the same state; an illegal move names its number
+        assert post("/api/game", moves=moves[:5]).json()["dice"] == post("/api/game", moves=moves[:5]).json()["dice"]
+        bad = post("/api/game", moves=["a5", "a5"])
+        assert bad.status_code == 400 and bad.json()["error"].startswith("move 2: ")
+        for params, message in [({"dice": "sum3"}, "no dice rule 'sum3'"),
+                                ({"rules": "three-mens"}, "needs mills that take"),
+                                ({"level": "genius"}, "unknown level")]:
+            got = post("/api/play", **params)
+            assert got.status_code == 400 and message in got.json()["error"], got.json()
+        hints = post("/api/game", dice="double").json()["hints"]
+        assert "--phase dice --dice double" in hints["error"]
+        # a throw that gives the power where Black's mill stands: its stones may be replaced
+        from solver.dice import turn_throw
+        seed = next(s for s in range(1000) if turn_throw(s, 0).powered)
+        start = "W:a1,b2 B:a5,c5,e5 w 1 1"
+        st = post("/api/game", start=start, seed=seed).json()
+        assert st["dice"]["powered"] and st["dice"]["targets"] == ["a5", "c5", "e5"]
+        assert {"a5", "c5", "e5"} <= set(st["moves"])
+        assert {h["move"] for h in st["hints"]["moves"] if h["replacement"]} == {"a5", "c5", "e5"}
+        st = post("/api/game", start=start, seed=seed, moves=["c5"]).json()
+        assert st["position"] == "W:a1,b2,c5 B:a5,e5 b 0 1" and st["played"] == ["c5"]
+        unpowered = next(s for s in range(1000) if not turn_throw(s, 0).powered)
+        refused = post("/api/game", start=start, seed=unpowered, moves=["c5"])
+        assert refused.status_code == 400 and "only a throw that gives the power" in refused.json()["error"]

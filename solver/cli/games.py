@@ -404,9 +404,8 @@ def _play_dice(db: str, rules: Rules, dice, level: str, human: str, seed: Option
             tables.close()
             fail(f"{explained(error)}; or play --level easy, which places at random")
     try:
-        game = DiceGame(rules, dice, pos)
-        end = DiceSession(game, human, tables, random.Random(seed),
-                          random.Random(None if seed is None else seed + 1), marks).run()
+        game = DiceGame(rules, dice, pos, seed)
+        end = DiceSession(game, human, tables, random.Random(seed), marks).run()
     finally:
         if tables is not None:
             tables.close()
@@ -429,12 +428,12 @@ Commands:
 class DiceSession:
     """The placement phase of dice mill between a human (reading ``read``) and the
     computer: perfect by dice mill's tables (``tables``), or at random where there are
-    none (level easy).  ``dice_rng`` throws the dice, ``rng`` chooses at random."""
+    none (level easy), which ``rng`` makes; the game throws the dice (its seed)."""
 
-    def __init__(self, game: DiceGame, human: str, tables, dice_rng, rng, symbols=ASCII,
+    def __init__(self, game: DiceGame, human: str, tables, rng, symbols=ASCII,
                  read: Optional[Callable[[str], Optional[str]]] = None, out: Callable[[str], None] = click.echo):
         self.game, self.human, self.tables = game, human, tables
-        self.dice_rng, self.rng, self.symbols = dice_rng, rng, symbols
+        self.rng, self.symbols = rng, symbols
         self.read = read or read_line
         self.out = out
 
@@ -448,7 +447,7 @@ class DiceSession:
         self.out(diagram(game.position, self.symbols))
         shown = None            # (the turn, its throw) last announced
         while game.in_placement:
-            t = game.roll(self.dice_rng)
+            t = game.roll()
             if shown != (len(game.moves), t):
                 self.announce(t)
                 shown = (len(game.moves), t)

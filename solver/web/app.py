@@ -45,12 +45,14 @@ from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
 from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
+from ..dice_tables import DiceTables
 from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
 from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..storage import rules_dir
 from ..svg import VALUE_COLOURS, board_svg
+from . import dice as web_dice
 
 STATIC = Path(__file__).parent / "static"
 
@@ -117,6 +119,7 @@ class Service:
         # iterating the OrderedDict while the worker reorders it can fail)
         self._open: tuple[Database, ...] = ()
         self._games: OrderedDict[tuple, Game] = OrderedDict()
+        self._dice: OrderedDict[tuple, DiceTables] = OrderedDict()    # dice mill's tables
         self._limits: Optional[contextlib.ExitStack] = None    # of the running request
         self._until: Optional[float] = None
         self._gone = threading.Event()
@@ -155,9 +158,10 @@ class Service:
 
     def close(self) -> None:
         with self.lock:
-            for db in self._databases.values():
+            for db in [*self._databases.values(), *self._dice.values()]:
                 db.close()
             self._databases.clear()
+            self._dice.clear()
             self._open = ()
 
     # --- inputs -------------------------------------------------------------------
@@ -191,6 +195,18 @@ class Service:
         if self._limits is not None:
             self._limit(db)
         return db
+
+    def dice_tables(self, rules: Rules, dice) -> DiceTables:
+        """The open tables of dice mill of ``rules`` under throw rule ``dice``
+        (:mod:`solver.web.dice`), the least recently used closed as databases are."""
+        key = (rules, dice)
+        tables = self._dice.get(key)
+        if tables is None:
+            tables = self._dice[key] = DiceTables(self.root, rules, dice)
+            while len(self._dice) > OPEN_DATABASES:
+                self._dice.popitem(last=False)[1].close()
+        self._dice.move_to_end(key)
+        return tables
 
     def optional_database(self, rules: Rules) -> Optional[Database]:
         return self.database(rules) if rules_dir(self.root, rules).is_dir() else None
@@ -601,11 +617,47 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         rules = service.rules_of(params)
         return service.game(rules, text_param(params, "start"), moves_param(params, "moves"))
 
+    def dice_of(params: dict):
+        """The request's dice game (solver.web.dice), or None for a game without dice."""
+        try:
+            dice = web_dice.dice_rule(text_param(params, "dice"))
+        except ValueError as error:
+            raise ApiError(str(error)) from None
+        if dice is None:
+            return None
+        try:
+            return web_dice.replay(service, service.rules_of(params), dice, text_param(params, "start"),
+                                   moves_param(params, "moves"), seed_param(params))
+        except ValueError as error:
+            raise ApiError(str(error)) from None
+
     def api_game(params: dict) -> dict:
+        dice = dice_of(params)
+        if dice is not None:
+            return web_dice.state(service, *dice, bool_param(params, "hints", True))
         return service.state(game_of(params), bool_param(params, "hints", True))
 
     def api_play(params: dict) -> dict:
-        game = game_of(params)
+        dice = dice_of(params)
+        if dice is not None and dice[1] is None:      # placing, with dice
+            dgame = dice[0]
+            if not dgame.in_placement:
+                raise ApiError("the game is over")
+            level = text_param(params, "level", "perfect")
+            if level not in LEVELS:
+                raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+            move = web_dice.computer_move(service, dgame, level, seed_param(params))
+            dgame.play(move)
+            dice = web_dice.replay(service, dgame.rules, dgame.dice, format_position(dgame.positions[0]),
+                                   [str(m) for m in dgame.moves], dgame.seed)
+            state = web_dice.state(service, *dice, bool_param(params, "hints", True))
+            state.update(computer_move=str(move), notes=[])
+            return state
+        if dice is not None:                         # every stone placed: the game without dice
+            return web_dice.on_plain(dice[0], api_play_game(params, dice[1]))
+        return api_play_game(params, game_of(params))
+
+    def api_play_game(params: dict, game: Game) -> dict:
         if game.outcome() is not None:
             raise ApiError(f"the game is over: {game.outcome()}")
         level = text_param(params, "level", "perfect")

@@ -35,6 +35,11 @@ function valueText(value, plies) {
   return plies === null || plies === undefined ? value : `${value} in ${plies}`;
 }
 
+function percentText(p) {
+  const pc = (x) => `${(100 * x).toFixed(2)}%`;
+  return `win ${pc(p.win)}, draw ${pc(p.draw)}, loss ${pc(p.loss)}`;
+}
+
 function setBusy(delta) {
   S.busy += delta;
   document.body.dataset.busy = S.busy > 0 ? "1" : "0";
@@ -169,9 +174,11 @@ function fillMoveTable(table, moves, onClick) {
     row.insertCell().textContent = mv.move;
     const cell = row.insertCell();
     const v = gameValue(mv);
-    cell.textContent = mv.rule
-      ? `${v.value}${v.plies === null ? "" : `, mill in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
-      : valueText(mv.value, mv.plies);
+    cell.textContent = mv.win !== undefined     // dice mill: the expected result
+      ? percentText(mv) + (mv.replacement ? " (with the power)" : "")
+      : mv.rule
+        ? `${v.value}${v.plies === null ? "" : `, mill in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
+        : valueText(mv.value, mv.plies);
     cell.className = v.value;
     if (onClick) row.addEventListener("click", () => onClick(mv.move));
   }
@@ -207,6 +214,11 @@ function render() {
     rules.push(`This position has occurred ${st.repetitions} times (${st.repetition_limit} draw).`);
   }
   say("draw-rules", rules.join(" "));
+  const d = st.dice;
+  say("throw", !d ? "" : d.throw === null ? `Dice mill (${d.rule}): every stone is placed, no more dice.`
+    : `${COLOUR[st.side]} throws ${d.throw.join(" ")}: ` + (!d.powered ? "no power."
+      : d.targets.length ? `the power: a stone of ${COLOUR[other(st.side)]}'s mills may be replaced (${d.targets.join(" ")}).`
+        : `the power, but ${COLOUR[other(st.side)]} has no mill.`));
   const list = $("move-list");
   list.innerHTML = "";
   for (const m of st.played) {
@@ -234,15 +246,22 @@ function paintHints() {
       (hints.rule.wdl === hints.rule.value ? "" : ` (${hints.rule.wdl} at a fresh count)`) +
       (hints.rule.dtz === null ? "." : `, next mill in ${hints.rule.dtz}.`)
     : "";
-  say("hint-summary", `This position: ${valueText(hints.value, hints.plies)} for ${COLOUR[st.side]}.${rule}`);
+  say("hint-summary", hints.dice
+    ? `Before this throw: ${percentText(hints.expected)} for ${COLOUR[st.side]}.`
+    : `This position: ${valueText(hints.value, hints.plies)} for ${COLOUR[st.side]}.${rule}`);
   paintMarks(board, bestBy(hints.moves, hintKey(st)));
   if (S.selected) board.querySelector(`#mark-${S.selected}`).classList.add("selected");
   const shown = S.pending ? hints.moves.filter((mv) => S.pending.some((p) => p.text === mv.move)) : hints.moves;
   fillMoveTable($("hint-list"), shown, (move) => humanToMove() && playMove(move));
 }
 
+// The game's dice (none: ""), and the seed its throws come from (the server throws them).
+function diceParams() {
+  return S.dice ? { dice: S.dice, seed: S.diceSeed } : {};
+}
+
 async function refresh() {
-  S.state = await api("/api/game", { rules: S.rules, start: S.start, moves: S.moves, hints: true });
+  S.state = await api("/api/game", { rules: S.rules, start: S.start, moves: S.moves, hints: true, ...diceParams() });
   S.moves = S.state.played;
   render();
 }
@@ -269,7 +288,7 @@ async function computerTurn() {
   try {
     S.state = await api("/api/play", {
       rules: S.rules, start: S.start, moves: S.moves, level: $("level").value,
-      think: Number($("think").value) || 1, hints: true, seed: S.seed,
+      think: Number($("think").value) || 1, hints: true, seed: S.seed, ...diceParams(),
     });
   } catch (error) {
     say("message", error.message, true);
@@ -337,6 +356,9 @@ async function newGame() {
   S.moves = [];
   S.selected = S.pending = null;
   S.said.clear();
+  S.dice = $("dice").value;
+  // the throws' seed: the address's ?seed= where given (repeatable), else a new one a game
+  S.diceSeed = S.seed !== null ? Number(S.seed) : Math.floor(Math.random() * 2 ** 31);
   say("message", "");
   try {
     await refresh();
@@ -576,6 +598,7 @@ async function main() {
   });
   $("board").addEventListener("click", onBoardClick);
   $("new-game").addEventListener("click", () => { S.start = null; newGame(); });
+  $("dice").addEventListener("change", () => { S.start = null; newGame(); });
   $("undo").addEventListener("click", undo);
   $("hints").addEventListener("change", paintHints);
   $("to-analysis").addEventListener("click", () => {
