@@ -223,7 +223,7 @@ def build(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total
     with building.BuildLock(building.prepare_folder(root, rules)):
         pairs = sorted({c for s in subs for c in children(s) if c is not None and c.is_moving},
                        key=lambda c: (c.m + c.o, c.m, c.o))
-        building.require_stored(root, rules, f"dice mill's placement phase needs the plain moving pairs;", pairs)
+        building.require_stored(root, rules, "dice mill's placement phase needs the moving subspaces", pairs)
         read_file = reader(root, rules, dice)
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
 
