@@ -64,6 +64,18 @@ def open_optional_database(db: str, rules: Rules, quiet_limit: int = QUIET_PLY_L
     return open_database(db, rules, in_memory=rules.stones <= 4, quiet_limit=quiet_limit), None
 
 
+def take_back_turn(game, human: str) -> Optional[list[Move]]:
+    """Take back ``human``'s last move and the replies after it (a :class:`Game` or a
+    dice game: their ``positions`` and ``undo``); the moves taken back in the order they
+    were played, or None where ``human`` has not moved yet."""
+    if not any(p.turn == human for p in game.positions[:-1]):
+        return None
+    taken = [game.undo()]
+    while game.position.turn != human:
+        taken.append(game.undo())
+    return taken[::-1]
+
+
 class Session:
     """One game between a human (reading ``read``) and a computer player (writing ``out``)."""
 
@@ -234,14 +246,12 @@ class Session:
             self.out("taken back: the resignation")
             self.show_board()
             return
-        if not any(p.turn == self.human for p in game.positions[:-1]):
+        taken = take_back_turn(game, self.human)
+        if taken is None:
             self.out("nothing to take back: you have not moved yet")
             return
-        taken = [game.undo()]
-        while game.position.turn != self.human:
-            taken.append(game.undo())
         self.announced = False
-        self.out(f"taken back: {' '.join(str(m) for m in reversed(taken))}")
+        self.out(f"taken back: {' '.join(str(m) for m in taken)}")
         self.show_board()
 
     def save(self, name: str) -> None:
@@ -543,13 +553,11 @@ class DiceSession:
 
     def undo(self) -> None:
         game = self.game
-        if not any(p.turn == self.human for p in game.positions[:-1]):
+        taken = take_back_turn(game, self.human)
+        if taken is None:
             self.out("nothing to take back: you have not moved yet")
             return
-        taken = [game.undo()]
-        while game.position.turn != self.human:
-            taken.append(game.undo())
-        self.out(f"taken back: {' '.join(str(m) for m in reversed(taken))} (your throw stays {game.pending})")
+        self.out(f"taken back: {' '.join(str(m) for m in taken)} (your throw stays {game.pending})")
         self.out(diagram(game.position, self.symbols))
 
 
