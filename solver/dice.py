@@ -49,7 +49,7 @@ from .errors import AmbiguousMoveError, IllegalMoveError, NotationError, Unsuppo
 from .position import Move, Position, mills_closed, mill_points, parse_legal_move, parse_move, takeable
 from .notation import BLACK, WHITE
 from .rules import Rules, kernel_gap
-from .values import DRAW, LOSS, WDL, WIN
+from .values import DRAW, WDL, WIN
 
 #: Equally likely throws of three dice.
 THROWS = 216
@@ -270,9 +270,14 @@ def seen_by_mover(child: Pair, one: Union[int, Fraction] = UNIT) -> Pair:
     return one - child[1], one - child[0]
 
 
+def rank(value: Pair) -> tuple:
+    """The order of best play: by the expected score (W + N), then by W."""
+    return value[0] + value[1], value[0]
+
+
 def better(a: Pair, b: Pair) -> bool:
     """Whether ``a`` is better than ``b`` for its side: a higher W + N, then a higher W."""
-    return (a[0] + a[1], a[0]) > (b[0] + b[1], b[0])
+    return rank(a) > rank(b)
 
 
 def mix(powered: Pair, plain: Pair, num: int) -> Pair:

@@ -18,7 +18,6 @@ first, by the build's runner (a rerun resumes, every file written atomically).
 
 from __future__ import annotations
 
-import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,15 +27,14 @@ import numpy as np
 
 from . import build as building
 from . import placement, storage
-from .dice import (DEFAULT, SLACK, UNIT, DiceRule, Expected, Pair, after_replacement, better, of_wdl,
+from .dice import (DEFAULT, SLACK, UNIT, DiceRule, Expected, Pair, after_replacement, of_wdl, rank,
                    replacements, require_dice, seen_by_mover)
-from .errors import ConsistencyError, DatabaseError, MissingSubspaceError, Remedy
+from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                     MissingSubspaceError, Remedy)
 from .index import Subspace
 from .position import Move, Position, decided, parse_position
 from .probe import Database
 from .rules import Rules, as_rules
-
-log = logging.getLogger("muehle.build")
 
 #: A stored slot's value packed as the kernel holds it: W | N << 16.
 WIN_PACKED, DRAW_PACKED, LOSS_PACKED = UNIT | UNIT << 16, UNIT << 16, 0
@@ -50,11 +48,6 @@ def dice_path(root: Path | str, rules: Rules, sub: Subspace, dice: DiceRule) -> 
 def packed(value: Pair) -> int:
     """A fixed-point (W, N) packed as the tables hold it."""
     return int(value[0]) | int(value[1]) << 16
-
-
-def unpacked(word: int) -> Pair:
-    """(W, N) of a packed value."""
-    return word & 0xFFFF, word >> 16
 
 
 _LEAF = np.where(np.arange(0x10000) == 0, DRAW_PACKED,
@@ -141,12 +134,12 @@ def reader(root: Path | str, rules: Rules, dice: DiceRule) -> Callable[[Subspace
 
 
 def why_not_built(root: Path | str, rules: Rules, dice: DiceRule, sub: Subspace) -> str | None:
-    """None where ``sub``'s dice file is built and intact, else what is wrong with it."""
+    """None where ``sub``'s dice file is built and intact, else what is wrong with it
+    (the errors :func:`solver.build.why_not_built` takes for a file to build again; any
+    other, a file that could not be looked at, goes up and stops the build)."""
     try:
         read(root, rules, dice, sub, verify=True)
-    except (MissingSubspaceError, DatabaseError) as exc:
-        if type(exc) is DatabaseError:      # (not the file's fault: the build stops there)
-            raise
+    except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
     return None
 
@@ -382,22 +375,23 @@ class DiceTables:
         for mv, child, repl in moves:
             v = seen_by_mover(self.fixed(child))
             out.append(DiceMove(mv, Expected.of(v), repl, v))
-        # best first: better() is a strict order on (W + N, W)
-        out.sort(key=lambda d: (d.fixed[0] + d.fixed[1], d.fixed[0]), reverse=True)
+        out.sort(key=lambda d: rank(d.fixed), reverse=True)     # best first
         return out
 
     def best_move(self, position: Position | str, powered: bool) -> DiceMove:
         """The move the tables choose (the first of :meth:`probe_moves`)."""
         return self.probe_moves(position, powered)[0]
 
-    def query_object(self, position: Position | str) -> dict:
+    def query_object(self, position: Position | str, powered: bool | None = None) -> dict:
         """``query --dice``'s answer as one JSON object: the expected result of
         ``position`` before the throw and each move's for its mover (best first, the
-        replacements marked: they need the power), as docs/guide/dice.md documents."""
+        replacements marked: they need the power), as docs/guide/variants.md documents.
+        ``powered``: the moves after a throw that gives the power or not (None: every
+        move the position may have, the replacements where it places)."""
         pos = self._position(position)
         value = self.probe(pos)
         over = pos.terminal_wdl(self.rules) is not None
-        moves = [] if over else self.probe_moves(pos, powered=pos.in_placement)
+        moves = [] if over else self.probe_moves(pos, pos.in_placement if powered is None else powered)
         return {"position": str(pos), "dice": self.dice.name, "power": f"{self.dice.num}/216",
                 "expected": _expected_object(value),
                 "moves": [{"move": str(m.move), "replacement": m.replacement, **_expected_object(m.value)}
@@ -410,4 +404,4 @@ def _expected_object(value: Expected) -> dict:
 
 __all__ = ["DiceMove", "DicePassWork", "DiceReport", "DiceTables", "build", "check", "check_files",
            "children", "dice_path", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
-           "solve", "unpacked", "better"]
+           "solve"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from solver import dice_tables as dt
-from solver import placement, storage
+from solver import storage
 from solver.build import build
 from solver.dice import (DEFAULT, UNIT, DiceRule, Expected, expectimax, mix, play, position_value,
                          replacements, require_dice)

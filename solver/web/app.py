@@ -646,7 +646,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             level = text_param(params, "level", "perfect")
             if level not in LEVELS:
                 raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
-            move = web_dice.computer_move(service, dgame, level, seed_param(params))
+            move = web_dice.computer_move(service, dgame, level, play_rng(seed_param(params), len(dgame.moves)))
             dgame.play(move)
             dice = web_dice.replay(service, dgame.rules, dgame.dice, format_position(dgame.positions[0]),
                                    [str(m) for m in dgame.moves], dgame.seed)

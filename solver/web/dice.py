@@ -105,31 +105,28 @@ def state(service, game: DiceGame, plain: Optional[Game], hints: bool) -> dict:
     return obj
 
 
+def value_class(score: float) -> str:
+    """The hint colour's value of an expected score: above even a win's, below a loss's."""
+    return "win" if score > 0.5 + 1e-4 else "loss" if score < 0.5 - 1e-4 else "draw"
+
+
 def hint_object(tables, game: DiceGame) -> dict:
-    """The hints of a dice game's turn: the expected result before the throw, and every
-    move's after this throw, best first, each with the value class of its expected score
-    (above even a win's colour, below a loss's) for the board's marks."""
-    pos = game.position
-    before = tables.probe(pos)
-    moves = []
-    for m in tables.probe_moves(pos, game.pending.powered):
-        score = m.value.score
-        cls = "win" if score > 0.5 + 1e-4 else "loss" if score < 0.5 - 1e-4 else "draw"
-        moves.append({"move": str(m.move), "replacement": m.replacement, "value": cls, "plies": None,
-                      "win": m.value.win, "draw": m.value.draw, "loss": m.value.loss,
-                      "score": round(score, 5)})
-    return {"dice": True, "value": "win" if before.score > 0.5 + 1e-4 else
-            "loss" if before.score < 0.5 - 1e-4 else "draw", "plies": None,
-            "expected": {"win": before.win, "draw": before.draw, "loss": before.loss}, "moves": moves}
+    """The hints of a dice game's turn: ``query --dice``'s object for the moves after
+    this throw (the expected result before it, every move's after it, best first), each
+    with the value class of its expected score for the board's marks."""
+    obj = tables.query_object(game.position, game.pending.powered)
+    for item in [obj["expected"], *obj["moves"]]:
+        item.update(value=value_class(item["score"]), plies=None)
+    return {"dice": True, "value": obj["expected"]["value"], "plies": None, "expected": obj["expected"],
+            "moves": obj["moves"]}
 
 
-def computer_move(service, game: DiceGame, level: str, seed: Optional[int]):
+def computer_move(service, game: DiceGame, level: str, rng: random.Random):
     """The computer's placement in a dice game: the tables' best move after its throw
-    (every level but easy), else one at random (seeded as the page's other moves)."""
+    (every level but easy), else one chosen by ``rng`` (the page's /api/play stream)."""
     if level == "easy":
-        rng = random.Random(f"{seed}:{len(game.moves)}") if seed is not None else random.Random()
         return rng.choice(game.legal_moves())
     return service.dice_tables(game.rules, game.dice).best_move(game.position, game.pending.powered).move
 
 
-__all__ = ["computer_move", "dice_rule", "hint_object", "info", "on_plain", "replay", "state"]
+__all__ = ["computer_move", "dice_rule", "hint_object", "info", "on_plain", "replay", "state", "value_class"]
