@@ -111,6 +111,31 @@ cdef const uint32_t* dice_array(const uint32_t[::1] arr, int m, int o, str name)
     return &arr[0]
 
 
+cdef int _dice_arguments(int m, int o, int hm, int ho, const uint32_t[::1] out,
+                         const uint32_t[::1] quiet, const uint32_t[::1] single,
+                         const uint32_t[::1] twice, int num, int rules, int jobs,
+                         const uint32_t** qp, const uint32_t** sp, const uint32_t** tp) except -1:
+    """What both passes need of their arguments (the rules, the throws, the sizes of the
+    values and of the children that are not wins), and the children's first entries
+    (NULL: that many stones taken win)."""
+    _check_placement(m, o, hm, ho, jobs)
+    if LINE_WINS or rules & RULE_MIXED:
+        raise ValueError("dice mill is played with separate placement and mills that take")
+    if not 0 <= num <= DICE_THROWS:
+        raise ValueError(f"throws that give the power lie in 0..{DICE_THROWS}, not {num}")
+    check_size("out", out.shape[0], c_subspace_slots(m, o), f"slots of {m}-{o}")
+    qp[0] = dice_array(quiet, o, m + 1, "quiet")
+    sp[0] = dice_array(single, o - 1, m + 1, "single") if o >= 1 else NULL
+    tp[0] = dice_array(twice, o - 2, m + 1, "twice") if o >= 2 else NULL
+    if qp[0] == NULL:
+        raise ValueError("a placement always has a quiet child")
+    if o >= 1 and sp[0] == NULL and o - 1 + ho >= 3:
+        raise ValueError(f"the child {o - 1}-{m + 1} is needed")
+    if o >= 2 and tp[0] == NULL and o - 2 + ho >= 3:
+        raise ValueError(f"the child {o - 2}-{m + 1} is needed")
+    return 0
+
+
 def dice_pass(int m, int o, int hm, int ho, uint32_t[::1] out, const uint32_t[::1] quiet,
               const uint32_t[::1] single, const uint32_t[::1] twice, int num,
               bint replace_takes, int rules, int jobs=2, bint check=False):
@@ -128,22 +153,8 @@ def dice_pass(int m, int o, int hm, int ho, uint32_t[::1] out, const uint32_t[::
     cdef const uint32_t* qp
     cdef const uint32_t* sp
     cdef const uint32_t* dp
-    _check_placement(m, o, hm, ho, jobs)
-    if LINE_WINS or rules & RULE_MIXED:
-        raise ValueError("dice mill is played with separate placement and mills that take")
-    if not 0 <= num <= DICE_THROWS:
-        raise ValueError(f"throws that give the power lie in 0..{DICE_THROWS}, not {num}")
     n_slots = c_subspace_slots(m, o)
-    check_size("out", out.shape[0], n_slots, f"slots of {m}-{o}")
-    qp = dice_array(quiet, o, m + 1, "quiet")
-    sp = dice_array(single, o - 1, m + 1, "single") if o >= 1 else NULL
-    dp = dice_array(twice, o - 2, m + 1, "twice") if o >= 2 else NULL
-    if qp == NULL:
-        raise ValueError("a placement always has a quiet child")
-    if o >= 1 and sp == NULL and o - 1 + ho >= 3:
-        raise ValueError(f"the child {o - 1}-{m + 1} is needed")
-    if o >= 2 and dp == NULL and o - 2 + ho >= 3:
-        raise ValueError(f"the child {o - 2}-{m + 1} is needed")
+    _dice_arguments(m, o, hm, ho, out, quiet, single, twice, num, rules, jobs, &qp, &sp, &dp)
     moves = NULL
     scratch = NULL
     with nogil, parallel(num_threads=jobs):
@@ -260,21 +271,7 @@ def dice_solve(int m, int o, int hm, int ho, uint32_t[::1] out, const uint32_t[:
     cdef const uint32_t* qp
     cdef const uint32_t* sp
     cdef const uint32_t* tp
-    _check_placement(m, o, hm, ho, jobs)
-    if LINE_WINS or rules & RULE_MIXED:
-        raise ValueError("dice mill is played with separate placement and mills that take")
-    if not 0 <= num <= DICE_THROWS:
-        raise ValueError(f"throws that give the power lie in 0..{DICE_THROWS}, not {num}")
-    check_size("out", out.shape[0], c_subspace_slots(m, o), f"slots of {m}-{o}")
-    qp = dice_array(quiet, o, m + 1, "quiet")
-    sp = dice_array(single, o - 1, m + 1, "single") if o >= 1 else NULL
-    tp = dice_array(twice, o - 2, m + 1, "twice") if o >= 2 else NULL
-    if qp == NULL:
-        raise ValueError("a placement always has a quiet child")
-    if o >= 1 and sp == NULL and o - 1 + ho >= 3:
-        raise ValueError(f"the child {o - 1}-{m + 1} is needed")
-    if o >= 2 and tp == NULL and o - 2 + ho >= 3:
-        raise ValueError(f"the child {o - 2}-{m + 1} is needed")
+    _dice_arguments(m, o, hm, ho, out, quiet, single, twice, num, rules, jobs, &qp, &sp, &tp)
     owns = NULL
     slots = NULL
     w = NULL
