@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the board drawn (text, SVG) reads only the board data; positions draw themselves
     ("solver.position", "solver.game", "solver.records", "solver.diagram", "solver.svg"),
     ("solver.dice",),          # dice mill's rules and reference: positions' moves and values
+    ("solver.ceylonese",),     # Ceylonese mill's rules: its reference
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
     # the format; verification reads stored pairs; the build verifies before it stores;

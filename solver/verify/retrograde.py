@@ -17,8 +17,10 @@ full board drawn where the rules draw it.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Iterable
+from typing import Callable, Iterable
 
+from .. import ceylonese
+from ..ceylonese import CeylonRule
 from ..position import Position
 from ..rules import Rules
 from ..values import DRAW, LOSS, WIN
@@ -58,9 +60,63 @@ def solve(rules: Rules, start: list[Key]) -> dict[Key, int]:
     solved backwards from the finished games, ply by ply.  Code 0 draw, 1 + p a win in
     p plies (p odd) or a loss in p (p even)."""
     board = rules.board
+
+    def expand(key: Key) -> tuple[int | None, list[tuple[Key, bool]]]:
+        pos = Position.from_view(*key, board=board)
+        finished = _terminal_code(pos, rules)
+        if finished is not None:
+            return finished, []
+        children = []
+        for move in pos.legal_moves(rules):
+            child = pos.play_unchecked(move)
+            children.append(((child.own, child.opp, child.own_hand, child.opp_hand), False))
+        return None, children
+
+    return solve_graph(start, expand)
+
+
+def solve_ceylonese(rules: Rules, rule: CeylonRule = CeylonRule(), start: Position | None = None
+                    ) -> dict[Key, int]:
+    """Every position a game of Ceylonese mill reaches from ``start`` (the empty board),
+    its moves from the reference (:mod:`solver.ceylonese`), solved by :func:`solve_graph`
+    (a turn a ply: an additional placement or move keeps the turn): codes as
+    :func:`solve`'s, turns for plies.  For small versions: every position is a Python
+    object.
+
+    >>> values = solve_ceylonese(Rules.from_name("six-mens-s3"))   # doctest: +SKIP
+    >>> len(values), values[(0, 0, 3, 3)]         # (20 s) the start: a draw  # doctest: +SKIP
+    (215073, 0)
+    """
+    board = rules.board
+    first = start if start is not None else ceylonese.start(rules)
+
+    def expand(key: Key) -> tuple[int | None, list[tuple[Key, bool]]]:
+        pos = Position.from_view(*key, board=board)
+        result = ceylonese.terminal(pos, rules, rule)
+        if result is not None:
+            return {LOSS: 1, WIN: 2, DRAW: 0}[result], []
+        children = []
+        for move in ceylonese.legal_moves(pos, rules, rule):
+            after = ceylonese.play(pos, move, rules, rule)
+            children.append(((after.own, after.opp, after.own_hand, after.opp_hand), after.turn == pos.turn))
+        return None, children
+
+    return solve_graph([(first.own, first.opp, first.own_hand, first.opp_hand)], expand)
+
+
+def solve_graph(start: list[Key], expand: Callable[[Key], tuple[int | None, list[tuple[Key, bool]]]]
+                ) -> dict[Key, int]:
+    """The codes of a game given by ``expand(key)``: (the code of a finished game, or
+    None and every move's (position after it, whether the same side is to move there)).
+    A move that leaves the same side to move (the turn goes on: Ceylonese mill's extra
+    placements and moves, :mod:`solver.ceylonese`) takes no ply: a ply is a turn, so the
+    parity of the plies still tells the winner.  Solved backwards from the finished
+    games, a turn count at a time: the positions decided in p plies first, and within
+    them in the order found (a move that keeps the turn decides its parent at the same
+    count).  Code 0 draw, 1 + p a win in p plies (p odd) or a loss in p (p even)."""
     index: dict[Key, int] = {}
     keys: list[Key] = []
-    parents: list[list[int]] = []
+    parents: list[list[tuple[int, bool]]] = []
 
     def node(key: Key) -> int:
         j = index.get(key)
@@ -76,33 +132,47 @@ def solve(rules: Rules, start: list[Key]) -> dict[Key, int]:
     left: list[int] = []                 # moves of a position not yet known to lose for it
     i = 0
     while i < len(keys):                 # (keys grows: the positions the moves reach)
-        pos = Position.from_view(*keys[i], board=board)
-        finished = _terminal_code(pos, rules)
+        finished, children = expand(keys[i])
         code.append(finished)
-        left.append(0)
-        if finished is None:
-            for move in pos.legal_moves(rules):
-                child = pos.play_unchecked(move)
-                parents[node((child.own, child.opp, child.own_hand, child.opp_hand))].append(i)
-                left[i] += 1
+        left.append(len(children))
+        for child, same in children:
+            parents[node(child)].append((i, same))
         i += 1
-    # Backwards, ply by ply: a position decided at ply d decides its parents at d + 1.
-    layer = [i for i, c in enumerate(code) if c]
+    # Backwards, a ply count at a time: at count p every move whose value for its
+    # parent is p is applied (from a position decided at p - 1 the moves that pass the
+    # turn, from one decided at p those that keep it, the latter as they are found), so
+    # a winner's first winning move is its fastest and a loser's last refuted its slowest.
+    found: dict[int, list[int]] = {}
+    for j, c in enumerate(code):
+        if c:
+            found.setdefault(c - 1, []).append(j)
+    before: list[int] = []
     plies = 0
-    while layer:
-        following = []
-        for child in layer:
+    while before or found:
+        now = found.pop(plies, [])
+
+        def apply(parent: int, child: int, same: bool) -> None:
+            if code[parent] is not None:
+                return
             lost = (code[child] - 1) % 2 == 0           # (the child's side to move loses)
-            for parent in parents[child]:
-                if code[parent] is not None:
-                    continue
-                if not lost:
-                    left[parent] -= 1
-                    if left[parent]:
-                        continue                        # a move may still win or draw
-                code[parent] = 1 + plies + 1            # one ply more than this child
-                following.append(parent)
-        layer = following
+            # the parent's side wins where the child's side to move loses, unless the
+            # move keeps the turn: then the child's side is the parent's
+            if lost == same:
+                left[parent] -= 1
+                if left[parent]:
+                    return                              # a move may still win or draw
+            code[parent] = 1 + plies
+            now.append(parent)
+
+        for child in before:
+            for parent, same in parents[child]:
+                if not same:
+                    apply(parent, child, False)
+        for child in now:                   # (grows while it runs)
+            for parent, same in parents[child]:
+                if same:
+                    apply(parent, child, True)
+        before = now
         plies += 1
     return {key: (0 if c is None else c) for key, c in zip(keys, code)}
 

@@ -1,0 +1,156 @@
+"""Ceylonese mill (Nerenchi Keliya): the readable reference of its rules.
+
+The specification of the game, as :mod:`solver.position` is of the game without the
+Ceylonese rules; its tables are not built yet (docs/design.md §12 says what they need),
+and the kernel-free retrograde pass over this reference
+(:func:`solver.verify.retrograde.solve_ceylonese`) solves its small versions.
+
+**The source.** H. Parker, *Ancient Ceylon* (London 1909), pp. 577 and 580, on the game
+of *Nerenchi Keliya* as it was played in Ceylon: the players "alternately lay down a
+small counter ... at one of the angles, or the points where the arms of the cross meet
+the sides of the squares.  While doing so, on each occasion when a player forms a row
+of three of his own pieces, which is termed 'Nerenchi,' he lays down an additional
+piece.  When only two places remain unfilled the next player moves one of his pieces
+into one of the vacant points ... Whenever a row is so formed the player who has
+obtained the Nerenchi removes an opposition piece from the board and has an additional
+move."  (Quoted from the Ludii project's record of the source, DLP.Evidence.1478.)
+
+**The rules read here** (docs/design.md §12 gives the reasons and the points of doubt):
+
+- The board and the take are the standard game's (:class:`~solver.rules.Rules`: a
+  closed mill takes a stone not in a mill unless all are; jumping with three stones
+  where the rules jump).  Each side has ``rules.stones`` stones (12 on the standard
+  board: enough to fill it; Parker gives no number).
+- **Placing**: a placement that closes a mill takes nothing; the same side places
+  again (each time, also with the additional stone).  A side with no stone left in
+  hand is passed over while the other places.
+- The placement ends when only :attr:`CeylonRule.open_points` points are free (two in
+  Parker) or no stone is left in hand; stones still in hand are then put aside (they
+  count for nothing).  The side whose turn it is moves first: the other side, or the
+  one whose last placement closed a mill.
+- **Moving**: a move that closes a mill takes a stone and the same side moves again
+  (:attr:`CeylonRule.extra_move`); a side with fewer than three stones loses, and so
+  does a side to move that has no legal move (the first mover of the moving phase can
+  be one; an additional move never is: the stone that moved can go back).
+
+**Turns.** A side's *turn* lasts while it is to move: its placements or moves and the
+additional ones they earn.  Values count turns as the other tables count plies (a win
+in an odd number of them, a loss in an even number), so the side that moves again
+keeps its parity; a position where the side to move has just left the opponent two
+stones (mid-turn) has won in 1, its turn being the winning one.
+
+>>> rules = Rules(stones=12)
+>>> pos = parse_position("W:a1,d1 B:b2,b6 w 10 10", rules)
+>>> str(play(pos, parse_move("g1"), rules))       # a mill while placing: no take, White again
+'W:a1,d1,g1 B:b2,b6 w 9 10'
+>>> str(play(pos, parse_move("g4"), rules))       # no mill: Black's turn
+'W:a1,d1,g4 B:b2,b6 b 9 10'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .errors import UnsupportedRulesError
+from .position import Move, Position, decided, mills_closed, parse_move, parse_position  # noqa: F401 (doctests)
+from .rules import Rules
+from .values import WDL
+
+
+@dataclass(frozen=True)
+class CeylonRule:
+    """The options of Ceylonese mill beyond :class:`~solver.rules.Rules`.
+
+    ``open_points``: the placement ends when so many points are free (Parker: two).
+    ``extra_move``: a mill closed by a move gives the same side another move (Parker;
+    off: the turn passes as in the standard game).
+
+    >>> CeylonRule().name, CeylonRule(open_points=4, extra_move=False).name
+    ('ceylonese', 'ceylonese-open4-no-extra')
+    """
+
+    open_points: int = 2
+    extra_move: bool = True
+
+    def __post_init__(self) -> None:
+        if type(self.open_points) is not int or not 0 <= self.open_points <= 24:
+            raise ValueError(f"open points are a whole number 0..24, not {self.open_points!r}")
+        if type(self.extra_move) is not bool:
+            raise ValueError(f"extra_move is True or False, not {self.extra_move!r}")
+
+    @property
+    def name(self) -> str:
+        """The rule's name: ``ceylonese``, with ``-open<N>`` and ``-no-extra`` where they
+        differ from Parker's reading."""
+        return ("ceylonese" + ("" if self.open_points == 2 else f"-open{self.open_points}")
+                + ("" if self.extra_move else "-no-extra"))
+
+
+def require_ceylonese(rules: Rules) -> None:
+    """UnsupportedRulesError where the Ceylonese rules do not apply: a line of three that
+    wins (no mill to earn a turn) or moves while stones are in hand (mixed placement)."""
+    if rules.line_wins:
+        raise UnsupportedRulesError(f"rules {rules.name}: a line of three wins the game, so no mill earns "
+                                    f"the Ceylonese extra turn")
+    if rules.mixed:
+        raise UnsupportedRulesError(f"rules {rules.name}: stones move while others are in hand (mixed "
+                                    f"placement), which the Ceylonese placement does not have")
+
+
+def start(rules: Rules) -> Position:
+    """The empty board, White to place, ``rules.stones`` a side in hand."""
+    return Position(0, 0, rules.stones, rules.stones, board=rules.board)
+
+
+def legal_moves(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Move]:
+    """Every legal move of the side to move ([] where the game is over): a placement on
+    every free point (none takes), or the standard game's moves (:meth:`Position.legal_moves
+    <solver.position.Position.legal_moves>`, the takes of a mill included)."""
+    if terminal(pos, rules, rule) is not None:
+        return []
+    if pos.own_hand:
+        return [Move(t, board=pos.board) for t in range(pos.board.num_points) if pos.free >> t & 1]
+    return pos.legal_moves(rules)
+
+
+def terminal(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> Optional[WDL]:
+    """None while the game goes on, else the result for the side to move: a side with
+    fewer than three stones (board plus hand) has lost (also in mid-turn: the side to
+    move that has just left the opponent two has won), and so has a side to move in the
+    moving phase without a legal move."""
+    require_ceylonese(rules)
+    result = decided(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules)
+    if result is None and not pos.own_hand:
+        result = pos.terminal_wdl(rules)
+    return result
+
+
+def play(pos: Position, move: Move, rules: Rules, rule: CeylonRule = CeylonRule()) -> Position:
+    """The position after ``move`` (trusted to be one of :func:`legal_moves`), its side
+    to move by the Ceylonese turns: the same side after a mill (a placement's or, with
+    ``extra_move``, a move's) and while the other has nothing to place, else the other.
+    Where the placement ends (only ``rule.open_points`` points free, or no stone in any
+    hand), the stones still in hand are put aside."""
+    own, opp = pos.own, pos.opp
+    if move.origin is None:
+        own |= 1 << move.target
+        own_hand, opp_hand = pos.own_hand - 1, pos.opp_hand
+        closed = mills_closed(own, move.target, pos.board) > 0
+        if pos.board.free(own, opp).bit_count() <= rule.open_points or not (own_hand or opp_hand):
+            own_hand = opp_hand = 0                      # the moving phase: hands put aside
+            again = closed
+        elif not own_hand:
+            again = False                                # nothing left to place: the other places
+        else:
+            again = closed or not opp_hand               # a mill, or the other has nothing to place
+    else:
+        own = own & ~(1 << move.origin) | 1 << move.target
+        for t in (move.take, move.take2):
+            if t is not None:
+                opp &= ~(1 << t)
+        own_hand = opp_hand = 0
+        again = rule.extra_move and move.take is not None
+    if again:
+        return Position.from_view(own, opp, own_hand, opp_hand, pos.turn, pos.board)
+    return Position.from_view(opp, own, opp_hand, own_hand, "b" if pos.turn == "w" else "w", pos.board)

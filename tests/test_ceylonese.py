@@ -1,0 +1,224 @@
+"""Ceylonese mill (solver.ceylonese): its rules, read from Parker's account, held by
+positions typed by hand; and the kernel-free retrograde pass over them
+(solver.verify.retrograde.solve_ceylonese) held to a second algorithm written here, a
+value iteration over the count of turns, on every position of a small version."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import pytest
+
+from solver import ceylonese
+from solver.ceylonese import CeylonRule, legal_moves, play, terminal
+from solver.errors import UnsupportedRulesError
+from solver.position import Position, parse_move, parse_position
+from solver.rules import Rules, VARIANTS
+from solver.values import LOSS, WIN
+from solver.verify.retrograde import solve_ceylonese, solve_graph
+
+RULES = Rules(stones=12)                 # the standard board, twelve stones a side
+PARKER = CeylonRule()
+
+
+def after(text: str, move: str, rules: Rules = RULES, rule: CeylonRule = PARKER) -> str:
+    pos = parse_position(text, rules)
+    m = parse_move(move, rules.board)
+    assert m in legal_moves(pos, rules, rule), f"{move} is not legal in {text}"
+    return str(play(pos, m, rules, rule))
+
+
+def test_a_mill_while_placing_takes_nothing_and_the_same_side_places_again():
+    pos = parse_position("W:a1,d1 B:a7,g7 w 10 10", RULES)
+    # no placement takes: one move a free point, a mill's included
+    assert sorted(str(m) for m in legal_moves(pos, RULES)) == sorted(
+        p for p in RULES.board.points if p not in ("a1", "d1", "a7", "g7"))
+    assert after("W:a1,d1 B:a7,g7 w 10 10", "g1") == "W:a1,d1,g1 B:a7,g7 w 9 10"
+    # a placement without a mill passes the turn
+    assert after("W:a1,d1 B:a7,g7 w 10 10", "b2") == "W:a1,b2,d1 B:a7,g7 b 9 10"
+    # each mill earns one more: the additional stone's too
+    assert after("W:a1,d1,g1,b2,d2 B:a7,g7,b6 w 7 9", "f2") == "W:a1,b2,d1,d2,f2,g1 B:a7,b6,g7 w 6 9"
+
+
+def test_a_side_with_nothing_to_place_is_passed_over():
+    # the mill's maker has no stone left: the other places
+    assert after("W:a1,d1 B:a7,g7 w 1 3", "g1") == "W:a1,d1,g1 B:a7,g7 b 0 3"
+    # the other has none: the same side places on
+    assert after("W:a1,d1 B:a7,g7,d7 w 3 0", "b2") == "W:a1,b2,d1 B:a7,d7,g7 w 2 0"
+
+
+def _near_full(free: list[str], rules: Rules = RULES) -> tuple[int, int]:
+    """White and Black stones filling every point but ``free``, alternately, so that
+    no line of either colour is closed where the test does not want one."""
+    white = black = 0
+    rng = random.Random(7)
+    points = [p for p in range(rules.board.num_points) if rules.board.point_name(p) not in free]
+    rng.shuffle(points)
+    for i, p in enumerate(points):
+        if i % 2 == 0:
+            white |= 1 << p
+        else:
+            black |= 1 << p
+    return white, black
+
+
+def test_the_placement_ends_with_two_points_free_and_the_hands_are_put_aside():
+    board = RULES.board
+    white, black = _near_full(["a1", "d1", "g1"])
+    # 21 stones on the board (11 White, 10 Black), three points free, White to place
+    pos = Position(white, black, 1, 2, "w", board)
+    for target in ("a1", "d1", "g1"):
+        move = parse_move(target, board)
+        nxt = play(pos, move, RULES)
+        assert (nxt.white_hand, nxt.black_hand) == (0, 0), "the stones in hand are put aside"
+        assert not nxt.in_placement and bin(board.free(nxt.white, nxt.black)).count("1") == 2
+        closed = any(m & nxt.white == m for m in board.mills_through[move.target])
+        # the next side moves first: Black, or White where its last stone closed a mill
+        assert nxt.turn == ("w" if closed else "b"), target
+    # with more points left free (a rule option) the placement ends earlier
+    white, black = _near_full(["a1", "d1", "g1", "b2"])
+    pos = Position(white, black, 2, 2, "w", board)          # 20 stones, four points free
+    for rule, placing in ((PARKER, True), (CeylonRule(open_points=3), False)):
+        nxt = play(pos, parse_move("b2", board), RULES, rule)
+        assert nxt.in_placement == placing and bin(board.free(nxt.white, nxt.black)).count("1") == 3
+    # and where no stone is left in hand, whatever is free
+    small = Rules(stones=3)
+    nxt = play(parse_position("W:a1,d1 B:a7,d7,b6 w 1 0", small), parse_move("b2", small.board), small)
+    assert str(nxt) == "W:a1,b2,d1 B:a7,b6,d7 b" and not nxt.in_placement
+
+
+def test_a_mill_while_moving_takes_and_the_same_side_moves_again():
+    text = "W:a1,d1,g4,b2 B:a7,d7,f6,b6 w"
+    pos = parse_position(text, RULES)
+    assert parse_move("g4-g1xa7", RULES.board) in legal_moves(pos, RULES)
+    assert after(text, "g4-g1xa7") == "W:a1,b2,d1,g1 B:b6,d7,f6 w"
+    # a move without a mill passes the turn
+    assert after(text, "b2-b4") == "W:a1,b4,d1,g4 B:a7,b6,d7,f6 b"
+    # where the option is off, a mill's move passes it too (the standard game)
+    assert after(text, "g4-g1xa7", rule=CeylonRule(extra_move=False)) == "W:a1,b2,d1,g1 B:b6,d7,f6 b"
+
+
+def test_a_take_that_leaves_two_has_won_in_mid_turn_and_a_blocked_side_loses():
+    text = "W:a1,d1,g4 B:a7,d7,f6 w"
+    won = play(parse_position(text, RULES), parse_move("g4-g1xa7", RULES.board), RULES)
+    assert won.turn == "w" and terminal(won, RULES) == WIN and legal_moves(won, RULES) == []
+    # on boards two points from full: every take keeps the turn, and the additional
+    # move always has the stone that moved to go back with; a side to move with no
+    # legal move (the first mover of the moving phase can be one) has lost
+    rng = random.Random(3)
+    board = RULES.board
+    takes = blocked = 0
+    for _ in range(400):
+        white, black = _near_full(rng.sample(board.points, 2))
+        pos = Position(white, black, 0, 0, rng.choice("wb"), board)
+        if not pos.legal_moves(RULES):
+            assert terminal(pos, RULES) == LOSS and legal_moves(pos, RULES) == []
+            blocked += 1
+        for move in legal_moves(pos, RULES):
+            if move.take is not None:
+                nxt = play(pos, move, RULES)
+                assert nxt.turn == pos.turn and legal_moves(nxt, RULES)
+                assert any((m.origin, m.target) == (move.target, move.origin) for m in legal_moves(nxt, RULES))
+                takes += 1
+    assert takes > 100 and blocked > 3
+
+
+def test_rules_where_the_ceylonese_turns_do_not_apply_are_refused():
+    for rules in (VARIANTS["three-mens"], Rules(placement="mixed")):
+        with pytest.raises(UnsupportedRulesError):
+            terminal(ceylonese.start(rules), rules)
+    with pytest.raises(ValueError):
+        CeylonRule(open_points=-1)
+
+
+def _graph(rules: Rules, rule: CeylonRule, first: Position):
+    """Every position the reference reaches from ``first``: keys, finished codes and the
+    moves as arrays (source, target, keeps the turn)."""
+    board = rules.board
+    keys = [(first.own, first.opp, first.own_hand, first.opp_hand)]
+    index = {keys[0]: 0}
+    finished, src, dst, same = [], [], [], []
+    i = 0
+    while i < len(keys):
+        pos = Position.from_view(*keys[i], board=board)
+        result = terminal(pos, rules, rule)
+        finished.append({None: -1, LOSS: 1, WIN: 2}.get(result, 0))
+        if result is None:
+            for move in legal_moves(pos, rules, rule):
+                nxt = play(pos, move, rules, rule)
+                key = (nxt.own, nxt.opp, nxt.own_hand, nxt.opp_hand)
+                if key not in index:
+                    index[key] = len(keys)
+                    keys.append(key)
+                src.append(i)
+                dst.append(index[key])
+                same.append(nxt.turn == pos.turn)
+        i += 1
+    return keys, np.array(finished), np.array(src), np.array(dst), np.array(same, dtype=bool)
+
+
+def _value_iteration(finished, src, dst, same) -> np.ndarray:
+    """Codes by another algorithm than the pass's: for t = 0, 1, ... the positions won
+    and lost within t turns, from those within t - 1 through the moves that pass the
+    turn and, to a fixed point, from those within t through the moves that keep it."""
+    n = len(finished)
+    degree = np.bincount(src, minlength=n)
+    won = np.zeros(n, dtype=bool)
+    lost = np.zeros(n, dtype=bool)
+    code = np.zeros(n, dtype=np.int64)
+    live = finished == -1
+    t = 0
+    while True:
+        won_before, lost_before = won.copy(), lost.copy()
+        won_t = won | ((finished == 2) & (t >= 1))
+        lost_t = lost | (finished == 1)
+        while True:
+            win_move = np.where(same, won_t[dst], lost_before[dst])
+            refuted = np.where(same, lost_t[dst], won_before[dst])
+            new_won = won_t | (live & (np.bincount(src, weights=win_move, minlength=n) > 0))
+            new_lost = lost_t | (live & (degree > 0) & (np.bincount(src, weights=refuted, minlength=n) == degree))
+            if np.array_equal(new_won, won_t) and np.array_equal(new_lost, lost_t):
+                break
+            won_t, lost_t = new_won, new_lost
+        code[won_t & ~won] = 1 + t
+        code[lost_t & ~lost] = 1 + t
+        assert not (won_t & lost_t).any()
+        if np.array_equal(won_t, won) and np.array_equal(lost_t, lost) and t > 1:
+            return code
+        won, lost = won_t, lost_t
+        t += 1
+
+
+def _compare(rules: Rules, rule: CeylonRule, first: Position) -> dict:
+    keys, finished, src, dst, same = _graph(rules, rule, first)
+    expected = _value_iteration(finished, src, dst, same)
+    values = solve_ceylonese(rules, rule, first)
+    assert len(values) == len(keys)
+    got = np.array([values[k] for k in keys])
+    bad = np.flatnonzero(got != expected)
+    assert not len(bad), [(keys[i], int(got[i]), int(expected[i])) for i in bad[:5]]
+    return values
+
+
+def test_the_pass_equals_a_value_iteration_over_turns_on_a_small_game():
+    """Four stones a side on the Six Men's board without jumping, the placement ending
+    with ten points free (the stones in hand put aside), from a position with two stones
+    of each placed (156,261 positions): wins, losses and draws, turns kept by mills of
+    both kinds."""
+    rules = Rules(board="six-mens", stones=4, jumping=False)
+    rule = CeylonRule(open_points=10)
+    first = parse_position("W:a1,c5 B:c4,e1 w 2 2", rules)
+    values = _compare(rules, rule, first)
+    codes = np.array(list(values.values()))
+    assert (codes == 0).any() and (codes % 2 == 1).any() and (codes % 2 == 0)[codes > 0].any()
+    assert codes.max() >= 6
+
+
+@pytest.mark.slow
+def test_the_pass_equals_a_value_iteration_over_turns_on_the_whole_six_mens_board_game():
+    """The whole game of three stones a side on the Six Men's board, from the empty
+    board (215,073 positions), with Parker's two open points and the extra move."""
+    values = _compare(Rules(board="six-mens", stones=3), PARKER, ceylonese.start(Rules(board="six-mens", stones=3)))
+    assert values[(0, 0, 3, 3)] == 0
