@@ -222,3 +222,22 @@ def test_the_pass_equals_a_value_iteration_over_turns_on_the_whole_six_mens_boar
     board (215,073 positions), with Parker's two open points and the extra move."""
     values = _compare(Rules(board="six-mens", stones=3), PARKER, ceylonese.start(Rules(board="six-mens", stones=3)))
     assert values[(0, 0, 3, 3)] == 0
+
+
+def test_variants_lists_ceylonese_mill_as_a_reference_without_tables():
+    import json
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    result = CliRunner().invoke(main, ["variants", "--json"])
+    assert result.exit_code == 0, result.output
+    data = {v["name"]: v["ceylonese"] for v in json.loads(result.stdout)["variants"]}
+    assert data["standard"] == {
+        "tables": False, "reference": True,
+        "gap": "no tables yet: the kernels do not play its turns (docs/design.md §12)",
+        "options": {"open_points": 2, "extra_move": True},
+        "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
+    for name in ("three-mens", "lasker", "mixed"):
+        assert not data[name]["reference"] and data[name]["gap"].startswith(f"rules {name}")

@@ -11,7 +11,8 @@ import click
 
 from ..analysis import convert_object, moves_object
 from ..diagram import diagram
-from ..errors import InvalidNotationError
+from ..ceylonese import CeylonRule, require_ceylonese
+from ..errors import InvalidNotationError, UnsupportedRulesError
 from ..formats import FORMATS
 from ..game import Game, describe_phase
 from ..notation import format_position
@@ -99,7 +100,23 @@ def variant_object(rules: Rules) -> dict:
             **rules.options(),
             "moving_orbits": rules.moving_orbits,
             "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap,
-            "dice": dice_object(rules)}
+            "dice": dice_object(rules), "ceylonese": ceylonese_object(rules)}
+
+
+def ceylonese_object(rules: Rules) -> dict:
+    """Ceylonese mill under ``rules`` (solver.ceylonese): whether its reference plays
+    them (else why not), its options with their defaults, and that no tables are made
+    yet (docs/design.md §12)."""
+    try:
+        require_ceylonese(rules)
+        why = None
+    except UnsupportedRulesError as exc:
+        why = str(exc)
+    rule = CeylonRule()
+    return {"tables": False, "reference": why is None,
+            "gap": why or "no tables yet: the kernels do not play its turns (docs/design.md §12)",
+            "options": {"open_points": rule.open_points, "extra_move": rule.extra_move},
+            "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
 
 
 def dice_object(rules: Rules) -> dict:
@@ -124,9 +141,11 @@ def variants(as_json: bool) -> None:
     "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
     "two_mill_takes", "line_wins", "full_board" (every option of the rules),
     "moving_orbits", "description", "kernels", "kernel_gap", "dice": {"tables", "gap",
-    "throw_rules", "default", "options"}}]}; moving_orbits counts the positions
-    with nothing in hand up to symmetry (Burnside's lemma over the board's group); "dice"
-    says whether dice mill's tables (build --phase dice) are made under these rules.
+    "throw_rules", "default", "options"}, "ceylonese": {"tables", "reference", "gap",
+    "options", "source"}}]}; moving_orbits counts the positions with nothing in hand up
+    to symmetry (Burnside's lemma over the board's group); "dice" says whether dice
+    mill's tables (build --phase dice) are made under these rules; "ceylonese" whether
+    Ceylonese mill's reference plays them (its tables are not made yet).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]
     if as_json:
