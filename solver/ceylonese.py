@@ -103,6 +103,25 @@ def start(rules: Rules) -> Position:
     return Position(0, 0, rules.stones, rules.stones, board=rules.board)
 
 
+def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule()) -> Optional[str]:
+    """Why no game of Ceylonese mill reaches ``pos`` with its side to move (None where
+    one can): stones in hand once only ``rule.open_points`` points are free (they are
+    put aside then), or a side to move with nothing to place while the other places (it
+    is passed over).
+
+    >>> why_not_ceylonese(parse_position("W:a1 B:a7 w 0 3", Rules(stones=12)))
+    'the side to move has nothing to place while the other places: it is passed over'
+    """
+    if not pos.in_placement:
+        return None
+    if pos.board.free(pos.white, pos.black).bit_count() <= rule.open_points:
+        return (f"stones in hand with only {rule.open_points} points free: the placement is over and "
+                f"they are put aside")
+    if not pos.own_hand:
+        return "the side to move has nothing to place while the other places: it is passed over"
+    return None
+
+
 def legal_moves(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Move]:
     """Every legal move of the side to move ([] where the game is over): a placement on
     every free point (none takes), or the standard game's moves (:meth:`Position.legal_moves
@@ -120,6 +139,9 @@ def terminal(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> Op
     move that has just left the opponent two has won), and so has a side to move in the
     moving phase without a legal move."""
     require_ceylonese(rules)
+    why = why_not_ceylonese(pos, rule)
+    if why is not None:
+        raise ValueError(f"no game of Ceylonese mill reaches {pos}: {why}")
     result = decided(pos.own, pos.opp, pos.own_hand, pos.opp_hand, rules)
     if result is None and not pos.own_hand:
         result = pos.terminal_wdl(rules)

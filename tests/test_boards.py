@@ -405,3 +405,30 @@ def test_a_kernel_free_retrograde_pass_equals_the_whole_built_game(rules, tmp_pa
     assert len(values) >= len(start) and len({v for v in values.values()}) > 10     # wins and losses of many lengths
     with open_database(tmp_path, rules) as db:
         assert compare(rules, values, db.code) == []
+
+
+@pytest.mark.long
+def test_a_kernel_free_retrograde_pass_equals_the_whole_4_stone_standard_game(tmp_path):
+    """The whole 4-stone standard game from the empty board (placement and moving phase,
+    4-4 and the captures to 3-4 and 3-3), every position a game reaches kept once for
+    its class under the board's 16 symmetries (the pass's own least image, not the
+    index), solved in plain Python over Position.legal_moves: every value and every ply
+    count equals the build's files.  Too long for CI: marked long, run by
+    ``python -m pytest -m long`` (docs/guide/development.md gives its time and memory)."""
+    from solver.build import build
+    from solver.probe import open_database
+    from solver.rules import Rules
+    from solver.verify.retrograde import compare, solve
+
+    rules = Rules.from_name("standard-s4")
+    build(tmp_path, rules, progress=False)
+    values = solve(rules, [(0, 0, 4, 4)], symmetric=True)
+    print(f"{len(values):,} classes of positions")
+    with open_database(tmp_path, rules) as db:
+        assert compare(rules, values, db.code) == []
+    # the whole game: every moving pair and every placement hand is reached
+    hands = {(h, k) for _, _, h, k in values}
+    pieces = {(own.bit_count(), opp.bit_count()) for own, opp, h, k in values if not h and not k}
+    assert {(4, 4), (3, 4), (4, 3), (3, 3)} <= pieces
+    assert hands == {(h, k) for h in range(5) for k in range(5) if h - k in (0, 1)}
+    assert len(values) > 1_000_000

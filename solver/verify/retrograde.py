@@ -2,11 +2,14 @@
 moves from the readable rules (:meth:`Position.legal_moves <solver.position.Position.legal_moves>`),
 and a backward breadth-first search over them, in plain Python (docs/design.md §6).
 
-It shares nothing with the build but the reference rules: no index, no symmetry, no
-compiled move generator, no rounds, no counts of the kernels; the placement phase and
-the moving phase are one graph, as a game plays them.  The tests compare every value and
-every ply count it finds with the files a build wrote (:func:`compare`), for whole small
-games (Three Men's Morris; the Six Men's board with three stones; more in the slow run).
+It shares nothing with the build but the reference rules: no index, no compiled move
+generator, no rounds, no counts of the kernels, and no symmetry but, where asked, its
+own (:func:`least_image`); the placement phase and the moving phase are one graph, as a
+game plays them.  The tests compare every value and every ply count it finds with the
+files a build wrote (:func:`compare`), for whole small games (Three Men's Morris; the
+Six Men's board with three stones; four in the slow run; the 4-stone standard game,
+its positions by class, in the long run).  Games whose moves may keep the turn
+(Ceylonese mill) go through the same pass (:func:`solve_graph`, :func:`solve_ceylonese`).
 
 The values are the files': for the side to move, win in odd plies, loss in even, to the
 end of the game when the winner hurries and the loser delays; a finished game is lost in
@@ -21,6 +24,7 @@ from typing import Callable, Iterable
 
 from .. import ceylonese
 from ..ceylonese import CeylonRule
+from ..board import Board
 from ..position import Position
 from ..rules import Rules
 from ..values import DRAW, LOSS, WIN
@@ -54,12 +58,16 @@ def _terminal_code(pos: Position, rules: Rules) -> int | None:
     return {LOSS: 1, WIN: 2, DRAW: 0}[result]
 
 
-def solve(rules: Rules, start: list[Key]) -> dict[Key, int]:
+def solve(rules: Rules, start: list[Key], symmetric: bool = False) -> dict[Key, int]:
     """The code of every position of ``start`` and of every position its moves reach:
     the graph is closed under moves first (a position its moves lead to joins it), then
     solved backwards from the finished games, ply by ply.  Code 0 draw, 1 + p a win in
-    p plies (p odd) or a loss in p (p even)."""
+    p plies (p odd) or a loss in p (p even).  ``symmetric``: each position reached is
+    kept once for its class under the board's symmetries, as its least image
+    (:func:`least_image`: the pass's own, not the index's), so a game of a few million
+    classes fits (the whole 4-stone standard game: tests/test_boards.py, marked long)."""
     board = rules.board
+    canonical = least_image(board) if symmetric else (lambda key: key)
 
     def expand(key: Key) -> tuple[int | None, list[tuple[Key, bool]]]:
         pos = Position.from_view(*key, board=board)
@@ -69,10 +77,36 @@ def solve(rules: Rules, start: list[Key]) -> dict[Key, int]:
         children = []
         for move in pos.legal_moves(rules):
             child = pos.play_unchecked(move)
-            children.append(((child.own, child.opp, child.own_hand, child.opp_hand), False))
+            children.append((canonical((child.own, child.opp, child.own_hand, child.opp_hand)), False))
         return None, children
 
-    return solve_graph(start, expand)
+    return solve_graph([canonical(key) for key in start], expand)
+
+
+def least_image(board: Board) -> Callable[[Key], Key]:
+    """The function that gives a position's least image under ``board``'s symmetries
+    (by (own, opp) as one number, own first; the hands are the same in every image): the
+    point permutations of :attr:`Board.symmetries <solver.board.Board.symmetries>`
+    applied to the masks a byte at a time from tables made here.
+
+    >>> from solver.board import STANDARD_BOARD
+    >>> least = least_image(STANDARD_BOARD)
+    >>> least((0b1, 0b10, 5, 4)) == least((1 << 23, 1 << 22, 5, 4)), least((0b1, 0b10, 5, 4))
+    (True, (1, 2, 5, 4))
+    """
+    n = board.num_points
+    assert n <= 24, "three bytes a mask"
+    tables = [tuple([sum(1 << images[8 * b + j] for j in range(8) if v >> j & 1 and 8 * b + j < n)
+                     for v in range(256)] for b in range(3)) for images in board.symmetries]
+
+    def least(key: Key) -> Key:
+        own, opp, own_hand, opp_hand = key
+        o0, o1, o2 = own & 255, own >> 8 & 255, own >> 16
+        p0, p1, p2 = opp & 255, opp >> 8 & 255, opp >> 16
+        best = min((a[o0] | b[o1] | c[o2]) << 32 | a[p0] | b[p1] | c[p2] for a, b, c in tables)
+        return best >> 32, best & 0xFFFFFFFF, own_hand, opp_hand
+
+    return least
 
 
 def solve_ceylonese(rules: Rules, rule: CeylonRule = CeylonRule(), start: Position | None = None
@@ -116,7 +150,7 @@ def solve_graph(start: list[Key], expand: Callable[[Key], tuple[int | None, list
     count).  Code 0 draw, 1 + p a win in p plies (p odd) or a loss in p (p even)."""
     index: dict[Key, int] = {}
     keys: list[Key] = []
-    parents: list[list[tuple[int, bool]]] = []
+    parents: list[list[int]] = []              # (parent << 1 | keeps the turn), a list a position
 
     def node(key: Key) -> int:
         j = index.get(key)
@@ -136,7 +170,7 @@ def solve_graph(start: list[Key], expand: Callable[[Key], tuple[int | None, list
         code.append(finished)
         left.append(len(children))
         for child, same in children:
-            parents[node(child)].append((i, same))
+            parents[node(child)].append(i << 1 | same)
         i += 1
     # Backwards, a ply count at a time: at count p every move whose value for its
     # parent is p is applied (from a position decided at p - 1 the moves that pass the
@@ -165,13 +199,13 @@ def solve_graph(start: list[Key], expand: Callable[[Key], tuple[int | None, list
             now.append(parent)
 
         for child in before:
-            for parent, same in parents[child]:
-                if not same:
-                    apply(parent, child, False)
+            for edge in parents[child]:
+                if not edge & 1:
+                    apply(edge >> 1, child, False)
         for child in now:                   # (grows while it runs)
-            for parent, same in parents[child]:
-                if same:
-                    apply(parent, child, True)
+            for edge in parents[child]:
+                if edge & 1:
+                    apply(edge >> 1, child, True)
         before = now
         plies += 1
     return {key: (0 if c is None else c) for key, c in zip(keys, code)}
