@@ -21,21 +21,6 @@ from solver.rules import Rules
 from solver.verify.retrograde import solve_ceylonese
 
 
-def rule_named(name: str) -> CeylonRule:
-    words = name.split("-")
-    if words[0] != "ceylonese":
-        raise SystemExit(f"not a Ceylonese rule: {name}")
-    rule = CeylonRule()
-    for w in words[1:]:
-        if w.startswith("open") and w[4:].isdigit():
-            rule = CeylonRule(int(w[4:]), rule.extra_move)
-        elif w in ("no", "extra"):
-            rule = CeylonRule(rule.open_points, False)
-        else:
-            raise SystemExit(f"unknown Ceylonese option {w!r} in {name}")
-    return rule
-
-
 def describe(code: int) -> str:
     if code == 0:
         return "draw"
@@ -44,12 +29,13 @@ def describe(code: int) -> str:
 
 
 def main(names: list[str]) -> None:
+    games = []
+    for name in names:                 # (every name read before any game is solved)
+        rules_name, _, rule_name = name.partition(":")
+        games.append((Rules.from_name(rules_name), CeylonRule.from_name(rule_name or "ceylonese")))
     print("| rules | Ceylonese rule | positions | start (White to place) | wins | losses | draws | longest | seconds |")
     print("|---|---|---:|---|---:|---:|---:|---:|---:|")
-    for name in names:
-        rules_name, _, rule_name = name.partition(":")
-        rules = Rules.from_name(rules_name)
-        rule = rule_named(rule_name or "ceylonese")
+    for rules, rule in games:
         t = time.perf_counter()
         values = solve_ceylonese(rules, rule)
         seconds = time.perf_counter() - t
@@ -64,4 +50,7 @@ def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["six-mens-s3"])
+    try:
+        main(sys.argv[1:] or ["six-mens-s3"])
+    except ValueError as exc:          # (a rule set or Ceylonese rule it does not know)
+        sys.exit(f"error: {exc}")

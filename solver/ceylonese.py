@@ -86,6 +86,31 @@ class CeylonRule:
         return ("ceylonese" + ("" if self.open_points == 2 else f"-open{self.open_points}")
                 + ("" if self.extra_move else "-no-extra"))
 
+    @classmethod
+    def from_name(cls, name: str) -> "CeylonRule":
+        """Inverse of :attr:`name`; ValueError, in one line, for a name it does not know.
+
+        >>> CeylonRule.from_name("ceylonese-open4-no-extra") == CeylonRule(4, False)
+        True
+        >>> CeylonRule.from_name("ceylonese-open")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown Ceylonese rule 'ceylonese-open' (ceylonese, then -open<N> and -no-extra)
+        """
+        rest = name if isinstance(name, str) else ""
+        open_points, extra = 2, True
+        if rest.endswith("-no-extra"):
+            rest, extra = rest[:-len("-no-extra")], False
+        head, sep, tail = rest.partition("-open")
+        if sep and tail.isascii() and tail.isdigit() and len(tail) <= 2:
+            rest, open_points = head, int(tail)
+        if rest != "ceylonese":
+            raise ValueError(f"unknown Ceylonese rule {str(name)[:40]!r} (ceylonese, then -open<N> and -no-extra)")
+        rule = cls(open_points, extra)
+        if rule.name != name:
+            raise ValueError(f"Ceylonese rule {name[:40]!r} is called {rule.name!r}")
+        return rule
+
 
 def require_ceylonese(rules: Rules) -> None:
     """UnsupportedRulesError where the Ceylonese rules do not apply: a line of three that

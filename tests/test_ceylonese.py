@@ -131,6 +131,11 @@ def test_rules_where_the_ceylonese_turns_do_not_apply_are_refused():
             terminal(ceylonese.start(rules), rules)
     with pytest.raises(ValueError):
         CeylonRule(open_points=-1)
+    for rule in (PARKER, CeylonRule(4, True), CeylonRule(2, False), CeylonRule(0, False)):
+        assert CeylonRule.from_name(rule.name) == rule
+    for bad in ("ceylonese-open2", "ceylon", "ceylonese-no-extra-open3", "ceylonese-open-1", ""):
+        with pytest.raises(ValueError):
+            CeylonRule.from_name(bad)
     # positions no game of it reaches are refused, saying why
     for text in ("W:a1 B:a7 w 0 3", "W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1,d2 B:d3,d5,d6,d7,e3,e4,e5,f2,f4,f6,g1 w 1 1"):
         with pytest.raises(ValueError, match="no game of Ceylonese mill reaches"):
