@@ -52,8 +52,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from .board import points_of
 from .errors import UnsupportedRulesError
-from .position import Move, Position, decided, mills_closed, parse_move, parse_position  # noqa: F401 (doctests)
+from .position import (Move, Position, after_move, decided, mills_closed,  # noqa: F401 (doctests)
+                       parse_move, parse_position)
 from .rules import Rules
 from .values import WDL
 
@@ -154,7 +156,7 @@ def legal_moves(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) ->
     if terminal(pos, rules, rule) is not None:
         return []
     if pos.own_hand:
-        return [Move(t, board=pos.board) for t in range(pos.board.num_points) if pos.free >> t & 1]
+        return [Move(t, board=pos.board) for t in points_of(pos.free)]
     return pos.legal_moves(rules)
 
 
@@ -179,10 +181,9 @@ def play(pos: Position, move: Move, rules: Rules, rule: CeylonRule = CeylonRule(
     ``extra_move``, a move's) and while the other has nothing to place, else the other.
     Where the placement ends (only ``rule.open_points`` points free, or no stone in any
     hand), the stones still in hand are put aside."""
-    own, opp = pos.own, pos.opp
+    own, opp, own_hand = after_move(pos.own, pos.opp, pos.own_hand, move)
+    opp_hand = pos.opp_hand
     if move.origin is None:
-        own |= 1 << move.target
-        own_hand, opp_hand = pos.own_hand - 1, pos.opp_hand
         closed = mills_closed(own, move.target, pos.board) > 0
         if pos.board.free(own, opp).bit_count() <= rule.open_points or not (own_hand or opp_hand):
             own_hand = opp_hand = 0                      # the moving phase: hands put aside
@@ -192,11 +193,6 @@ def play(pos: Position, move: Move, rules: Rules, rule: CeylonRule = CeylonRule(
         else:
             again = closed or not opp_hand               # a mill, or the other has nothing to place
     else:
-        own = own & ~(1 << move.origin) | 1 << move.target
-        for t in (move.take, move.take2):
-            if t is not None:
-                opp &= ~(1 << t)
-        own_hand = opp_hand = 0
         again = rule.extra_move and move.take is not None
     if again:
         return Position.from_view(own, opp, own_hand, opp_hand, pos.turn, pos.board)

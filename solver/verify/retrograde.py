@@ -49,13 +49,17 @@ def positions(rules: Rules, shapes: Iterable[tuple[int, int, int, int]]) -> list
     return out
 
 
+#: A finished game's code by its result for the side to move.
+_CODE = {LOSS: 1, WIN: 2, DRAW: 0}
+
+
 def _terminal_code(pos: Position, rules: Rules) -> int | None:
     """The code of a finished game (1: lost in 0; 2: won, as the files code a line held
     by the side to move alone; 0: a full board drawn), else None."""
     result = pos.terminal_wdl(rules)
     if result is None:
         return None
-    return {LOSS: 1, WIN: 2, DRAW: 0}[result]
+    return _CODE[result]
 
 
 def solve(rules: Rules, start: list[Key], symmetric: bool = False) -> dict[Key, int]:
@@ -128,7 +132,7 @@ def solve_ceylonese(rules: Rules, rule: CeylonRule = CeylonRule(), start: Positi
         pos = Position.from_view(*key, board=board)
         result = ceylonese.terminal(pos, rules, rule)
         if result is not None:
-            return {LOSS: 1, WIN: 2, DRAW: 0}[result], []
+            return _CODE[result], []
         children = []
         for move in ceylonese.legal_moves(pos, rules, rule):
             after = ceylonese.play(pos, move, rules, rule)
@@ -181,23 +185,24 @@ def solve_graph(start: list[Key], expand: Callable[[Key], tuple[int | None, list
         if c:
             found.setdefault(c - 1, []).append(j)
     before: list[int] = []
+    now: list[int] = []                 # decided at the count ``plies``
+
+    def apply(parent: int, child: int, same: bool) -> None:
+        if code[parent] is not None:
+            return
+        lost = (code[child] - 1) % 2 == 0           # (the child's side to move loses)
+        # the parent's side wins where the child's side to move loses, unless the
+        # move keeps the turn: then the child's side is the parent's
+        if lost == same:
+            left[parent] -= 1
+            if left[parent]:
+                return                              # a move may still win or draw
+        code[parent] = 1 + plies
+        now.append(parent)
+
     plies = 0
     while before or found:
         now = found.pop(plies, [])
-
-        def apply(parent: int, child: int, same: bool) -> None:
-            if code[parent] is not None:
-                return
-            lost = (code[child] - 1) % 2 == 0           # (the child's side to move loses)
-            # the parent's side wins where the child's side to move loses, unless the
-            # move keeps the turn: then the child's side is the parent's
-            if lost == same:
-                left[parent] -= 1
-                if left[parent]:
-                    return                              # a move may still win or draw
-            code[parent] = 1 + plies
-            now.append(parent)
-
         for child in before:
             for edge in parents[child]:
                 if not edge & 1:
