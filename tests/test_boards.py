@@ -357,7 +357,7 @@ def test_whole_game_of_a_small_board(name, tmp_path):
         assert OpeningSearch(rules, db.subspace).solve(start).value == stored
 
 
-@pytest.mark.parametrize("jumping", [False, True])
+@pytest.mark.parametrize("jumping", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_seven_mens_morris_of_fourteen_mills_is_the_first_players_win_by_the_centre(jumping, tmp_path):
     """The published value (Dries De Clercq, "5-6-7 Men's Morris",
     http://puzzles.net23.net/6mm.htm): "a win for the first player in 25 moves with
