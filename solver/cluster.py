@@ -238,54 +238,66 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
     Raises ClusterError when the workers cannot see the folder or keep dying, the task's
     own error (a DatabaseError) when a unit fails; ``timeout`` (seconds) bounds the wait.
     """
-    from tqdm import tqdm
-
     # Workers find the folder by the same absolute path (a shared file system).
     root = Path(root).resolve()
-    folder = building.prepare_folder(root, rules)
-    with building.BuildLock(folder):
+    with building.BuildLock(building.prepare_folder(root, rules)):
         if quiet_limit is None:
             units = building.plan_units(rules, max_total, pair, phase)
             building.check_plan(root, rules, units)
         else:
             units = dtz.plan_units(rules, max_total, pair)
-        check_workers(client, folder)
-        check_memory(client, units)
-        build_id = secrets.token_hex(4)
         prefix = "" if quiet_limit is None else f"dtz{quiet_limit}-"
-        futures = {}
-        for unit in units:
-            needs = [futures[name] for name in unit.needs if name in futures]
-            futures[unit.name] = client.submit(run_unit, str(root), rules, unit, verify, quiet_limit, *needs,
-                                              key=f"{prefix}{unit.name}-{build_id}", pure=False,
-                                              resources={MEMORY: unit.memory})
-        unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
-        reports = {}
-        overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
-                       desc="all units", disable=not progress, position=0, dynamic_ncols=True)
-        try:
-            for future in _finished(client, list(futures.values()), unit_of, timeout):
-                try:
-                    report = future.result()
-                except KilledWorker:
-                    raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
-                                       f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
-                                       f"times (out of memory?); rerun to resume") from None
-                except CancelledError:     # (not by this client: it cancels only on leaving)
-                    raise ClusterError(f"the Dask scheduler cancelled {unit_of[future.key].name} "
-                                       f"(the connection to it was lost?); rerun to resume") from None
-                reports[unit_of[future.key].name] = report
-                for one in report:
-                    log.info("%s", one.summary())
-                overall.update(unit_of[future.key].slots)
-        except BaseException:
+        return run_graph(root, rules, client, units, run_unit, (verify, quiet_limit), prefix=prefix,
+                         progress=progress, timeout=timeout)
+
+
+def run_graph(root: Path, rules: Rules, client: Client, units: list[building.Unit], task,
+              args: tuple = (), *, prefix: str = "", progress: bool = True,
+              timeout: float | None = None) -> list:
+    """Run ``units`` (a plan: every unit after the units named in its ``needs``) as a Dask
+    task graph on ``client``'s cluster, each as ``task(str(root), rules, unit, *args,
+    *reports of what it needs)`` (a function of a module the workers import, which
+    returns the unit's reports), under the memory each unit asks; the reports in plan
+    order.  The caller holds the folder's :class:`~solver.build.BuildLock`; ``prefix``
+    tells the tasks' keys of one kind of file from another's.  Raises as :func:`build`."""
+    from tqdm import tqdm
+
+    check_workers(client, storage.rules_dir(root, rules))
+    check_memory(client, units)
+    build_id = secrets.token_hex(4)
+    futures = {}
+    for unit in units:
+        needs = [futures[name] for name in unit.needs if name in futures]
+        futures[unit.name] = client.submit(task, str(root), rules, unit, *args, *needs,
+                                          key=f"{prefix}{unit.name}-{build_id}", pure=False,
+                                          resources={MEMORY: unit.memory})
+    unit_of = {future.key: unit for unit, future in zip(units, futures.values())}
+    reports = {}
+    overall = tqdm(total=sum(u.slots for u in units), unit="states", unit_scale=True,
+                   desc="all units", disable=not progress, position=0, dynamic_ncols=True)
+    try:
+        for future in _finished(client, list(futures.values()), unit_of, timeout):
             try:
-                client.cancel(list(futures.values()))   # what is still queued or running
-            except Exception:           # noqa: BLE001 (a scheduler gone: nothing to cancel)
-                pass
-            raise
-        finally:
-            overall.close()
+                report = future.result()
+            except KilledWorker:
+                raise ClusterError(f"{unit_of[future.key].name} was running on workers that died "
+                                   f"{dask.config.get('distributed.scheduler.allowed-failures') + 1} "
+                                   f"times (out of memory?); rerun to resume") from None
+            except CancelledError:     # (not by this client: it cancels only on leaving)
+                raise ClusterError(f"the Dask scheduler cancelled {unit_of[future.key].name} "
+                                   f"(the connection to it was lost?); rerun to resume") from None
+            reports[unit_of[future.key].name] = report
+            for one in report:
+                log.info("%s", one.summary())
+            overall.update(unit_of[future.key].slots)
+    except BaseException:
+        try:
+            client.cancel(list(futures.values()))   # what is still queued or running
+        except Exception:           # noqa: BLE001 (a scheduler gone: nothing to cancel)
+            pass
+        raise
+    finally:
+        overall.close()
     return [one for unit in units for one in reports[unit.name]]
 
 
@@ -361,6 +373,16 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_l
     tasks the worker is running as this one starts (values never depend on threads);
     with ``quiet_limit``, its file of the tables of that quiet-ply rule.  Its reports, a
     file each (:func:`solver.build.run`)."""
+    jobs = worker_jobs(root, rules)
+    if quiet_limit is not None:
+        return [dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)]
+    return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
+
+
+def worker_jobs(root: str, rules: Rules) -> int:
+    """In a task on a worker: the threads its compiled loops may use (the worker's,
+    shared with the tasks it runs as this one starts; values never depend on threads).
+    Raises ClusterError where the worker cannot see the database folder."""
     worker = get_worker()
     folder = storage.rules_dir(root, rules)
     if not folder.is_dir():
@@ -369,10 +391,7 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_l
         raise ClusterError(f"worker {worker.address} cannot see the database folder {folder}; "
                            f"run the workers where it is mounted at the same path")
     state = worker.state
-    jobs = max(1, state.nthreads // max(1, state.executing_count))
-    if quiet_limit is not None:
-        return [dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)]
-    return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
+    return max(1, state.nthreads // max(1, state.executing_count))
 
 
 # --- checks before the build ---------------------------------------------------------------

@@ -206,17 +206,56 @@ class DicePassWork(building.Work):
         return [DiceReport(self.sub, self.dice, self.sub.slots, seconds, building.peak_rss_mib(), False)]
 
 
+def plan_units(rules: Rules, dice: DiceRule = DEFAULT, max_total: int | None = None) -> list[building.Unit]:
+    """:func:`plan`'s subspaces as the units of a graph (what a cluster runs): each names
+    the dice units of its placement children in ``needs`` (the moving pairs it reads are
+    built before), and asks for the memory of its pass.
+
+    >>> [(u.name, u.needs) for u in plan_units(Rules(stones=3))][-1]
+    ('place-0-0+3-3', ('place-0-1+3-2',))
+    """
+    subs = plan(rules, max_total)
+    shape = {s: (s.m, s.o, s.own_hand, s.opp_hand) for s in subs}
+    units = []
+    for s in subs:
+        kids = [c for c in children(s) if c is not None]
+        units.append(building.Unit("placement", (shape[s],), s.slots, memory_needed(s),
+                                   needs=tuple(storage.file_stem(*shape[c]) for c in kids if c in shape),
+                                   reads=tuple((c.m, c.o, c.own_hand, c.opp_hand) for c in kids),
+                                   rounds=False, board=rules.board))
+    return units
+
+
+def _require_pairs(root: Path, rules: Rules, subs: list[Subspace]) -> None:
+    """MissingSubspaceError (with the command that builds them) unless every moving pair
+    that ``subs`` lead into is built: the dice tables' leaves."""
+    pairs = sorted({c for s in subs for c in children(s) if c is not None and c.is_moving},
+                   key=lambda c: (c.m + c.o, c.m, c.o))
+    building.require_stored(root, rules, "dice mill's placement phase needs the moving subspaces", pairs)
+
+
 def build(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total: int | None = None,
-          jobs: int = 2, verify: bool = True, memory: int | None = None) -> list[DiceReport]:
+          jobs: int = 2, verify: bool = True, memory: int | None = None, client=None,
+          progress: bool = False, timeout: float | None = None) -> list[DiceReport]:
     """Build (or resume) the dice values of every planned placement subspace, children
-    first, from the plain moving pairs (which must be built); one report a file."""
+    first, from the plain moving pairs (which must be built); one report a file.  With
+    ``client`` (a Dask client, :mod:`solver.cluster`), on its cluster: a task a file
+    (:func:`plan_units`), each after the files it reads, the same files and bits
+    (``progress``, ``timeout``: as :func:`solver.cluster.build` takes them)."""
     require_dice(rules)
     root = Path(root)
     subs = plan(rules, max_total)
+    if client is not None:
+        from . import cluster
+
+        root = root.resolve()         # (the workers find the folder by the same path)
+        with building.BuildLock(building.prepare_folder(root, rules)):
+            _require_pairs(root, rules, subs)
+            return cluster.run_graph(root, rules, client, plan_units(rules, dice, max_total), _cluster_task,
+                                     (dice, verify), prefix=f"dice-{dice.name}-", progress=progress,
+                                     timeout=timeout)
     with building.BuildLock(building.prepare_folder(root, rules)):
-        pairs = sorted({c for s in subs for c in children(s) if c is not None and c.is_moving},
-                       key=lambda c: (c.m + c.o, c.m, c.o))
-        building.require_stored(root, rules, "dice mill's placement phase needs the moving subspaces", pairs)
+        _require_pairs(root, rules, subs)
         read_file = reader(root, rules, dice)
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
 
@@ -233,6 +272,17 @@ def build(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total
             reports += building.run(DicePassWork(root, rules, dice, sub, cached), jobs=jobs, verify=verify,
                                     memory=memory)
     return reports
+
+
+def _cluster_task(root: str, rules: Rules, unit: building.Unit, dice: DiceRule, verify: bool,
+                  *needs) -> list[DiceReport]:
+    """The task of one dice file on a cluster's worker (``needs``: the reports of the
+    files it reads, passed only to order the tasks): the runner's, as :func:`build`
+    runs it here, its children read from their files."""
+    from .cluster import worker_jobs
+
+    return building.run(DicePassWork(Path(root), rules, dice, unit.key, reader(root, rules, dice)),
+                        jobs=worker_jobs(root, rules), verify=verify)
 
 
 def check_files(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total: int | None = None,

@@ -152,6 +152,39 @@ def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path):
     assert all(r.skipped for r in again)
 
 
+@pytest.mark.parametrize("dice", ["triple", pytest.param("sum14-no-take", marks=pytest.mark.slow)])
+def test_dice_mills_tables_on_the_cluster_give_the_same_bits(client, tmp_path, dice):
+    """Dice mill's placement phase (a file a subspace, each read by the files above it:
+    up to three children, two stones taken by a replacement that closes a mill) as one
+    task graph: every file's values are the in-process build's, bit for bit, the
+    cluster's tasks ordered by the graph alone (its units need their placement
+    children's); a rerun finds them all built; the moving phase missing is refused
+    before any work, as here."""
+    from solver import dice_tables
+    from solver.dice import DiceRule
+
+    # Five Men's Morris up to 8 stones on board and in hand: two stones taken leave 3
+    five, rule, most = Rules.from_name("five-mens"), DiceRule.from_name(dice), 8
+    units = dice_tables.plan_units(five, rule, most)
+    assert [u.key for u in units] == dice_tables.plan(five, most)
+    assert max(len(u.reads) for u in units) == 3 and max(len(u.needs) for u in units) == 3
+    assert all(n.startswith("place-") for u in units for n in u.needs)
+    with pytest.raises(MissingSubspaceError, match="dice mill's placement phase needs the moving subspaces"):
+        dice_tables.build(tmp_path / "cluster", five, rule, max_total=most, client=client, timeout=TIMEOUT)
+    assert not list(storage.rules_dir(tmp_path / "cluster", five).glob("dice-*"))
+    in_process = tmp_path / "in-process"
+    for root in (in_process, tmp_path / "cluster"):
+        building.build(root, five, phase="moving", max_total=most, verify=False, progress=False)
+    dice_tables.build(in_process, five, rule, max_total=most)
+    reports = dice_tables.build(tmp_path / "cluster", five, rule, max_total=most, client=client, timeout=TIMEOUT)
+    assert [r.subspace for r in reports] == [u.key for u in units] and not any(r.skipped for r in reports)
+    for sub in dice_tables.plan(five, most):
+        a, b = (dice_tables.read(root, five, rule, sub, verify=True) for root in (tmp_path / "cluster", in_process))
+        assert storage.sha256_of(a) == storage.sha256_of(b), sub
+    again = dice_tables.build(tmp_path / "cluster", five, rule, max_total=most, client=client, timeout=TIMEOUT)
+    assert all(r.skipped for r in again)
+
+
 def test_the_placement_phase_without_the_moving_phase_is_refused_before_any_work(client, tmp_path):
     # every missing pair named by count, and one command that builds them all
     with pytest.raises(MissingSubspaceError) as info:
@@ -275,6 +308,14 @@ def test_build_command_with_workers(tmp_path):
     subs = placement.plan(Rules(stones=3))
     assert f"{len(subs)} placement subspace(s) built" in done.stdout
     assert all(building.is_stored(tmp_path, Rules(stones=3), s) for s in subs)
+    # dice mill's tables on a cluster too (refused before: "not on a cluster yet")
+    dice = subprocess.run(command[:-1] + ["--phase", "dice", "--dice", "double"], capture_output=True,
+                          text=True, timeout=TIMEOUT)
+    assert dice.returncode == 0 and noise(dice.stderr) == [], dice.stderr
+    assert f"{len(subs)} placement subspace(s) built under dice rule double, 0 already there" in dice.stdout
+    check = CliRunner().invoke(main, ["check", "--db", str(tmp_path), "--stones", "3", "--phase", "dice",
+                                      "--dice", "double"])
+    assert check.exit_code == 0 and check.output.startswith(f"ok: {len(subs)} placement subspace(s)")
 
 
 def cluster_build(tmp_path, limit: str = "", env: dict | None = None) -> subprocess.Popen:

@@ -100,12 +100,13 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
     in played games, where --quiet-limit plies without a mill draw (a file per pair,
     dtz50-pair-M-O.h5, then per placement subspace, stored against the plain placement
     files, which they need; not for
-    rules they do not serve, and not on a cluster yet: a note says so).  Files already
+    rules they do not serve: a note says so).  Files already
     built and intact are skipped, so rerunning after a kill
     resumes; a file in progress is never left looking finished.  Logs, per file, states,
     seconds and peak memory.  With --workers or --scheduler the pairs are tasks of a
     Dask task graph (pip install -e '.[cluster]'), and so are the placement subspaces:
-    the whole game is one graph, run on as many machines and cores as the cluster has.
+    the whole game is one graph, run on as many machines and cores as the cluster has;
+    the tables of the rule, and dice mill's (--phase dice), too.
 
     \b
     Examples:
@@ -303,14 +304,13 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
 def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int], pair, jobs: int,
                 workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
                 memory: Optional[int]) -> None:
-    """``build --phase dice``: dice mill's placement phase, a file a subspace, here."""
+    """``build --phase dice``: dice mill's placement phase, a file a subspace, here or on
+    a cluster (``--workers``, ``--scheduler``)."""
     gap = dice_gap(rules)
     if gap is not None:
         fail(gap)
     if pair is not None:
         fail("dice mill's tables are the placement phase's: --pair names a moving pair (use --max-total)")
-    if workers is not None or scheduler is not None:
-        fail("dice mill's tables are built on this machine, not on a cluster yet")
     subs = dice_tables.plan(rules, max_total)
     if dry_run:
         there = sum(dice_tables.dice_path(db, rules, s, dice).exists() for s in subs)
@@ -321,7 +321,16 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     started = time.perf_counter()
-    reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
+    if workers is None and scheduler is None:
+        reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
+    else:
+        from .. import cluster
+
+        if scheduler is not None:
+            cluster.check_scheduler(scheduler)
+        share = memory if memory is None or workers is None else memory // workers
+        with _cluster(workers, scheduler, jobs, share) as client:
+            reports = dice_tables.build(db, rules, dice, max_total=max_total, verify=verify, client=client)
     made = [r for r in reports if not r.skipped]
     click.echo(f"{len(made)} placement subspace(s) built under dice rule {dice.name}, "
                f"{len(reports) - len(made)} already there, {time.perf_counter() - started:.1f} s wall, "
