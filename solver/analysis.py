@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from typing import Callable, Optional
 
+from .dice import DiceGame, rank
+from .dice_tables import DiceTables, expected_object
 from .errors import DatabaseError, MissingSubspaceError, one_line
 from .game import QUIET_PLIES, REPETITION, Game
 from .errors import InvalidNotationError
@@ -429,6 +431,65 @@ def analyze_object(database: Database, game: Game,
             problems)
 
 
-__all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "blunder",
+
+#: The marks of a placement of dice mill by the expected score it gave away (the best
+#: move's win + draw/2 less its own, both after the throw the mover had): this
+#: project's thresholds, as the game reviews of chess sites mark by expected score.
+DICE_MARKS = ((0.25, LOST_TO_A_LOSS), (0.10, LOST_TO_A_DRAW), (0.02, SLOWER))
+
+
+def dice_analyze_object(tables: DiceTables, database: Database, game: DiceGame, rest: Game,
+                        explain: Callable[[BaseException], str] = str) -> tuple[dict, list[str]]:
+    """A game of dice mill reviewed (``analyze`` of a record with throws): every
+    placement against the best move after its throw by dice mill's tables (``tables``:
+    the expected results), then the game after the placement phase (``rest``) as
+    :func:`analyze_object` reviews a game by ``database``.
+
+    Returns ``({"rules", "dice", "start", "result", "placements": [{"ply", "side",
+    "throw", "powered", "move", "replacement", "before", "after", "best", "best_after",
+    "score_lost", "mark", "is_best"}], "placement_summary", "moves", "summary"},
+    problems)``: ``before`` the expected result of the position before the throw,
+    ``after`` the move's and ``best_after`` the best move's for the mover (``{"win",
+    "draw", "loss", "score"}``); ``mark`` by the score lost (:data:`DICE_MARKS`); null
+    where the tables cannot answer, and ``problems`` says why.  The plies of ``moves``
+    count on from the placements'.
+    """
+    problems: list[str] = []
+    rows = []
+    for i, (move, thrown) in enumerate(zip(game.moves, game.throws)):
+        pos = game.positions[i]
+        row = {"ply": i + 1, "side": pos.turn, "throw": str(thrown), "powered": thrown.powered,
+               "move": str(move), "replacement": None, "before": None, "after": None, "best": None,
+               "best_after": None, "score_lost": None, "mark": None, "is_best": None}
+        try:
+            before, moves = tables.probe(pos), tables.probe_moves(pos, thrown.powered)
+        except DatabaseError as error:
+            text = one_line(explain(error))
+            if text not in problems:
+                problems.append(text)
+            rows.append(row)
+            continue
+        played = next(m for m in moves if m.move == move)
+        best = moves[0]
+        lost = round(max(0.0, best.value.score - played.value.score), 5)
+        row.update(replacement=played.replacement, before=expected_object(before),
+                   after=expected_object(played.value), best=str(best.move),
+                   best_after=expected_object(best.value), score_lost=lost,
+                   mark=next((mark for least, mark in DICE_MARKS if lost >= least), None),
+                   is_best=rank(played.fixed) == rank(best.fixed))
+        rows.append(row)
+    moving, more = analyze_object(database, rest, explain)
+    for row in moving["moves"]:
+        row["ply"] += len(game.moves)
+    result = rest.outcome()
+    return ({"rules": game.rules.name, "dice": game.dice.name, "start": format_position(game.positions[0]),
+             "result": None if result is None else str(result), "placements": rows,
+             "placement_summary": review_summary(rows), "moves": moving["moves"],
+             "summary": moving["summary"]},
+            problems + [p for p in more if p not in problems])
+
+
+__all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "dice_analyze_object",
+           "DICE_MARKS", "blunder",
            "review_move", "review_summary", "convert_object", "move_plies", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
            "LOST_TO_A_LOSS", "LOST_TO_A_DRAW", "SLOWER", "MARKS"]

@@ -40,15 +40,18 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Hashable, Union
 
 from .board import points_of
-from .errors import AmbiguousMoveError, IllegalMoveError, NotationError, UnsupportedRulesError
-from .position import Move, Position, mills_closed, mill_points, parse_legal_move, parse_move, takeable
-from .notation import BLACK, WHITE
-from .rules import Rules, kernel_gap
+from .errors import AmbiguousMoveError, IllegalMoveError, InvalidNotationError, NotationError, UnsupportedRulesError
+from .game import Game, RecordText, read_record, record_rules
+from .position import (Move, Position, mills_closed, mill_points, parse_legal_move, parse_move, parse_position,
+                       takeable)
+from .notation import BLACK, WHITE, format_position
+from .rules import STANDARD, Rules, kernel_gap
 from .values import DRAW, WDL, WIN
 
 #: Equally likely throws of three dice.
@@ -365,6 +368,17 @@ class Throw:
         return " ".join(map(str, self.dice))
 
 
+def throw_of(dice: tuple[int, int, int], rule: DiceRule = DEFAULT) -> Throw:
+    """The throw of three given dice (a game played with real ones), judged by ``rule``.
+
+    >>> throw_of((6, 6, 6)).powered, throw_of((6, 6, 5)).powered
+    (True, False)
+    """
+    if len(dice) != 3 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+        raise ValueError(f"a throw is three dice of 1 to 6, not {dice!r}"[:120])
+    return Throw(tuple(dice), THROW_TESTS[rule.throw](tuple(dice)))
+
+
 def throw(rng, rule: DiceRule = DEFAULT) -> Throw:
     """Three dice from ``rng`` (a :class:`random.Random`), judged by ``rule``.
 
@@ -457,12 +471,15 @@ class DiceGame:
         """Whether the side to move places (and throws) and the game goes on."""
         return self.position.in_placement and self.position.terminal_wdl(self.rules) is None
 
-    def roll(self) -> Throw:
-        """The current turn's throw (ValueError outside the placement phase)."""
+    def roll(self, dice: tuple[int, int, int] | None = None) -> Throw:
+        """The current turn's throw: of ``dice`` where given and the turn has none yet
+        (a game played with real dice, a record read), else the seed's (ValueError
+        outside the placement phase, or for dice that are not three of 1 to 6)."""
         if not self.in_placement:
             raise ValueError("the dice are thrown before placements only")
         if self.pending is None:
-            self.pending = turn_throw(self.seed, len(self.moves), self.dice)
+            self.pending = (throw_of(dice, self.dice) if dice is not None
+                            else turn_throw(self.seed, len(self.moves), self.dice))
         return self.pending
 
     def legal_moves(self) -> list[Move]:
@@ -491,3 +508,110 @@ class DiceGame:
         self.positions.pop()
         self.pending = self.throws.pop()
         return self.moves.pop()
+
+    def record(self, after: Game | None = None) -> str:
+        """The game as a record of dice mill that :func:`read_dice_record` reads back:
+        the headers of :meth:`Game.record <solver.game.Game.record>` and ``dice: <rule>``,
+        a line a placement with its throw first (``[6-6-6] d1``), then the moves of the
+        game after it (``after``, a :class:`~solver.game.Game` from this game's last
+        position: the moving phase).
+
+        >>> g = DiceGame(Rules(stones=3), seed=1)
+        >>> _ = g.roll((6, 6, 6)); g.play(parse_move("d2"))
+        >>> print(g.record(), end="")
+        rules: standard-s3
+        dice: triple
+        [6-6-6] d2
+        """
+        rest = after if after is not None else Game(self.position, self.rules)
+        if rest.start != self.position:
+            raise ValueError("the game after the placement phase starts where it ended")
+        lines = [] if self.rules == STANDARD else [f"rules: {self.rules.name}"]
+        lines.append(f"dice: {self.dice.name}")
+        if self.positions[0] != Position(0, 0, self.rules.stones, self.rules.stones, board=self.rules.board):
+            lines.append(f"start: {format_position(self.positions[0])}")
+        body = rest.record().splitlines()
+        headers = ("rules:", "start:", "quiet-limit:")
+        lines += [line for line in body if line.startswith("quiet-limit:")]
+        lines += [f"[{'-'.join(map(str, t.dice))}] {m}" for t, m in zip(self.throws, self.moves)]
+        lines += [line for line in body if not line.startswith(headers)]
+        return "\n".join(lines) + "\n"
+
+
+#: A throw in a record of dice mill: ``[a-b-c]`` before its placement.
+_THROW = re.compile(r"\[([1-6])-([1-6])-([1-6])\]")
+
+
+def is_dice_record(text: str) -> bool:
+    """Whether ``text`` is a record of dice mill (muehle's record with a ``dice:``
+    header); False for any other text, a record of another form or a malformed one.
+
+    >>> is_dice_record("dice: triple\\n[6-6-6] d2\\n"), is_dice_record("d2 f4\\n")
+    (True, False)
+    """
+    try:
+        return "dice" in read_record(text).headers
+    except NotationError:
+        return False
+
+
+def read_dice_record(text: str, rules: Rules | None = None) -> tuple[DiceGame, Game]:
+    """A record of dice mill (:meth:`DiceGame.record`; a ``dice:`` header) played: its
+    placement phase as a :class:`DiceGame` with the throws written, and the game after
+    it (the moving phase, or nothing where the game ended placing) as a
+    :class:`~solver.game.Game` from its last position.  Every placement needs its throw
+    before it and no other move has one; InvalidNotationError (or the move's error)
+    names the line where not.
+
+    >>> g, rest = read_dice_record("rules: standard-s3\\ndice: triple\\n[6-6-6] d2\\n")
+    >>> str(g.throws[0]), g.throws[0].powered, str(g.position)
+    ('6 6 6', True, 'W:d2 B: b 2 3')
+    """
+    headers, tokens, resigned = read_record(text)
+    if "dice" not in headers:
+        raise InvalidNotationError("record: not of dice mill (no dice: header)")
+    if "quiet-plies" in headers:
+        raise InvalidNotationError("record: quiet-plies: is for a game taken up in its moving phase, "
+                                   "not for dice mill's from its placement")
+    try:
+        dice = DiceRule.from_name(headers["dice"])
+    except ValueError as error:
+        raise InvalidNotationError(f"record: dice: {error}") from None
+    rules = record_rules(headers["rules"], rules) if "rules" in headers else (rules or STANDARD)
+    gap = dice_gap(rules)
+    if gap is not None:
+        raise InvalidNotationError(f"record: {gap}")
+    try:
+        start = parse_position(headers.get("start", "startpos"), rules)
+        start.check_rules(rules)
+    except ValueError as error:
+        raise InvalidNotationError(f"record: {error}") from None
+    if not start.in_placement:
+        raise InvalidNotationError("record: dice mill's start has stones in hand (the dice are "
+                                   "thrown before placements)")
+    game = DiceGame(rules, dice, start, seed=0)
+    at = 0
+    while at < len(tokens) and game.in_placement:
+        number, token = tokens[at]
+        found = _THROW.fullmatch(token)
+        if found is None and token.startswith("["):
+            raise InvalidNotationError(f"line {number}: a throw is three dice of 1 to 6, as [6-6-6], "
+                                       f"not {token[:20]!r}")
+        if found is None:
+            raise InvalidNotationError(f"line {number}: the placement {token[:20]!r} needs its throw "
+                                       f"before it, as [6-6-6] {token[:20]}")
+        if at + 1 == len(tokens):
+            raise InvalidNotationError(f"line {number}: the throw {token} has no move after it")
+        game.roll(tuple(int(d) for d in found.groups()))
+        number, token = tokens[at + 1]
+        try:
+            game.play(parse_dice_move(game.position, token, rules, dice, game.pending.powered))
+        except NotationError as error:
+            raise error.prefixed(f"line {number}: ") from None
+        at += 2
+    for number, token in tokens[at:]:
+        if _THROW.fullmatch(token):
+            raise InvalidNotationError(f"line {number}: a throw after the placement phase (the dice "
+                                       f"are thrown before placements only)")
+    rest = Game.from_parts(RecordText(headers, tokens[at:], resigned), rules, start=game.position)
+    return game, rest

@@ -443,15 +443,17 @@ class DiceTables:
         over = pos.terminal_wdl(self.rules) is not None
         moves = [] if over else self.probe_moves(pos, pos.in_placement if powered is None else powered)
         return {"position": str(pos), "dice": self.dice.name, "power": f"{self.dice.num}/216",
-                "expected": _expected_object(value),
-                "moves": [{"move": str(m.move), "replacement": m.replacement, **_expected_object(m.value)}
+                "expected": expected_object(value),
+                "moves": [{"move": str(m.move), "replacement": m.replacement, **expected_object(m.value)}
                           for m in moves]}
 
 
-def _expected_object(value: Expected) -> dict:
+def expected_object(value: Expected) -> dict:
+    """An expected result as JSON: ``{"win", "draw", "loss", "score"}`` (probabilities,
+    the expected score win 1, draw 1/2)."""
     return {"win": value.win, "draw": value.draw, "loss": value.loss, "score": round(value.score, 5)}
 
 
 __all__ = ["DiceMove", "DicePassWork", "DiceReport", "DiceTables", "build", "check", "check_files",
-           "children", "dice_path", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
+           "children", "dice_path", "expected_object", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
            "solve"]

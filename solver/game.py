@@ -467,7 +467,19 @@ class Game:
         >>> [str(m) for m in game.moves]
         ['d2', 'f4', 'd3']
         """
-        headers, tokens, resigned = read_record(text)
+        record = read_record(text)
+        if "dice" in record.headers:
+            raise InvalidNotationError("record: of dice mill (a dice: header): its placements are read "
+                                       "with their throws (solver.dice.read_dice_record)")
+        return cls.from_parts(record, rules, default)
+
+    @classmethod
+    def from_parts(cls, record: "RecordText", rules: Optional[Rules] = None, default: Rules = STANDARD,
+                   start: Optional[Position] = None) -> "Game":
+        """The game of a record's parts (:func:`read_record`), as :meth:`from_record`
+        plays them; from ``start`` where given instead of the ``start:`` header (the
+        moves after those another reader played: dice mill's placements)."""
+        headers, tokens, resigned = record
         if "rules" in headers:
             rules = record_rules(headers["rules"], rules)
         rules = rules or default
@@ -481,7 +493,9 @@ class Game:
             raise InvalidNotationError(f"record: quiet-plies: is a whole number of plies from 0 to "
                                        f"{limit}, not {played[:20]!r}")
         try:
-            game = cls(parse_position(headers.get("start", "startpos"), rules), rules, int(limit), int(played))
+            if start is None:
+                start = parse_position(headers.get("start", "startpos"), rules)
+            game = cls(start, rules, int(limit), int(played))
         except ValueError as error:
             raise InvalidNotationError(f"record: {error}") from None
         for number, token in tokens:
@@ -517,7 +531,7 @@ def record_rules(name: str, given: Optional[Rules] = None) -> Rules:
 class RecordText(NamedTuple):
     """A game record's parts as written, not yet played (:func:`read_record`)."""
 
-    headers: dict[str, str]                 # rules, start, quiet-limit, quiet-plies: the text after the colon
+    headers: dict[str, str]                 # rules, start, quiet-limit, quiet-plies, dice: the text after the colon
     moves: list[tuple[int, str]]            # (line number, a move's notation)
     resigned: Optional[tuple[int, str]]     # (line number, 'w' or 'b')
 
@@ -552,9 +566,9 @@ def read_record(text: str) -> RecordText:
             continue
         if colon:
             key = key.strip()
-            if key not in ("rules", "start", "quiet-limit", "quiet-plies"):
-                raise InvalidNotationError(f"line {number}: unknown header {key!r} "
-                                           f"(rules:, start:, quiet-limit:, quiet-plies: or resigned:)")
+            if key not in ("rules", "start", "quiet-limit", "quiet-plies", "dice"):
+                raise InvalidNotationError(f"line {number}: unknown header {key!r} (rules:, start:, "
+                                           f"quiet-limit:, quiet-plies:, dice: or resigned:)")
             if tokens:
                 raise InvalidNotationError(f"line {number}: header {key}: after the first move")
             if key in headers:

@@ -136,6 +136,20 @@ def test_mix_rounds_to_nearest_and_keeps_w_below_n():
 
 # --- the tables against the reference ----------------------------------------------------
 
+#: The reference's values of Six Men's Morris with four stones (expectimax's memo) by dice
+#: rule: the tests that recompute them share them (a test run alone makes its own).
+_MEMOS: dict = {}
+
+
+def _key(p: Position) -> tuple:
+    """expectimax's key: one entry for symmetric positions (the index's slot)."""
+    m, o = p.own.bit_count(), p.opp.bit_count()
+    return m, o, p.own_hand, p.opp_hand, _INDEX(m, o, p.own, p.opp)
+
+
+_INDEX = kernels_for(SIX4.board).index_position
+
+
 @pytest.mark.parametrize("dice", [DEFAULT, pytest.param(DiceRule("sum14", False), marks=pytest.mark.slow)],
                          ids=str)
 def test_tables_equal_the_reference_on_every_position(six4, dice):
@@ -143,19 +157,14 @@ def test_tables_equal_the_reference_on_every_position(six4, dice):
     equals the reference's recursion in the same fixed point, and the exact rational
     value within half a unit a placement left."""
     leaf = leaf_of(six4, SIX4)
-    memo, exact_memo = {}, {}
-    index = kernels_for(SIX4.board).index_position
-
-    def key(p):     # one entry for symmetric positions: the index's slot
-        m, o = p.own.bit_count(), p.opp.bit_count()
-        return m, o, p.own_hand, p.opp_hand, index(m, o, p.own, p.opp)
+    memo, exact_memo = _MEMOS.setdefault(dice, {}), {}
     counted = mixed = 0
     for sub in dt.plan(SIX4):
         stored = dt.read(six4, SIX4, dice, sub)
         for slot, pos in positions(sub):
-            fixed = expectimax(pos, SIX4, dice, leaf, memo=memo, key=key)
+            fixed = expectimax(pos, SIX4, dice, leaf, memo=memo, key=_key)
             assert dt.packed(fixed) == int(stored[slot]), (sub.name, slot, str(pos))
-            exact = expectimax(pos, SIX4, dice, leaf, exact=True, memo=exact_memo, key=key)
+            exact = expectimax(pos, SIX4, dice, leaf, exact=True, memo=exact_memo, key=_key)
             bound = Fraction(sub.own_hand + sub.opp_hand, 2)
             assert abs(fixed[0] - exact[0] * UNIT) <= bound and abs(fixed[1] - exact[1] * UNIT) <= bound
             counted += 1
@@ -360,6 +369,143 @@ def test_play_dice_from_the_command_line(six4, tmp_path):
     for bad in (["--dice", "sum3"], ["--dice", "triple", "--rules", "three-mens"]):
         out = run(*bad)
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+
+
+# --- records with throws, and their review --------------------------------------------------
+
+def _random_game(rules, dice, seed, quiet_moves=6):
+    """A game of dice mill of random moves (its own throws) and some moves after it."""
+    from solver.dice import DiceGame
+    from solver.game import Game
+
+    rng = random.Random(seed)
+    game = DiceGame(rules, dice, seed=seed)
+    while game.in_placement:
+        game.roll()
+        game.play(rng.choice(game.legal_moves()))
+    rest = Game(game.position, rules)
+    for _ in range(quiet_moves):
+        if rest.outcome() is not None:
+            break
+        rest.play(rng.choice(rest.legal_moves()))
+    return game, rest
+
+
+def test_a_record_keeps_every_throw_and_reads_back_the_same_game():
+    from solver.dice import read_dice_record, throw_of
+    from solver.errors import InvalidNotationError, NotationError
+    from solver.game import Game
+
+    powered = 0
+    for seed in range(40):
+        dice = DiceRule("double") if seed % 2 else DEFAULT
+        game, rest = _random_game(STD4, dice, seed)
+        text = game.record(rest)
+        assert text.startswith(f"rules: {STD4.name}\ndice: {dice.name}\n")
+        again, after = read_dice_record(text)
+        assert (again.moves, again.throws, again.positions) == (game.moves, game.throws, game.positions)
+        assert after.moves == rest.moves and again.record(after) == text
+        powered += sum(t.powered for t in game.throws)
+    assert powered > 10               # (replacements among them: double gives the power 96 times in 216)
+    # real dice: a throw given, judged by the rule
+    assert throw_of((2, 2, 5), DiceRule("double")).powered and not throw_of((2, 2, 5)).powered
+    # one line for each wrong record; a game's record reader refuses a dice record
+    for text, words in [("dice: triple\nd2\n", "line 2: the placement 'd2' needs its throw before it"),
+                        ("dice: triple\n[1-2-7] d2\n", "line 2: a throw is three dice of 1 to 6"),
+                        ("dice: triple\n[1-2-3]\n", "line 2: the throw [1-2-3] has no move after it"),
+                        ("dice: sum3\n[1-2-3] d2\n", "record: dice: "),
+                        ("rules: standard-s3\ndice: triple\n[1-2-3] d2\n[1-2-3] d2\n", "line 4: illegal move d2"),
+                        ("rules: standard-s3\ndice: triple\n" + "".join(
+                            f"[1-2-3] {p}\n" for p in "a1 a7 d1 d7 b2 b6".split()) + "[1-1-1] a1-a4\n",
+                         "line 9: a throw after the placement phase"),
+                        ("dice: triple\nstart: W:a1,d1,g1 B:a7,d7,g7 w\n", "record: dice mill's start has stones in hand")]:
+        with pytest.raises(NotationError) as info:
+            read_dice_record(text)
+        assert str(info.value).startswith(words), str(info.value)
+    with pytest.raises(InvalidNotationError, match="of dice mill"):
+        Game.from_record("dice: triple\n[6-6-6] d2\n")
+
+
+def test_the_review_of_a_dice_game_is_the_references_expected_results(six4):
+    """Every placement of random games of Six Men's Morris with four stones, reviewed
+    by analyze: the values before it, after it and after the best move equal the
+    reference's recursion (expectimax over the reference's moves, not the tables), and
+    the mark follows from the score lost; the moves after the placement phase are
+    reviewed as in any game, their plies counted on."""
+    from solver.analysis import DICE_MARKS, dice_analyze_object
+    from solver.dice import rank, seen_by_mover
+
+    leaf, memo, key = leaf_of(six4, SIX4), _MEMOS.setdefault(DEFAULT, {}), _key
+    marks = set()
+    with dt.DiceTables(six4, SIX4) as tables, Database(six4, SIX4) as database:
+        for seed in range(5):
+            game, rest = _random_game(SIX4, DEFAULT, seed)
+            obj, problems = dice_analyze_object(tables, database, game, rest)
+            assert problems == [] and len(obj["placements"]) == len(game.moves)
+            for row, pos, move, thrown in zip(obj["placements"], game.positions, game.moves, game.throws):
+                values = {}
+                for mv in pos.legal_moves(SIX4) + (replacements(pos, SIX4) if thrown.powered else []):
+                    child = play(pos, mv, SIX4, DEFAULT, thrown.powered)
+                    values[mv] = seen_by_mover(expectimax(child, SIX4, DEFAULT, leaf, memo=memo, key=key))
+                best = max(values.values(), key=rank)
+                score = lambda v: pytest.approx(Expected.of(v).score, abs=1e-5)   # noqa: E731 (JSON's 5 places)
+                assert row["before"]["score"] == score(expectimax(pos, SIX4, DEFAULT, leaf, memo=memo, key=key))
+                assert row["after"]["score"] == score(values[move])
+                assert row["best_after"]["score"] == score(best)
+                assert row["is_best"] == (rank(values[move]) == rank(best))
+                lost = Expected.of(best).score - Expected.of(values[move]).score
+                assert row["score_lost"] == pytest.approx(max(0.0, lost), abs=1e-5)
+                assert row["mark"] == next((m for least, m in DICE_MARKS if row["score_lost"] >= least), None)
+                assert row["throw"] == str(thrown) and row["powered"] == thrown.powered
+                marks.add(row["mark"])
+            assert [r["ply"] for r in obj["moves"]] == list(range(len(game.moves) + 1, len(game.moves) + 1 + len(rest.moves)))
+    assert {"??", None} <= marks       # (random placements give games away)
+
+
+def test_analyze_and_play_save_a_dice_game(six4, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    game, rest = _random_game(SIX4, DEFAULT, 3)
+    path = tmp_path / "game.txt"
+    path.write_text(game.record(rest))
+    run = lambda *args, stdin="": subprocess.run(   # noqa: E731
+        [sys.executable, "-m", "solver", *args], input=stdin, capture_output=True, text=True, timeout=120)
+    out = run("analyze", "--db", str(six4), "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    obj = json.loads(out.stdout)
+    assert obj["dice"] == "triple" and [r["move"] for r in obj["placements"]] == [str(m) for m in game.moves]
+    assert [r["move"] for r in obj["moves"]] == [str(m) for m in rest.moves]
+    text = run("analyze", "--db", str(six4), str(path))
+    assert text.returncode == 0 and text.stdout.startswith("dice mill, throw rule triple")
+    assert "after the placement phase:" in text.stdout
+    refused = run("record", str(path))
+    assert refused.returncode == 2 and refused.stderr == (
+        "muehle: error: a record of dice mill: PGN and the plain record have no place for its throws "
+        "(muehle analyze reads it)\n")
+    # the placement tables of another throw rule are not built: a warning line, '?', status 1
+    other = tmp_path / "other.txt"
+    other.write_text(path.read_text().replace("dice: triple", "dice: sum10"))
+    out = run("analyze", "--db", str(six4), str(other))
+    assert out.returncode == 1 and out.stderr.startswith("muehle: warning: ") and "--dice sum10" in out.stderr
+    # play --dice saves the game with its throws, in the placement phase and after it
+    saved, later = tmp_path / "placing.txt", tmp_path / "moving.txt"
+    moves = "\n".join(f"save {saved}" if i == 2 else "moves" for i in range(3))
+    out = run("play", "--db", str(six4), "--rules", SIX4.name, "--dice", "triple", "--seed", "2",
+              "--colour", "black", "--level", "perfect", stdin=moves + "\nquit\n")
+    assert out.returncode == 0 and f"game saved to {saved}" in out.stdout, out.stdout[-2000:]
+    from solver.dice import read_dice_record
+    placed, _ = read_dice_record(saved.read_text())
+    assert placed.moves and all(t is not None for t in placed.throws)
+    assert run("analyze", "--db", str(six4), str(saved)).returncode == 0
+    # after the placement phase the session's save writes the whole game, throws first
+    from solver.cli.games import Session
+    from solver.players import make_player
+    answers = iter([f"save {later}", "quit"])
+    Session(rest, "w" if rest.position.turn == "w" else "b", make_player("easy", SIX4, random.Random(1)),
+            read=lambda prompt: next(answers), out=lambda line: None, placed=game).run()
+    assert later.read_text() == game.record(rest)
 
 
 # --- the browser's API -------------------------------------------------------------------

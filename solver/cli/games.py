@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import click
 
-from ..analysis import analyze_object
+from ..analysis import analyze_object, dice_analyze_object
 from ..records import pgn_text, read_any_record
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
@@ -28,7 +28,7 @@ from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
 from ..choice import probe_game_moves
 from ..players import LEVELS, make_player
-from ..dice import DiceGame, dice_gap, is_replacement, replacements
+from ..dice import DiceGame, dice_gap, is_dice_record, is_replacement, read_dice_record, replacements
 from ..dice_tables import DiceTables
 from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_move, parse_position, popcount
 from ..probe import RuleMoveProbe, open_database
@@ -81,8 +81,9 @@ class Session:
 
     def __init__(self, game: Game, human: str, player, database=None, no_db_reason: str = "",
                  symbols=ASCII, read: Optional[Callable[[str], Optional[str]]] = None,
-                 out: Callable[[str], None] = click.echo):
-        self.game, self.human, self.player = game, human, player
+                 out: Callable[[str], None] = click.echo, placed: Optional[DiceGame] = None):
+        # placed: the placement phase of dice mill that led to this game (its record's first part)
+        self.game, self.human, self.player, self.placed = game, human, player, placed
         self.database, self.no_db_reason = database, no_db_reason
         self.symbols = symbols
         self.read = read or read_line
@@ -255,18 +256,7 @@ class Session:
         self.show_board()
 
     def save(self, name: str) -> None:
-        if not name:
-            self.out("save needs a file name: save FILE")
-            return
-        text = self.game.record()
-        try:
-            Path(name).write_text(text)
-        except (OSError, ValueError) as error:
-            # ValueError: a name the system cannot take (a NUL byte in it); the game goes on.
-            why = getattr(error, "strerror", None) or error
-            self.out(f"cannot save to {name!r}: {why}")
-            return
-        self.out(f"game saved to {name}")
+        save_record(name, self.game.record() if self.placed is None else self.placed.record(self.game), self.out)
 
     def hint(self) -> None:
         if self.outcome() is not None:
@@ -380,25 +370,28 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     marks = stone_marks(unicode)
     rng = random.Random(seed)
     human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
+    placed = None
     if dice is not None:
-        start = _play_dice(db, rules, dice, level, human, seed, start, marks)
-        if start is None:
+        placed = _play_dice(db, rules, dice, level, human, seed, start, marks)
+        if placed is None:
             return          # (the game ended, or was left, while placing)
+        start = format_position(placed.position)
     game = Game(start, rules, quiet_limit)
     database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think, explain=explained)
     try:
-        Session(game, human, player, database, reason or "", marks).run()
+        Session(game, human, player, database, reason or "", marks, placed=placed).run()
     finally:
         if database is not None:
             database.close()
 
 
 def _play_dice(db: str, rules: Rules, dice, level: str, human: str, seed: Optional[int],
-               start: Optional[str], marks) -> Optional[str]:
-    """The placement phase of dice mill (:class:`DiceSession`); the moving phase's start
-    position, or None where the game ended or was left before it."""
+               start: Optional[str], marks) -> Optional[DiceGame]:
+    """The placement phase of dice mill (:class:`DiceSession`): its game, whose last
+    position the moving phase starts from, or None where the game ended or was left
+    before it."""
     gap = dice_gap(rules)
     if gap is not None:
         fail(gap)
@@ -419,7 +412,23 @@ def _play_dice(db: str, rules: Rules, dice, level: str, human: str, seed: Option
     finally:
         if tables is not None:
             tables.close()
-    return None if end is None else format_position(end)
+    return None if end is None else game
+
+
+def save_record(name: str, text: str, out: Callable[[str], None]) -> None:
+    """``save FILE`` of a session: ``text`` (a game record) written to ``name``, or why
+    not in one line (the game goes on)."""
+    if not name:
+        out("save needs a file name: save FILE")
+        return
+    try:
+        Path(name).write_text(text)
+    except (OSError, ValueError) as error:
+        # ValueError: a name the system cannot take (a NUL byte in it)
+        why = getattr(error, "strerror", None) or error
+        out(f"cannot save to {name!r}: {why}")
+        return
+    out(f"game saved to {name}")
 
 
 DICE_HELP = """\
@@ -432,6 +441,7 @@ Commands:
   moves      the legal moves after this throw
   hint       the tables' best move and every move's expected result for you
   undo       take back your last move and the computer's reply (the throws stay)
+  save FILE  save the game with its throws (read it with: muehle analyze FILE)
   quit       leave (end of input does the same)"""
 
 
@@ -480,6 +490,8 @@ class DiceSession:
                 self.hint()
             elif word == "undo":
                 self.undo()
+            elif word == "save" or word.startswith("save "):
+                save_record(line.strip()[4:].strip(), game.record(), self.out)
             elif word:
                 self.human_move(line.strip())
         result = game.position.terminal_wdl(game.rules)
@@ -586,10 +598,20 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     "blunder", "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
     "summary": {"w": {...}, "b": {...}}} (docs/guide/playing.md: muehle analyze).
 
+    A record of dice mill (a 'dice: RULE' header, each placement after its throw, as
+    play --dice saves it): each placement against the best move after its throw by
+    dice mill's tables (build --phase dice), marked by the expected score it gave away
+    ('??' 0.25 or more, '?' 0.10, '?!' 0.02), then the moves after the placement phase
+    as above; with --json the placements in "placements" (docs/guide/playing.md).
+
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.
     """
-    game, notes = read_any_record(read_record_file(game_file), None if rules == STANDARD else rules)
+    text = read_record_file(game_file)
+    if is_dice_record(text):
+        _analyze_dice(db, text, None if rules == STANDARD else rules, as_json)
+        return
+    game, notes = read_any_record(text, None if rules == STANDARD else rules)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
@@ -620,7 +642,11 @@ def record(rules: Rules, game_file: str, target: str, white: str, black: str) ->
       muehle record game.txt > game.pgn
       muehle record --to muehle playok.txt > game.txt
     """
-    game, notes = read_any_record(read_record_file(game_file), None if rules == STANDARD else rules)
+    text = read_record_file(game_file)
+    if is_dice_record(text):
+        fail("a record of dice mill: PGN and the plain record have no place for its throws "
+             "(muehle analyze reads it)")
+    game, notes = read_any_record(text, None if rules == STANDARD else rules)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     click.echo(pgn_text(game, white, black) if target == "pgn" else game.record(), nl=False)
@@ -655,6 +681,39 @@ def read_record_file(name: str) -> str:
     except UnicodeDecodeError as error:
         raise ValueError(f"{name}: not UTF-8 text (byte {data[error.start]:#04x} at offset "
                          f"{error.start}): not a game record") from None
+
+
+def _analyze_dice(db: str, text: str, rules: Optional[Rules], as_json: bool) -> None:
+    """``analyze`` of a record of dice mill: its placements by dice mill's tables, the
+    rest of the game as any game's."""
+    game, rest = read_dice_record(text, rules)
+    with DiceTables(db, game.rules, game.dice) as tables, \
+            open_database(db, game.rules, quiet_limit=rest.quiet_limit) as database:
+        obj, problems = dice_analyze_object(tables, database, game, rest, explained)
+    for problem in problems:
+        click.echo(f"muehle: warning: {problem}", err=True)
+    if as_json:
+        click.echo(json.dumps(obj))
+    else:
+        click.echo(f"dice mill, throw rule {game.dice.name} ({game.dice.describe()}); expected results "
+                   f"for the mover (score: win 1, draw 1/2)")
+        click.echo(f"{'ply':>4}  {'side':<5}  {'throw':<6}  {'move':<10}  {'before':>6}  {'after':>6}  review")
+        for r in obj["placements"]:
+            before, after = (f"{r[k]['score']:.4f}" if r[k] is not None else "?" for k in ("before", "after"))
+            review = ("-" if r["is_best"] is None else "" if r["mark"] is None else
+                      f"{r['mark']} {r['score_lost']:.4f} lost (best {r['best']}, {r['best_after']['score']:.4f})")
+            click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['throw']:<6}  "
+                       f"{r['move'] + (' (power)' if r['replacement'] else ''):<10}  {before:>6}  {after:>6}  "
+                       f"{review}".rstrip())
+        for side, s in obj["placement_summary"].items():
+            if s["moves"]:
+                click.echo(f"{COLOUR_NAMES[side]}: placements {s['accuracy']}% best ({s['best']} of {s['moves']}); "
+                           f"?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
+        if rest.moves or rest.outcome() is not None:
+            click.echo("after the placement phase:")
+            _print_analysis(obj, rest)
+    if problems:
+        raise SystemExit(1)
 
 
 def _print_analysis(obj: dict, game: Game) -> None:
