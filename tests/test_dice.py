@@ -551,6 +551,16 @@ def test_the_api_plays_dice_mill_and_hands_over_to_the_game_without_dice(six4):
                 assert st["played"][:len(moves)] == moves and len(st["played"]) == len(moves) + 1
                 moves = st["played"]
         assert len(moves) > 2 * SIX4.stones
+        # the page's record is the whole game's with the throws (as play --dice saves it)
+        from solver.dice import read_dice_record
+        for n in (3, len(moves)):
+            st = post("/api/game", moves=moves[:n]).json()
+            placed, after = read_dice_record(st["record"], SIX4)
+            assert [str(m) for m in [*placed.moves, *after.moves]] == moves[:n]
+            assert [list(t.dice) for t in placed.throws] == [list(turn_throw(5, i).dice)
+                                                             for i in range(len(placed.moves))]
+        reply = client.post("/api/analyze", json={"record": st["record"]})
+        assert reply.status_code == 422 and "muehle analyze reviews it" in reply.json()["error"]
         # a replay of the same moves meets the same state; an illegal move names its number
         assert post("/api/game", moves=moves[:5]).json()["dice"] == post("/api/game", moves=moves[:5]).json()["dice"]
         bad = post("/api/game", moves=["a5", "a5"])

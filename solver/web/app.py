@@ -45,6 +45,7 @@ from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
 from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
+from ..dice import is_dice_record
 from ..dice_tables import DiceTables
 from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
@@ -597,6 +598,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         record = text_param(params, "record")
         if record is None or not record.strip():
             raise ApiError("give a game record (record=...)")
+        if is_dice_record(record):
+            raise ApiError("a record of dice mill: its placements are reviewed by their throws, which this "
+                           "page does not yet; muehle analyze reviews it", 422)
         if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         # the rules: the parameter's, else the record's own (a rules: header), else
@@ -654,7 +658,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             state.update(computer_move=str(move), notes=[])
             return state
         if dice is not None:                         # every stone placed: the game without dice
-            return web_dice.on_plain(dice[0], api_play_game(params, dice[1]))
+            return web_dice.on_plain(dice[0], dice[1], api_play_game(params, dice[1]))
         return api_play_game(params, game_of(params))
 
     def api_play_game(params: dict, game: Game) -> dict:

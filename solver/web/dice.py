@@ -66,11 +66,12 @@ def info(game: DiceGame) -> dict:
     return out
 
 
-def on_plain(game: DiceGame, obj: dict) -> dict:
-    """A state of the game without dice that goes on from ``game``'s last placement,
-    given the whole game's moves, start and ``dice``."""
+def on_plain(game: DiceGame, plain: Game, obj: dict) -> dict:
+    """``obj``, a state of the game without dice (``plain``) that goes on from ``game``'s
+    last placement, given the whole game's moves, start, ``dice`` and record (the
+    throws' with the placements, :meth:`DiceGame.record`)."""
     obj.update(played=[str(m) for m in game.moves] + obj["played"],
-               start=format_position(game.positions[0]), dice=info(game))
+               start=format_position(game.positions[0]), dice=info(game), record=game.record(plain))
     return obj
 
 
@@ -78,7 +79,7 @@ def state(service, game: DiceGame, plain: Optional[Game], hints: bool) -> dict:
     """The page's state of a dice game (see the module's docstring)."""
     rules = game.rules
     if plain is not None:
-        return on_plain(game, service.state(plain, hints))
+        return on_plain(game, plain, service.state(plain, hints))
     pos = game.position
     over = pos.terminal_wdl(rules)
     winner = None if over is None else pos.turn if over == WIN else ("b" if pos.turn == "w" else "w")
@@ -86,7 +87,7 @@ def state(service, game: DiceGame, plain: Optional[Game], hints: bool) -> dict:
            "moves": [] if over is not None else [str(m) for m in game.legal_moves()],
            "game_over": over, "rules": rules.name, "stones": rules.stones,
            "start": format_position(game.positions[0]), "played": [str(m) for m in game.moves],
-           "record": None,
+           "record": game.record(),
            "result": None if over is None else f"{'White' if winner == 'w' else 'Black'} wins while placing",
            "winner": winner,
            "phase": ("game over" if over is not None else
