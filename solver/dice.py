@@ -480,6 +480,8 @@ class DiceGame:
         if self.pending is None:
             self.pending = (throw_of(dice, self.dice) if dice is not None
                             else turn_throw(self.seed, len(self.moves), self.dice))
+        elif dice is not None and tuple(dice) != self.pending.dice:
+            raise ValueError(f"this turn's dice are thrown already: {self.pending}")
         return self.pending
 
     def legal_moves(self) -> list[Move]:
@@ -524,8 +526,8 @@ class DiceGame:
         [6-6-6] d2
         """
         rest = after if after is not None else Game(self.position, self.rules)
-        if rest.start != self.position:
-            raise ValueError("the game after the placement phase starts where it ended")
+        if rest.start != self.position or rest.quiet_counts[0]:
+            raise ValueError("the game after the placement phase starts where it ended, with no quiet plies")
         lines = [] if self.rules == STANDARD else [f"rules: {self.rules.name}"]
         lines.append(f"dice: {self.dice.name}")
         if self.positions[0] != Position(0, 0, self.rules.stones, self.rules.stones, board=self.rules.board):

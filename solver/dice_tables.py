@@ -206,7 +206,7 @@ class DicePassWork(building.Work):
         return [DiceReport(self.sub, self.dice, self.sub.slots, seconds, building.peak_rss_mib(), False)]
 
 
-def plan_units(rules: Rules, dice: DiceRule = DEFAULT, max_total: int | None = None) -> list[building.Unit]:
+def plan_units(rules: Rules, max_total: int | None = None) -> list[building.Unit]:
     """:func:`plan`'s subspaces as the units of a graph (what a cluster runs): each names
     the dice units of its placement children in ``needs`` (the moving pairs it reads are
     built before), and asks for the memory of its pass.
@@ -226,7 +226,7 @@ def plan_units(rules: Rules, dice: DiceRule = DEFAULT, max_total: int | None = N
     return units
 
 
-def _require_pairs(root: Path, rules: Rules, subs: list[Subspace]) -> None:
+def require_pairs(root: Path, rules: Rules, subs: list[Subspace]) -> None:
     """MissingSubspaceError (with the command that builds them) unless every moving pair
     that ``subs`` lead into is built: the dice tables' leaves."""
     pairs = sorted({c for s in subs for c in children(s) if c is not None and c.is_moving},
@@ -250,12 +250,12 @@ def build(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total
 
         root = root.resolve()         # (the workers find the folder by the same path)
         with building.BuildLock(building.prepare_folder(root, rules)):
-            _require_pairs(root, rules, subs)
-            return cluster.run_graph(root, rules, client, plan_units(rules, dice, max_total), _cluster_task,
+            require_pairs(root, rules, subs)
+            return cluster.run_graph(root, rules, client, plan_units(rules, max_total), _cluster_task,
                                      (dice, verify), prefix=f"dice-{dice.name}-", progress=progress,
                                      timeout=timeout)
     with building.BuildLock(building.prepare_folder(root, rules)):
-        _require_pairs(root, rules, subs)
+        require_pairs(root, rules, subs)
         read_file = reader(root, rules, dice)
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
 
@@ -455,5 +455,5 @@ def expected_object(value: Expected) -> dict:
 
 
 __all__ = ["DiceMove", "DicePassWork", "DiceReport", "DiceTables", "build", "check", "check_files",
-           "children", "dice_path", "expected_object", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
+           "children", "dice_path", "expected_object", "plan_units", "require_pairs", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
            "solve"]

@@ -165,7 +165,7 @@ def test_dice_mills_tables_on_the_cluster_give_the_same_bits(client, tmp_path, d
 
     # Five Men's Morris up to 8 stones on board and in hand: two stones taken leave 3
     five, rule, most = Rules.from_name("five-mens"), DiceRule.from_name(dice), 8
-    units = dice_tables.plan_units(five, rule, most)
+    units = dice_tables.plan_units(five, most)
     assert [u.key for u in units] == dice_tables.plan(five, most)
     assert max(len(u.reads) for u in units) == 3 and max(len(u.needs) for u in units) == 3
     assert all(n.startswith("place-") for u in units for n in u.needs)
@@ -312,6 +312,7 @@ def test_build_command_with_workers(tmp_path):
     dice = subprocess.run(command[:-1] + ["--phase", "dice", "--dice", "double"], capture_output=True,
                           text=True, timeout=TIMEOUT)
     assert dice.returncode == 0 and noise(dice.stderr) == [], dice.stderr
+    assert "Dask dashboard: http://" in dice.stderr        # (on a cluster, not here)
     assert f"{len(subs)} placement subspace(s) built under dice rule double, 0 already there" in dice.stdout
     check = CliRunner().invoke(main, ["check", "--db", str(tmp_path), "--stones", "3", "--phase", "dice",
                                       "--dice", "double"])

@@ -324,6 +324,8 @@ def _session(root, rules, human, seed, level="perfect"):
 
     def read(prompt):           # the human: the tables' best move (or the first, at random levels)
         lines.append(prompt)
+        if prompt.startswith("game over"):
+            return "quit"
         if game.pending.powered and replacements(game.position, rules):
             return str(replacements(game.position, rules)[0])
         return str(game.legal_moves()[0])
@@ -508,6 +510,21 @@ def test_analyze_and_play_save_a_dice_game(six4, tmp_path):
     assert later.read_text() == game.record(rest)
 
 
+def test_a_game_won_while_placing_can_be_saved(tmp_path):
+    from solver.cli.games import DiceSession
+    from solver.dice import DiceGame, read_dice_record
+
+    rules = Rules(stones=3)
+    game = DiceGame(rules, DEFAULT, parse_position("W:a1,d1 B:a7,d7,g7 w 1 0", rules), seed=1)
+    answers, lines = iter(["g1xa7", f"save {tmp_path / 'won.txt'}", "d2", "quit"]), []
+    assert DiceSession(game, "w", None, random.Random(1), read=lambda prompt: next(answers),
+                       out=lines.append).run() is None
+    assert "Game over while placing: White wins. You win!" in lines
+    assert "the game is over: save FILE or quit" in lines
+    placed, rest = read_dice_record((tmp_path / "won.txt").read_text())
+    assert [str(m) for m in placed.moves] == ["g1xa7"] and rest.outcome() is not None
+
+
 # --- the browser's API -------------------------------------------------------------------
 
 def test_the_api_plays_dice_mill_and_hands_over_to_the_game_without_dice(six4):
@@ -559,8 +576,15 @@ def test_the_api_plays_dice_mill_and_hands_over_to_the_game_without_dice(six4):
             assert [str(m) for m in [*placed.moves, *after.moves]] == moves[:n]
             assert [list(t.dice) for t in placed.throws] == [list(turn_throw(5, i).dice)
                                                              for i in range(len(placed.moves))]
+        # the analysis panel's: the placements reviewed, the moves after them as the page replays them
         reply = client.post("/api/analyze", json={"record": st["record"]})
-        assert reply.status_code == 422 and "muehle analyze reviews it" in reply.json()["error"]
+        assert reply.status_code == 200, reply.json()
+        obj = reply.json()
+        assert [r["move"] for r in obj["placements"]] == [str(m) for m in placed.moves]
+        assert [r["move"] for r in obj["moves"]] == [str(m) for m in after.moves]
+        assert [r["ply"] for r in obj["moves"]] == list(range(1, len(after.moves) + 1))
+        assert obj["start"] == str(after.start) and obj["placements_start"] == str(placed.positions[0])
+        assert obj["warnings"] == [] and all(r["is_best"] is not None for r in obj["placements"])
         # a replay of the same moves meets the same state; an illegal move names its number
         assert post("/api/game", moves=moves[:5]).json()["dice"] == post("/api/game", moves=moves[:5]).json()["dice"]
         bad = post("/api/game", moves=["a5", "a5"])

@@ -140,8 +140,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
         if scheduler is not None:
             fail("--memory limits a build on this machine; a running cluster's workers offer "
                  "their own (dask worker --resources memory=BYTES)")
-    # (with --workers each worker offers its share, and a file must fit in one)
-    share = memory if memory is None or workers is None else memory // workers
+    share = _share(memory, workers)
     if phase == RULE_PHASE:
         _build_rule(db, rules, quiet_limit, max_total, pair, jobs, workers, scheduler, not no_verify,
                     dry_run, quiet, memory)
@@ -191,7 +190,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
             cluster.check_scheduler(scheduler)
         with building.BuildLock(building.prepare_folder(db, rules)):
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase), share)
-        with _cluster(workers, scheduler, jobs, share) as client:
+        with _cluster(workers, scheduler, jobs, memory) as client:
             reports = cluster.build(db, rules, client, phase=phase, **options)
             _report_plain(db, rules, reports, started)
             if rule_too:             # (the same cluster: its workers are up)
@@ -208,11 +207,21 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
         click.echo(f"note: {skip_rule}", err=True)
 
 
+def _share(memory: Optional[int], workers: Optional[int]) -> Optional[int]:
+    """The memory each worker of ``--workers`` offers: its share of ``--memory`` (a
+    file must fit in one)."""
+    return memory if memory is None or workers is None else memory // workers
+
+
 @contextmanager
-def _cluster(workers: Optional[int], scheduler: Optional[str], jobs: int, share: Optional[int]):
-    """A client of the running cluster of ``scheduler``, or of a LocalCluster of
-    ``workers`` started here (and stopped after), its dashboard's address said."""
+def _cluster(workers: Optional[int], scheduler: Optional[str], jobs: int, memory: Optional[int]):
+    """A client of the running cluster of ``scheduler`` (checked first), or of a
+    LocalCluster of ``workers`` started here (and stopped after) that share ``memory``
+    out; its dashboard's address said."""
     from .. import cluster
+
+    if scheduler is not None:
+        cluster.check_scheduler(scheduler)
 
     # Dask logs every worker and connection at INFO; the build's own lines suffice.
     logging.getLogger("distributed").setLevel(logging.WARNING)
@@ -222,7 +231,7 @@ def _cluster(workers: Optional[int], scheduler: Optional[str], jobs: int, share:
     # what matters itself (tests/test_cluster.py kills a worker of a running build).
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     where = (cluster.connect(scheduler) if scheduler is not None
-             else cluster.local(workers, threads=max(1, jobs // workers), memory=share))
+             else cluster.local(workers, threads=max(1, jobs // workers), memory=_share(memory, workers)))
     with where as client:
         click.echo(f"Dask dashboard: {client.dashboard_link}", err=True)
         yield client
@@ -277,12 +286,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
         return
     started = time.perf_counter()
     if client is None and (workers is not None or scheduler is not None):
-        from .. import cluster
-
-        if scheduler is not None:
-            cluster.check_scheduler(scheduler)
-        share = memory if memory is None or workers is None else memory // workers
-        with _cluster(workers, scheduler, jobs, share) as started_client:
+        with _cluster(workers, scheduler, jobs, memory) as started_client:
             _build_rule(db, rules, limit, max_total, pair, jobs, workers, scheduler, verify, False, quiet,
                         memory, client=started_client)
         return
@@ -324,12 +328,9 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
     if workers is None and scheduler is None:
         reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
     else:
-        from .. import cluster
-
-        if scheduler is not None:
-            cluster.check_scheduler(scheduler)
-        share = memory if memory is None or workers is None else memory // workers
-        with _cluster(workers, scheduler, jobs, share) as client:
+        with building.BuildLock(building.prepare_folder(db, rules)):      # (before a cluster starts)
+            dice_tables.require_pairs(Path(db), rules, subs)
+        with _cluster(workers, scheduler, jobs, memory) as client:
             reports = dice_tables.build(db, rules, dice, max_total=max_total, verify=verify, client=client)
     made = [r for r in reports if not r.skipped]
     click.echo(f"{len(made)} placement subspace(s) built under dice rule {dice.name}, "

@@ -478,7 +478,8 @@ class DiceSession:
             if line is None:
                 self.out("End of input: the game is left unfinished.")
                 return None
-            word = line.strip().lower()
+            word, _, rest = line.strip().partition(" ")
+            word = word.lower()
             if word in ("quit", "exit"):
                 self.out("You leave the game unfinished.")
                 return None
@@ -490,8 +491,8 @@ class DiceSession:
                 self.hint()
             elif word == "undo":
                 self.undo()
-            elif word == "save" or word.startswith("save "):
-                save_record(line.strip()[4:].strip(), game.record(), self.out)
+            elif word == "save":
+                save_record(rest.strip(), game.record(), self.out)
             elif word:
                 self.human_move(line.strip())
         result = game.position.terminal_wdl(game.rules)
@@ -500,6 +501,14 @@ class DiceSession:
             winner = mover if result == WIN else (WHITE if mover == BLACK else BLACK)
             verdict = "You win!" if winner == self.human else "You lose."
             self.out(f"Game over while placing: {COLOUR_NAMES[winner]} wins. {verdict}")
+            while (line := self.read("game over (save FILE, quit) > ")) is not None:
+                word, _, rest = line.strip().partition(" ")
+                if word.lower() == "save":
+                    save_record(rest.strip(), game.record(), self.out)
+                elif word.lower() in ("quit", "exit"):
+                    break
+                elif word:
+                    self.out("the game is over: save FILE or quit")
             return None
         self.out("Every stone is placed: the game goes on without dice.")
         return game.position
@@ -709,9 +718,11 @@ def _analyze_dice(db: str, text: str, rules: Optional[Rules], as_json: bool) -> 
             if s["moves"]:
                 click.echo(f"{COLOUR_NAMES[side]}: placements {s['accuracy']}% best ({s['best']} of {s['moves']}); "
                            f"?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
-        if rest.moves or rest.outcome() is not None:
+        if rest.moves:
             click.echo("after the placement phase:")
             _print_analysis(obj, rest)
+        elif rest.outcome() is not None:
+            click.echo(f"result: {rest.outcome()}")
     if problems:
         raise SystemExit(1)
 

@@ -36,7 +36,8 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..analysis import analyze_object, best_move_object, convert_object, moves_object, query_object
+from ..analysis import (analyze_object, best_move_object, convert_object, dice_analyze_object, moves_object,
+                        query_object)
 from ..records import read_any_record, record_format
 from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
@@ -45,7 +46,7 @@ from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
 from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
-from ..dice import is_dice_record
+from ..dice import is_dice_record, read_dice_record
 from ..dice_tables import DiceTables
 from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
@@ -599,8 +600,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         if record is None or not record.strip():
             raise ApiError("give a game record (record=...)")
         if is_dice_record(record):
-            raise ApiError("a record of dice mill: its placements are reviewed by their throws, which this "
-                           "page does not yet; muehle analyze reviews it", 422)
+            return analyze_dice(record, params)
         if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         # the rules: the parameter's, else the record's own (a rules: header), else
@@ -611,6 +611,24 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         obj, problems = analyze_object(service.database(game.rules), game, explained)
         obj["warnings"] = problems + notes
+        return obj
+
+    def analyze_dice(record: str, params: dict) -> dict:
+        """``/api/analyze`` of a record of dice mill: ``solver.analysis.dice_analyze_object``,
+        its ``moves`` (those after the placement phase, which the page's table and board
+        replay) counted from where they start (``start``; ``placements_start`` the game's)."""
+        parts = read_record(record)
+        if len(parts.moves) > 2 * MAX_MOVES:          # (a throw before each placement)
+            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
+        given = service.rules_of(params) if params.get("rules") not in (None, "") else None
+        if given is None and "rules" not in parts.headers:
+            given = service.rules           # (as a plain record without a header)
+        game, rest = read_dice_record(record, given)
+        obj, problems = dice_analyze_object(service.dice_tables(game.rules, game.dice),
+                                            service.database(game.rules), game, rest, explained)
+        for row in obj["moves"]:
+            row["ply"] -= len(game.moves)
+        obj.update(placements_start=obj["start"], start=format_position(rest.start), warnings=problems)
         return obj
 
     def api_rules(params: dict) -> dict:

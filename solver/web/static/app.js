@@ -546,7 +546,15 @@ async function analyze() {
   const blunders = result.moves.filter((r) => r.blunder);
   say("analysis-message", result.warnings.length ? `Warning: ${result.warnings.join("; ")}` : "",
       result.warnings.length > 0);
-  $("analysis-summary").textContent = `Rules ${result.rules}, start ${result.start}; values for the mover. `
+  // a game of dice mill: its placements reviewed by their throws (muehle analyze lists
+  // them); the table and the board show the moves after them, from where they start
+  const placed = result.placements
+    ? `Dice mill (${result.dice}): ${result.placements.length} placement(s) reviewed by their throws;`
+      + Object.entries(result.placement_summary).filter(([, s]) => s.moves).map(([side, s]) =>
+        ` ${COLOUR[side]} ${s.accuracy}% best, ?? ${s["??"]}, ? ${s["?"]}, ?! ${s["?!"]};`).join("")
+      + " the moves after them: "
+    : "";
+  $("analysis-summary").textContent = placed + `Rules ${result.rules}, start ${result.start}; values for the mover. `
     + `${blunders.length} blunder(s)` + (blunders.length ? ": " + blunders.map((r) => `ply ${r.ply} ${r.move} (${r.blunder})`).join(", ") : "")
     + (result.result ? `. Result: ${result.result}.` : ".")
     + Object.entries(result.summary).filter(([, s]) => s.moves).map(([side, s]) =>
