@@ -510,6 +510,20 @@ def test_analyze_and_play_save_a_dice_game(six4, tmp_path):
     assert later.read_text() == game.record(rest)
 
 
+def test_the_guides_dice_record_is_a_game():
+    """The record shown in docs/guide/playing.md reads back, its replacement a real one."""
+    import re
+    from pathlib import Path
+    from solver.dice import is_replacement, read_dice_record
+
+    page = (Path(__file__).parent.parent / "docs" / "guide" / "playing.md").read_text()
+    text = re.search(r"### A game of dice mill.*?```\n(.*?)```", page, re.S).group(1)
+    placed, rest = read_dice_record(text)
+    i = [str(m) for m in placed.moves].index("a7", 1)             # [3-3-3] a7: Black's replacement
+    assert placed.throws[i].powered and is_replacement(placed.positions[i], placed.moves[i])
+    assert placed.record(rest) == text
+
+
 def test_a_game_won_while_placing_can_be_saved(tmp_path):
     from solver.cli.games import DiceSession
     from solver.dice import DiceGame, read_dice_record
