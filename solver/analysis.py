@@ -374,9 +374,7 @@ def analyze_object(database: Database, game: Game,
     ruled = game.quiet_limit == database.quiet_limit and database.has_rule_tables()
 
     def noted(error: DatabaseError) -> None:
-        text = one_line(explain(error))
-        if text not in problems:
-            problems.append(text)
+        _note(problems, error, explain)
 
     def rule_value(i: int) -> Optional[WDL]:
         """The value of position i (its side to move) under the rule at its count."""
@@ -431,6 +429,12 @@ def analyze_object(database: Database, game: Game,
             problems)
 
 
+def _note(problems: list[str], error: DatabaseError, explain: Callable[[BaseException], str]) -> None:
+    """``error`` among an analysis's ``problems``, in one line of ``explain``'s words, once."""
+    text = one_line(explain(error))
+    if text not in problems:
+        problems.append(text)
+
 
 #: The marks of a placement of dice mill by the expected score it gave away (the best
 #: move's win + draw/2 less its own, both after the throw the mover had): this
@@ -464,9 +468,7 @@ def dice_analyze_object(tables: DiceTables, database: Database, game: DiceGame, 
         try:
             before, moves = tables.probe(pos), tables.probe_moves(pos, thrown.powered)
         except DatabaseError as error:
-            text = one_line(explain(error))
-            if text not in problems:
-                problems.append(text)
+            _note(problems, error, explain)
             rows.append(row)
             continue
         played = next(m for m in moves if m.move == move)

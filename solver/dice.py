@@ -386,8 +386,7 @@ def throw(rng, rule: DiceRule = DEFAULT) -> Throw:
     >>> throw(random.Random(1))
     Throw(dice=(2, 5, 1), powered=False)
     """
-    dice = tuple(rng.randint(1, 6) for _ in range(3))
-    return Throw(dice, THROW_TESTS[rule.throw](dice))
+    return throw_of(tuple(rng.randint(1, 6) for _ in range(3)), rule)
 
 
 def turn_throw(seed: int, ply: int, rule: DiceRule = DEFAULT) -> Throw:
@@ -557,13 +556,14 @@ def is_dice_record(text: str) -> bool:
         return False
 
 
-def read_dice_record(text: str, rules: Rules | None = None) -> tuple[DiceGame, Game]:
+def read_dice_record(text: str, rules: Rules | None = None, default: Rules = STANDARD) -> tuple[DiceGame, Game]:
     """A record of dice mill (:meth:`DiceGame.record`; a ``dice:`` header) played: its
     placement phase as a :class:`DiceGame` with the throws written, and the game after
     it (the moving phase, or nothing where the game ended placing) as a
-    :class:`~solver.game.Game` from its last position.  Every placement needs its throw
-    before it and no other move has one; InvalidNotationError (or the move's error)
-    names the line where not.
+    :class:`~solver.game.Game` from its last position.  ``rules`` and ``default`` as
+    :meth:`Game.from_record <solver.game.Game.from_record>` takes them.  Every placement
+    needs its throw before it and no other move has one; InvalidNotationError (or the
+    move's error) names the line where not.
 
     >>> g, rest = read_dice_record("rules: standard-s3\\ndice: triple\\n[6-6-6] d2\\n")
     >>> str(g.throws[0]), g.throws[0].powered, str(g.position)
@@ -579,7 +579,7 @@ def read_dice_record(text: str, rules: Rules | None = None) -> tuple[DiceGame, G
         dice = DiceRule.from_name(headers["dice"])
     except ValueError as error:
         raise InvalidNotationError(f"record: dice: {error}") from None
-    rules = record_rules(headers["rules"], rules) if "rules" in headers else (rules or STANDARD)
+    rules = record_rules(headers["rules"], rules) if "rules" in headers else (rules or default)
     gap = dice_gap(rules)
     if gap is not None:
         raise InvalidNotationError(f"record: {gap}")

@@ -455,5 +455,5 @@ def expected_object(value: Expected) -> dict:
 
 
 __all__ = ["DiceMove", "DicePassWork", "DiceReport", "DiceTables", "build", "check", "check_files",
-           "children", "dice_path", "expected_object", "plan_units", "require_pairs", "leaf_values", "memory_needed", "packed", "plan", "read", "reader",
-           "solve"]
+           "children", "dice_path", "expected_object", "leaf_values", "memory_needed", "packed", "plan",
+           "plan_units", "read", "reader", "require_pairs", "solve"]

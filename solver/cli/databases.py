@@ -328,7 +328,12 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
     if workers is None and scheduler is None:
         reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
     else:
-        with building.BuildLock(building.prepare_folder(db, rules)):      # (before a cluster starts)
+        # as the plain build: the scheduler checked before a folder is made, the pairs
+        # before a cluster is started for nothing
+        if scheduler is not None:
+            from .. import cluster
+            cluster.check_scheduler(scheduler)
+        with building.BuildLock(building.prepare_folder(db, rules)):
             dice_tables.require_pairs(Path(db), rules, subs)
         with _cluster(workers, scheduler, jobs, memory) as client:
             reports = dice_tables.build(db, rules, dice, max_total=max_total, verify=verify, client=client)

@@ -599,13 +599,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         record = text_param(params, "record")
         if record is None or not record.strip():
             raise ApiError("give a game record (record=...)")
-        if is_dice_record(record):
-            return analyze_dice(record, params)
-        if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
-            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         # the rules: the parameter's, else the record's own (a rules: header), else
         # the server's (a record without a header is a game of the server's rules)
         given = service.rules_of(params) if params.get("rules") not in (None, "") else None
+        if is_dice_record(record):
+            return analyze_dice(record, given)
+        if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
+            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         game, notes = read_any_record(record, given, default=service.rules)
         if len(game.moves) > MAX_MOVES:       # (a PGN's or PlayOK's, counted once read)
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
@@ -613,17 +613,14 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         obj["warnings"] = problems + notes
         return obj
 
-    def analyze_dice(record: str, params: dict) -> dict:
-        """``/api/analyze`` of a record of dice mill: ``solver.analysis.dice_analyze_object``,
-        its ``moves`` (those after the placement phase, which the page's table and board
-        replay) counted from where they start (``start``; ``placements_start`` the game's)."""
-        parts = read_record(record)
-        if len(parts.moves) > 2 * MAX_MOVES:          # (a throw before each placement)
+    def analyze_dice(record: str, given: Optional[Rules]) -> dict:
+        """``/api/analyze`` of a record of dice mill (rules as a plain record's):
+        ``solver.analysis.dice_analyze_object``, its ``moves`` (those after the placement
+        phase, which the page's table and board replay) counted from where they start
+        (``start``; ``placements_start`` the game's)."""
+        if len(read_record(record).moves) > 2 * MAX_MOVES:          # (a throw before each placement)
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
-        given = service.rules_of(params) if params.get("rules") not in (None, "") else None
-        if given is None and "rules" not in parts.headers:
-            given = service.rules           # (as a plain record without a header)
-        game, rest = read_dice_record(record, given)
+        game, rest = read_dice_record(record, given, default=service.rules)
         obj, problems = dice_analyze_object(service.dice_tables(game.rules, game.dice),
                                             service.database(game.rules), game, rest, explained)
         for row in obj["moves"]:
