@@ -16,6 +16,7 @@
 # - ``check.pxi``: the forward consistency check of a solved subspace (run by every build)
 # - ``placement.pxi``: the placement phase by one backward pass
 # - ``dice.pxi``: dice mill's placement phase (expected results) by one backward pass
+# - ``ceylonese.pxi``: Ceylonese mill's placement phase (mills earn turns) by one backward pass
 # - ``search.pxi``: the opening search and the 2-bit win/draw/loss views
 # - ``values.pxi``: the histogram of a subspace's codes, for the statistics its file records
 # - ``chunks.pxi``: a stored chunk's byte shuffle and Fletcher-32, for the chunk codec of solver.storage
@@ -38,6 +39,7 @@ include "retro.pxi"
 include "check.pxi"
 include "placement.pxi"
 include "dice.pxi"
+include "ceylonese.pxi"
 include "search.pxi"
 include "values.pxi"
 include "chunks.pxi"

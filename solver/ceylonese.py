@@ -1,9 +1,11 @@
 """Ceylonese mill (Nerenchi Keliya): the readable reference of its rules.
 
 The specification of the game, as :mod:`solver.position` is of the game without the
-Ceylonese rules; its tables are not built yet (docs/design.md §12 says what they need),
-and the kernel-free retrograde pass over this reference
-(:func:`solver.verify.retrograde.solve_ceylonese`) solves its small versions.
+Ceylonese rules.  The compiled kernels solve it in memory
+(:mod:`solver.ceylonese_tables`; no table files yet: docs/design.md §12), and the
+kernel-free retrograde pass over this reference
+(:func:`solver.verify.retrograde.solve_ceylonese`) solves its small versions, which the
+tests hold the kernels to.
 
 **The source.** H. Parker, *Ancient Ceylon* (London 1909), pp. 577 and 580, on the game
 of *Nerenchi Keliya* as it was played in Ceylon: the players "alternately lay down a

@@ -1,7 +1,9 @@
 """Ceylonese mill (solver.ceylonese): its rules, read from Parker's account, held by
-positions typed by hand; and the kernel-free retrograde pass over them
+positions typed by hand; the kernel-free retrograde pass over them
 (solver.verify.retrograde.solve_ceylonese) held to a second algorithm written here, a
-value iteration over the count of turns, on every position of a small version."""
+value iteration over the count of turns, on every position of a small version; and the
+kernels' tables (solver.ceylonese_tables) held to that value iteration on every position
+of small versions under several rules."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from solver import ceylonese
+from solver import ceylonese, ceylonese_tables
 from solver.ceylonese import CeylonRule, legal_moves, play, terminal
 from solver.errors import UnsupportedRulesError
 from solver.position import Position, parse_move, parse_position
@@ -200,12 +202,24 @@ def _value_iteration(finished, src, dst, same) -> np.ndarray:
         t += 1
 
 
+_EXPECTED: dict = {}
+
+
+def _expected(rules: Rules, rule: CeylonRule, first: Position):
+    """The graph from ``first`` and its value iteration's codes, computed once a session
+    (the pass's test and the kernels' share them)."""
+    key = (rules, rule, str(first))
+    if key not in _EXPECTED:
+        keys, finished, src, dst, same = _graph(rules, rule, first)
+        _EXPECTED[key] = keys, finished, src, dst, same, _value_iteration(finished, src, dst, same)
+    return _EXPECTED[key]
+
+
 def _compare(rules: Rules, rule: CeylonRule, first: Position, whole: bool = True) -> dict:
     """The pass's codes against the value iteration's on every position reached from
     ``first``; ``whole``: the pass closes the graph itself (solve_ceylonese), else it
     reads the moves found here (solve_graph alone: half the time)."""
-    keys, finished, src, dst, same = _graph(rules, rule, first)
-    expected = _value_iteration(finished, src, dst, same)
+    keys, finished, src, dst, same, expected = _expected(rules, rule, first)
     if whole:
         values = solve_ceylonese(rules, rule, first)
     else:
@@ -250,7 +264,97 @@ def test_the_pass_equals_a_value_iteration_over_turns_on_the_whole_six_mens_boar
     assert values[(0, 0, 3, 3)] == 0
 
 
-def test_variants_lists_ceylonese_mill_as_a_reference_without_tables():
+def _kernels_against_iteration(rules: Rules, rule: CeylonRule, first: Position):
+    """The kernels' tables of the whole game against the value iteration on every
+    position reached from ``first``; returns the tables and the reached keys."""
+    keys, *_, expected = _expected(rules, rule, first)
+    tables = ceylonese_tables.solve(rules, rule, jobs=2)
+    got = np.array([tables.code(Position.from_view(*k, board=rules.board)) for k in keys])
+    bad = np.flatnonzero(got != expected)
+    assert not len(bad), [(str(Position.from_view(*keys[i], board=rules.board)), int(got[i]), int(expected[i]))
+                          for i in bad[:5]]
+    return tables, keys
+
+
+def test_the_kernels_equal_the_value_iteration_on_every_position_of_a_small_game():
+    """The game of the pass's test above (its value iteration shared): the kernels'
+    tables (moving pairs by the standard rounds with the captures' view, the placement
+    by ceylon_place) agree on all 156,261 positions, among them placements that end the
+    placement with stones in hand, mills while placing and while moving, and moving
+    positions where a side was left with two stones by the end of the placement."""
+    rules = Rules(board="six-mens", stones=4, jumping=False)
+    rule = CeylonRule(open_points=10)
+    tables, keys = _kernels_against_iteration(rules, rule, parse_position("W:a1,c5 B:c4,e1 w 2 2", rules))
+    moving = [k for k in keys if not (k[2] or k[3])]
+    assert any(min(k[0].bit_count(), k[1].bit_count()) < 3 for k in moving)     # a side left with two
+    assert any(k[0].bit_count() + k[1].bit_count() == 6 for k in moving)        # the end by open points
+    assert any(k[0].bit_count() + k[1].bit_count() == 5 for k in moving)        # after a take
+
+
+def _by_turns(pos: Position, tables) -> int:
+    """The code of ``pos`` from its moves by the reference and its children's codes in
+    the tables: a move that keeps the turn gives its child's code, one that passes it
+    the child's seen from the other side a turn later; the shortest win, else a draw,
+    else the longest loss."""
+    rules, rule = tables.rules, tables.rule
+    result = terminal(pos, rules, rule)
+    if result is not None:
+        return 1 if result == LOSS else 2
+    best = None
+    for move in legal_moves(pos, rules, rule):
+        nxt = play(pos, move, rules, rule)
+        code = tables.code(nxt)
+        if nxt.turn != pos.turn:
+            code = code + 1 if code else 0
+        key = 0x10000 if code == 0 else code if code % 2 else 0x30000 - code
+        if best is None or key > best[0]:
+            best = (key, code)
+    return best[1]
+
+
+@pytest.mark.parametrize("name, rule", [("six-mens-s4", "ceylonese"), ("six-mens-jumping-s4", "ceylonese"),
+                                        ("six-mens-s4", "ceylonese-no-extra"),
+                                        ("standard-s4", "ceylonese-open17")])
+def test_every_code_of_the_kernels_follows_from_its_moves_by_the_reference(name, rule):
+    """Sampled positions of every subspace, moving and placement, of games whose moving
+    phase has captures into pairs of three stones and more (which the whole-game
+    comparisons above, of at most three stones a side moving, do not reach): each
+    code is the one its moves by the reference give from the tables' codes of the
+    positions they lead to, turns kept by mills counted as the rules say."""
+    rules = Rules.from_name(name)
+    rule = CeylonRule.from_name(rule)
+    tables = ceylonese_tables.solve(rules, rule, jobs=2)
+    rng = np.random.default_rng(56)
+    checked = takes = 0
+    for sub in tables.codes:
+        real = np.flatnonzero(sub.real_mask())
+        for slot in rng.choice(real, size=min(len(real), 150), replace=False):
+            own, opp = sub.position(int(slot))
+            pos = Position.from_view(own, opp, sub.own_hand, sub.opp_hand, board=rules.board)
+            if ceylonese.why_not_ceylonese(pos, rule) is not None:
+                continue
+            assert tables.code(pos) == _by_turns(pos, tables), str(pos)
+            checked += 1
+            takes += not pos.own_hand and any(m.take is not None for m in legal_moves(pos, rules, rule))
+    assert checked > 1000 and takes > 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, rule", [
+    ("six-mens-s3", "ceylonese"),
+    ("six-mens-s3", "ceylonese-no-extra"),
+    ("six-mens-take-none-s3", "ceylonese"),
+    ("six-mens-jumping-s3", "ceylonese"),
+])
+def test_the_kernels_equal_the_value_iteration_under_other_rules(rules, rule):
+    """Parker's reading, the turn passing after a take, take-none and jumping, each on
+    every position of a three-stone game on the Six Men's board from two stones a side
+    placed (the placement ending with the hands empty there)."""
+    rules = Rules.from_name(rules)
+    _kernels_against_iteration(rules, CeylonRule.from_name(rule), parse_position("W:a1,c5 B:c4,e1 w 1 1", rules))
+
+
+def test_variants_lists_ceylonese_mill_as_solved_in_memory_without_table_files():
     import json
 
     from click.testing import CliRunner
@@ -261,9 +365,11 @@ def test_variants_lists_ceylonese_mill_as_a_reference_without_tables():
     assert result.exit_code == 0, result.output
     data = {v["name"]: v["ceylonese"] for v in json.loads(result.stdout)["variants"]}
     assert data["standard"] == {
-        "tables": False, "reference": True,
-        "gap": "no tables yet: the kernels do not play its turns (docs/design.md §12)",
+        "tables": False, "reference": True, "kernels": True,
+        "gap": "no table files yet: the kernels solve it in memory (scripts/ceylonese_solve.py), "
+               "build, query and play do not know it (docs/design.md §12)",
         "options": {"open_points": 2, "extra_move": True},
         "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
     for name in ("three-mens", "lasker", "mixed"):
         assert not data[name]["reference"] and data[name]["gap"].startswith(f"rules {name}")
+        assert not data[name]["kernels"]

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.ceylonese",),     # Ceylonese mill's rules: its reference
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
+    ("solver.ceylonese_tables",),   # Ceylonese mill solved by the kernels: the moving rounds reused
     # the format; verification reads stored pairs; the build verifies before it stores;
     # the folder's inventory is the build's plan; the cluster runs the build's units
     ("solver.storage", "solver.codec", "solver.wdl"),

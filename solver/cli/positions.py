@@ -12,6 +12,7 @@ import click
 from ..analysis import convert_object, moves_object
 from ..diagram import diagram
 from ..ceylonese import CeylonRule, require_ceylonese
+from ..ceylonese_tables import require_tables
 from ..errors import InvalidNotationError, UnsupportedRulesError
 from ..formats import FORMATS
 from ..game import Game, describe_phase
@@ -105,16 +106,24 @@ def variant_object(rules: Rules) -> dict:
 
 def ceylonese_object(rules: Rules) -> dict:
     """Ceylonese mill under ``rules`` (solver.ceylonese): whether its reference plays
-    them (else why not), its options with their defaults, and that no tables are made
-    yet (docs/design.md §12)."""
+    them and the kernels solve them in memory (solver.ceylonese_tables; else why not),
+    its options with their defaults, and that no table files are made yet
+    (docs/design.md §12)."""
     try:
         require_ceylonese(rules)
         why = None
     except UnsupportedRulesError as exc:
         why = str(exc)
+    try:
+        require_tables(rules)
+        why_kernels = None
+    except UnsupportedRulesError as exc:
+        why_kernels = str(exc)
     rule = CeylonRule()
-    return {"tables": False, "reference": why is None,
-            "gap": why or "no tables yet: the kernels do not play its turns (docs/design.md §12)",
+    return {"tables": False, "reference": why is None, "kernels": why_kernels is None,
+            "gap": why or why_kernels or ("no table files yet: the kernels solve it in memory "
+                                          "(scripts/ceylonese_solve.py), build, query and play do "
+                                          "not know it (docs/design.md §12)"),
             "options": {"open_points": rule.open_points, "extra_move": rule.extra_move},
             "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
 
@@ -141,11 +150,12 @@ def variants(as_json: bool) -> None:
     "symmetries", "point_names"}, "stones", "jumping", "mill_rule", "placement",
     "two_mill_takes", "line_wins", "full_board" (every option of the rules),
     "moving_orbits", "description", "kernels", "kernel_gap", "dice": {"tables", "gap",
-    "throw_rules", "default", "options"}, "ceylonese": {"tables", "reference", "gap",
-    "options", "source"}}]}; moving_orbits counts the positions with nothing in hand up
+    "throw_rules", "default", "options"}, "ceylonese": {"tables", "reference", "kernels",
+    "gap", "options", "source"}}]}; moving_orbits counts the positions with nothing in hand up
     to symmetry (Burnside's lemma over the board's group); "dice" says whether dice
     mill's tables (build --phase dice) are made under these rules; "ceylonese" whether
-    Ceylonese mill's reference plays them (its tables are not made yet).
+    Ceylonese mill's reference plays them and its kernels solve them in memory (no
+    table files are made yet).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]
     if as_json:

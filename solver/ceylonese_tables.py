@@ -1,0 +1,172 @@
+"""Ceylonese mill solved by the compiled kernels: its moving pairs by the moving phase's
+rounds, its placement by one backward pass (docs/design.md §12).
+
+:mod:`solver.ceylonese` is the readable reference of the rules;
+:func:`solver.verify.retrograde.solve_ceylonese` solves small versions of it without
+kernels, and the tests hold the two equal on every position.  Codes count turns as the
+other tables count plies (:mod:`solver.values`): a placement or move that earns another
+adds none.
+
+- **The moving phase.**  A quiet move passes the turn as in the standard game; a
+  capture keeps it (:attr:`CeylonRule.extra_move`), so it leads into the same side's
+  subspace m-(o−1), whose code is the mover's own.  The moving rounds
+  (:func:`solver.retro.solve_pair`) take it as a capture into (o−1)-m through a view of
+  those codes seen from the other side one turn shorter (``ceylon_capture_view``), so
+  a pair is solved by the standard kernels, the pairs in the standard order (m-(o−1)
+  belongs to pair {o−1, m}, the capture target's pair).  Without the extra move the
+  moving phase is the standard game's.
+- **The placement phase** takes nothing: a side's stones on the board are the stones
+  it has placed, so each pair of hands is one subspace (12 − h)-(12 − k)+h-k (with
+  ``rules.stones`` for 12), solved by ``ceylon_place`` in order of stones in hand, the
+  last placement leading into the moving pairs with the hands put aside.
+
+The tables are held in memory (2 bytes a slot): for the small boards and stone counts
+of the tests and of docs/results.md.  The 12-stone game of the standard board needs
+3.4·10¹⁰ slots, which the build's files and units would hold (design.md §12).
+
+>>> from solver.rules import Rules
+>>> tables = solve(Rules(board="six-mens", stones=3), jobs=1)
+>>> tables.start_value()
+Value('draw', None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .ceylonese import CeylonRule, require_ceylonese, terminal
+from .index import Pair, Subspace
+from .kernels import kernels_for
+from .position import Position
+from .retro import pair_order, solve_pair
+from .rules import Rules, require_kernels
+from .values import WDL, Value, decode
+
+
+def moving_pairs(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Pair]:
+    """The moving pairs a game reaches, in the order they are solved: every pair of the
+    stone count whose stones fit on the board once the placement is over (at most all
+    but ``rule.open_points`` points filled).
+
+    >>> moving_pairs(Rules(board="six-mens", stones=8))[-1]
+    Pair(7, 7)
+    """
+    most = min(2 * rules.stones, rules.board.num_points - rule.open_points)
+    return [Pair(m, o, board=rules.board) for m, o in pair_order(rules.stones) if m + o <= most]
+
+
+def placement_subspaces(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Subspace]:
+    """The placement subspaces, in the order they are solved (fewest stones in hand
+    first): one per pair of hands h >= 1 (the side to move places), k >= 0, with more
+    than ``rule.open_points`` points free.
+
+    >>> [str(s) for s in placement_subspaces(Rules(board="six-mens", stones=3))][:3]
+    ['2-3+1-0', '3-2+1-0', '2-2+1-1']
+    """
+    stones, points = rules.stones, rules.board.num_points
+    subs = [Subspace(stones - h, stones - k, h, k, board=rules.board)
+            for h in range(1, stones + 1) for k in range(stones + 1)
+            if points - (2 * stones - h - k) > rule.open_points]
+    return sorted(subs, key=lambda s: (s.own_hand + s.opp_hand, s.own_hand))
+
+
+def require_tables(rules: Rules, rule: CeylonRule = CeylonRule()) -> None:
+    """UnsupportedRulesError where the kernels cannot solve the game: rules the Ceylonese
+    turns do not apply to, or rules the kernels do not play."""
+    require_ceylonese(rules)
+    require_kernels(rules)
+
+
+@dataclass
+class CeylonTables:
+    """The codes of every subspace of a Ceylonese game, moving and placement."""
+
+    rules: Rules
+    rule: CeylonRule
+    codes: dict[Subspace, np.ndarray] = field(default_factory=dict)
+
+    def code(self, pos: Position) -> int:
+        """The code of a position for its side to move: the stored one, or where the
+        game is over (a side with fewer than three stones) the rules' (loss in 0, or win
+        in 1 for the side that has just taken).  ValueError where no game reaches it
+        (:func:`~solver.ceylonese.why_not_ceylonese`)."""
+        result = terminal(pos, self.rules, self.rule)      # (it refuses what no game reaches)
+        if min(pos.own.bit_count() + pos.own_hand, pos.opp.bit_count() + pos.opp_hand) < 3:
+            return 1 if result == WDL.LOSS else 2
+        sub = Subspace.of(pos)
+        return int(self.codes[sub][sub.index(pos.own, pos.opp)])
+
+    def value(self, pos: Position) -> Value:
+        """The position's value for its side to move, turns for plies."""
+        return decode(self.code(pos))
+
+    def start_value(self) -> Value:
+        """The value of the empty board, White to place."""
+        stones = self.rules.stones
+        return self.value(Position(0, 0, stones, stones, board=self.rules.board))
+
+
+def capture_view(codes: np.ndarray, m: int, o: int, rules: Rules, jobs: int = 2) -> np.ndarray:
+    """The codes of subspace (o, m) that a capture keeping the turn enters the moving
+    rounds with, from the codes of (m, o) (``ceylon_capture_view``)."""
+    out = np.empty(Subspace(o, m, board=rules.board).slots, dtype=np.uint16)
+    kernels_for(rules.board).ceylon_capture_view(m, o, codes, out, jobs)
+    return out
+
+
+def solve_moving(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
+                 progress: Callable[[str], None] | None = None) -> dict[Subspace, np.ndarray]:
+    """The codes of every moving subspace of :func:`moving_pairs`."""
+    codes: dict[Subspace, np.ndarray] = {}
+
+    def lookup(m: int, o: int) -> np.ndarray:
+        # the rounds ask for the other side's subspace (m, o) = (o' - 1, m') after a
+        # capture out of m'-o'; with the extra move the same side's (o, m) answers
+        target = Subspace(o, m, board=rules.board) if rule.extra_move else Subspace(m, o, board=rules.board)
+        if not rule.extra_move:
+            return codes[target]
+        return capture_view(codes[target], o, m, rules, jobs)
+
+    for pair in moving_pairs(rules, rule):
+        if progress:
+            progress(f"pair {pair}")
+        codes.update(solve_pair(tuple(pair), rules, lookup, jobs).values)
+    return codes
+
+
+def solve_placement(rules: Rules, moving: dict[Subspace, np.ndarray], rule: CeylonRule = CeylonRule(),
+                    jobs: int = 2, progress: Callable[[str], None] | None = None
+                    ) -> dict[Subspace, np.ndarray]:
+    """The codes of every subspace of :func:`placement_subspaces`, from the moving
+    phase's ``moving``."""
+    kernels, board = kernels_for(rules.board), rules.board
+    codes: dict[Subspace, np.ndarray] = {}
+    none = np.zeros(0, dtype=np.uint16)
+    for sub in placement_subspaces(rules, rule):
+        m, o, h, k = sub
+        over = board.num_points - m - o - 1 <= rule.open_points or (h == 1 and k == 0)
+        if over:
+            same = moving.get(Subspace(m + 1, o, board=board), none)
+            other = moving.get(Subspace(o, m + 1, board=board), none)
+        else:
+            same = codes.get(Subspace(m + 1, o, h - 1, k, board=board), none)
+            other = codes.get(Subspace(o, m + 1, k, h - 1, board=board), none)
+        if progress:
+            progress(f"placement {sub}")
+        out = np.empty(sub.slots, dtype=np.uint16)
+        kernels.ceylon_place(m, o, h, k, out, same, other, rule.open_points, jobs)
+        codes[sub] = out
+    return codes
+
+
+def solve(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
+          progress: Callable[[str], None] | None = None) -> CeylonTables:
+    """Both phases of the game of ``rules`` under ``rule``, in memory."""
+    require_tables(rules, rule)
+    moving = solve_moving(rules, rule, jobs, progress)
+    tables = CeylonTables(rules, rule, dict(moving))
+    tables.codes.update(solve_placement(rules, moving, rule, jobs, progress))
+    return tables
