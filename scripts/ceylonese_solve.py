@@ -7,8 +7,9 @@ docs/results.md, "Ceylonese mill".
 Each argument is a rule set name (solver.rules.Rules.from_name), optionally followed by
 ':' and a Ceylonese rule name (``ceylonese-open4``, ``ceylonese-no-extra``).  By default
 the compiled kernels solve every subspace in memory (solver.ceylonese_tables: 2 bytes a
-slot, so up to about seven stones a side on the standard board on a 24 GiB machine) and
-the counts are of every position of the tables (real slots: one a symmetry class).
+slot, so up to about seven stones a side on the standard board on a 24 GiB machine),
+checks them by a second pass (solver.ceylonese_tables.check; the seconds include it),
+and the counts are of every position of the tables (real slots: one a symmetry class).
 ``--reference``: the kernel-free pass over the readable reference
 (solver.verify.retrograde.solve_ceylonese), counting the positions a game reaches from
 the empty board, every one a Python object (a few minutes and about 2 GB for four
@@ -47,8 +48,13 @@ def by_reference(rules: Rules, rule: CeylonRule) -> tuple[int, collections.Count
 
 
 def by_kernels(rules: Rules, rule: CeylonRule) -> tuple[int, collections.Counter, int, int]:
-    """The start code, counts and longest over every real slot of the kernels' tables."""
+    """The start code, counts and longest over every real slot of the kernels' tables,
+    once the check has passed them (solver.ceylonese_tables.check)."""
     tables = ceylonese_tables.solve(rules, rule, jobs=2)
+    bad = ceylonese_tables.check(tables, jobs=2)
+    if bad:
+        raise SystemExit(f"error: {rules.name} {rule.name}: the check finds positions that disagree "
+                         f"with their moves in {', '.join(bad)}")
     counts: collections.Counter = collections.Counter()
     longest = 0
     for codes in tables.codes.values():

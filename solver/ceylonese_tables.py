@@ -41,9 +41,13 @@ from .ceylonese import CeylonRule, require_ceylonese, terminal
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .position import Position
-from .retro import pair_order, solve_pair
+from .retro import check_by_opponent_sets, pair_order, solve_pair
 from .rules import Rules, require_kernels
 from .values import WDL, Value, decode
+
+
+#: The codes of no subspace (ceylon_place's child where none is read).
+_NONE = np.zeros(0, dtype=np.uint16)
 
 
 def moving_pairs(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Pair]:
@@ -142,24 +146,28 @@ def solve_placement(rules: Rules, moving: dict[Subspace, np.ndarray], rule: Ceyl
                     ) -> dict[Subspace, np.ndarray]:
     """The codes of every subspace of :func:`placement_subspaces`, from the moving
     phase's ``moving``."""
-    kernels, board = kernels_for(rules.board), rules.board
+    kernels = kernels_for(rules.board)
+    known = dict(moving)
     codes: dict[Subspace, np.ndarray] = {}
-    none = np.zeros(0, dtype=np.uint16)
     for sub in placement_subspaces(rules, rule):
-        m, o, h, k = sub
-        over = board.num_points - m - o - 1 <= rule.open_points or (h == 1 and k == 0)
-        if over:
-            same = moving.get(Subspace(m + 1, o, board=board), none)
-            other = moving.get(Subspace(o, m + 1, board=board), none)
-        else:
-            same = codes.get(Subspace(m + 1, o, h - 1, k, board=board), none)
-            other = codes.get(Subspace(o, m + 1, k, h - 1, board=board), none)
         if progress:
             progress(f"placement {sub}")
         out = np.empty(sub.slots, dtype=np.uint16)
-        kernels.ceylon_place(m, o, h, k, out, same, other, rule.open_points, jobs)
-        codes[sub] = out
+        kernels.ceylon_place(*sub, out, *_children(sub, rules, rule, known), rule.open_points, jobs)
+        codes[sub] = known[sub] = out
     return codes
+
+
+def _children(sub: Subspace, rules: Rules, rule: CeylonRule, codes: dict[Subspace, np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The codes ``ceylon_place`` reads for placement subspace ``sub``: the same side's
+    (m+1)-o and the other side's o-(m+1), moving-phase ones where the placement is over
+    after this one, each empty where ``codes`` has none (the game over there)."""
+    m, o, h, k = sub
+    over = rules.board.num_points - m - o - 1 <= rule.open_points or (h == 1 and k == 0)
+    same, other = ((), ()) if over else ((h - 1, k), (k, h - 1))
+    return (codes.get(Subspace(m + 1, o, *same, board=rules.board), _NONE),
+            codes.get(Subspace(o, m + 1, *other, board=rules.board), _NONE))
 
 
 def solve(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
@@ -170,3 +178,33 @@ def solve(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
     tables = CeylonTables(rules, rule, dict(moving))
     tables.codes.update(solve_placement(rules, moving, rule, jobs, progress))
     return tables
+
+
+def check(tables: CeylonTables, jobs: int = 2) -> list[str]:
+    """A second pass over every subspace of ``tables``: the names of those where some
+    position disagrees with its moves (none: []).  A moving subspace by the moving
+    phase's forward check (``retro_check_grouped``, another algorithm than the rounds
+    that made it: each position from its successors' codes, its captures' through the
+    view), a placement subspace by ``ceylon_place`` comparing instead of writing (the
+    same recursion as the pass: it finds codes changed after the pass, not a wrong
+    pass; the tests hold the pass to the reference)."""
+    rules, rule, codes = tables.rules, tables.rule, tables.codes
+    kernels, board = kernels_for(rules.board), rules.board
+    bad = []
+    for pair in moving_pairs(rules, rule):
+        for sub in pair.subspaces:
+            m, o = sub.m, sub.o
+            if o <= 3:
+                cap = _NONE                                  # every capture wins
+            elif rule.extra_move:
+                cap = capture_view(codes[Subspace(m, o - 1, board=board)], m, o - 1, rules, jobs)
+            else:
+                cap = codes[Subspace(o - 1, m, board=board)]
+            _, passed = check_by_opponent_sets(sub, codes[sub], codes[sub.mirror], cap, rules, jobs)
+            if not passed:
+                bad.append(str(sub))
+    for sub in placement_subspaces(rules, rule):
+        if kernels.ceylon_place(*sub, codes[sub], *_children(sub, rules, rule, codes), rule.open_points,
+                                jobs, check=True):
+            bad.append(str(sub))
+    return bad

@@ -339,6 +339,25 @@ def test_every_code_of_the_kernels_follows_from_its_moves_by_the_reference(name,
     assert checked > 1000 and takes > 20
 
 
+@pytest.mark.parametrize("name, rule", [("six-mens-s4", "ceylonese"), ("standard-s4", "ceylonese-open17")])
+def test_the_check_passes_the_tables_and_names_the_subspace_of_a_changed_code(name, rule):
+    """ceylonese_tables.check: nothing on the tables as solved; a code changed in the
+    largest moving subspace and in a placement subspace is named, each in its own
+    subspace (and in those whose positions lead into it)."""
+    rules, rule = Rules.from_name(name), CeylonRule.from_name(rule)
+    tables = ceylonese_tables.solve(rules, rule, jobs=2)
+    assert ceylonese_tables.check(tables) == []
+    for sub in (ceylonese_tables.moving_pairs(rules, rule)[-1].subspaces[-1],
+                ceylonese_tables.placement_subspaces(rules, rule)[3]):
+        codes = tables.codes[sub]
+        slot = np.flatnonzero(codes != 0xFFFF)[len(codes) // 3]
+        old = codes[slot]
+        codes[slot] = old + 2 if old else 3          # a win or loss two turns longer, or a loss
+        assert str(sub) in ceylonese_tables.check(tables)
+        codes[slot] = old
+    assert ceylonese_tables.check(tables) == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rules, rule", [
     ("six-mens-s3", "ceylonese"),
