@@ -450,9 +450,9 @@ def dice_analyze_object(tables: DiceTables, database: Database, game: DiceGame, 
     :func:`analyze_object` reviews a game by ``database``.
 
     Returns ``({"rules", "dice", "start", "result", "placements": [{"ply", "side",
-    "throw", "powered", "move", "replacement", "before", "after", "best", "best_after",
-    "score_lost", "mark", "is_best"}], "placement_summary", "moves", "summary"},
-    problems)``: ``before`` the expected result of the position before the throw,
+    "position", "throw", "powered", "move", "replacement", "before", "after", "best",
+    "best_after", "score_lost", "mark", "is_best"}], "placement_summary", "moves",
+    "summary"}, problems)``: ``position`` the position before the throw, ``before`` the expected result of the position before the throw,
     ``after`` the move's and ``best_after`` the best move's for the mover (``{"win",
     "draw", "loss", "score"}``); ``mark`` by the score lost (:data:`DICE_MARKS`); null
     where the tables cannot answer, and ``problems`` says why.  The plies of ``moves``
@@ -462,7 +462,8 @@ def dice_analyze_object(tables: DiceTables, database: Database, game: DiceGame, 
     rows = []
     for i, (move, thrown) in enumerate(zip(game.moves, game.throws)):
         pos = game.positions[i]
-        row = {"ply": i + 1, "side": pos.turn, "throw": str(thrown), "powered": thrown.powered,
+        row = {"ply": i + 1, "side": pos.turn, "position": format_position(pos), "throw": str(thrown),
+               "powered": thrown.powered,
                "move": str(move), "replacement": None, "before": None, "after": None, "best": None,
                "best_after": None, "score_lost": None, "mark": None, "is_best": None}
         try:

@@ -365,3 +365,21 @@ def test_dice_mill_in_the_browser(dice_server, browser):
     if not text(driver, "result"):
         assert text(driver, "throw").startswith("Dice mill (triple): every stone is placed")
         assert "moving" in text(driver, "status")
+    # the analysis panel: a row for each placement, its throw as in the record, the
+    # expected results and the mark; a click draws the board after it
+    from solver.dice import read_dice_record
+    driver.find_element(By.ID, "to-analysis").click()
+    WebDriverWait(driver, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr.placement"))
+    game, _ = read_dice_record(driver.find_element(By.ID, "record").get_attribute("value"), FOUR)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr.placement")
+    cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[2] for c in cells] == [f"[{'-'.join(map(str, t.dice))}] {m}" for m, t in zip(game.moves, game.throws)]
+    assert all(c[0] == f"p{i + 1}" and c[3].startswith("win ") and c[4].startswith("win ") for i, c in enumerate(cells))
+    rows[1].click()
+    WebDriverWait(driver, 30).until(
+        lambda d: d.find_element(By.ID, "analysis-board").get_attribute("data-placement") == "2")
+    after = game.positions[2]
+    for colour, stones in (("white", after.white), ("black", after.black)):
+        shown = driver.find_elements(By.CSS_SELECTOR, f"#analysis-board circle.stone.{colour}")
+        assert len(shown) == stones.bit_count()

@@ -445,6 +445,7 @@ def test_the_review_of_a_dice_game_is_the_references_expected_results(six4):
             obj, problems = dice_analyze_object(tables, database, game, rest)
             assert problems == [] and len(obj["placements"]) == len(game.moves)
             for row, pos, move, thrown in zip(obj["placements"], game.positions, game.moves, game.throws):
+                assert parse_position(row["position"], SIX4) == pos
                 values = {}
                 for mv in pos.legal_moves(SIX4) + (replacements(pos, SIX4) if thrown.powered else []):
                     child = play(pos, mv, SIX4, DEFAULT, thrown.powered)

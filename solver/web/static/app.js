@@ -510,6 +510,7 @@ async function showAnalysisPly(result, ply) {
   for (const row of $("analysis-table").querySelectorAll("tbody tr")) {
     row.classList.toggle("current", Number(row.dataset.ply) === ply);
   }
+  delete $("analysis-board").dataset.placement;
   try {
     const st = await api("/api/game", {
       rules: result.rules, start: result.start, moves: result.moves.slice(0, ply).map((r) => r.move), hints: false,
@@ -519,6 +520,30 @@ async function showAnalysisPly(result, ply) {
   } catch (error) {
     say("analysis-message", error.message, true);
   }
+}
+
+// The board after placement i of a dice game (the next placement's position, or where
+// the moves after the placement phase start).
+async function showAnalysisPlacement(result, i) {
+  for (const row of $("analysis-table").querySelectorAll("tbody tr")) {
+    row.classList.toggle("current", Number(row.dataset.placement) === i + 1);
+  }
+  const after = i + 1 < result.placements.length ? result.placements[i + 1].position : result.start;
+  try {
+    const st = await api("/api/game", { rules: result.rules, start: after, moves: [], hints: false });
+    $("analysis-board").innerHTML = st.svg;
+    $("analysis-board").dataset.placement = String(i + 1);
+    delete $("analysis-board").dataset.ply;
+  } catch (error) {
+    say("analysis-message", error.message, true);
+  }
+}
+
+// A reviewed placement of dice mill in words: the expected score it gave away.
+function placementReviewText(p) {
+  if (p.is_best === null) return "-";
+  if (!p.mark) return "";
+  return `${p.mark} ${(100 * p.score_lost).toFixed(1)}% of the score lost (best ${p.best})`;
 }
 
 // A reviewed move's mark in words, as muehle analyze prints it.
@@ -562,6 +587,19 @@ async function analyze() {
   const table = $("analysis-table");
   table.innerHTML = "<thead><tr><th>ply</th><th>side</th><th>move</th><th>before</th><th>after</th><th></th></tr></thead>";
   const body2 = table.createTBody();
+  // dice mill's placements first: the throw with the move, expected results, no plies
+  for (const [i, p] of (result.placements || []).entries()) {
+    const row = body2.insertRow();
+    row.dataset.placement = p.ply;
+    row.classList.add("placement");
+    if (p.mark === "??") row.classList.add("blunder");
+    row.insertCell().textContent = `p${p.ply}`;
+    row.insertCell().textContent = COLOUR[p.side];
+    row.insertCell().textContent = `[${p.throw.split(" ").join("-")}] ${p.move}`;   // as in the record
+    for (const e of [p.before, p.after]) row.insertCell().textContent = e ? percentText(e) : "-";
+    row.insertCell().textContent = placementReviewText(p);
+    row.addEventListener("click", () => showAnalysisPlacement(result, i));
+  }
   for (const r of result.moves) {
     const row = body2.insertRow();
     row.dataset.ply = r.ply;
