@@ -16,9 +16,11 @@
 # view of the same side's codes one turn shorter and seen from the other side
 # (ceylon_capture_view).
 #
-# Provides: ceylon_place, ceylon_capture_view.
+# Provides: ceylon_place (the check's pass), ceylon_place_grouped (the solve's),
+#           ceylon_capture_view.
 # Uses:     movegen.pxi (closes_mill), index.pxi (c_position_at, c_index_position,
-#           c_is_real_slot, c_subspace_slots), placement.pxi (_check_placement),
+#           c_is_real_slot, c_subspace_slots, IndexFrame, c_index_frame, c_index_of_image,
+#           GroupWalk and its functions, ORBITS, c_apply_sym_fast, SYM), placement.pxi (_check_placement),
 #           retro.pxi (V_SLACK, prange), guards.pxi (check_size).
 
 
@@ -93,6 +95,32 @@ cdef inline int ceylon_code(uint32_t own, uint32_t opp, int m, int o, int hm, in
     return best
 
 
+cdef int _ceylon_arguments(int m, int o, int hm, int ho, const uint16_t[::1] out,
+                          const uint16_t[::1] same, const uint16_t[::1] other, int open_points,
+                          int jobs, bint* over, const uint16_t** sp, const uint16_t** op,
+                          int* same_end, int* other_end) except -1:
+    """What both passes need of their arguments (a placement subspace of a board whose
+    mills do not win outright, the sizes of the codes and of the children they read),
+    whether the placement is over after this one, and the children's first codes (NULL
+    where none is read) or the codes of a game over there (ceylon_finished)."""
+    _check_placement(m, o, hm, ho, jobs)
+    if LINE_WINS or m + o >= NPTS:
+        raise ValueError(f"no Ceylonese placement subspace {m}-{o}+{hm}-{ho} on this board")
+    if open_points < 0:
+        raise ValueError(f"open points are 0 or more, not {open_points}")
+    check_size("out", out.shape[0], c_subspace_slots(m, o), f"slots of {m}-{o}")
+    over[0] = NPTS - m - o - 1 <= open_points or (hm == 1 and ho == 0)
+    if over[0]:
+        same_end[0] = ceylon_finished(m + 1, o)
+        other_end[0] = ceylon_finished(o, m + 1)
+    # the placements that close a mill and those that close none each lead one way
+    sp[0] = ceylon_array(same, m + 1, o, not same_end[0] and (ceylon_again(True, over[0], hm - 1, ho)
+                         or ceylon_again(False, over[0], hm - 1, ho)), "same")
+    op[0] = ceylon_array(other, o, m + 1, not other_end[0] and (not ceylon_again(True, over[0], hm - 1, ho)
+                         or not ceylon_again(False, over[0], hm - 1, ho)), "other")
+    return 0
+
+
 def ceylon_place(int m, int o, int hm, int ho, uint16_t[::1] out, const uint16_t[::1] same,
                  const uint16_t[::1] other, int open_points, int jobs=2, bint check=False):
     """Codes of Ceylonese placement subspace (m, o, hm, ho) from its children's: ``same``
@@ -101,8 +129,9 @@ def ceylon_place(int m, int o, int hm, int ho, uint16_t[::1] out, const uint16_t
     subspace leads there).  The placement is over after this one where at most
     ``open_points`` points are then free or no stone is left in any hand: the children
     are then moving-phase codes (none where a side is left with fewer than three stones
-    on the board: the game is over there).  ``check``: compare with ``out`` instead of writing it;
-    returns the number of slots that differ (0 when writing)."""
+    on the board: the game is over there).  ``check``: compare with ``out`` instead of
+    writing it; returns the number of slots that differ (0 when writing).  Slot by slot,
+    each child indexed from scratch: the check's pass (ceylon_place_grouped solves)."""
     cdef int64_t slot, n_slots, bad = 0
     cdef uint32_t own, opp
     cdef uint32_t* scratch
@@ -110,22 +139,9 @@ def ceylon_place(int m, int o, int hm, int ho, uint16_t[::1] out, const uint16_t
     cdef bint over
     cdef const uint16_t* sp
     cdef const uint16_t* op
-    _check_placement(m, o, hm, ho, jobs)
-    if LINE_WINS or m + o >= NPTS:
-        raise ValueError(f"no Ceylonese placement subspace {m}-{o}+{hm}-{ho} on this board")
-    if open_points < 0:
-        raise ValueError(f"open points are 0 or more, not {open_points}")
+    _ceylon_arguments(m, o, hm, ho, out, same, other, open_points, jobs, &over, &sp, &op,
+                      &same_end, &other_end)
     n_slots = c_subspace_slots(m, o)
-    check_size("out", out.shape[0], n_slots, f"slots of {m}-{o}")
-    over = NPTS - m - o - 1 <= open_points or (hm == 1 and ho == 0)
-    if over:
-        same_end = ceylon_finished(m + 1, o)
-        other_end = ceylon_finished(o, m + 1)
-    # the placements that close a mill and those that close none each lead one way
-    sp = ceylon_array(same, m + 1, o, not same_end and (ceylon_again(True, over, hm - 1, ho)
-                      or ceylon_again(False, over, hm - 1, ho)), "same")
-    op = ceylon_array(other, o, m + 1, not other_end and (not ceylon_again(True, over, hm - 1, ho)
-                      or not ceylon_again(False, over, hm - 1, ho)), "other")
     scratch = NULL
     with nogil, parallel(num_threads=jobs):
         scratch = <uint32_t*>malloc(2 * sizeof(uint32_t))
@@ -174,3 +190,83 @@ def ceylon_capture_view(int m, int o, const uint16_t[::1] same, uint16_t[::1] ou
                 code = same[c_index_position(m, o, scratch[1], scratch[0])]
                 out[slot] = code - 1 if code >= 2 else code
         free(scratch)
+
+
+# --- the pass grouped by the opponent's stones -------------------------------------------
+#
+# The same recursion as ceylon_place, organised as the placement build's pass is
+# (placement_solve, docs/design.md §8): the positions of one representative opponent set
+# Y come together, so every placement that passes the turn leads into the other side's
+# subspace at a slot of one index frame (that side's stones are Y), made once for the
+# group; a placement that keeps the turn is indexed from scratch (its side's stones
+# change).  ceylon_place, which visits slots in order and indexes every child from
+# scratch, is then the second pass: the check.
+
+cdef inline int ceylon_grouped(uint32_t own, uint32_t opp, int m, int o, int hm, int ho, bint over,
+                               const IndexFrame* q, const uint16_t* sp, const uint16_t* op,
+                               int same_end, int other_end) noexcept nogil:
+    """ceylon_code of position (own, opp), the other side's children through frame q."""
+    cdef uint32_t free_r = FULL & ~(own | opp)
+    cdef uint32_t image = 0, own2
+    cdef int t, code, key, best = 1, best_key = -1
+    if op != NULL:
+        image = c_apply_sym_fast(q.g, own)
+    while free_r:
+        t = ctz(free_r)
+        free_r &= free_r - 1
+        own2 = own | ((<uint32_t>1) << t)
+        if ceylon_again(closes_mill(own2, t), over, hm - 1, ho):
+            code = same_end if same_end else sp[c_index_position(m + 1, o, own2, opp)]
+        else:
+            code = ceylon_seen(other_end if other_end else
+                               op[c_index_of_image(q, image | ((<uint32_t>1) << SYM[q.g][t]))])
+        key = ceylon_key(code)
+        if key > best_key:
+            best_key = key
+            best = code
+    return best
+
+
+def ceylon_place_grouped(int m, int o, int hm, int ho, uint16_t[::1] out, const uint16_t[::1] same,
+                         const uint16_t[::1] other, int open_points, int jobs=2):
+    """ceylon_place's codes of the real slots of subspace (m, o, hm, ho) into ``out``,
+    the positions grouped by the opponent's stones; slack slots are not written (``out``
+    must hold the slack code there).  Returns how many slots were written."""
+    cdef int64_t r, count = 0
+    cdef uint32_t opp
+    cdef uint32_t* owns
+    cdef int64_t* slots
+    cdef GroupWalk* w
+    cdef IndexFrame* q
+    cdef int nb, j, same_end = 0, other_end = 0
+    cdef bint over
+    cdef const uint16_t* sp
+    cdef const uint16_t* op
+    _ceylon_arguments(m, o, hm, ho, out, same, other, open_points, jobs, &over, &sp, &op,
+                      &same_end, &other_end)
+    owns = NULL
+    slots = NULL
+    w = NULL
+    q = NULL
+    with nogil, parallel(num_threads=jobs):
+        owns = <uint32_t*>malloc(GROUP_BATCH * sizeof(uint32_t))
+        slots = <int64_t*>malloc(GROUP_BATCH * sizeof(int64_t))
+        w = <GroupWalk*>malloc(sizeof(GroupWalk))
+        q = <IndexFrame*>malloc(sizeof(IndexFrame))
+        for r in prange(ORBITS[o], schedule="dynamic", chunksize=1):
+            group_walk_start(w, m, o, r)
+            opp = w.opp
+            c_index_frame(o, m + 1, opp, q)
+            while True:
+                nb = group_walk_batch(w, owns, slots, NULL, False)    # (the writes need no wait)
+                if nb == 0:
+                    break
+                for j in range(nb):
+                    out[slots[j]] = ceylon_grouped(owns[j], opp, m, o, hm, ho, over, q, sp, op,
+                                                   same_end, other_end)
+                count += nb
+        free(owns)
+        free(slots)
+        free(w)
+        free(q)
+    return count

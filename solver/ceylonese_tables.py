@@ -17,8 +17,10 @@ adds none.
   moving phase is the standard game's.
 - **The placement phase** takes nothing: a side's stones on the board are the stones
   it has placed, so each pair of hands is one subspace (12 − h)-(12 − k)+h-k (with
-  ``rules.stones`` for 12), solved by ``ceylon_place`` in order of stones in hand, the
-  last placement leading into the moving pairs with the hands put aside.
+  ``rules.stones`` for 12), solved in order of stones in hand, the
+  last placement leading into the moving pairs with the hands put aside
+  (``ceylon_place_grouped``: the positions grouped by the opponent's stones, as the
+  placement build's pass; ``ceylon_place``, slot by slot, is the check's).
 
 The tables are held in memory (2 bytes a slot): for the small boards and stone counts
 of the tests and of docs/results.md.  The 12-stone game of the standard board needs
@@ -43,7 +45,7 @@ from .kernels import kernels_for
 from .position import Position
 from .retro import check_by_opponent_sets, pair_order, solve_pair
 from .rules import Rules, require_kernels
-from .values import WDL, Value, decode
+from .values import SLACK_CODE, WDL, Value, decode
 
 
 #: The codes of no subspace (ceylon_place's child where none is read).
@@ -152,8 +154,8 @@ def solve_placement(rules: Rules, moving: dict[Subspace, np.ndarray], rule: Ceyl
     for sub in placement_subspaces(rules, rule):
         if progress:
             progress(f"placement {sub}")
-        out = np.empty(sub.slots, dtype=np.uint16)
-        kernels.ceylon_place(*sub, out, *_children(sub, rules, rule, known), rule.open_points, jobs)
+        out = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)     # (the pass writes the real slots)
+        kernels.ceylon_place_grouped(*sub, out, *_children(sub, rules, rule, known), rule.open_points, jobs)
         codes[sub] = known[sub] = out
     return codes
 
@@ -186,8 +188,9 @@ def check(tables: CeylonTables, jobs: int = 2) -> list[str]:
     phase's forward check (``retro_check_grouped``, another algorithm than the rounds
     that made it: each position from its successors' codes, its captures' through the
     view), a placement subspace by ``ceylon_place`` comparing instead of writing (the
-    same recursion as the pass: it finds codes changed after the pass, not a wrong
-    pass; the tests hold the pass to the reference)."""
+    pass's recursion, organised another way: slot by slot, each child indexed from
+    scratch, where the pass groups the positions by the opponent's stones; the tests
+    hold the recursion to the reference)."""
     rules, rule, codes = tables.rules, tables.rule, tables.codes
     kernels, board = kernels_for(rules.board), rules.board
     bad = []
