@@ -23,11 +23,11 @@ import resource
 import sys
 import time
 
-import numpy as np
-
 from solver import ceylonese_tables
 from solver.ceylonese import CeylonRule, start
+from solver.kernels import kernels_for
 from solver.rules import Rules
+from solver.values import summarize
 from solver.verify.retrograde import solve_ceylonese
 
 
@@ -55,15 +55,10 @@ def by_kernels(rules: Rules, rule: CeylonRule) -> tuple[int, collections.Counter
     if bad:
         raise SystemExit(f"error: {rules.name} {rule.name}: the check finds positions that disagree "
                          f"with their moves in {', '.join(bad)}")
-    counts: collections.Counter = collections.Counter()
-    longest = 0
-    for codes in tables.codes.values():
-        real = codes[codes != 0xFFFF]
-        decided = real[real > 0]
-        counts["draw"] += int(np.count_nonzero(real == 0))
-        counts["win"] += int(np.count_nonzero(decided % 2 == 0))
-        counts["loss"] += int(np.count_nonzero(decided % 2 == 1))
-        longest = max(longest, int(decided.max()) if decided.size else 0)
+    hist = sum(kernels_for(rules.board).code_histogram(codes, 2) for codes in tables.codes.values())
+    info = summarize(hist)                     # (over real slots: the slack code left out)
+    counts = collections.Counter(win=info["wins"], loss=info["losses"], draw=info["draws"])
+    longest = 1 + max(info["longest_win"], info["longest_loss"])     # (as a code, as by_reference's)
     return tables.code(start(rules)), counts, sum(counts.values()), longest
 
 
