@@ -58,7 +58,7 @@ def moving_pairs(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Pair]:
     but ``rule.open_points`` points filled).
 
     >>> moving_pairs(Rules(board="six-mens", stones=8))[-1]
-    Pair(7, 7)
+    Pair(7, 7, board='six-mens')
     """
     most = min(2 * rules.stones, rules.board.num_points - rule.open_points)
     return [Pair(m, o, board=rules.board) for m, o in pair_order(rules.stones) if m + o <= most]
@@ -70,7 +70,7 @@ def placement_subspaces(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[S
     than ``rule.open_points`` points free.
 
     >>> [str(s) for s in placement_subspaces(Rules(board="six-mens", stones=3))][:3]
-    ['2-3+1-0', '3-2+1-0', '2-2+1-1']
+    ['2-3+1-0', '2-2+1-1', '1-3+2-0']
     """
     stones, points = rules.stones, rules.board.num_points
     subs = [Subspace(stones - h, stones - k, h, k, board=rules.board)
@@ -115,11 +115,16 @@ class CeylonTables:
         return self.value(Position(0, 0, stones, stones, board=self.rules.board))
 
 
-def capture_view(codes: np.ndarray, m: int, o: int, rules: Rules, jobs: int = 2) -> np.ndarray:
-    """The codes of subspace (o, m) that a capture keeping the turn enters the moving
-    rounds with, from the codes of (m, o) (``ceylon_capture_view``)."""
-    out = np.empty(Subspace(o, m, board=rules.board).slots, dtype=np.uint16)
-    kernels_for(rules.board).ceylon_capture_view(m, o, codes, out, jobs)
+def capture_codes(codes: dict[Subspace, np.ndarray], m: int, o: int, rules: Rules,
+                  rule: CeylonRule, jobs: int = 2) -> np.ndarray:
+    """The codes the moving rounds and their check read for a capture into the other
+    side's subspace (m, o) (out of o-(m+1)): with the extra move a view of the same
+    side's (o, m), one turn shorter and seen from the other side
+    (``ceylon_capture_view``); without it, the codes of (m, o) themselves."""
+    if not rule.extra_move:
+        return codes[Subspace(m, o, board=rules.board)]
+    out = np.empty(Subspace(m, o, board=rules.board).slots, dtype=np.uint16)
+    kernels_for(rules.board).ceylon_capture_view(o, m, codes[Subspace(o, m, board=rules.board)], out, jobs)
     return out
 
 
@@ -127,19 +132,11 @@ def solve_moving(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
                  progress: Callable[[str], None] | None = None) -> dict[Subspace, np.ndarray]:
     """The codes of every moving subspace of :func:`moving_pairs`."""
     codes: dict[Subspace, np.ndarray] = {}
-
-    def lookup(m: int, o: int) -> np.ndarray:
-        # the rounds ask for the other side's subspace (m, o) = (o' - 1, m') after a
-        # capture out of m'-o'; with the extra move the same side's (o, m) answers
-        target = Subspace(o, m, board=rules.board) if rule.extra_move else Subspace(m, o, board=rules.board)
-        if not rule.extra_move:
-            return codes[target]
-        return capture_view(codes[target], o, m, rules, jobs)
-
     for pair in moving_pairs(rules, rule):
         if progress:
             progress(f"pair {pair}")
-        codes.update(solve_pair(tuple(pair), rules, lookup, jobs).values)
+        codes.update(solve_pair(tuple(pair), rules, lambda m, o: capture_codes(codes, m, o, rules, rule, jobs),
+                                jobs).values)
     return codes
 
 
@@ -192,17 +189,12 @@ def check(tables: CeylonTables, jobs: int = 2) -> list[str]:
     scratch, where the pass groups the positions by the opponent's stones; the tests
     hold the recursion to the reference)."""
     rules, rule, codes = tables.rules, tables.rule, tables.codes
-    kernels, board = kernels_for(rules.board), rules.board
+    kernels = kernels_for(rules.board)
     bad = []
     for pair in moving_pairs(rules, rule):
         for sub in pair.subspaces:
-            m, o = sub.m, sub.o
-            if o <= 3:
-                cap = _NONE                                  # every capture wins
-            elif rule.extra_move:
-                cap = capture_view(codes[Subspace(m, o - 1, board=board)], m, o - 1, rules, jobs)
-            else:
-                cap = codes[Subspace(o - 1, m, board=board)]
+            # (o <= 3: every capture leaves two stones and wins)
+            cap = _NONE if sub.o <= 3 else capture_codes(codes, sub.o - 1, sub.m, rules, rule, jobs)
             _, passed = check_by_opponent_sets(sub, codes[sub], codes[sub.mirror], cap, rules, jobs)
             if not passed:
                 bad.append(str(sub))

@@ -9,7 +9,7 @@ MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation",
            "solver.diagram", "solver.players", "solver", "solver.values", "solver.retro",
            "solver.opening", "solver.index", "solver.wdl", "solver.svg", "solver.analysis",
            "solver.storage", "solver.codec", "solver.build", "solver.build.planner", "solver.build.runner", "solver.placement", "solver.kernels", "solver.probe", "solver.web.app", "solver.web", "solver.errors",
-           "solver.dice", "solver.dice_tables", "solver.ceylonese"]
+           "solver.dice", "solver.dice_tables", "solver.ceylonese", "solver.ceylonese_tables"]
 
 
 @pytest.mark.parametrize("name", MODULES)
