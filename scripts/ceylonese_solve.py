@@ -23,6 +23,8 @@ import resource
 import sys
 import time
 
+import numpy as np
+
 from solver import ceylonese_tables
 from solver.ceylonese import CeylonRule, start
 from solver.kernels import kernels_for
@@ -55,11 +57,13 @@ def by_kernels(rules: Rules, rule: CeylonRule) -> tuple[int, collections.Counter
     if bad:
         raise SystemExit(f"error: {rules.name} {rule.name}: the check finds positions that disagree "
                          f"with their moves in {', '.join(bad)}")
-    hist = sum(kernels_for(rules.board).code_histogram(codes, 2) for codes in tables.codes.values())
+    start_code = tables.code(start(rules))     # (a one-line error where no game starts)
+    hist = sum((kernels_for(rules.board).code_histogram(codes, 2) for codes in tables.codes.values()),
+               np.zeros(0x10000, dtype=np.int64))
     info = summarize(hist)                     # (over real slots: the slack code left out)
     counts = collections.Counter(win=info["wins"], loss=info["losses"], draw=info["draws"])
     longest = 1 + max(info["longest_win"], info["longest_loss"])     # (as a code, as by_reference's)
-    return tables.code(start(rules)), counts, sum(counts.values()), longest
+    return start_code, counts, sum(counts.values()), longest
 
 
 def main(args: list[str]) -> None:
