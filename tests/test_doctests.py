@@ -2,19 +2,23 @@
 
 import doctest
 import importlib
+import inspect
+from pathlib import Path
 
 import pytest
 
-MODULES = ["solver.board", "solver.rules", "solver.position", "solver.notation", "solver.game",
-           "solver.diagram", "solver.players", "solver", "solver.values", "solver.retro",
-           "solver.opening", "solver.index", "solver.wdl", "solver.svg", "solver.analysis",
-           "solver.storage", "solver.codec", "solver.build", "solver.build.planner", "solver.build.runner", "solver.placement", "solver.kernels", "solver.probe", "solver.web.app", "solver.web", "solver.errors",
-           "solver.dice", "solver.dice_tables", "solver.ceylonese", "solver.ceylonese_tables"]
+ROOT = Path(__file__).resolve().parent.parent / "solver"
+
+#: every module of the package with an example in its source (found, not listed, so that
+#: a module's examples cannot be left out: eleven modules' were, until this was so)
+MODULES = sorted(".".join(("solver",) + path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+                 for path in ROOT.rglob("*.py") if path.name != "__main__.py" and ">>> " in path.read_text())
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert tried > 0, f"{name} has no examples"
+    # (a module whose examples need a database skips them: they are read, not run)
+    assert tried > 0 or "doctest: +SKIP" in inspect.getsource(module), f"{name} has no examples"
     assert failures == 0

@@ -19,10 +19,10 @@ from solver.commands import explained
 from solver import dtz
 from solver.errors import UnsupportedRulesError
 from solver.index import Pair, Subspace
-from solver.position import Position
+from solver.position import Position, decided, in_mill
 from solver.retro import pairs_in_order, solve_pair
 from solver.rules import Rules
-from solver.values import SLACK_CODE
+from solver.values import SLACK_CODE, WDL
 
 WIN, DRAW, LOSS = 1, 0, -1        # (the brute force's numbers; a game's values are words)
 
@@ -68,16 +68,24 @@ class Oracle:
         quiet_src, quiet_key, exit_src, exit_key = [], [], [], []
         for i, key in enumerate(self.keys.tolist()):
             own, opp = key >> 32, key & 0xFFFFFFFF
-            moves = Position.from_view(own, opp, board=board).legal_moves(rules)
-            self.blocked[i] = not moves
+            # a line already on the board (a line wins): the opponent's has won, the
+            # side to move's wins in 1 ply, as the kernels count it (no game reaches it)
+            over = decided(own, opp, 0, 0, rules)
+            moves = [] if over else Position.from_view(own, opp, board=board).legal_moves(rules)
+            self.blocked[i] = over == WDL.LOSS or not over and not moves
+            if over == WDL.WIN:
+                exit_src.append(i)
+                exit_key.append(-1)
             for move in moves:
                 # the opponent to move next: (its stones, the mover's after the move)
                 mover = own & ~(1 << move.origin) | 1 << move.target
-                if move.takes:
+                line = rules.line_wins and in_mill(mover, move.target, board)
+                if move.takes or line:
                     left = opp & ~sum(1 << t for t in move.takes)
                     exit_src.append(i)
-                    # the opponent left with two stones: the taker has won (-1: no position)
-                    exit_key.append((left << 32) | mover if left.bit_count() >= 3 else -1)
+                    # the opponent left with two stones, or a line of three: the mover
+                    # has won (-1: no position)
+                    exit_key.append((left << 32) | mover if left.bit_count() >= 3 and not line else -1)
                 else:
                     quiet_src.append(i)
                     quiet_key.append((opp << 32) | mover)
@@ -230,17 +238,12 @@ def _tables(rules: Rules, limit: int) -> tuple[dict, dict]:
     return rule, plain
 
 
-@pytest.mark.parametrize("limit, second_solve", [(50, False), (7, False), (7, True), (3, False), (2, False)])
-def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve, monkeypatch):
-    """Every position, every count: the tables' verdict (win iff a win of DTZ <= limit -
-    count) is the brute force's, and the DTZ is the brute force's plies.  Small limits
-    make many cursed wins and blessed losses, and odd and even ones test both parities
-    of the limit.  The DTZ one less than the first solve's plies are found by following
-    the few lines that end in a losing side's forced mill (dtz.shifted), or, where they
-    are many, by the second solve: both are tried."""
-    if second_solve:
-        monkeypatch.setattr(dtz, "MAX_SHIFTED", 0)
-    rules, oracle = five
+def agreed(rules: Rules, oracle: Oracle, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Assert that the tables of ``rules`` under ``limit`` say, for every position of the
+    brute force ``oracle`` and every count, what the brute force says, that their DTZ is
+    its plies, and that their plain win, draw or loss is the plain tables' (the rule
+    only draws); return each position's DTZ code and whether it is a win, a loss (cursed
+    wins and blessed losses included)."""
     values = oracle.solve(limit)
     first, plies = dtz_of(values)
     rule, plain = tables(rules, limit)
@@ -264,11 +267,25 @@ def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve
     counts = np.arange(limit + 1)[:, None]
     expected = np.where(win & (t <= limit - counts), WIN, np.where(loss & (t <= limit - counts), LOSS, DRAW))
     assert np.array_equal(expected, values)
-    decided = first != DRAW
-    assert np.array_equal(t[decided], plies[decided])
-    # the rule only draws: a win under it is a win without it, and the tables' plain
-    # win, draw or loss (cursed wins and blessed losses included) is the plain tables'
+    settled = first != DRAW
+    assert np.array_equal(t[settled], plies[settled])
     assert np.array_equal(code == 0, plain_code == 0) and np.array_equal(code & 1, plain_code & 1)
+    return code, win, loss
+
+
+@pytest.mark.parametrize("limit, second_solve", [(50, False), (7, False), (7, True), (3, False), (2, False)])
+def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve, monkeypatch):
+    """Every position, every count: the tables' verdict (win iff a win of DTZ <= limit -
+    count) is the brute force's, and the DTZ is the brute force's plies.  Small limits
+    make many cursed wins and blessed losses, and odd and even ones test both parities
+    of the limit.  The DTZ one less than the first solve's plies are found by following
+    the few lines that end in a losing side's forced mill (dtz.shifted), or, where they
+    are many, by the second solve: both are tried."""
+    if second_solve:
+        monkeypatch.setattr(dtz, "MAX_SHIFTED", 0)
+    rules, oracle = five
+    code, win, loss = agreed(rules, oracle, limit)
+    t = code >> 1
     cursed = win & (t > limit)
     blessed = loss & (t > limit)
     if limit < 50:
@@ -280,6 +297,35 @@ def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve
     # solve cannot count)
     assert (win & ~cursed & (t % 2 == 0)).sum() == 5 and (loss & ~blessed & (t % 2 == 1)).sum() == 4
     assert (win & ~cursed & (t % 2 == 1)).any() and (loss & ~blessed & (t % 2 == 0)).any()
+
+
+@pytest.fixture(scope="module")
+def three():
+    """Three Men's Morris: a line of three wins the game, so the game's end is its only
+    mill, and the DTZ is the plies to the end."""
+    rules = Rules.from_name("three-mens")
+    return rules, Oracle(rules)
+
+
+@pytest.mark.parametrize("limit", [50, 7, 4, 3, 2])
+def test_where_a_line_wins_the_tables_are_the_brute_force_and_the_plain_plies(three, limit):
+    """Where a line of three wins, every position at every count is the brute force's
+    (its lines that win end the game at any count, as a mill on the last ply does), and
+    each DTZ is the plain tables' plies: the rule draws exactly the wins and losses
+    longer than the limit."""
+    rules, oracle = three
+    code, win, loss = agreed(rules, oracle, limit)
+    _, plain = tables(rules, limit)
+    own = (oracle.keys >> 32).astype(np.uint32)
+    opp = (oracle.keys & 0xFFFFFFFF).astype(np.uint32)
+    slots = np.empty(len(own), dtype=np.int64)
+    Subspace(3, 3, board=rules.board).kernels.index_batch(3, 3, own, opp, slots)
+    plies = plain[3, 3][slots].astype(np.int64) - 1
+    assert np.array_equal((code >> 1)[win | loss], plies[win | loss])
+    longest = int(plies.max())
+    assert longest > 4                          # (so that the small limits draw some)
+    drawn = (win | loss) & (plies > limit)
+    assert drawn.any() == (limit < longest)
 
 
 def test_the_plain_tables_are_the_brute_force(five):
@@ -319,9 +365,10 @@ def test_a_block_and_a_mill_on_the_last_ply_win(five):
 
 
 def test_rules_the_tables_are_not_made_for_are_refused():
-    for name in ("take-none", "lasker", "three-mens"):
+    for name in ("take-none", "lasker", "five-mens-mixed"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
+    dtz.check_rules(Rules.from_name("three-mens"))     # (served: a line that wins, above)
 
 
 # --- the conversions of codes, against their definitions written out in numpy ----------
@@ -664,7 +711,20 @@ def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
     the side to move win (a win of DTZ <= limit - count), perfect play against the best
     defence wins, within the rule; from a win the rule draws, or a loss it saves, the
     defence draws; where the side to move loses under the rule, it loses."""
-    rules, oracle = five
+    rules, _ = five
+    perfect_play_wins(rules, limit, [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3)], 12)
+
+
+@pytest.mark.parametrize("limit", [4, 3])
+def test_perfect_play_wins_what_the_rule_lets_be_won_where_a_line_wins(three, limit):
+    """The same in Three Men's Morris, whose lines of three end the game."""
+    rules, _ = three
+    perfect_play_wins(rules, limit, [(3, 3)], 60)
+
+
+def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int) -> None:
+    """Perfect games from ``per`` sampled decided positions of each subspace of ``keys``
+    at random counts end as the tables under the rule say (above)."""
     rule, _ = tables(rules, limit)
     root = None
     rng = random.Random(limit)
@@ -679,11 +739,11 @@ def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
                                     Subspace(o, m, board=rules.board): rule[o, m]}, quiet_limit=limit)
         db = open_database(root, rules, quiet_limit=limit)
         seen = {"win": 0, "draw": 0, "loss": 0}
-        for key in [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3)]:
+        for key in keys:
             sub = Subspace(*key, board=rules.board)
             codes = rule[key]
             decided = np.flatnonzero((codes != 0) & (codes != SLACK_CODE))
-            for slot in rng.sample(list(decided), 12):
+            for slot in rng.sample(list(decided), per):
                 pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
                 if pos.terminal_wdl(rules) is not None:
                     continue

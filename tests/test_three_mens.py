@@ -158,13 +158,19 @@ def test_commands_work_on_three_mens_from_the_files(tmp_path):
     db = tmp_path
     built = run("build", "--db", db, "--rules", "three-mens", "--jobs", 1)
     assert built.exit_code == 0, built.output
-    assert run("check", "--db", db, "--rules", "three-mens", "--quiet").exit_code == 0
+    checked = run("check", "--db", db, "--rules", "three-mens", "--quiet")
+    assert checked.exit_code == 0 and "under the 50-ply rule, 886 slots consistent" in checked.stdout, checked.output
     stats = run("stats", "--db", db, "--rules", "three-mens", "--json")
     assert stats.exit_code == 0 and json.loads(stats.stdout), stats.output
     start = run("query", "--db", db, "--rules", "three-mens", "startpos")
     assert start.exit_code == 0 and start.stdout.startswith("W: B: w 3 3: win in 9 plies for White"), start.output
+    # the tables of the quiet-ply rule are built with the game (a line's win is its only
+    # mill: tests/test_dtz.py holds them to the brute force) and checked by `check`
+    assert (db / "three-mens" / "dtz50-pair-3-3.h5").exists()
+    assert start.stdout.splitlines()[1] == "under the 50-ply rule: win", start.output
     query = run("query", "--db", db, "--rules", "three-mens", WON_IN_ONE)
     assert query.exit_code == 0 and "win in 1 plies for White" in query.stdout.splitlines()[0], query.output
+    assert query.stdout.splitlines()[1] == "under the 50-ply rule: win, next mill in 1", query.output
     best = run("best-move", "--db", db, "--rules", "three-mens", WON_IN_ONE)
     assert best.exit_code == 0 and best.stdout.split()[0] in WINS_IN_ONE, best.output
     for level in ("easy", "medium", "hard", "perfect"):

@@ -13,6 +13,7 @@ from ..analysis import convert_object, moves_object
 from ..diagram import diagram
 from ..ceylonese import CeylonRule, require_ceylonese
 from ..ceylonese_tables import require_tables
+from .. import dtz
 from ..errors import InvalidNotationError, UnsupportedRulesError
 from ..formats import FORMATS
 from ..game import Game, describe_phase
@@ -101,7 +102,16 @@ def variant_object(rules: Rules) -> dict:
             **rules.options(),
             "moving_orbits": rules.moving_orbits,
             "description": rules.describe(), "kernels": gap is None, "kernel_gap": gap,
-            "dice": dice_object(rules), "ceylonese": ceylonese_object(rules)}
+            "dice": dice_object(rules), "ceylonese": ceylonese_object(rules),
+            "quiet_rule": quiet_rule_object(rules, gap)}
+
+
+def quiet_rule_object(rules: Rules, gap: Optional[str]) -> dict:
+    """Whether the tables of the quiet-ply rule (solver.dtz: values in played games,
+    ``build --phase rule``, part of a whole build) are made under ``rules`` (else why
+    not: the kernels' gap first)."""
+    why = gap or dtz.unserved(rules)
+    return {"tables": why is None, "gap": why}
 
 
 def ceylonese_object(rules: Rules) -> dict:
@@ -151,11 +161,12 @@ def variants(as_json: bool) -> None:
     "two_mill_takes", "line_wins", "full_board" (every option of the rules),
     "moving_orbits", "description", "kernels", "kernel_gap", "dice": {"tables", "gap",
     "throw_rules", "default", "options"}, "ceylonese": {"tables", "reference", "kernels",
-    "gap", "options", "source"}}]}; moving_orbits counts the positions with nothing in hand up
+    "gap", "options", "source"}, "quiet_rule": {"tables", "gap"}}]}; moving_orbits counts the positions with nothing in hand up
     to symmetry (Burnside's lemma over the board's group); "dice" says whether dice
     mill's tables (build --phase dice) are made under these rules; "ceylonese" whether
     Ceylonese mill's reference plays them and its kernels solve them in memory (no
-    table files are made yet).
+    table files are made yet); "quiet_rule" whether the tables of the 50-ply rule are
+    made under them (a whole build makes them).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]
     if as_json:
