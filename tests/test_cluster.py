@@ -325,7 +325,7 @@ def cluster_build(tmp_path, limit: str = "", env: dict | None = None) -> subproc
     faults these builds meet are the cluster's, not a phase's, and the placement and rule
     tables on the cluster have tests of their own, above.)"""
     command = (f"{limit} exec {sys.executable} -m solver build --db {tmp_path / 'db'} "
-               f"--max-total 9 --phase moving --workers 2 --quiet")
+               f"--max-total {MAX_TOTAL} --phase moving --workers 2 --quiet")
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MUEHLE_HOLD_")}
     return subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True,
@@ -333,11 +333,11 @@ def cluster_build(tmp_path, limit: str = "", env: dict | None = None) -> subproc
 
 
 def held_cluster_build(tmp_path) -> tuple[subprocess.Popen, "os.PathLike"]:
-    """cluster_build whose worker that writes pair 4-5, the last of the plan's pairs, stops
+    """cluster_build whose worker that writes pair 4-4, the last of the plan's pairs, stops
     there for good (solver.storage's hold hook), and the file that says it has: the build
     cannot finish before a test interrupts it."""
     held = tmp_path / "held"
-    return cluster_build(tmp_path, env={"MUEHLE_HOLD_AT": "temporary-complete:pair-4-5.h5",
+    return cluster_build(tmp_path, env={"MUEHLE_HOLD_AT": "temporary-complete:pair-4-4.h5",
                                         "MUEHLE_HOLD_FLAG": str(held)}), held
 
 
@@ -381,7 +381,7 @@ def test_ctrl_c_of_a_cluster_build_is_one_line_and_the_rerun_finishes(tmp_path):
     rerun = cluster_build(tmp_path)
     out, err = rerun.communicate(timeout=TIMEOUT)
     assert rerun.returncode == 0 and noise(err) == [], err[-2000:]
-    assert CliRunner().invoke(main, ["check", "--db", str(tmp_path / "db"), "--max-total", "9",
+    assert CliRunner().invoke(main, ["check", "--db", str(tmp_path / "db"), "--max-total", str(MAX_TOTAL),
                                      "--phase", "moving", "--quiet"]).exit_code == 0
 
 
