@@ -203,6 +203,17 @@ class Move:
                 object.__setattr__(self, "take", second)
                 object.__setattr__(self, "take2", first)
 
+    @classmethod
+    def _made(cls, target: int, origin: Optional[int], take: Optional[int] = None,
+              take2: Optional[int] = None, board: Board = STANDARD_BOARD) -> "Move":
+        """The move of points the move generator found on ``board`` (ints there, a second
+        take after the first), without the checks of ``__post_init__``: the reference
+        rules make millions (the kernels' tests, the brute forces), and the checks were a
+        third of their time."""
+        move = object.__new__(cls)
+        move.__dict__.update(target=target, origin=origin, take=take, take2=take2, board=board)
+        return move
+
     def __repr__(self) -> str:
         """The fields, the board too where it is not the standard one (the same numbers
         are other points there: a move of one board is not equal to one of another).
@@ -509,9 +520,9 @@ class Position:
         closed = 0 if rules.line_wins else mills_closed(after, target, board)
         victims = takeable(self.opp, rules) if closed else 0
         if not victims:
-            return [Move(target, origin, board=board)]
+            return [Move._made(target, origin, board=board)]
         if closed < 2 or rules.two_mill_takes == 1:
-            return [Move(target, origin, v, board=board) for v in points_of(victims)]
+            return [Move._made(target, origin, v, board=board) for v in points_of(victims)]
         # Two mills take two stones, one after the other, the second by the same rule
         # among those left; a move names the pair in increasing order.
         takes: set[tuple[int, ...]] = set()
@@ -520,7 +531,7 @@ class Position:
             if not seconds:
                 takes.add((first,))
             takes.update(tuple(sorted((first, second))) for second in points_of(seconds))
-        return [Move(target, origin, *t, board=board) for t in sorted(takes)]
+        return [Move._made(target, origin, *t, board=board) for t in sorted(takes)]
 
     def _moves(self, rules: Rules) -> list[Move]:
         return [m for origin, target in self._steps(rules)
@@ -697,7 +708,7 @@ class Position:
                 candidates += [(o, before | 1 << o, self.opp_hand) for o in points_of(free)]
             for origin, stones, hand in candidates:
                 prev = Position.from_view(stones, self.own, hand, self.own_hand, prev_turn, self.board)
-                move = Move(target, origin, board=self.board)
+                move = Move._made(target, origin, board=self.board)
                 # A legal move implies the game was not over (is_legal checks material,
                 # and a side with a legal move is not blocked).
                 if prev.is_legal(move, rules) and prev.play_unchecked(move) == self:
