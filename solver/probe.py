@@ -146,6 +146,7 @@ class Database:
         self._cache_bytes = cache_mib * 1024 * 1024
         self._files: dict[Pair | Subspace, h5py.File] = {}   # pair files, placement files
         self._readers: dict[Subspace, storage.SubspaceReader] = {}
+        self._subspaces: dict[tuple[int, int, int, int], Subspace] = {}
         self._chunks: OrderedDict[tuple[Subspace, int], np.ndarray] = OrderedDict()
         self._arrays: dict[Subspace, np.ndarray] = {}
         self._wdl: dict[Subspace, np.ndarray] = {}
@@ -211,10 +212,18 @@ class Database:
         """Subspace m-o+h-k of these rules; ValueError where a side has more stones than
         they give (no file holds it: a 'not built' error would send the user to build
         one that cannot exist)."""
-        sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
-        if max(sub.m + sub.own_hand, sub.o + sub.opp_hand) > self.rules.stones:
-            raise ValueError(f"subspace {sub.name} has more stones a side than the {self.rules.stones} "
-                             f"of rules {self.rules.name}")
+        key = (m, o, own_hand, opp_hand)
+        # (made once a shape, as a query makes one for each of its moves' positions; the
+        # key only of plain ints: True would find 1's)
+        plain = all(type(v) is int for v in key)
+        sub = self._subspaces.get(key) if plain else None
+        if sub is None:
+            sub = Subspace(m, o, own_hand, opp_hand, board=self.rules.board)
+            if max(sub.m + sub.own_hand, sub.o + sub.opp_hand) > self.rules.stones:
+                raise ValueError(f"subspace {sub.name} has more stones a side than the {self.rules.stones} "
+                                 f"of rules {self.rules.name}")
+            if plain:
+                self._subspaces[key] = sub
         return sub
 
     def _reader(self, sub: Subspace, rule: bool = False) -> storage.SubspaceReader:
