@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 # The suite runs in two processes on two cores (README: pytest -n 2), each kernel with
 # two OpenMP threads: four threads on two cores.  OpenMP's threads spin while they wait
@@ -19,6 +21,17 @@ FOUR = Rules(stones=4)
 
 # The tests name their folders; a user's default folder (muehle's --db) is not theirs.
 os.environ.pop("MUEHLE_DB", None)
+
+
+def pytest_configure(config):
+    """Where Python is told not to write bytecode (PYTHONDONTWRITEBYTECODE, as on this
+    project's machines), every process the tests start (the CLI, a cluster's workers, a
+    process pool's) compiled the whole package again: 0.25 s each, hundreds of them.
+    Compiled once here, by the first process, they read it (a source edited later is
+    compiled again, as always)."""
+    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+        import compileall
+        compileall.compile_dir(Path(__file__).resolve().parent.parent / "solver", quiet=1)
 
 
 @pytest.fixture(scope="session")
