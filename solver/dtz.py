@@ -188,7 +188,9 @@ def unserved(rules: Rules) -> str | None:
     >>> unserved(Rules.from_name("lasker"))
     'no tables of the quiet-ply rule for rules lasker: stones move while others are in hand (mixed placement)'
     """
-    why = ("a mill that takes nothing (take-none) resets the count inside its own pair" if rules.take_none
+    # (where a line wins nothing is taken: take-none changes nothing there)
+    why = ("a mill that takes nothing (take-none) resets the count inside its own pair"
+           if rules.take_none and not rules.line_wins
            else "stones move while others are in hand (mixed placement)" if rules.mixed
            else None)
     return None if why is None else f"no tables of the quiet-ply rule for rules {rules.name}: {why}"

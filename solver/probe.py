@@ -87,12 +87,16 @@ class RuleMoveProbe:
     count of quiet plies (win, draw or loss: the rule's draw is a draw), ``dtz`` the
     mover's plies to the next mill (1: the move closes one; None for a draw, and in the
     placement phase, where the count has not started), and ``rule`` the value at a
-    fresh count (a cursed win is a draw in ``value``)."""
+    fresh count (a cursed win is a draw in ``value``).  In the placement phase
+    ``plain_plies`` are the plies to the end of a win or loss (the rule keeps a
+    placement position's win or loss as it is without the rule, or draws it), by which
+    its wins, and its losses, rank there."""
 
     move: Move
     value: WDL
     dtz: Optional[int]
     rule: RuleWDL
+    plain_plies: Optional[int] = None
 
     #: (a MoveProbe's plies to the end: not known under the rule)
     plies = None
@@ -101,13 +105,13 @@ class RuleMoveProbe:
     def rank(self) -> tuple:
         """Sort key, best first: the win with the nearest mill, a draw (the better its
         value without the rule, the better: a cursed win before a blessed loss), the loss
-        with the farthest mill."""
-        # (no DTZ in the placement phase: its wins, and its losses, rank alike)
+        with the farthest mill; in the placement phase, where no count runs, the
+        shortest win and the longest loss."""
         if self.value == WIN:
-            return (0, self.dtz or 0)
+            return (0, self.dtz or 0, self.plain_plies or 0)
         if self.value == DRAW:
-            return (1, -self.rule.score)
-        return (2, -(self.dtz or 0))
+            return (1, -self.rule.score, 0)
+        return (2, -(self.dtz or 0), -(self.plain_plies or 0))
 
     def drawn(self) -> "RuleMoveProbe":
         """The same move where the game's history makes it a draw (as :meth:`MoveProbe.drawn`)."""
@@ -574,13 +578,18 @@ class Database:
                              "in hand has none")
         result = []
         for move in position.legal_moves(self.rules):
-            after = self.probe_rule(position.play_unchecked(move))
+            child = position.play_unchecked(move)
+            after = self.probe_rule(child)
             # (the count starts at the moving phase's first position: 0 after a placement)
             count = 0 if move.takes or position.in_placement else quiet_plies + 1
             value = -after.at(count)
             dtz = (None if value == DRAW or position.in_placement else 1 if move.takes
                    else after.dtz + 1)
-            result.append(RuleMoveProbe(move, value, dtz, -after.wdl))
+            # (no DTZ while placing: the plies to the end tell its wins apart, as the
+            # plain values do, else a win in 1 by a line ranked with a win in 5)
+            plain = (self.probe(child).for_mover() if position.in_placement and value != DRAW else None)
+            result.append(RuleMoveProbe(move, value, dtz, -after.wdl,
+                                        None if plain is None or plain.wdl != value else plain.plies))
         result.sort(key=lambda mp: mp.rank)
         return result
 

@@ -368,7 +368,8 @@ def test_rules_the_tables_are_not_made_for_are_refused():
     for name in ("take-none", "lasker", "five-mens-mixed"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
-    dtz.check_rules(Rules.from_name("three-mens"))     # (served: a line that wins, above)
+    for name in ("three-mens", "three-mens-take-none"):     # (served: a line wins, above; takes nothing)
+        dtz.check_rules(Rules.from_name(name))
 
 
 # --- the conversions of codes, against their definitions written out in numpy ----------
@@ -720,6 +721,40 @@ def test_perfect_play_wins_what_the_rule_lets_be_won_where_a_line_wins(three, li
     """The same in Three Men's Morris, whose lines of three end the game."""
     rules, _ = three
     perfect_play_wins(rules, limit, [(3, 3)], 60)
+
+
+@pytest.mark.parametrize("limit", [50, 3])
+def test_placing_under_the_rule_the_first_move_is_the_shortest_win_or_longest_loss(tmp_path, limit):
+    """Where a line wins, a placement may end the game, and no count runs while placing:
+    in every placement position of Three Men's Morris the first move under the rule (as
+    the perfect player and best-move take it) is, of the moves the rule lets win, the
+    shortest win by the plain values (of those it lets lose, the longest loss), and at
+    the 50-ply limit, which draws nothing there, the plain values' best."""
+    from solver import placement
+    rules = Rules.from_name("three-mens")
+    result = run("build", "--db", tmp_path, "--rules", "three-mens", "--quiet", "--quiet-limit", limit)
+    assert result.exit_code == 0, result.output
+    seen = {WDL.WIN: 0, WDL.LOSS: 0}
+    with open_database(tmp_path, rules, quiet_limit=limit) as db:
+        for sub in placement.plan(rules):
+            codes = db.subspace(*sub)
+            for slot in np.flatnonzero(codes != SLACK_CODE).tolist():
+                own, opp = sub.position(slot)
+                pos = Position.from_view(own, opp, sub.own_hand, sub.opp_hand, board=rules.board)
+                if pos.terminal_wdl(rules) is not None:
+                    continue
+                ruled = db.probe_rule_moves(pos)
+                best = ruled[0]
+                if best.value == WDL.DRAW:
+                    continue
+                plain = {str(mp.move): mp for mp in db.probe_moves(pos)}
+                same = [plain[str(mp.move)].plies for mp in ruled if mp.value == best.value]
+                assert plain[str(best.move)].plies == (min(same) if best.value == WDL.WIN else max(same)), str(pos)
+                if limit == 50:
+                    first = db.probe_moves(pos)[0]
+                    assert (first.value, first.plies) == (best.value, plain[str(best.move)].plies), str(pos)
+                seen[best.value] += 1
+    assert seen[WDL.WIN] > 50 and seen[WDL.LOSS] > 10, seen
 
 
 def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int) -> None:

@@ -173,6 +173,9 @@ def test_commands_work_on_three_mens_from_the_files(tmp_path):
     assert query.stdout.splitlines()[1] == "under the 50-ply rule: win, next mill in 1", query.output
     best = run("best-move", "--db", db, "--rules", "three-mens", WON_IN_ONE)
     assert best.exit_code == 0 and best.stdout.split()[0] in WINS_IN_ONE, best.output
+    # placing, the line that wins now (c1), not a win later (chosen under the rule)
+    best = run("best-move", "--db", db, "--rules", "three-mens", "W:a1,b1 B:a3,b3 w 1 1")
+    assert best.exit_code == 0 and best.stdout.split()[0] == "c1", best.output
     for level in ("easy", "medium", "hard", "perfect"):
         game = run("play", "--db", db, "--rules", "three-mens", "--level", level, "--seed", 1,
                    "--colour", "black", "--position", WON_IN_ONE, "--think", 0.5, input="quit\n")
