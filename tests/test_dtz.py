@@ -757,6 +757,51 @@ def test_placing_under_the_rule_the_first_move_is_the_shortest_win_or_longest_lo
     assert seen[WDL.WIN] > 50 and seen[WDL.LOSS] > 10, seen
 
 
+@pytest.mark.parametrize("limit", [2, 3, 4])
+def test_where_a_line_wins_every_reachable_position_is_the_game_searched_with_its_count(tmp_path, limit):
+    """Every position a game of Three Men's Morris reaches, placement phase included,
+    at every count: the value under the rule the files give (``probe_rule``, at the
+    count) is a search of the game itself, the count in the state as ``Game`` keeps it
+    (a placement or a closed line starts it again, any other move adds one, the game
+    drawn at the limit unless the board decides it first), over the reference rules
+    alone.  Short limits, so that the rule draws some of the placement phase too."""
+    from functools import lru_cache
+    from solver.position import parse_position
+    rules = Rules.from_name("three-mens")
+    result = run("build", "--db", tmp_path, "--rules", "three-mens", "--quiet", "--quiet-limit", limit)
+    assert result.exit_code == 0, result.output
+    score = {WDL.WIN: 1, WDL.DRAW: 0, WDL.LOSS: -1}
+
+    @lru_cache(maxsize=None)
+    def searched(pos: Position, count: int) -> int:
+        over = pos.terminal_wdl(rules)
+        if over is not None:
+            return score[over]
+        if not pos.in_placement and count >= limit:
+            return 0
+        best = -1
+        for move in pos.legal_moves(rules):
+            after = pos.play_unchecked(move)
+            restart = move.is_placement or in_mill(after.opp, move.target, after.board)
+            best = max(best, -searched(after, 0 if restart else count + 1))
+        return best
+
+    seen, stack, placing = set(), [parse_position("startpos", rules)], {-1: 0, 0: 0, 1: 0}
+    with open_database(tmp_path, rules, quiet_limit=limit) as db:
+        while stack:
+            pos = stack.pop()
+            if pos in seen or pos.terminal_wdl(rules) is not None:
+                continue
+            seen.add(pos)
+            value = db.probe_rule(pos)
+            for count in ([0] if pos.in_placement else range(limit + 1)):
+                assert score[value.at(count)] == searched(pos, count), (str(pos), count, str(value))
+            if pos.in_placement:
+                placing[searched(pos, 0)] += 1
+            stack.extend(pos.play_unchecked(move) for move in pos.legal_moves(rules))
+    assert len(seen) > 2000 and all(placing.values()), (len(seen), placing)
+
+
 def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int) -> None:
     """Perfect games from ``per`` sampled decided positions of each subspace of ``keys``
     at random counts end as the tables under the rule say (above)."""
