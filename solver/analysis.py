@@ -312,7 +312,7 @@ def review_move(probes: list, move: Move) -> dict:
     best = probes[0]
     played = next(mp for mp in probes if mp.move == move)
     obj = {"mark": None, "plies_lost": None, "best": str(best.move), "best_value": best.value,
-           "best_plies": _plies(best), "plies_to": "mill" if isinstance(best, RuleMoveProbe) else "end",
+           "best_plies": _plies(best), "plies_to": _plies_to(best),
            "is_best": True}
     if played.value != best.value:
         obj.update(is_best=False, mark=LOST_TO_A_DRAW if played.value == DRAW else LOST_TO_A_LOSS)
@@ -325,8 +325,17 @@ def review_move(probes: list, move: Move) -> dict:
 
 def _plies(probe) -> Optional[int]:
     """The plies by which a probe ranks among equal values: to the end, or under the
-    rule to the next mill."""
-    return probe.dtz if isinstance(probe, RuleMoveProbe) else probe.plies
+    rule to the next mill (while placing, where no count runs: to the end)."""
+    if isinstance(probe, RuleMoveProbe):
+        return probe.plain_plies if probe.dtz is None and probe.plain_plies is not None else probe.dtz
+    return probe.plies
+
+
+def _plies_to(probe) -> str:
+    """What :func:`_plies` counts to: ``"mill"`` under the rule in the moving phase,
+    else ``"end"``."""
+    placing = isinstance(probe, RuleMoveProbe) and probe.dtz is None and probe.plain_plies is not None
+    return "mill" if isinstance(probe, RuleMoveProbe) and not placing else "end"
 
 
 def review_summary(rows: list[dict]) -> dict:

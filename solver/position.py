@@ -685,13 +685,15 @@ class Position:
         """The position after ``move``, trusting it to be legal (:func:`after_move`)."""
         own, opp, own_hand = after_move(self.own, self.opp, self.own_hand, move)
         board = self.board
-        if own & opp or own_hand < 0 or own & ~board.full_mask:
-            # (a move that was not legal here: the checks of a new position say what broke)
+        if (own & opp or own_hand < 0 or own & ~board.full_mask
+                or move.origin is not None and not self.own >> move.origin & 1):
+            # (a move that was not legal here, one that may even add a stone: the checks
+            # of a new position say what broke)
             return Position.from_view(opp, own, self.opp_hand, own_hand,
                                       BLACK if self.turn == WHITE else WHITE, board)
-        # Made without the checks of __post_init__, whose other conditions a move cannot
-        # break (its fields are ints of this board, and no side gains a stone): they
-        # were a quarter of the kernel-free passes' time.
+        # Made without the checks of __post_init__, whose other conditions such a move
+        # cannot break (its fields are ints of this board, and no side gains a stone):
+        # they were a quarter of the kernel-free passes' time.
         after = object.__new__(Position)
         if self.turn == WHITE:
             after.__dict__.update(white=own, black=opp, white_hand=own_hand, black_hand=self.black_hand,

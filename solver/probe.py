@@ -17,6 +17,7 @@ cache, or whole subspaces are loaded into memory with ``in_memory=True``.
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import threading
 import time
@@ -107,11 +108,13 @@ class RuleMoveProbe:
         value without the rule, the better: a cursed win before a blessed loss), the loss
         with the farthest mill; in the placement phase, where no count runs, the
         shortest win and the longest loss."""
+        # (plies not known rank after those known, as in Value.rank)
+        plies = self.plain_plies
         if self.value == WIN:
-            return (0, self.dtz or 0, self.plain_plies or 0)
+            return (0, self.dtz or 0, math.inf if plies is None else plies)
         if self.value == DRAW:
             return (1, -self.rule.score, 0)
-        return (2, -(self.dtz or 0), -(self.plain_plies or 0))
+        return (2, -(self.dtz or 0), math.inf if plies is None else -plies)
 
     def drawn(self) -> "RuleMoveProbe":
         """The same move where the game's history makes it a draw (as :meth:`MoveProbe.drawn`)."""

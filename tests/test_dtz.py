@@ -19,7 +19,7 @@ from solver.commands import explained
 from solver import dtz
 from solver.errors import UnsupportedRulesError
 from solver.index import Pair, Subspace
-from solver.position import Position, decided, in_mill
+from solver.position import Position, decided, in_mill, parse_move
 from solver.retro import pairs_in_order, solve_pair
 from solver.rules import Rules
 from solver.values import SLACK_CODE, WDL
@@ -754,6 +754,11 @@ def test_placing_under_the_rule_the_first_move_is_the_shortest_win_or_longest_lo
                     first = db.probe_moves(pos)[0]
                     assert (first.value, first.plies) == (best.value, plain[str(best.move)].plies), str(pos)
                 seen[best.value] += 1
+        # a review judges a slower placement by the plies to the end (no count runs yet)
+        from solver.analysis import review_move
+        game = Game("W:a1,b1 B:a3,b3 w 1 1", rules, limit)
+        slower = review_move(probe_game_moves(db, game), parse_move("c3", rules.board))
+        assert (slower["mark"], slower["best"], slower["plies_lost"], slower["plies_to"]) == ("?!", "c1", 4, "end")
     assert seen[WDL.WIN] > 50 and seen[WDL.LOSS] > 10, seen
 
 
