@@ -845,6 +845,37 @@ def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per
         assert all(seen.values()), seen
 
 
+def test_placing_under_the_rule_the_perfect_choice_is_the_plain_best(db4_rule):
+    """The standard game of four stones: in placement positions that the rule wins or
+    loses, the first move under the rule (the perfect player's, best-move's) is as short
+    a win or as long a loss as the plain values' best move (where the rule keeps every
+    win and loss the best plain move reaches, as at 50 plies here: before the placement
+    ranking, all placement wins ranked alike under the rule)."""
+    from solver import placement
+
+    db = open_database(db4_rule, FOUR)
+    rng = random.Random(49)
+    seen = {WDL.WIN: 0, WDL.LOSS: 0}
+    picked = []
+    for sub in placement.plan(FOUR):
+        codes = dtz.read_placement(db4_rule, FOUR, 50, sub)
+        for decided in (np.flatnonzero((codes != 0) & (codes % 2 == 0)),
+                        np.flatnonzero((codes % 2 == 1) & (codes != SLACK_CODE))):
+            for slot in rng.sample(decided.tolist(), min(6, len(decided))):
+                picked.append(Position.from_view(*sub.position(slot), sub.own_hand, sub.opp_hand))
+    for pos in picked:
+        if pos.terminal_wdl(FOUR) is not None or not pos.hands_arise(FOUR):
+            continue
+        ruled = db.probe_rule_moves(pos)
+        plain = db.probe_moves(pos)
+        if ruled[0].value == WDL.DRAW or plain[0].value != ruled[0].value:
+            continue
+        by_move = {str(mp.move): mp for mp in plain}
+        assert by_move[str(ruled[0].move)].plies == plain[0].plies, str(pos)
+        seen[ruled[0].value] += 1
+    assert seen[WDL.WIN] >= 20 and seen[WDL.LOSS] >= 20, seen
+
+
 def test_the_placement_phase_under_the_rule_is_the_minimax_of_its_moves(db4_rule):
     """Placement positions a few placements before the moving phase: their value under
     the rule (the build's pass from the moving phase's count 0) is the minimax over the
