@@ -326,16 +326,15 @@ def review_move(probes: list, move: Move) -> dict:
 def _plies(probe) -> Optional[int]:
     """The plies by which a probe ranks among equal values: to the end, or under the
     rule to the next mill (while placing, where no count runs: to the end)."""
-    if isinstance(probe, RuleMoveProbe):
-        return probe.plain_plies if probe.dtz is None and probe.plain_plies is not None else probe.dtz
-    return probe.plies
+    if _plies_to(probe) == "mill":
+        return probe.dtz
+    return probe.plain_plies if isinstance(probe, RuleMoveProbe) else probe.plies
 
 
 def _plies_to(probe) -> str:
-    """What :func:`_plies` counts to: ``"mill"`` under the rule in the moving phase,
-    else ``"end"``."""
-    placing = isinstance(probe, RuleMoveProbe) and probe.dtz is None and probe.plain_plies is not None
-    return "mill" if isinstance(probe, RuleMoveProbe) and not placing else "end"
+    """What :func:`_plies` counts to: ``"mill"`` under the rule (but for a placement's
+    win or loss, which has plain plies and no DTZ), else ``"end"``."""
+    return "mill" if isinstance(probe, RuleMoveProbe) and probe.plain_plies is None else "end"
 
 
 def review_summary(rows: list[dict]) -> dict:
