@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -21,6 +22,14 @@ FOUR = Rules(stones=4)
 
 # The tests name their folders; a user's default folder (muehle's --db) is not theirs.
 os.environ.pop("MUEHLE_DB", None)
+
+# A suite started in the background by a shell without job control (`pytest ... &` in a
+# script, nohup) inherits SIGINT ignored, and so would every command it starts: the tests
+# that press Ctrl-C on a build or a match would then wait out their timeouts (5 min
+# each).  A Python handler is reset to the default at exec, so the commands the tests
+# start get Ctrl-C as a terminal gives it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config):
