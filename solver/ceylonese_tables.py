@@ -35,14 +35,19 @@ Value('draw', None)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from .ceylonese import CeylonRule, require_ceylonese, terminal
+from . import build as building
+from . import storage
+from .ceylonese import CeylonRule, legal_moves, play, require_ceylonese, terminal
+from .errors import (BUILD_IT, REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError,
+                     ForeignDatabaseError, MissingSubspaceError, Remedy, with_remedy)
 from .index import Pair, Subspace
 from .kernels import kernels_for
-from .position import Position
+from .position import Move, Position
 from .retro import check_by_opponent_sets, pair_order, solve_pair
 from .rules import Rules, require_kernels
 from .values import SLACK_CODE, WDL, Value, decode
@@ -114,17 +119,50 @@ class CeylonTables:
         stones = self.rules.stones
         return self.value(Position(0, 0, stones, stones, board=self.rules.board))
 
+    def probe_moves(self, pos: Position) -> list["CeylonMove"]:
+        """Every legal move of ``pos`` with its value for the side that makes it, best
+        first (the shortest win, then draws, then the longest loss).  A move that keeps
+        the turn (a mill; a placement while the other has nothing to place) is worth
+        what the position after it is worth, turns as they are; one that passes it is
+        worth the opposite, a turn more."""
+        out = []
+        for move in legal_moves(pos, self.rules, self.rule):
+            after = play(pos, move, self.rules, self.rule)
+            value = self.value(after)
+            again = after.turn == pos.turn
+            out.append(CeylonMove(move, value if again else value.for_mover(), again))
+        return sorted(out, key=lambda m: m.value.rank)
 
-def capture_codes(codes: dict[Subspace, np.ndarray], m: int, o: int, rules: Rules,
+    def query_object(self, pos: Position) -> dict:
+        """``query --ceylonese``'s answer as one JSON object: the position's value for
+        the side to move (turns to the end: a turn is a side's moves until the other's)
+        and each move's for its mover, best first, with whether it keeps the turn."""
+        value = self.value(pos)
+        return {"position": str(pos), "ceylonese": self.rule.name, "value": str(value.wdl), "turns": value.plies,
+                "moves": [{"move": str(m.move), "value": str(m.value.wdl), "turns": m.value.plies,
+                           "again": m.again} for m in self.probe_moves(pos)]}
+
+
+@dataclass(frozen=True)
+class CeylonMove:
+    """A move of Ceylonese mill with its value for the side that makes it, and whether
+    that side moves again after it."""
+
+    move: Move
+    value: Value
+    again: bool
+
+
+def capture_codes(codes: Callable[[Subspace], np.ndarray], m: int, o: int, rules: Rules,
                   rule: CeylonRule, jobs: int = 2) -> np.ndarray:
     """The codes the moving rounds and their check read for a capture into the other
-    side's subspace (m, o) (out of o-(m+1)): with the extra move a view of the same
-    side's (o, m), one turn shorter and seen from the other side
-    (``ceylon_capture_view``); without it, the codes of (m, o) themselves."""
+    side's subspace (m, o) (out of o-(m+1)), ``codes(sub)`` giving a solved subspace's:
+    with the extra move a view of the same side's (o, m), one turn shorter and seen from
+    the other side (``ceylon_capture_view``); without it, the codes of (m, o) themselves."""
     if not rule.extra_move:
-        return codes[Subspace(m, o, board=rules.board)]
+        return codes(Subspace(m, o, board=rules.board))
     out = np.empty(Subspace(m, o, board=rules.board).slots, dtype=np.uint16)
-    kernels_for(rules.board).ceylon_capture_view(o, m, codes[Subspace(o, m, board=rules.board)], out, jobs)
+    kernels_for(rules.board).ceylon_capture_view(o, m, codes(Subspace(o, m, board=rules.board)), out, jobs)
     return out
 
 
@@ -135,8 +173,8 @@ def solve_moving(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
     for pair in moving_pairs(rules, rule):
         if progress:
             progress(f"pair {pair}")
-        codes.update(solve_pair(tuple(pair), rules, lambda m, o: capture_codes(codes, m, o, rules, rule, jobs),
-                                jobs).values)
+        codes.update(solve_pair(tuple(pair), rules,
+                                lambda m, o: capture_codes(codes.__getitem__, m, o, rules, rule, jobs), jobs).values)
     return codes
 
 
@@ -152,21 +190,32 @@ def solve_placement(rules: Rules, moving: dict[Subspace, np.ndarray], rule: Ceyl
         if progress:
             progress(f"placement {sub}")
         out = np.full(sub.slots, SLACK_CODE, dtype=np.uint16)     # (the pass writes the real slots)
-        kernels.ceylon_place_grouped(*sub, out, *_children(sub, rules, rule, known), rule.open_points, jobs)
+        kernels.ceylon_place_grouped(*sub, out, *_children(sub, rules, rule, lambda c: known.get(c, _NONE)),
+                                     rule.open_points, jobs)
         codes[sub] = known[sub] = out
     return codes
 
 
-def _children(sub: Subspace, rules: Rules, rule: CeylonRule, codes: dict[Subspace, np.ndarray]
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """The codes ``ceylon_place`` reads for placement subspace ``sub``: the same side's
-    (m+1)-o and the other side's o-(m+1), moving-phase ones where the placement is over
-    after this one, each empty where ``codes`` has none (the game over there)."""
+def children(sub: Subspace, rules: Rules, rule: CeylonRule = CeylonRule()) -> tuple[Subspace, Subspace]:
+    """The subspaces a placement of ``sub`` leads into: the same side's (m+1)-o (a mill
+    earns another placement) and the other side's o-(m+1), moving-phase ones where the
+    placement is over after this one (a game over there has no codes: solved by
+    neither phase).
+
+    >>> children(Subspace(2, 3, 1, 0), Rules(stones=3)), children(Subspace(1, 1, 2, 2), Rules(stones=3))
+    ((Subspace(3, 3), Subspace(3, 3)), (Subspace(2, 1, 1, 2), Subspace(1, 2, 2, 1)))
+    """
     m, o, h, k = sub
     over = rules.board.num_points - m - o - 1 <= rule.open_points or (h == 1 and k == 0)
     same, other = ((), ()) if over else ((h - 1, k), (k, h - 1))
-    return (codes.get(Subspace(m + 1, o, *same, board=rules.board), _NONE),
-            codes.get(Subspace(o, m + 1, *other, board=rules.board), _NONE))
+    return Subspace(m + 1, o, *same, board=rules.board), Subspace(o, m + 1, *other, board=rules.board)
+
+
+def _children(sub: Subspace, rules: Rules, rule: CeylonRule, codes: Callable[[Subspace], np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The codes ``ceylon_place`` reads for placement subspace ``sub``: its
+    :func:`children`'s by ``codes(child)``, empty where the game is over there."""
+    return tuple(codes(c) for c in children(sub, rules, rule))
 
 
 def solve(rules: Rules, rule: CeylonRule = CeylonRule(), jobs: int = 2,
@@ -194,12 +243,323 @@ def check(tables: CeylonTables, jobs: int = 2) -> list[str]:
     for pair in moving_pairs(rules, rule):
         for sub in pair.subspaces:
             # (o <= 3: every capture leaves two stones and wins)
-            cap = _NONE if sub.o <= 3 else capture_codes(codes, sub.o - 1, sub.m, rules, rule, jobs)
+            cap = _NONE if sub.o <= 3 else capture_codes(codes.__getitem__, sub.o - 1, sub.m, rules, rule, jobs)
             _, passed = check_by_opponent_sets(sub, codes[sub], codes[sub.mirror], cap, rules, jobs)
             if not passed:
                 bad.append(str(sub))
     for sub in placement_subspaces(rules, rule):
-        if kernels.ceylon_place(*sub, codes[sub], *_children(sub, rules, rule, codes), rule.open_points,
-                                jobs, check=True):
+        if kernels.ceylon_place(*sub, codes[sub], *_children(sub, rules, rule, lambda c: codes.get(c, _NONE)),
+                                rule.open_points, jobs, check=True):
             bad.append(str(sub))
     return bad
+
+
+# --- files ---------------------------------------------------------------------------------
+
+def table_path(root: Path | str, rules: Rules, key: Pair | Subspace, rule: CeylonRule = CeylonRule()) -> Path:
+    """The file of ``key`` (a moving pair or subspace, or a placement subspace) under
+    ``rule``: its plain file's name with the rule's before, beside the plain tables.
+    Without the extra move the moving phase is the standard game's, so its pairs are the
+    plain files themselves (``muehle build --phase moving`` builds them).
+
+    >>> table_path("db", Rules(stones=3), Subspace(2, 3, 1, 0)).name
+    'ceylonese-place-2-3+1-0.h5'
+    >>> table_path("db", Rules(), Pair(3, 4), CeylonRule(extra_move=False)).name
+    'pair-3-4.h5'
+    """
+    plain = storage.file_of(root, rules, key)
+    return plain if _kind(key, rule) is None else plain.with_name(f"{rule.name}-{plain.name}")
+
+
+def _kind(key: Pair | Subspace, rule: CeylonRule) -> str | None:
+    """The ``ceylonese`` attribute of ``key``'s file: the rule's name, or None where the
+    file is the plain moving phase's."""
+    moving = isinstance(key, Pair) or key.is_moving
+    return None if moving and not rule.extra_move else rule.name
+
+
+def read(root: Path | str, rules: Rules, sub: Subspace, rule: CeylonRule = CeylonRule(),
+         verify: bool = False) -> np.ndarray:
+    """The codes of ``sub`` from its file, every chunk verified (``verify``: the SHA-256
+    of the whole too)."""
+    path = table_path(root, rules, sub, rule)
+    with storage.open_file(path, rules, sub, sub, ceylonese=_kind(sub, rule)) as f:
+        return storage.SubspaceReader(f, path, sub).all(sha256=verify)
+
+
+def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: CeylonRule,
+                  verify: bool = True) -> str | None:
+    """None where ``key``'s file is built and (``verify``) intact, else what is wrong with
+    it (any other error, a file that could not be looked at, goes up and stops a build)."""
+    try:
+        for sub in (key.subspaces if isinstance(key, Pair) else [key]):
+            read(root, rules, sub, rule, verify=verify)
+    except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
+        return str(exc)
+    return None
+
+
+def _remedy(root: Path | str, rules: Rules, rule: CeylonRule, key: Pair | Subspace, advice: str) -> Remedy:
+    """The build that makes ``key``'s file: the plain moving phase's where it is one."""
+    if _kind(key, rule) is None:
+        return Remedy(root, rules, advice, phase="moving")
+    return Remedy(root, rules, advice, ceylonese=rule.name)
+
+
+def require_built(root: Path | str, rules: Rules, rule: CeylonRule, who: str, needed: list) -> None:
+    """MissingSubspaceError (CorruptDatabaseError for a file that is there but unusable),
+    ``who`` naming what needs them, with the build that makes them, unless every pair
+    or subspace of ``needed`` is built."""
+    problems = {key: why_not_built(root, rules, key, rule, verify=False) for key in needed}
+    missing = [key for key, problem in problems.items() if problem is not None]
+    if not missing:
+        return
+    first = missing[0]
+    path = table_path(root, rules, first, rule)
+    if path.exists():
+        raise with_remedy(CorruptDatabaseError(f"{who} {first.name}, whose file {path.name} is unusable: "
+                                               f"{problems[first]}"), _remedy(root, rules, rule, first, REBUILD_IT))
+    raise MissingSubspaceError(first, path, f"{who} {', '.join(k.name for k in missing)}, not built in "
+                                            f"{storage.rules_dir(root, rules)}",
+                               _remedy(root, rules, rule, first, BUILD_IT))
+
+
+@dataclass(frozen=True)
+class CeylonReport(building.Report):
+    """What happened to one file of Ceylonese mill's tables: built (time, memory) or skipped."""
+
+    name: str
+    slots: int
+    seconds: float
+    peak_rss_mib: float
+    skipped: bool
+
+    def summary(self) -> str:
+        """The line the build logs for this file."""
+        return self._line(self.name, "")
+
+
+class _Work(building.Work):
+    """What the two kinds of file share: one file of ``key`` under ``rule``, its inputs
+    read by ``lookup`` (:func:`read`, or a cache of it)."""
+
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace,
+                 lookup: Callable[[Subspace], np.ndarray], label: str, memory: int):
+        super().__init__(root, rules)
+        self.rule, self.key, self.lookup, self.label, self.memory = rule, key, lookup, label, memory
+        self.outputs = [(table_path(root, rules, key, rule), label)]
+
+    def problems(self) -> list[str | None]:
+        return [why_not_built(self.root, self.rules, self.key, self.rule)
+                if self.outputs[0][0].exists() else "not built"]
+
+    def skipped(self) -> list[CeylonReport]:
+        return [CeylonReport(self.label, self.key.slots, 0.0, building.peak_rss_mib(), True)]
+
+    def reports(self, values, seconds, cpu, check_seconds):
+        return [CeylonReport(self.label, self.key.slots, seconds, building.peak_rss_mib(), False)]
+
+    def write(self, values, seconds, checked):
+        storage.write_file(self.outputs[0][0], self.rules, values, ceylonese=self.rule.name,
+                           extra={"seconds": seconds, "checked": checked, "open_points": self.rule.open_points,
+                                  "extra_move": self.rule.extra_move})
+
+
+class PairWork(_Work):
+    """A moving pair with the extra move: solved by the moving phase's rounds, each
+    capture read through the view of the same side's subspace (:func:`capture_codes`),
+    checked forwards by the other algorithm (``verify``)."""
+
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, pair: Pair,
+                 lookup: Callable[[Subspace], np.ndarray]):
+        super().__init__(root, rules, rule, pair, lookup, f"pair {pair.name} of {rule.name}",
+                         building.memory_needed(pair))
+
+    def _captures(self, m: int, o: int, jobs: int) -> np.ndarray:
+        return capture_codes(self.lookup, m, o, self.rules, self.rule, jobs)
+
+    def require_inputs(self) -> None:
+        require_built(self.root, self.rules, self.rule, f"{self.label} needs",
+                      self.key.dependencies)
+
+    def solve(self, cache, jobs, progress, advance):
+        values = solve_pair(tuple(self.key), self.rules, lambda m, o: self._captures(m, o, jobs), jobs).values
+        if advance:
+            advance(self.key.slots)
+        return values
+
+    def check(self, values, cache, jobs, verify):
+        if not verify:
+            return False
+        for sub in self.key.subspaces:
+            cap = _NONE if sub.o <= 3 else self._captures(sub.o - 1, sub.m, jobs)
+            _, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, self.rules, jobs)
+            if not passed:
+                raise ConsistencyError(f"{self.label} fails the consistency check in {sub.name}", [])
+        return True
+
+
+class PlaceWork(_Work):
+    """A placement subspace: one pass from its stored children (``ceylon_place_grouped``),
+    checked by the slot-by-slot pass (``verify``)."""
+
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, sub: Subspace,
+                 lookup: Callable[[Subspace], np.ndarray]):
+        read_slots = sum(c.slots for c in children(sub, rules, rule))
+        super().__init__(root, rules, rule, sub, lookup, f"placement {sub.name} of {rule.name}",
+                         2 * (sub.slots + read_slots) + (16 << 20))
+
+    def _children(self) -> tuple[np.ndarray, np.ndarray]:
+        planned = self._planned()
+        return _children(self.key, self.rules, self.rule, lambda c: self.lookup(c) if c in planned else _NONE)
+
+    def _planned(self) -> set:
+        return set(planned(self.rules, self.rule))
+
+    def require_inputs(self) -> None:
+        needed = [c for c in dict.fromkeys(children(self.key, self.rules, self.rule)) if c in self._planned()]
+        require_built(self.root, self.rules, self.rule, f"{self.label} needs",
+                      [Pair(*c, board=self.rules.board) if c.is_moving else c for c in needed])
+
+    def solve(self, cache, jobs, progress, advance):
+        out = np.full(self.key.slots, SLACK_CODE, dtype=np.uint16)     # (the pass writes the real slots)
+        kernels_for(self.rules.board).ceylon_place_grouped(*self.key, out, *self._children(),
+                                                           self.rule.open_points, jobs)
+        if advance:
+            advance(self.key.slots)
+        return {self.key: out}
+
+    def check(self, values, cache, jobs, verify):
+        if not verify:
+            return False
+        bad = kernels_for(self.rules.board).ceylon_place(*self.key, values[self.key], *self._children(),
+                                                         self.rule.open_points, jobs, check=True)
+        if bad:
+            raise ConsistencyError(f"{self.label} fails the consistency check ({bad} slots)", [])
+        return True
+
+
+def planned(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Subspace]:
+    """Every subspace of the game's tables, in the order they are solved: the moving
+    pairs' (:func:`moving_pairs`), then the placement's (:func:`placement_subspaces`)."""
+    return [s for p in moving_pairs(rules, rule) for s in p.subspaces] + placement_subspaces(rules, rule)
+
+
+def files(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Pair | Subspace]:
+    """What each file of the tables of ``rule`` holds, in build order: a moving pair (only
+    with the extra move: without it they are the plain moving phase's) or a placement
+    subspace.
+
+    >>> [k.name for k in files(Rules(board="six-mens", stones=3))][:3]
+    ['3-3', '2-3+1-0', '2-2+1-1']
+    """
+    return (moving_pairs(rules, rule) if rule.extra_move else []) + placement_subspaces(rules, rule)
+
+
+def _held_reader(root: Path, rules: Rules, rule: CeylonRule):
+    """A reader of stored subspaces (:func:`read`) that keeps what it read until
+    ``keep_only`` lets it go: a pair's captures and a placement's children are read
+    once for all the units that share them."""
+    held: dict[Subspace, np.ndarray] = {}
+
+    def lookup(sub: Subspace) -> np.ndarray:
+        if sub not in held:
+            held[sub] = read(root, rules, sub, rule)
+        return held[sub]
+
+    def keep_only(subs) -> None:
+        for key in [k for k in held if k not in subs]:
+            del held[key]
+    return lookup, keep_only
+
+
+def _reads(key: Pair | Subspace, rules: Rules, rule: CeylonRule) -> set:
+    """The subspaces the unit of ``key`` reads."""
+    if isinstance(key, Pair):
+        return {s for p in key.dependencies for s in p.subspaces}
+    return set(children(key, rules, rule))
+
+
+def build(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2,
+          verify: bool = True, memory: int | None = None) -> list[CeylonReport]:
+    """Build (or resume) the files of Ceylonese mill's tables under ``rule``: the moving
+    pairs with the extra move (without it they are the plain moving phase's, which must
+    be built), then the placement subspaces, each checked by the other pass
+    (``verify``), written atomically; one report a file."""
+    require_tables(rules, rule)
+    root = Path(root)
+    with building.BuildLock(building.prepare_folder(root, rules)):
+        if not rule.extra_move:
+            require_built(root, rules, rule, f"Ceylonese mill's placement ({rule.name}) needs the moving pairs",
+                          moving_pairs(rules, rule))
+        lookup, keep_only = _held_reader(root, rules, rule)
+        reports = []
+        for key in files(rules, rule):
+            keep_only(_reads(key, rules, rule))
+            work = (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
+            reports += building.run(work, jobs=jobs, verify=verify, memory=memory)
+    return reports
+
+
+def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2
+                ) -> tuple[list[str], list[str]]:
+    """``muehle check`` of Ceylonese mill's files under ``rule``: each built one verified
+    (chunks, SHA-256) and checked against its stored neighbours by the other pass (the
+    forward check of a pair, the slot-by-slot pass of a placement subspace); the plain
+    moving files of a rule without the extra move are the plain check's.  Returns (the
+    files checked, the problems found)."""
+    require_tables(rules, rule)
+    root = Path(root)
+    lookup, keep_only = _held_reader(root, rules, rule)
+    checked, problems = [], []
+    for key in files(rules, rule):
+        path = table_path(root, rules, key, rule)
+        if not path.exists():
+            continue
+        keep_only(_reads(key, rules, rule))
+        work = (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
+        try:
+            values = {sub: read(root, rules, sub, rule, verify=True)
+                      for sub in (key.subspaces if isinstance(key, Pair) else [key])}
+            work.require_inputs()
+            work.check(values, None, jobs, True)
+        except (DatabaseError, ConsistencyError) as exc:
+            problems.append(str(exc))
+            continue
+        checked.append(path.name)
+    return checked, problems
+
+
+class FileTables(CeylonTables):
+    """:class:`CeylonTables` whose codes are read from the files of a built folder as
+    they are asked for (a subspace whole, kept while it is asked again: a game asks the
+    same few), refused in one line where a file is missing or damaged.
+
+    >>> import tempfile
+    >>> rules = Rules(board="six-mens", stones=3)
+    >>> root = tempfile.mkdtemp()
+    >>> reports = build(root, rules, jobs=1)
+    >>> FileTables(root, rules).start_value()
+    Value('draw', None)
+    """
+
+    def __init__(self, root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule()):
+        require_tables(rules, rule)
+        super().__init__(rules, rule, _StoredCodes(Path(root), rules, rule))
+
+
+class _StoredCodes(dict):
+    """The codes of :class:`FileTables`, read on first use (the last few kept)."""
+
+    KEEP = 4
+
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule):
+        super().__init__()
+        self.root, self.rules, self.rule = root, rules, rule
+
+    def __missing__(self, sub: Subspace) -> np.ndarray:
+        require_built(self.root, self.rules, self.rule, f"Ceylonese mill's tables ({self.rule.name}) need", [sub])
+        if len(self) >= self.KEEP:
+            del self[next(iter(self))]
+        self[sub] = codes = read(self.root, self.rules, sub, self.rule)
+        return codes

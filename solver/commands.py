@@ -56,10 +56,12 @@ def book_command(path: Path | str, rules: Rules) -> str:
 
 def build_command(root: Path | str, rules: Rules, phase: str | None = None,
                   max_total: int | None = None, pair: tuple[int, int] | None = None,
-                  quiet_limit: int | None = None, dice: str | None = None) -> str:
+                  quiet_limit: int | None = None, dice: str | None = None,
+                  ceylonese: str | None = None) -> str:
     """The command that builds the databases of ``rules`` under ``root`` (only ``phase``:
     moving or placement, if given; only up to ``max_total`` stones, or only ``pair``;
-    ``dice``: dice mill's tables of that dice rule, ``--phase dice``).
+    ``dice``: dice mill's tables of that dice rule, ``--phase dice``; ``ceylonese``:
+    Ceylonese mill's tables of that Ceylonese rule, ``--phase ceylonese``).
 
     >>> build_command("data", Rules(stones=4, jumping=False, mill_rule="take-none"))
     'muehle build --db data --rules no-jumping --mill-rule take-none --stones 4'
@@ -73,14 +75,20 @@ def build_command(root: Path | str, rules: Rules, phase: str | None = None,
     'muehle build --db db --phase rule --quiet-limit 100 --pair 3-4'
     >>> build_command("db", Rules(stones=5), dice="sum14")
     'muehle build --db db --stones 5 --phase dice --dice sum14'
+    >>> build_command("db", Rules(stones=5), ceylonese="ceylonese-open4")
+    'muehle build --db db --stones 5 --phase ceylonese --ceylonese ceylonese-open4'
     """
     words = ["muehle", "build", "--db", str(root), *rule_words(rules)]
     if dice is not None:
         phase = "dice"
+    if ceylonese is not None:
+        phase = "ceylonese"
     if phase is not None:
         words += ["--phase", phase]
     if dice is not None and dice != "triple":
         words += ["--dice", dice]
+    if ceylonese is not None and ceylonese != "ceylonese":
+        words += ["--ceylonese", ceylonese]
     if quiet_limit is not None and quiet_limit != QUIET_PLY_LIMIT:
         words += ["--quiet-limit", str(quiet_limit)]
     if max_total is not None:
@@ -129,7 +137,7 @@ def remedy_command(remedy: Remedy) -> str:
     if remedy.needed:
         return repair_command(remedy.root, remedy.rules, list(remedy.needed))
     return build_command(remedy.root, remedy.rules, remedy.phase, pair=remedy.pair,
-                         quiet_limit=remedy.quiet_limit, dice=remedy.dice)
+                         quiet_limit=remedy.quiet_limit, dice=remedy.dice, ceylonese=remedy.ceylonese)
 
 
 def explained(error: BaseException) -> str:

@@ -137,7 +137,7 @@ class Remedy:
     ``needed``: the pairs and placement subspaces to build (the narrowest build of them
     all), else the build of ``rules`` under ``root`` (``phase``, ``pair``,
     ``quiet_limit`` as a build takes them; ``dice``: dice mill's tables of that dice
-    rule's name); ``book``: the opening book to write again
+    rule's name; ``ceylonese``: Ceylonese mill's tables of that Ceylonese rule's name); ``book``: the opening book to write again
     instead.  ``advice``: how the message goes on, with ``{}`` where the command goes
     (" (build it with: {})", "; rebuild it with: {}").
 
@@ -154,6 +154,7 @@ class Remedy:
     quiet_limit: int | None = None
     book: Any = None
     dice: str | None = None
+    ceylonese: str | None = None
 
 
 class Notice(str):

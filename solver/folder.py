@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import placement, storage
 from .build import plan, plan_units
+from .ceylonese import CeylonRule
 from .dice import DiceRule
 from .errors import DatabaseError, MissingSubspaceError, Remedy
 from .index import Pair, Subspace
@@ -106,7 +107,8 @@ class DatabaseFolder:
         def written(name: str) -> bool:
             # a file's tables of the quiet-ply rule (solver.dtz), of any limit
             rule = re.fullmatch(r"dtz[1-9][0-9]*-((pair|place)-.+\.h5)", name)
-            return name in ours or (rule is not None and rule[1] in ours) or dice_rule_of(name) is not None
+            return (name in ours or (rule is not None and rule[1] in ours) or dice_rule_of(name) is not None
+                    or ceylon_rule_of(name) is not None)
 
         return sorted(path for path in self.path.glob("*.h5") if not written(path.name))
 
@@ -117,6 +119,32 @@ class DatabaseFolder:
             return []
         found = {dice_rule_of(path.name) for path in self.path.glob("dice-*.h5")}
         return sorted((d for d in found if d is not None), key=lambda d: d.name)
+
+
+    def ceylon_rules(self) -> list[CeylonRule]:
+        """The Ceylonese rules of which Ceylonese mill's tables
+        (:mod:`solver.ceylonese_tables`) have files in the folder."""
+        if not self.path.is_dir():
+            return []
+        found = {ceylon_rule_of(path.name) for path in self.path.glob("ceylonese*.h5")}
+        return sorted((r for r in found if r is not None), key=lambda r: r.name)
+
+
+def ceylon_rule_of(name: str) -> CeylonRule | None:
+    """The Ceylonese rule of a file name of Ceylonese mill's tables
+    (``<rule>-pair-m-o.h5``, ``<rule>-place-m-o+h-k.h5``:
+    :func:`solver.ceylonese_tables.table_path`), else None.
+
+    >>> ceylon_rule_of("ceylonese-open4-place-2-3+1-0.h5"), ceylon_rule_of("ceylonese-x-pair-3-3.h5")
+    (CeylonRule(open_points=4, extra_move=True), None)
+    """
+    match = re.fullmatch(r"(ceylonese.*)-(pair-[0-9]+-[0-9]+|place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+)\.h5", name)
+    if match is None:
+        return None
+    try:
+        return CeylonRule.from_name(match[1])
+    except ValueError:
+        return None
 
 
 def dice_rule_of(name: str) -> DiceRule | None:

@@ -284,7 +284,8 @@ def hdf5_errors(path: Path, what: str = "is damaged"):
 
 def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None,
                release: bool = False, quiet_limit: int | None = None,
-               histograms: dict | None = None, dice: str | None = None) -> dict:
+               histograms: dict | None = None, dice: str | None = None,
+               ceylonese: str | None = None) -> dict:
     """Write solved subspaces atomically (a pair, or one placement subspace); keys are
     (m, o) or :class:`~solver.index.Subspace`.  Returns the statistics written, by key.
     ``release``: each subspace's codes are let go (``values[key]`` becomes None) once
@@ -297,7 +298,9 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
     another file's (``extra``'s ``against``: the rule's placement files, :mod:`solver.dtz`).
     ``dice``: the values are dice mill's expected results under that dice rule
     (:mod:`solver.dice_tables`): uint32 a slot, stored as two uint16 entries (W, N), with
-    no statistics of codes.
+    no statistics of codes.  ``ceylonese``: the values are Ceylonese mill's under the
+    Ceylonese rule of that name (:mod:`solver.ceylonese_tables`; codes as every file's,
+    turns for plies).
 
     A failing disk (full, file size limit, I/O error) gives one DatabaseError naming the
     file, and the temporary is removed."""
@@ -313,7 +316,8 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
         with hdf5_errors(path, "could not be written"):
             f = h5py.File(tmp.name, "w", driver="core", backing_store=False, libver="latest")
             try:
-                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit, histograms, dice)
+                stats = _write_contents(f, rules, values, held, extra, release, quiet_limit, histograms, dice,
+                                        ceylonese)
                 f.flush()
                 image = f.id.get_file_image()
             finally:
@@ -332,7 +336,7 @@ def write_file(path: Path, rules: Rules, values: dict, extra: dict | None = None
         # re-read goes block by block: a whole copy would add 2 bytes a slot to the peak.
         for key in values:
             sub = Subspace(*key, board=rules.board)
-            with open_file(tmp, rules, sub, sub, quiet_limit=quiet_limit, dice=dice) as f:
+            with open_file(tmp, rules, sub, sub, quiet_limit=quiet_limit, dice=dice, ceylonese=ceylonese) as f:
                 # (no statistics: they were counted from the values whose SHA-256 this
                 # checks, so a match proves them too)
                 SubspaceReader(f, tmp, sub).verify(stats=False)
@@ -357,7 +361,8 @@ write_pair = write_file
 
 def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, extra,
                     release: bool = False, quiet_limit: int | None = None,
-                    histograms: dict | None = None, dice: str | None = None) -> dict:
+                    histograms: dict | None = None, dice: str | None = None,
+                    ceylonese: str | None = None) -> dict:
     stats = {}
     attribute, name, names = _contents(held)
     if {shape_name(*key) for key in values} != names:
@@ -379,6 +384,8 @@ def _write_contents(f: h5py.File, rules: Rules, values, held: Pair | Subspace, e
         _set_attr(f, "quiet_limit", quiet_limit)
     if dice is not None:
         _set_attr(f, "dice", dice)
+    if ceylonese is not None:
+        _set_attr(f, "ceylonese", ceylonese)
     for key, value in (extra or {}).items():
         _set_attr(f, key, value)
     for key, codes in values.items():
@@ -422,11 +429,12 @@ def require_regular(path: Path, what: str = "a database file") -> None:
 
 
 def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: int | None = None,
-              dice: str | None = None, **kwargs) -> h5py.File:
+              dice: str | None = None, ceylonese: str | None = None, **kwargs) -> h5py.File:
     """Open a database file and check what it says it is: format, completeness, rules,
     index scheme, its attributes' checksum, the kind of values (plain, or under a rule of
     ``quiet_limit`` quiet plies: :mod:`solver.dtz`; or dice mill's under the dice rule
-    named ``dice``: :mod:`solver.dice_tables`) and (given ``held``: a pair, or a
+    named ``dice``: :mod:`solver.dice_tables`; or Ceylonese mill's under the Ceylonese
+    rule named ``ceylonese``: :mod:`solver.ceylonese_tables`) and (given ``held``: a pair, or a
     subspace whose file it is, see :func:`holding`) that it holds exactly those subspaces.
 
     ``subspace`` (one the caller wants from the file) goes into the
@@ -483,6 +491,13 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
                     f"{path} holds plain values, not dice mill's" if kind is None else
                     f"{path} holds dice mill's values under dice rule "
                     f"{one_line(repr(kind), QUOTE_LIMIT)}, not {dice!r}")
+            kind = _plain(attrs.get("ceylonese"))
+            if kind != ceylonese:
+                raise ForeignDatabaseError(
+                    f"{path} holds Ceylonese mill's values, not plain ones" if ceylonese is None else
+                    f"{path} holds plain values, not Ceylonese mill's" if kind is None else
+                    f"{path} holds Ceylonese mill's values under rule "
+                    f"{one_line(repr(kind), QUOTE_LIMIT)}, not {ceylonese!r}")
             if held is not None:
                 attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())

@@ -373,7 +373,7 @@ def test_the_kernels_equal_the_value_iteration_under_other_rules(rules, rule):
     _kernels_against_iteration(rules, CeylonRule.from_name(rule), parse_position("W:a1,c5 B:c4,e1 w 1 1", rules))
 
 
-def test_variants_lists_ceylonese_mill_as_solved_in_memory_without_table_files():
+def test_variants_lists_ceylonese_mill_with_its_tables_and_what_is_missing():
     import json
 
     from click.testing import CliRunner
@@ -384,11 +384,166 @@ def test_variants_lists_ceylonese_mill_as_solved_in_memory_without_table_files()
     assert result.exit_code == 0, result.output
     data = {v["name"]: v["ceylonese"] for v in json.loads(result.stdout)["variants"]}
     assert data["standard"] == {
-        "tables": False, "reference": True, "kernels": True,
-        "gap": "no table files yet: the kernels solve it in memory (scripts/ceylonese_solve.py), "
-               "build, query and play do not know it (docs/design.md §12)",
+        "tables": True, "reference": True, "kernels": True,
+        "gap": "play and the browser do not know it yet; build and check --phase ceylonese and "
+               "query --ceylonese do (docs/design.md §12)",
         "options": {"open_points": 2, "extra_move": True},
         "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
     for name in ("three-mens", "lasker", "mixed"):
         assert not data[name]["reference"] and data[name]["gap"].startswith(f"rules {name}")
-        assert not data[name]["kernels"]
+        assert not data[name]["kernels"] and not data[name]["tables"]
+
+
+# --- the files: build, resume, check, query ------------------------------------------------
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def six4_files(tmp_path_factory):
+    """Ceylonese mill's files of Six Men's Morris, four stones a side (Parker's reading),
+    built by the command, and the tables solved in memory."""
+    root = tmp_path_factory.mktemp("ceylonese-six4")
+    result = _cli("build", "--db", root, "--rules", "six-mens-s4", "--phase", "ceylonese", "--quiet")
+    assert result.exit_code == 0, result.output
+    rules = Rules.from_name("six-mens-s4")
+    return root, rules, ceylonese_tables.solve(rules, PARKER, jobs=2)
+
+
+def test_the_files_hold_the_tables_solved_in_memory_and_a_rerun_resumes(six4_files):
+    root, rules, tables = six4_files
+    keys = ceylonese_tables.files(rules, PARKER)
+    assert sum(isinstance(k, ceylonese_tables.Pair) for k in keys) == len(ceylonese_tables.moving_pairs(rules))
+    for sub in ceylonese_tables.planned(rules, PARKER):
+        assert np.array_equal(ceylonese_tables.read(root, rules, sub, PARKER, verify=True), tables.codes[sub]), sub
+    reports = ceylonese_tables.build(root, rules, PARKER)
+    assert len(reports) == len(keys) and all(r.skipped for r in reports)
+    result = _cli("check", "--db", root, "--rules", "six-mens-s4", "--phase", "ceylonese")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"ok: {len(keys)} file(s) of Ceylonese mill (ceylonese), consistent\n"
+    # the plain check of the folder checks them too, and calls none of them stray
+    result = _cli("check", "--db", root, "--rules", "six-mens-s4")
+    assert "that no build" not in result.output
+    assert f"ok: {len(keys)} file(s) of Ceylonese mill (ceylonese)" in result.output
+
+
+def test_query_answers_from_the_files_with_each_moves_value_by_the_reference(six4_files):
+    """query --ceylonese: the position's value, and each move's for its mover from the
+    position it leads to (kept turns as they are, passed ones a turn more), best first;
+    the best move's value is the position's."""
+    import json
+
+    root, rules, tables = six4_files
+    files = ceylonese_tables.FileTables(root, rules)
+    rng = random.Random(12)
+    subs = ceylonese_tables.planned(rules, PARKER)
+    asked = 0
+    for sub in rng.sample(subs, 8):
+        real = np.flatnonzero(sub.real_mask())
+        for slot in rng.sample(list(real), min(10, len(real))):
+            pos = Position.from_view(*sub.position(int(slot)), sub.own_hand, sub.opp_hand, board=rules.board)
+            if ceylonese.why_not_ceylonese(pos, PARKER) is not None or terminal(pos, rules, PARKER) is not None:
+                continue
+            moves = files.probe_moves(pos)
+            assert moves and moves[0].value == files.value(pos) == tables.value(pos), str(pos)
+            for m in moves:
+                nxt = play(pos, m.move, rules, PARKER)
+                assert m.again == (nxt.turn == pos.turn)
+                assert m.value == (tables.value(nxt) if m.again else tables.value(nxt).for_mover())
+            asked += 1
+    assert asked > 30
+    pos = "W:a1,b2,a5 B:e5,c5,e3 w"
+    result = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", pos, "--json")
+    assert result.exit_code == 0, result.output
+    obj = json.loads(result.stdout)
+    value = tables.value(parse_position(pos, rules))
+    assert (obj["value"], obj["turns"]) == (value.wdl, value.plies) and obj["ceylonese"] == "ceylonese"
+    assert [m["move"] for m in obj["moves"]] == [str(m.move) for m in files.probe_moves(parse_position(pos, rules))]
+    text = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", pos)
+    assert text.stdout.splitlines()[0] == f"{parse_position(pos, rules)}: {value} turns for White (Ceylonese mill, ceylonese)"
+    unreachable = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "W:a1 B:e5 w 0 2")
+    assert unreachable.exit_code == 2 and unreachable.output.startswith("muehle: error: no game of Ceylonese mill")
+
+
+def test_damaged_wrong_and_missing_files_are_named_and_built_again(six4_files, tmp_path):
+    """A flipped byte: check names the file (exit 1), query refuses it in one line, a
+    build replaces it.  A file well formed but wrong (a code changed, written with its
+    checksums): the check names it.  A file deleted: what needs it says so, with the
+    build that makes it; a plain file is no Ceylonese one."""
+    import shutil
+
+    from solver import storage
+
+    root = tmp_path / "db"
+    shutil.copytree(six4_files[0], root)
+    rules, tables = six4_files[1], six4_files[2]
+    sub = ceylonese_tables.placement_subspaces(rules)[-3]
+    path = ceylonese_tables.table_path(root, rules, sub)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    result = _cli("check", "--db", root, "--rules", "six-mens-s4", "--phase", "ceylonese")
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()      # the file, then each that reads it
+    assert lines[0].startswith(f"muehle: error: {path} is damaged") and all(
+        line.startswith("muehle: error: ") and path.name in line for line in lines)
+    positions = (Position.from_view(*sub.position(int(i)), sub.own_hand, sub.opp_hand, board=rules.board)
+                 for i in np.flatnonzero(sub.real_mask()))
+    pos = next(p for p in positions if ceylonese.why_not_ceylonese(p, PARKER) is None)
+    result = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", str(pos))
+    assert result.exit_code != 0 and len(result.output.strip().splitlines()) == 1, result.output
+    assert f"whose file {path.name} is unusable" in result.output and result.output.rstrip().endswith(
+        f"rebuild it with: muehle build --db {root} --rules six-mens-s4 --phase ceylonese"), result.output
+    reports = ceylonese_tables.build(root, rules, PARKER)
+    assert [r.name for r in reports if not r.skipped] == [f"placement {sub.name} of ceylonese"]
+    assert np.array_equal(ceylonese_tables.read(root, rules, sub, verify=True), tables.codes[sub])
+    # well formed but wrong
+    pair = ceylonese_tables.moving_pairs(rules)[-1]
+    wrong = {s: tables.codes[s].copy() for s in pair.subspaces}
+    codes = wrong[pair.subspaces[0]]
+    slot = np.flatnonzero((codes != 0xFFFF) & (codes > 2))[len(codes) // 5]
+    codes[slot] += 2
+    storage.write_file(ceylonese_tables.table_path(root, rules, pair), rules, wrong, ceylonese="ceylonese")
+    result = _cli("check", "--db", root, "--rules", "six-mens-s4", "--phase", "ceylonese")
+    assert result.exit_code == 1 and "fails the consistency check" in result.output, result.output
+    storage.write_file(ceylonese_tables.table_path(root, rules, pair), rules, {s: tables.codes[s] for s in pair.subspaces},
+                       ceylonese="ceylonese")
+    # a plain file under a Ceylonese name is foreign to it
+    plain = storage.pair_path(root, rules, pair)
+    storage.write_file(plain, rules, {s: tables.codes[s] for s in pair.subspaces})
+    shutil.copy(plain, ceylonese_tables.table_path(root, rules, pair))
+    with pytest.raises(ceylonese_tables.ForeignDatabaseError, match="holds plain values, not Ceylonese mill's"):
+        ceylonese_tables.read(root, rules, pair.subspaces[0])
+    # missing: the placement that reads it says so, with the build
+    ceylonese_tables.table_path(root, rules, pair).unlink()
+    first_reader = next(s for s in ceylonese_tables.placement_subspaces(rules)
+                        if pair.subspaces[0] in ceylonese_tables.children(s, rules))
+    ceylonese_tables.table_path(root, rules, first_reader).unlink()
+    with pytest.raises(ceylonese_tables.MissingSubspaceError) as err:
+        ceylonese_tables.PlaceWork(root, rules, PARKER, first_reader, None).require_inputs()
+    from solver.commands import explained
+    assert explained(err.value).endswith(f"(build it with: muehle build --db {root} --rules six-mens-s4 "
+                                         f"--phase ceylonese)")
+    assert ceylonese_tables.build(root, rules, PARKER)       # both built again, in order
+    assert ceylonese_tables.check_files(root, rules, PARKER)[1] == []
+
+
+def test_without_the_extra_move_the_moving_files_are_the_plain_ones(tmp_path):
+    rules, rule = Rules.from_name("six-mens-s3"), CeylonRule(extra_move=False)
+    refused = _cli("build", "--db", tmp_path, "--rules", "six-mens-s3", "--phase", "ceylonese",
+                   "--ceylonese", "ceylonese-no-extra")
+    assert refused.exit_code == 2
+    assert refused.output.strip().endswith(f"(build it with: muehle build --db {tmp_path} --rules six-mens-s3 "
+                                           f"--phase moving)")
+    assert _cli("build", "--db", tmp_path, "--rules", "six-mens-s3", "--phase", "moving", "--quiet").exit_code == 0
+    reports = ceylonese_tables.build(tmp_path, rules, rule)
+    assert len(reports) == len(ceylonese_tables.placement_subspaces(rules, rule))
+    tables = ceylonese_tables.solve(rules, rule, jobs=2)
+    for sub in ceylonese_tables.planned(rules, rule):
+        assert np.array_equal(ceylonese_tables.read(tmp_path, rules, sub, rule), tables.codes[sub]), sub
+    assert not list((tmp_path / "six-mens-s3").glob("ceylonese-no-extra-pair-*.h5"))

@@ -20,6 +20,7 @@ import click
 
 from .._version import __version__
 from ..commands import explained
+from ..ceylonese import CeylonRule
 from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
 from ..errors import MuehleError, one_line
 from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
@@ -398,6 +399,28 @@ def _dice_rule(ctx, param, value):
         return DiceRule.from_name(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+def _ceylon_rule(ctx, param, value):
+    try:
+        return CeylonRule.from_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def ceylon_rule_or_none(ctx, param, value):
+    """A ``--ceylonese`` option's rule, or None where it is not given."""
+    return None if value is None else _ceylon_rule(ctx, param, value)
+
+
+#: ``--ceylonese RULE``: the reading of Ceylonese mill (solver.ceylonese) whose tables are
+#: built and checked.
+ceylon_option = click.option(
+    "--ceylonese", "ceylonese", metavar="RULE", default=CeylonRule().name, show_default=True,
+    callback=_ceylon_rule,
+    help="Ceylonese mill's reading (--phase ceylonese): ceylonese (Parker's: the placement ends with "
+         "two points free, a mill while moving gives another move), then -open<N> for N points free "
+         "and -no-extra where the turn passes after a mill.")
 
 
 def dice_rule_or_none(ctx, param, value):

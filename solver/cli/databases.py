@@ -14,7 +14,8 @@ import click
 from tqdm import tqdm
 
 from .. import build as building
-from .. import dice_tables, dtz, index, placement, storage
+from .. import ceylonese_tables, dice_tables, dtz, index, placement, storage
+from ..ceylonese import CeylonRule
 from ..dice import DiceRule, dice_gap
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
@@ -24,7 +25,7 @@ from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDa
                       Remedy, one_line)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
-from .common import db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
+from .common import ceylon_option, db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
 
 
 def parse_size(text: str) -> int:
@@ -48,7 +49,10 @@ RULE_PHASE = "rule"
 #: The phase of the commands that is dice mill's tables (solver.dice_tables: its placement
 #: phase, from the plain moving phase), built on their own.
 DICE_PHASE = "dice"
-PHASE_CHOICES = (*building.PHASES, RULE_PHASE, DICE_PHASE)
+#: The phase of the commands that is Ceylonese mill's tables (solver.ceylonese_tables: its
+#: moving pairs, where the extra move makes them its own, and its placement phase).
+CEYLON_PHASE = "ceylonese"
+PHASE_CHOICES = (*building.PHASES, RULE_PHASE, DICE_PHASE, CEYLON_PHASE)
 
 
 @main.command()
@@ -58,9 +62,11 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE, DICE_PHASE)
               help="The moving phase (pairs), the placement phase (needs the moving phase) or both; "
                    "'rule': the tables under the rule of --quiet-limit quiet plies (the values in "
                    "played games, and in the moving phase the plies to the next mill); 'dice': dice "
-                   "mill's placement phase under the throw rule of --dice (needs the moving phase).")
+                   "mill's placement phase under the throw rule of --dice (needs the moving phase); "
+                   "'ceylonese': Ceylonese mill's tables under the reading of --ceylonese.")
 @quiet_limit_option
 @dice_option
+@ceylon_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Build only subspaces with at most this many stones in total "
                    "(on the board and in hand, both sides).")
@@ -88,7 +94,8 @@ PHASE_CHOICES = (*building.PHASES, RULE_PHASE, DICE_PHASE)
                    "needs more is refused before anything is built, and a pair's file is "
                    "written beside the next pair's solve only where both fit (with "
                    "--workers: shared out, each worker offers its share).")
-def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, max_total: Optional[int],
+def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, ceylonese: CeylonRule,
+          max_total: Optional[int],
           pair_text: Optional[str], jobs: int, workers: Optional[int], scheduler: Optional[str],
           no_verify: bool, dry_run: bool, quiet: bool, no_rule: bool, memory_text: Optional[str]) -> None:
     """Build the databases of the whole game: the moving phase, the placement phase,
@@ -117,6 +124,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
       muehle build --phase placement --dry-run
       muehle build --phase rule --quiet-limit 50
       muehle build --stones 5 --phase dice --dice sum14
+      muehle build --rules six-mens-s4 --phase ceylonese
       muehle build --rules morabaraba --dry-run
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
@@ -147,6 +155,10 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, m
         return
     if phase == DICE_PHASE:
         _build_dice(db, rules, dice, max_total, pair, jobs, workers, scheduler, not no_verify, dry_run, memory)
+        return
+    if phase == CEYLON_PHASE:
+        _build_ceylonese(db, rules, ceylonese, max_total, pair, jobs, workers, scheduler, not no_verify,
+                         dry_run, memory)
         return
     # The tables of the quiet-ply rule after the plain ones, where the rules have them and
     # the build runs here; else why not, said after the plain build (a failing one's error
@@ -343,6 +355,35 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
                f"peak memory {building.peak_rss_mib():.0f} MiB; databases in {storage.rules_dir(db, rules)}")
 
 
+def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optional[int], pair, jobs: int,
+                     workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
+                     memory: Optional[int]) -> None:
+    """``build --phase ceylonese``: Ceylonese mill's tables, a file a moving pair (with the
+    extra move) and a file a placement subspace, here."""
+    ceylonese_tables.require_tables(rules, rule)
+    if pair is not None or max_total is not None:
+        fail("Ceylonese mill's tables are built whole for the stones of the rules (--stones N for "
+             "a smaller game), not by --pair or --max-total")
+    if workers is not None or scheduler is not None:
+        fail("Ceylonese mill's tables are built on this machine, not on a cluster (no --workers, --scheduler)")
+    subs = ceylonese_tables.planned(rules, rule)
+    if dry_run:
+        written = [s for s in subs if rule.extra_move or not s.is_moving]
+        files = {ceylonese_tables.table_path(db, rules, s, rule) for s in written}
+        click.echo(f"ceylonese phase ({rule.name}): {len(files)} file(s) "
+                   f"({sum(f.exists() for f in files)} built), {sum(s.slots for s in written):,} slots, "
+                   f"2 bytes each" + ("" if rule.extra_move else "; the moving pairs are the plain "
+                                      "moving phase's (muehle build --phase moving)"))
+        return
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    started = time.perf_counter()
+    reports = ceylonese_tables.build(db, rules, rule, jobs=jobs, verify=verify, memory=memory)
+    made = [r for r in reports if not r.skipped]
+    click.echo(f"{len(made)} file(s) of Ceylonese mill ({rule.name}) built, {len(reports) - len(made)} "
+               f"already there, {time.perf_counter() - started:.1f} s wall, peak memory "
+               f"{building.peak_rss_mib():.0f} MiB; databases in {storage.rules_dir(db, rules)}")
+
+
 def duration(seconds: float) -> str:
     """An estimate's time in the unit that says it: '40.6 h', '12 min', '35 s'.
 
@@ -532,9 +573,11 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
               help="Check only this pair, or this placement subspace (with stones in hand, e.g. 3-2+6-5).")
 @click.option("--phase", type=click.Choice(PHASE_CHOICES), default="all", show_default=True,
               help="Check the moving phase, the placement phase or both; 'rule': the tables of "
-                   "the quiet-ply rule (of --quiet-limit plies); 'dice': dice mill's (of --dice).")
+                   "the quiet-ply rule (of --quiet-limit plies); 'dice': dice mill's (of --dice); "
+                   "'ceylonese': Ceylonese mill's (of --ceylonese).")
 @quiet_limit_option
 @dice_option
+@ceylon_option
 @click.option("--max-total", type=click.IntRange(6, 2 * MAX_STONES), default=None,
               help="Check only subspaces with at most this many stones in total (a folder "
                    "built with build --max-total: rules of more stones a side than the "
@@ -542,7 +585,7 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
 @jobs_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_limit: int, dice: DiceRule,
-          max_total: Optional[int], jobs: int, quiet: bool) -> None:
+          ceylonese: CeylonRule, max_total: Optional[int], jobs: int, quiet: bool) -> None:
     """Recompute every stored state from its successors and compare.
 
     Every built file of the chosen phase is checked (placement subspaces from their
@@ -556,6 +599,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
         return
     if phase == DICE_PHASE:
         _check_dice(db, rules, dice, pair_text, max_total, jobs)
+        return
+    if phase == CEYLON_PHASE:
+        _check_ceylonese(db, rules, ceylonese, pair_text, max_total, jobs)
         return
     pairs, subs = [], []
     if pair_text is not None and "+" in pair_text and phase == "moving":
@@ -579,6 +625,11 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
             plan = placement.plan(rules, max_total)
             subs = [s for s in plan if storage.placement_path(db, rules, s).exists()]
             planned += len(plan)
+        if not pairs and not subs and phase == "all" and max_total is None \
+                and (found := DatabaseFolder(db, rules).ceylon_rules()):
+            for rule in found:             # (a folder of Ceylonese mill's tables alone)
+                _check_ceylonese(db, rules, rule, None, None, jobs)
+            return
         if not pairs and not subs:
             storage.check_root(db, rules)
             what = {"moving": "moving-phase files", "placement": "placement files"}.get(phase, "databases")
@@ -645,6 +696,32 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     if phase == "all" and pair_text is None and dice_gap(rules) is None:
         for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
             _check_dice(db, rules, found, None, max_total, jobs)
+    if phase == "all" and pair_text is None and max_total is None:
+        for found in DatabaseFolder(db, rules).ceylon_rules():   # (Ceylonese mill's, where built)
+            _check_ceylonese(db, rules, found, None, None, jobs)
+
+
+def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optional[str],
+                     max_total: Optional[int], jobs: int) -> None:
+    """``check --phase ceylonese``: every built file of Ceylonese mill's tables of ``rule``."""
+    ceylonese_tables.require_tables(rules, rule)
+    if pair_text is not None or max_total is not None:
+        fail("check --phase ceylonese checks every built file of the game, not --pair or --max-total")
+    storage.check_root(db, rules)
+    checked, problems = ceylonese_tables.check_files(db, rules, rule, jobs=jobs)
+    command = build_command(db, rules, ceylonese=rule.name)
+    for problem in problems:
+        click.echo(f"muehle: error: {one_line(problem)} (delete it and build it again with: {command})", err=True)
+    if problems:
+        raise SystemExit(1)
+    if not checked:
+        fail(f"no tables of Ceylonese mill ({rule.name}) of rules {rules.name} in {db} "
+             f"(build them with: {command})")
+    planned = len(ceylonese_tables.files(rules, rule))
+    click.echo(f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent")
+    if len(checked) < planned:
+        click.echo(f"not built yet: {planned - len(checked)} more file(s) of the plan ('{command}' builds them)",
+                   err=True)
 
 
 def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str], max_total: Optional[int],

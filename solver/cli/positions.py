@@ -116,9 +116,9 @@ def quiet_rule_object(rules: Rules, gap: Optional[str]) -> dict:
 
 def ceylonese_object(rules: Rules) -> dict:
     """Ceylonese mill under ``rules`` (solver.ceylonese): whether its reference plays
-    them and the kernels solve them in memory (solver.ceylonese_tables; else why not),
-    its options with their defaults, and that no table files are made yet
-    (docs/design.md §12)."""
+    them and its tables are made (solver.ceylonese_tables: build, check and query
+    --phase/--ceylonese; else why not), what is still missing, its options with their
+    defaults (docs/design.md §12)."""
     try:
         require_ceylonese(rules)
         why = None
@@ -130,10 +130,9 @@ def ceylonese_object(rules: Rules) -> dict:
     except UnsupportedRulesError as exc:
         why_kernels = str(exc)
     rule = CeylonRule()
-    return {"tables": False, "reference": why is None, "kernels": why_kernels is None,
-            "gap": why or why_kernels or ("no table files yet: the kernels solve it in memory "
-                                          "(scripts/ceylonese_solve.py), build, query and play do "
-                                          "not know it (docs/design.md §12)"),
+    return {"tables": why_kernels is None, "reference": why is None, "kernels": why_kernels is None,
+            "gap": why or why_kernels or ("play and the browser do not know it yet; build and check "
+                                          "--phase ceylonese and query --ceylonese do (docs/design.md §12)"),
             "options": {"open_points": rule.open_points, "extra_move": rule.extra_move},
             "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
 
@@ -164,8 +163,8 @@ def variants(as_json: bool) -> None:
     "gap", "options", "source"}, "quiet_rule": {"tables", "gap"}}]}; moving_orbits counts the positions with nothing in hand up
     to symmetry (Burnside's lemma over the board's group); "dice" says whether dice
     mill's tables (build --phase dice) are made under these rules; "ceylonese" whether
-    Ceylonese mill's reference plays them and its kernels solve them in memory (no
-    table files are made yet); "quiet_rule" whether the tables of the 50-ply rule are
+    Ceylonese mill's reference plays them and its tables are made (build --phase
+    ceylonese, query --ceylonese), and what is still missing; "quiet_rule" whether the tables of the 50-ply rule are
     made under them (a whole build makes them).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]

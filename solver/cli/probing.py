@@ -28,7 +28,7 @@ from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
 from ..kernels import MAX_JOBS
-from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, dice_rule_or_none, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
@@ -53,8 +53,11 @@ from .common import (COLOUR_NAMES, MAX_LINE, after_option, db_option, dice_rule_
 @click.option("--dice", "dice", metavar="RULE", default=None, callback=dice_rule_or_none,
               help="Dice mill (build --phase dice): the expected result before the throw under this throw "
                    "rule (triple, double, sum10..sum18, -no-take), and each move's, replacements marked.")
+@click.option("--ceylonese", "ceylonese", metavar="RULE", default=None, callback=ceylon_rule_or_none,
+              help="Ceylonese mill (build --phase ceylonese) under this reading (ceylonese, -open<N>, "
+                   "-no-extra): the value in turns and each move's, those that keep the turn marked.")
 def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch, with_line: bool,
-          after: str, quiet_limit: int, quiet_plies: int, jobs: int, dice) -> None:
+          after: str, quiet_limit: int, quiet_plies: int, jobs: int, dice, ceylonese) -> None:
     """The value of POSITION for the side to move and of every legal move, best first.
 
     Each move's value is for the player who makes it.  Positions with stones in
@@ -80,6 +83,11 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         if batch is not None or with_line:
             fail("--dice answers one POSITION: not with --batch or --line")
         _query_dice(db, rules, dice, " ".join(position), after, as_json)
+        return
+    if ceylonese is not None:
+        if batch is not None or with_line or after.strip() or dice is not None:
+            fail("--ceylonese answers one POSITION: not with --batch, --line, --after or --dice")
+        _query_ceylonese(db, rules, ceylonese, " ".join(position), as_json)
         return
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
@@ -138,6 +146,26 @@ def _query_dice(db: str, rules: Rules, dice, text: str, after: str, as_json: boo
     for mv in obj["moves"]:
         mark = "  (with the power)" if mv["replacement"] else ""
         click.echo(f"  {mv['move']:<10} win {mv['win']:.2%}, draw {mv['draw']:.2%}, loss {mv['loss']:.2%}{mark}")
+
+
+def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> None:
+    """``query --ceylonese``: Ceylonese mill's values (solver.ceylonese_tables)."""
+    from ..ceylonese_tables import FileTables
+
+    pos = parse_position(text, rules)
+    tables = FileTables(db, rules, rule)
+    try:
+        obj = tables.query_object(pos)
+    except ValueError as exc:           # (a position no game of Ceylonese mill reaches)
+        fail(str(exc))
+    if as_json:
+        click.echo(json.dumps(obj))
+        return
+    turns = "" if obj["turns"] is None else f" in {obj['turns']} turns"
+    click.echo(f"{obj['position']}: {obj['value']}{turns} for {COLOUR_NAMES[pos.turn]} (Ceylonese mill, {rule.name})")
+    for mv in obj["moves"]:
+        turns = "" if mv["turns"] is None else f" in {mv['turns']}"
+        click.echo(f"  {mv['move']:<10} {mv['value']}{turns}" + ("  (moves again)" if mv["again"] else ""))
 
 
 #: Lines of a --batch file answered together (query_lines): their moves' positions
