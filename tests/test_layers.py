@@ -31,7 +31,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.ceylonese",),     # Ceylonese mill's rules: its reference
     ("solver.index", "solver.kernels", "solver._kernels"),
     ("solver.retro", "solver.placement"),      # the moving and the placement phase
-    ("solver.ceylonese_tables",),   # Ceylonese mill solved by the kernels: the moving rounds reused
     # the format; verification reads stored pairs; the build verifies before it stores;
     # the folder's inventory is the build's plan; the cluster runs the build's units
     ("solver.storage", "solver.codec", "solver.wdl"),
@@ -41,6 +40,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver.cluster",),
     ("solver.probe", "solver.opening"),
     ("solver.dice_tables",),   # dice mill's tables: built by the runner, the moving phase probed
+    ("solver.ceylonese_tables",),   # Ceylonese mill solved by the kernels (the moving rounds reused),
+                                    # built as files by the runner
     # the answers of query/moves/best-move/analyze, shared by the CLI and the browser
     ("solver.choice", "solver.players", "solver.analysis", "solver.batch", "solver.match"),
     ("solver.cli", "solver.web", "solver.uci", "solver.commands", "solver.__main__", "solver"),
