@@ -1,8 +1,8 @@
 """Ceylonese mill (Nerenchi Keliya): the readable reference of its rules.
 
 The specification of the game, as :mod:`solver.position` is of the game without the
-Ceylonese rules.  The compiled kernels solve it in memory
-(:mod:`solver.ceylonese_tables`; no table files yet: docs/design.md §12), and the
+Ceylonese rules, and its played game (:class:`CeylonGame`).  The compiled kernels solve
+it, in memory or as files (:mod:`solver.ceylonese_tables`; docs/design.md §12), and the
 kernel-free retrograde pass over this reference
 (:func:`solver.verify.retrograde.solve_ceylonese`) solves its small versions, which the
 tests hold the kernels to.
@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .board import points_of
-from .errors import UnsupportedRulesError
+from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, UnsupportedRulesError
 from .position import (Move, Position, after_move, decided, mills_closed,  # noqa: F401 (doctests)
                        parse_move, parse_position)
 from .rules import Rules
@@ -199,3 +199,84 @@ def play(pos: Position, move: Move, rules: Rules, rule: CeylonRule = CeylonRule(
     if again:
         return Position.from_view(own, opp, own_hand, opp_hand, pos.turn, pos.board)
     return Position.from_view(opp, own, opp_hand, own_hand, "b" if pos.turn == "w" else "w", pos.board)
+
+
+class CeylonGame:
+    """A game of Ceylonese mill as it is played: the positions from ``first`` (the empty
+    board by default), each move checked against :func:`legal_moves` (the notation of
+    the game without the Ceylonese rules: ``d2``, ``d2-d3``, ``d2-d3xa4``).  Over when
+    a side has lost (:func:`terminal`) or a position recurs a third time with the same
+    side to move (a draw by repetition: a moving phase may go on for ever).
+
+    >>> game = CeylonGame(Rules(stones=12))
+    >>> str(game.play("d2")), str(game.play("d6"))
+    ('W:d2 B: b 11 12', 'W:d2 B:d6 w 11 11')
+    >>> game.play("d2")
+    Traceback (most recent call last):
+    ...
+    solver.errors.IllegalMoveError: illegal move d2 in W:d2 B:d6 w 11 11: not one of the 22 legal moves
+    """
+
+    def __init__(self, rules: Rules, rule: CeylonRule = CeylonRule(), first: Optional[Position] = None):
+        require_ceylonese(rules)
+        self.rules, self.rule = rules, rule
+        pos = start(rules) if first is None else first
+        terminal(pos, rules, rule)              # (ValueError where no game reaches it)
+        self.positions = [pos]
+        self.moves: list[Move] = []
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves now ([] where the game is over)."""
+        return [] if self.outcome() is not None else legal_moves(self.position, self.rules, self.rule)
+
+    def parse(self, text: str) -> Move:
+        """``text`` as one of the legal moves; IllegalMoveError (AmbiguousMoveError for a
+        mill of the moving phase that does not name the stone it takes) says why not."""
+        move = parse_move(text, self.position.board)
+        legal = self.legal_moves()
+        if move in legal:
+            return move
+        takes = [m for m in legal if (m.origin, m.target) == (move.origin, move.target) and move.take is None]
+        if takes:
+            raise AmbiguousMoveError(f"move {text} closes a mill: say which stone it takes "
+                                     f"({', '.join(str(m) for m in takes)})", move, takes)
+        if not legal:
+            raise GameOverError(f"illegal move {text}: the game is over", move)
+        raise IllegalMoveError(f"illegal move {text} in {self.position}: not one of the {len(legal)} legal moves",
+                               move)
+
+    def play(self, move: Move | str) -> Position:
+        """Play ``move`` (a Move, or its text): the position after it."""
+        move = self.parse(move if isinstance(move, str) else str(move))
+        self.positions.append(play(self.position, move, self.rules, self.rule))
+        self.moves.append(move)
+        return self.position
+
+    def undo(self) -> None:
+        """Take back the last move (none: IndexError)."""
+        if not self.moves:
+            raise IndexError("no move to take back")
+        self.positions.pop()
+        self.moves.pop()
+
+    def outcome(self) -> Optional[tuple[Optional[str], str]]:
+        """None while the game goes on, else (the winner's colour, or None for a draw, and
+        why): fewer than three stones, no legal move, or threefold repetition."""
+        pos = self.position
+        result = terminal(pos, self.rules, self.rule)
+        if result is not None:
+            other = "b" if pos.turn == "w" else "w"
+            winner = pos.turn if result == WDL.WIN else other
+            loser = other if winner == pos.turn else pos.turn
+            lost = self.positions[-1].white if loser == "w" else self.positions[-1].black
+            hand = pos.own_hand if loser == pos.turn else pos.opp_hand
+            why = "fewer than three stones" if lost.bit_count() + hand < 3 else "no legal move"
+            return winner, why
+        key = (pos.white, pos.black, pos.own_hand, pos.opp_hand, pos.turn)
+        if sum((p.white, p.black, p.own_hand, p.opp_hand, p.turn) == key for p in self.positions) >= 3:
+            return None, "threefold repetition"
+        return None

@@ -385,8 +385,8 @@ def test_variants_lists_ceylonese_mill_with_its_tables_and_what_is_missing():
     data = {v["name"]: v["ceylonese"] for v in json.loads(result.stdout)["variants"]}
     assert data["standard"] == {
         "tables": True, "reference": True, "kernels": True,
-        "gap": "play and the browser do not know it yet; build and check --phase ceylonese and "
-               "query --ceylonese do (docs/design.md §12)",
+        "gap": "the browser does not know it yet; build and check --phase ceylonese, "
+               "query --ceylonese and play --ceylonese do (docs/design.md §12)",
         "options": {"open_points": 2, "extra_move": True},
         "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
     for name in ("three-mens", "lasker", "mixed"):
@@ -547,3 +547,48 @@ def test_without_the_extra_move_the_moving_files_are_the_plain_ones(tmp_path):
     for sub in ceylonese_tables.planned(rules, rule):
         assert np.array_equal(ceylonese_tables.read(tmp_path, rules, sub, rule), tables.codes[sub]), sub
     assert not list((tmp_path / "six-mens-s3").glob("ceylonese-no-extra-pair-*.h5"))
+
+
+def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_away(six4_files):
+    """play --ceylonese: whole games from the empty board against a player of random
+    legal moves (also a wrong move, 'moves', 'hint' and 'undo' typed on the way): the
+    tables' player never loses, and wins most; every game ends by the rules."""
+    from solver.ceylonese import CeylonGame
+    from solver.cli.games import CeylonSession
+
+    root, rules, _ = six4_files
+    tables = ceylonese_tables.FileTables(root, rules)
+    rng = random.Random(3)
+    results = []
+    for n in range(12):
+        game = CeylonGame(rules, PARKER)
+        said: list[str] = []
+        typed = iter(["z9", "moves", "hint"] + ["undo"] * (n % 2))
+
+        def read(prompt: str) -> str:
+            extra = next(typed, None)
+            return extra if extra is not None else str(rng.choice(game.legal_moves()))
+
+        human = "w" if n % 2 else "b"
+        outcome = CeylonSession(game, human, tables, rng, read=read, out=said.append).run()
+        assert outcome is not None and outcome == game.outcome()
+        assert outcome[0] != human, "\n".join(said[-6:])
+        assert any(line.startswith("cannot parse move 'z9'") for line in said)
+        assert any(line.startswith("best: ") for line in said)
+        results.append(outcome)
+    assert sum(winner is not None for winner, _ in results) >= 8, results
+
+
+def test_play_ceylonese_from_the_command_line(six4_files):
+    root = six4_files[0]
+    result = _cli("play", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "--level", "easy",
+                  "--seed", "1", "--position", "W:a1,b2,a5 B:e5,c5,e3 w")
+    assert result.exit_code == 0, result.output
+    assert "Ceylonese mill under rules six-mens-s4" in result.output
+    missing = _cli("play", "--db", root / "nothing", "--rules", "six-mens-s4", "--ceylonese", "ceylonese",
+                   "--level", "perfect")
+    assert missing.exit_code == 2 and missing.output.count("\n") == 1
+    assert missing.output.rstrip().endswith("; or play --level easy, which plays at random")
+    unreachable = _cli("play", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese",
+                       "--position", "W:a1 B:e5 w 0 2")
+    assert unreachable.exit_code == 2 and "no game of Ceylonese mill reaches" in unreachable.output

@@ -30,12 +30,14 @@ from ..choice import probe_game_moves
 from ..players import LEVELS, make_player
 from ..dice import DiceGame, dice_gap, is_dice_record, is_replacement, read_dice_record, replacements
 from ..dice_tables import DiceTables
+from ..ceylonese import CeylonGame, CeylonRule, require_ceylonese
+from ..ceylonese_tables import FileTables
 from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_move, parse_position, popcount
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
-from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, db_option, dice_rule_or_none, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, rules_options, stone_marks, value_text)
 
 HELP = """\
@@ -356,8 +358,13 @@ def undecodable(error: UnicodeDecodeError) -> str:
               help="Play dice mill under this throw rule (triple, double, sum10..sum18, -no-take): "
                    "three dice thrown before each placement, seeded by --seed; the computer places "
                    "by dice mill's tables (build --phase dice), at level easy at random.")
+@click.option("--ceylonese", "ceylonese", metavar="RULE", default=None, callback=ceylon_rule_or_none,
+              help="Play Ceylonese mill under this reading (ceylonese, -open<N>, -no-extra): a mill "
+                   "while placing earns another placement, one while moving takes and earns another "
+                   "move; the computer plays by its tables (build --phase ceylonese), at level easy "
+                   "at random.")
 def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], start: Optional[str],
-         think: float, unicode: bool, quiet_limit: int, dice) -> None:
+         think: float, unicode: bool, quiet_limit: int, dice, ceylonese) -> None:
     """Play a game against the computer in the terminal.
 
     Moves and commands (help, moves, hint, undo, resign, save FILE, quit) are read
@@ -366,10 +373,16 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     \b
       printf 'd2\\nd3\\n...' | muehle play --stones 4 --level easy
       muehle play --rules five-mens --dice sum14 --seed 7 --level perfect
+      muehle play --rules six-mens-s4 --ceylonese ceylonese --level perfect
     """
     marks = stone_marks(unicode)
     rng = random.Random(seed)
     human = {"white": WHITE, "black": BLACK}.get(colour) or rng.choice([WHITE, BLACK])
+    if ceylonese is not None:
+        if dice is not None:
+            fail("give --dice or --ceylonese, not both")
+        _play_ceylonese(db, rules, ceylonese, level, human, rng, start, marks)
+        return
     placed = None
     if dice is not None:
         placed = _play_dice(db, rules, dice, level, human, seed, start, marks)
@@ -413,6 +426,135 @@ def _play_dice(db: str, rules: Rules, dice, level: str, human: str, seed: Option
         if tables is not None:
             tables.close()
     return None if end is None else game
+
+
+def _play_ceylonese(db: str, rules: Rules, rule: CeylonRule, level: str, human: str, rng: random.Random,
+                    start: Optional[str], marks) -> None:
+    """A game of Ceylonese mill (:class:`CeylonSession`): the computer perfect by its
+    tables (any level but easy), or at random (easy)."""
+    try:
+        require_ceylonese(rules)
+        game = CeylonGame(rules, rule, parse_position(start, rules) if start else None)
+    except ValueError as error:         # (a position no game of Ceylonese mill reaches)
+        fail(str(error))
+    tables = None
+    if level != "easy":
+        tables = FileTables(db, rules, rule)
+        try:
+            tables.value(game.position)
+        except DatabaseError as error:
+            fail(f"{explained(error)}; or play --level easy, which plays at random")
+    CeylonSession(game, human, tables, rng, marks).run()
+
+
+CEYLON_HELP = """Ceylonese mill: a mill closed while placing takes nothing, and the same side places again;
+the placement ends when only the rule's free points are left (the stones still in hand are
+put aside); a mill closed while moving takes a stone (name it: d2-d3xa4), and the same side
+moves again.  A position seen a third time with the same side to move is a draw.
+Commands:
+  help       this text
+  moves      the legal moves
+  hint       the tables' best move and every move's value for you (turns to the end)
+  undo       take back your last move and the computer's replies
+  quit       leave (end of input does the same)"""
+
+
+class CeylonSession:
+    """A game of Ceylonese mill between a human (reading ``read``) and the computer:
+    perfect by the tables (``tables``: :class:`~solver.ceylonese_tables.FileTables`), or at
+    random where there are none (level easy), which ``rng`` makes.  A side moves again
+    after a mill, so either may make several moves in a row."""
+
+    def __init__(self, game: CeylonGame, human: str, tables, rng, symbols=ASCII,
+                 read: Optional[Callable[[str], Optional[str]]] = None, out: Callable[[str], None] = click.echo):
+        self.game, self.human, self.tables = game, human, tables
+        self.rng, self.symbols = rng, symbols
+        self.read = read or read_line
+        self.out = out
+
+    def run(self) -> Optional[tuple]:
+        """Play to the end: the outcome (:meth:`CeylonGame.outcome`), or None where the
+        human left."""
+        game = self.game
+        level = f"perfect, the tables of {game.rule.name}" if self.tables is not None else "easy"
+        self.out(f"You play {COLOUR_NAMES[self.human]} against the computer ({level}), Ceylonese mill "
+                 f"under rules {game.rules.name}. Type a move or 'help'.")
+        self.out(diagram(game.position, self.symbols))
+        while (outcome := game.outcome()) is None:
+            if game.position.turn != self.human:
+                self.computer_move()
+                continue
+            line = self.read(f"{COLOUR_NAMES[self.human]} to move (you) > ")
+            if line is None:
+                self.out("End of input: the game is left unfinished.")
+                return None
+            word = line.strip().lower()
+            if word in ("quit", "exit"):
+                self.out("You leave the game unfinished.")
+                return None
+            if word in ("help", "?"):
+                self.out(CEYLON_HELP)
+            elif word == "moves":
+                self.out(" ".join(str(m) for m in game.legal_moves()))
+            elif word == "hint":
+                self.hint()
+            elif word == "undo":
+                self.undo()
+            elif word:
+                self.human_move(line.strip())
+        winner, why = outcome
+        verdict = ("Draw." if winner is None else "You win!" if winner == self.human else "You lose.")
+        self.out(f"Game over: {'a draw' if winner is None else COLOUR_NAMES[winner] + ' wins'} ({why}). {verdict}")
+        return outcome
+
+    def computer_move(self) -> None:
+        game = self.game
+        move = (self.tables.probe_moves(game.position)[0].move if self.tables is not None
+                else self.rng.choice(game.legal_moves()))
+        colour = COLOUR_NAMES[game.position.turn]
+        game.play(move)
+        again = " and moves again" if game.position.turn == game.positions[-2].turn else ""
+        self.out(f"{colour} (computer) plays {move}{again}")
+        self.out(diagram(game.position, self.symbols))
+
+    def human_move(self, text: str) -> None:
+        game = self.game
+        try:
+            game.play(text)
+        except AmbiguousMoveError as error:
+            self.out(f"{error} (type 'moves' for the legal ones)")
+            return
+        except (IllegalMoveError, NotationError) as error:
+            self.out(f"{explained(error)} (type 'moves' for the legal ones, 'help' for the commands)")
+            return
+        if game.position.turn == self.human and game.outcome() is None:
+            self.out("A mill: you move again.")
+        self.out(diagram(game.position, self.symbols))
+
+    def hint(self) -> None:
+        if self.tables is None:
+            self.out("no hints at level easy (it plays without the tables)")
+            return
+        moves = self.tables.probe_moves(self.game.position)
+        self.out(f"best: {moves[0].move} ({turns(moves[0].value)})")
+        self.out("  ".join(f"{m.move}: {turns(m.value)}" for m in moves))
+
+    def undo(self) -> None:
+        game = self.game
+        if not any(p.turn == self.human for p in game.positions[:-1]):
+            self.out("no move of yours to take back")
+            return
+        while game.moves:               # (to the start of the human's last turn: a mill's moves too)
+            mover = game.positions[-2].turn
+            game.undo()
+            if mover == self.human and (len(game.positions) == 1 or game.positions[-2].turn != self.human):
+                break
+        self.out(diagram(game.position, self.symbols))
+
+
+def turns(value) -> str:
+    """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'draw'."""
+    return str(value) if value.plies is None else f"{value} turns"
 
 
 def save_record(name: str, text: str, out: Callable[[str], None]) -> None:

@@ -131,8 +131,9 @@ def ceylonese_object(rules: Rules) -> dict:
         why_kernels = str(exc)
     rule = CeylonRule()
     return {"tables": why_kernels is None, "reference": why is None, "kernels": why_kernels is None,
-            "gap": why or why_kernels or ("play and the browser do not know it yet; build and check "
-                                          "--phase ceylonese and query --ceylonese do (docs/design.md §12)"),
+            "gap": why or why_kernels or ("the browser does not know it yet; build and check --phase "
+                                          "ceylonese, query --ceylonese and play --ceylonese do "
+                                          "(docs/design.md §12)"),
             "options": {"open_points": rule.open_points, "extra_move": rule.extra_move},
             "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
 
