@@ -373,7 +373,7 @@ class PairWork(_Work):
     def __init__(self, root: Path, rules: Rules, rule: CeylonRule, pair: Pair,
                  lookup: Callable[[Subspace], np.ndarray]):
         super().__init__(root, rules, rule, pair, lookup, f"pair {pair.name} of {rule.name}",
-                         building.memory_needed(pair))
+                         memory_needed(pair, rules, rule))
 
     def _captures(self, m: int, o: int, jobs: int) -> np.ndarray:
         return capture_codes(self.lookup, m, o, self.rules, self.rule, jobs)
@@ -405,9 +405,8 @@ class PlaceWork(_Work):
 
     def __init__(self, root: Path, rules: Rules, rule: CeylonRule, sub: Subspace,
                  lookup: Callable[[Subspace], np.ndarray]):
-        read_slots = sum(c.slots for c in children(sub, rules, rule))
         super().__init__(root, rules, rule, sub, lookup, f"placement {sub.name} of {rule.name}",
-                         2 * (sub.slots + read_slots) + (16 << 20))
+                         memory_needed(sub, rules, rule))
 
     def _children(self) -> tuple[np.ndarray, np.ndarray]:
         planned = self._planned()
@@ -437,6 +436,19 @@ class PlaceWork(_Work):
         if bad:
             raise ConsistencyError(f"{self.label} fails the consistency check ({bad} slots)", [])
         return True
+
+
+def memory_needed(key: Pair | Subspace, rules: Rules, rule: CeylonRule = CeylonRule()) -> int:
+    """Bytes the build of ``key``'s file holds at its peak: a pair's as the moving
+    phase's rounds (:func:`solver.build.memory_needed`) and its capture targets' codes
+    held beside them with their view; a placement subspace's codes and its children's.
+
+    >>> memory_needed(Subspace(2, 3, 1, 0), Rules(stones=3)) >> 10     # KiB: 16 MiB of blocks, and codes
+    16884
+    """
+    if isinstance(key, Pair):
+        return building.memory_needed(key) + 4 * max((t.slots for t in key.capture_targets), default=0)
+    return 2 * (key.slots + sum(c.slots for c in set(children(key, rules, rule)))) + (16 << 20)
 
 
 def planned(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Subspace]:

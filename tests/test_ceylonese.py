@@ -592,3 +592,17 @@ def test_play_ceylonese_from_the_command_line(six4_files):
     unreachable = _cli("play", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese",
                        "--position", "W:a1 B:e5 w 0 2")
     assert unreachable.exit_code == 2 and "no game of Ceylonese mill reaches" in unreachable.output
+
+
+def test_the_dry_run_plans_the_files_and_their_largest_unit(tmp_path):
+    rules = Rules(stones=12)            # Parker's game: planned, not built here
+    result = _cli("build", "--db", tmp_path, "--stones", 12, "--phase", "ceylonese", "--dry-run")
+    assert result.exit_code == 0, result.output
+    keys = ceylonese_tables.files(rules)
+    largest = max(keys, key=lambda k: ceylonese_tables.memory_needed(k, rules))
+    assert result.stdout.startswith(f"ceylonese phase (ceylonese): {len(keys)} file(s) (0 built), "
+                                    f"{sum(k.slots for k in keys):,} slots, 2 bytes each; largest unit ")
+    assert result.stdout.rstrip().endswith(f"({largest.name})") and largest.name == "8-9"
+    assert not (tmp_path / "standard-s12").exists() or not any((tmp_path / "standard-s12").iterdir())
+    refused = _cli("build", "--db", tmp_path, "--stones", 5, "--phase", "ceylonese", "--max-total", 8)
+    assert refused.exit_code == 2 and "not by --pair or --max-total" in refused.output

@@ -370,10 +370,13 @@ def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optiona
     if dry_run:
         written = [s for s in subs if rule.extra_move or not s.is_moving]
         files = {ceylonese_tables.table_path(db, rules, s, rule) for s in written}
+        largest = max(ceylonese_tables.files(rules, rule), key=lambda k: ceylonese_tables.memory_needed(k, rules, rule))
         click.echo(f"ceylonese phase ({rule.name}): {len(files)} file(s) "
                    f"({sum(f.exists() for f in files)} built), {sum(s.slots for s in written):,} slots, "
-                   f"2 bytes each" + ("" if rule.extra_move else "; the moving pairs are the plain "
-                                      "moving phase's (muehle build --phase moving)"))
+                   f"2 bytes each; largest unit "
+                   f"{building.size_text(ceylonese_tables.memory_needed(largest, rules, rule))} ({largest.name})"
+                   + ("" if rule.extra_move else "; the moving pairs are the plain moving phase's "
+                                                 "(muehle build --phase moving)"))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     started = time.perf_counter()
