@@ -492,25 +492,88 @@ def _reads(key: Pair | Subspace, rules: Rules, rule: CeylonRule) -> set:
     return set(children(key, rules, rule))
 
 
+def plan_units(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[building.Unit]:
+    """:func:`files` as the units of a graph (what a cluster runs): each names the units
+    of the files it reads in ``needs`` (a pair its capture targets' pairs, a placement
+    subspace its children's files; the plain moving pairs of a rule without the extra
+    move are built before) and asks for the memory of its build
+    (:func:`memory_needed`).
+
+    >>> [(u.name, u.needs) for u in plan_units(Rules(board="six-mens", stones=3))][:2]
+    [('pair-3-3', ()), ('place-2-3+1-0', ('pair-3-3',))]
+    """
+    names = {}
+    units = []
+    for key in files(rules, rule):
+        if isinstance(key, Pair):
+            shapes = tuple((s.m, s.o, 0, 0) for s in key.subspaces)
+            reads = [s for p in key.dependencies for s in p.subspaces]
+        else:
+            shapes = ((key.m, key.o, key.own_hand, key.opp_hand),)
+            reads = list(dict.fromkeys(c for c in children(key, rules, rule) if c in set(planned(rules, rule))))
+        held = [Pair(*s, board=rules.board) if s.is_moving else s for s in reads]
+        unit = building.Unit("moving" if isinstance(key, Pair) else "placement", shapes, key.slots,
+                             memory_needed(key, rules, rule),
+                             needs=tuple(dict.fromkeys(names[h] for h in held if h in names)),
+                             reads=tuple((s.m, s.o, s.own_hand, s.opp_hand) for s in reads),
+                             rounds=isinstance(key, Pair), board=rules.board)
+        names[key] = unit.name
+        units.append(unit)
+    return units
+
+
+def _work(root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace,
+          lookup: Callable[[Subspace], np.ndarray]) -> building.Work:
+    return (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
+
+
 def build(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2,
-          verify: bool = True, memory: int | None = None) -> list[CeylonReport]:
+          verify: bool = True, memory: int | None = None, client=None, progress: bool = False,
+          timeout: float | None = None) -> list[CeylonReport]:
     """Build (or resume) the files of Ceylonese mill's tables under ``rule``: the moving
     pairs with the extra move (without it they are the plain moving phase's, which must
     be built), then the placement subspaces, each checked by the other pass
-    (``verify``), written atomically; one report a file."""
+    (``verify``), written atomically; one report a file.  With ``client`` (a Dask
+    client, :mod:`solver.cluster`), on its cluster: a task a file (:func:`plan_units`),
+    each after the files it reads, the same files and bits (``progress``, ``timeout``:
+    as :func:`solver.cluster.build` takes them)."""
     require_tables(rules, rule)
     root = Path(root)
+    if client is not None:
+        from . import cluster
+
+        root = root.resolve()         # (the workers find the folder by the same path)
+        with building.BuildLock(building.prepare_folder(root, rules)):
+            require_plain_pairs(root, rules, rule)
+            return cluster.run_graph(root, rules, client, plan_units(rules, rule), _cluster_task, (rule, verify),
+                                     prefix=f"{rule.name}-", progress=progress, timeout=timeout)
     with building.BuildLock(building.prepare_folder(root, rules)):
-        if not rule.extra_move:
-            require_built(root, rules, rule, f"Ceylonese mill's placement ({rule.name}) needs the moving pairs",
-                          moving_pairs(rules, rule))
+        require_plain_pairs(root, rules, rule)
         lookup, keep_only = _held_reader(root, rules, rule)
         reports = []
         for key in files(rules, rule):
             keep_only(_reads(key, rules, rule))
-            work = (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
-            reports += building.run(work, jobs=jobs, verify=verify, memory=memory)
+            reports += building.run(_work(root, rules, rule, key, lookup), jobs=jobs, verify=verify, memory=memory)
     return reports
+
+
+def require_plain_pairs(root: Path, rules: Rules, rule: CeylonRule) -> None:
+    """Without the extra move: MissingSubspaceError unless the plain moving pairs the
+    placement reads are built (with the build that makes them)."""
+    if not rule.extra_move:
+        require_built(root, rules, rule, f"Ceylonese mill's placement ({rule.name}) needs the moving pairs",
+                      moving_pairs(rules, rule))
+
+
+def _cluster_task(root: str, rules: Rules, unit: building.Unit, rule: CeylonRule, verify: bool,
+                  *needs) -> list[CeylonReport]:
+    """The task of one file on a cluster's worker (``needs``: the reports of the files it
+    reads, passed only to order the tasks): the runner's, as :func:`build` runs it here,
+    what it reads read from the files."""
+    from .cluster import worker_jobs
+
+    return building.run(_work(Path(root), rules, rule, unit.key, lambda sub: read(root, rules, sub, rule)),
+                        jobs=worker_jobs(root, rules), verify=verify)
 
 
 def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2
@@ -529,7 +592,7 @@ def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(),
         if not path.exists():
             continue
         keep_only(_reads(key, rules, rule))
-        work = (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
+        work = _work(root, rules, rule, key, lookup)
         try:
             values = {sub: read(root, rules, sub, rule, verify=True)
                       for sub in (key.subspaces if isinstance(key, Pair) else [key])}

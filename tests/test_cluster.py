@@ -152,6 +152,36 @@ def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path):
     assert all(r.skipped for r in again)
 
 
+@pytest.mark.parametrize("rule", ["ceylonese", pytest.param("ceylonese-no-extra", marks=pytest.mark.slow)])
+def test_ceylonese_mills_tables_on_the_cluster_give_the_same_bits(client, tmp_path, rule):
+    """Ceylonese mill's files (its moving pairs, with the extra move, then its placement
+    subspaces, each after the files it reads) as one task graph: every file's values
+    are the in-process build's, bit for bit; a rerun finds them all built.  Without the
+    extra move the plain moving pairs are read, and refused missing before any work."""
+    from solver import ceylonese_tables
+    from solver.ceylonese import CeylonRule
+
+    six, reading = Rules.from_name("six-mens-s4"), CeylonRule.from_name(rule)
+    units = ceylonese_tables.plan_units(six, reading)
+    assert [u.key for u in units] == ceylonese_tables.files(six, reading)
+    assert all(u.needs or u.key == units[0].key or not reading.extra_move for u in units)
+    in_process, on_cluster = tmp_path / "in-process", tmp_path / "cluster"
+    if not reading.extra_move:
+        with pytest.raises(MissingSubspaceError, match="needs the moving pairs"):
+            ceylonese_tables.build(on_cluster, six, reading, client=client, timeout=TIMEOUT)
+        assert not list(storage.rules_dir(on_cluster, six).glob("ceylonese*"))
+        for root in (in_process, on_cluster):
+            building.build(root, six, phase="moving", verify=False, progress=False)
+    ceylonese_tables.build(in_process, six, reading)
+    reports = ceylonese_tables.build(on_cluster, six, reading, client=client, timeout=TIMEOUT)
+    assert len(reports) == len(units) and not any(r.skipped for r in reports)
+    for sub in ceylonese_tables.planned(six, reading):
+        a, b = (ceylonese_tables.read(root, six, sub, reading, verify=True) for root in (on_cluster, in_process))
+        assert storage.sha256_of(a) == storage.sha256_of(b), sub
+    again = ceylonese_tables.build(on_cluster, six, reading, client=client, timeout=TIMEOUT)
+    assert all(r.skipped for r in again)
+
+
 @pytest.mark.parametrize("dice", ["triple", pytest.param("sum14-no-take", marks=pytest.mark.slow)])
 def test_dice_mills_tables_on_the_cluster_give_the_same_bits(client, tmp_path, dice):
     """Dice mill's placement phase (a file a subspace, each read by the files above it:

@@ -359,13 +359,12 @@ def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optiona
                      workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
                      memory: Optional[int]) -> None:
     """``build --phase ceylonese``: Ceylonese mill's tables, a file a moving pair (with the
-    extra move) and a file a placement subspace, here."""
+    extra move) and a file a placement subspace, here or on a cluster (``--workers``,
+    ``--scheduler``)."""
     ceylonese_tables.require_tables(rules, rule)
     if pair is not None or max_total is not None:
         fail("Ceylonese mill's tables are built whole for the stones of the rules (--stones N for "
              "a smaller game), not by --pair or --max-total")
-    if workers is not None or scheduler is not None:
-        fail("Ceylonese mill's tables are built on this machine, not on a cluster (no --workers, --scheduler)")
     subs = ceylonese_tables.planned(rules, rule)
     if dry_run:
         written = [s for s in subs if rule.extra_move or not s.is_moving]
@@ -380,7 +379,18 @@ def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optiona
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     started = time.perf_counter()
-    reports = ceylonese_tables.build(db, rules, rule, jobs=jobs, verify=verify, memory=memory)
+    if workers is None and scheduler is None:
+        reports = ceylonese_tables.build(db, rules, rule, jobs=jobs, verify=verify, memory=memory)
+    else:
+        # as the plain build: the scheduler checked before a folder is made, the plain
+        # pairs (without the extra move) before a cluster is started for nothing
+        if scheduler is not None:
+            from .. import cluster
+            cluster.check_scheduler(scheduler)
+        with building.BuildLock(building.prepare_folder(db, rules)):
+            ceylonese_tables.require_plain_pairs(Path(db), rules, rule)
+        with _cluster(workers, scheduler, jobs, memory) as client:
+            reports = ceylonese_tables.build(db, rules, rule, verify=verify, client=client)
     made = [r for r in reports if not r.skipped]
     click.echo(f"{len(made)} file(s) of Ceylonese mill ({rule.name}) built, {len(reports) - len(made)} "
                f"already there, {time.perf_counter() - started:.1f} s wall, peak memory "
