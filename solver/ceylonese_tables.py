@@ -289,11 +289,18 @@ def read(root: Path | str, rules: Rules, sub: Subspace, rule: CeylonRule = Ceylo
 
 def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: CeylonRule,
                   verify: bool = True) -> str | None:
-    """None where ``key``'s file is built and (``verify``) intact, else what is wrong with
-    it (any other error, a file that could not be looked at, goes up and stops a build)."""
+    """None where ``key``'s file is built and intact (``verify``: every chunk and the
+    SHA-256 read; else its header and datasets looked at, no values read), else what is
+    wrong with it (any other error, a file that could not be looked at, goes up and
+    stops a build)."""
     try:
         for sub in (key.subspaces if isinstance(key, Pair) else [key]):
-            read(root, rules, sub, rule, verify=verify)
+            if verify:
+                read(root, rules, sub, rule, verify=True)
+                continue
+            path = table_path(root, rules, sub, rule)
+            with storage.open_file(path, rules, sub, sub, ceylonese=_kind(sub, rule)) as f:
+                storage.SubspaceReader(f, path, sub)
     except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
     return None
@@ -633,8 +640,12 @@ class _StoredCodes(dict):
         self.root, self.rules, self.rule = root, rules, rule
 
     def __missing__(self, sub: Subspace) -> np.ndarray:
-        require_built(self.root, self.rules, self.rule, f"Ceylonese mill's tables ({self.rule.name}) need", [sub])
+        try:
+            codes = read(self.root, self.rules, sub, self.rule)
+        except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as error:
+            advice = BUILD_IT if isinstance(error, MissingSubspaceError) else REBUILD_IT
+            raise with_remedy(error, _remedy(self.root, self.rules, self.rule, sub, advice)) from None
         if len(self) >= self.KEEP:
             del self[next(iter(self))]
-        self[sub] = codes = read(self.root, self.rules, sub, self.rule)
+        self[sub] = codes
         return codes

@@ -497,7 +497,7 @@ def test_damaged_wrong_and_missing_files_are_named_and_built_again(six4_files, t
     pos = next(p for p in positions if ceylonese.why_not_ceylonese(p, PARKER) is None)
     result = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", str(pos))
     assert result.exit_code != 0 and len(result.output.strip().splitlines()) == 1, result.output
-    assert f"whose file {path.name} is unusable" in result.output and result.output.rstrip().endswith(
+    assert path.name in result.output and result.output.rstrip().endswith(
         f"rebuild it with: muehle build --db {root} --rules six-mens-s4 --phase ceylonese"), result.output
     reports = ceylonese_tables.build(root, rules, PARKER)
     assert [r.name for r in reports if not r.skipped] == [f"placement {sub.name} of ceylonese"]
