@@ -115,18 +115,19 @@ class DatabaseFolder:
     def dice_rules(self) -> list[DiceRule]:
         """The dice rules of which dice mill's tables (:mod:`solver.dice_tables`) have
         files in the folder."""
-        if not self.path.is_dir():
-            return []
-        found = {dice_rule_of(path.name) for path in self.path.glob("dice-*.h5")}
-        return sorted((d for d in found if d is not None), key=lambda d: d.name)
-
+        return self._rules_named("dice-*.h5", dice_rule_of)
 
     def ceylon_rules(self) -> list[CeylonRule]:
         """The Ceylonese rules of which Ceylonese mill's tables
         (:mod:`solver.ceylonese_tables`) have files in the folder."""
+        return self._rules_named("ceylonese*.h5", ceylon_rule_of)
+
+    def _rules_named(self, pattern: str, rule_of) -> list:
+        """The rules that ``rule_of`` reads from the names of the folder's files of
+        ``pattern``, by name."""
         if not self.path.is_dir():
             return []
-        found = {ceylon_rule_of(path.name) for path in self.path.glob("ceylonese*.h5")}
+        found = {rule_of(path.name) for path in self.path.glob(pattern)}
         return sorted((r for r in found if r is not None), key=lambda r: r.name)
 
 

@@ -484,20 +484,8 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
                     f"plies, not plain values" if quiet_limit is None else
                     f"{path} was built for a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet plies, "
                     f"not {quiet_limit}")
-            kind = _plain(attrs.get("dice"))
-            if kind != dice:
-                raise ForeignDatabaseError(
-                    f"{path} holds dice mill's values, not plain ones" if dice is None else
-                    f"{path} holds plain values, not dice mill's" if kind is None else
-                    f"{path} holds dice mill's values under dice rule "
-                    f"{one_line(repr(kind), QUOTE_LIMIT)}, not {dice!r}")
-            kind = _plain(attrs.get("ceylonese"))
-            if kind != ceylonese:
-                raise ForeignDatabaseError(
-                    f"{path} holds Ceylonese mill's values, not plain ones" if ceylonese is None else
-                    f"{path} holds plain values, not Ceylonese mill's" if kind is None else
-                    f"{path} holds Ceylonese mill's values under rule "
-                    f"{one_line(repr(kind), QUOTE_LIMIT)}, not {ceylonese!r}")
+            _require_kind(path, attrs, "dice", dice, "dice mill", "dice rule")
+            _require_kind(path, attrs, "ceylonese", ceylonese, "Ceylonese mill", "rule")
             if held is not None:
                 attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())
@@ -508,6 +496,17 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
         f.close()
         raise
     return f
+
+
+def _require_kind(path: Path, attrs: dict, attr: str, wanted: str | None, game: str, rule: str) -> None:
+    """ForeignDatabaseError unless the file's attribute ``attr`` (its kind of values: a
+    game's under a rule of that name, absent in a file of plain values) is ``wanted``."""
+    kind = _plain(attrs.get(attr))
+    if kind != wanted:
+        raise ForeignDatabaseError(
+            f"{path} holds {game}'s values, not plain ones" if wanted is None else
+            f"{path} holds plain values, not {game}'s" if kind is None else
+            f"{path} holds {game}'s values under {rule} {one_line(repr(kind), QUOTE_LIMIT)}, not {wanted!r}")
 
 
 class SubspaceReader:

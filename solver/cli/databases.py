@@ -8,7 +8,7 @@ import logging
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import click
 from tqdm import tqdm
@@ -340,19 +340,29 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
     if workers is None and scheduler is None:
         reports = dice_tables.build(db, rules, dice, max_total=max_total, jobs=jobs, verify=verify, memory=memory)
     else:
-        # as the plain build: the scheduler checked before a folder is made, the pairs
-        # before a cluster is started for nothing
-        if scheduler is not None:
-            from .. import cluster
-            cluster.check_scheduler(scheduler)
-        with building.BuildLock(building.prepare_folder(db, rules)):
-            dice_tables.require_pairs(Path(db), rules, subs)
-        with _cluster(workers, scheduler, jobs, memory) as client:
-            reports = dice_tables.build(db, rules, dice, max_total=max_total, verify=verify, client=client)
+        reports = _on_cluster(db, rules, workers, scheduler, jobs, memory,
+                              lambda: dice_tables.require_pairs(Path(db), rules, subs),
+                              lambda client: dice_tables.build(db, rules, dice, max_total=max_total,
+                                                               verify=verify, client=client))
     made = [r for r in reports if not r.skipped]
     click.echo(f"{len(made)} placement subspace(s) built under dice rule {dice.name}, "
                f"{len(reports) - len(made)} already there, {time.perf_counter() - started:.1f} s wall, "
                f"peak memory {building.peak_rss_mib():.0f} MiB; databases in {storage.rules_dir(db, rules)}")
+
+
+def _on_cluster(db: str, rules: Rules, workers: Optional[int], scheduler: Optional[str], jobs: int,
+                memory: Optional[int], require: Callable[[], None], run: Callable) -> list:
+    """The build of other tables (dice mill's, Ceylonese mill's) on a cluster, as the
+    plain build starts one: the scheduler checked before a folder is made, what the
+    tables read (``require``) before a cluster is started for nothing; then
+    ``run(client)``'s reports."""
+    if scheduler is not None:
+        from .. import cluster
+        cluster.check_scheduler(scheduler)
+    with building.BuildLock(building.prepare_folder(db, rules)):
+        require()
+    with _cluster(workers, scheduler, jobs, memory) as client:
+        return run(client)
 
 
 def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optional[int], pair, jobs: int,
@@ -382,15 +392,9 @@ def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optiona
     if workers is None and scheduler is None:
         reports = ceylonese_tables.build(db, rules, rule, jobs=jobs, verify=verify, memory=memory)
     else:
-        # as the plain build: the scheduler checked before a folder is made, the plain
-        # pairs (without the extra move) before a cluster is started for nothing
-        if scheduler is not None:
-            from .. import cluster
-            cluster.check_scheduler(scheduler)
-        with building.BuildLock(building.prepare_folder(db, rules)):
-            ceylonese_tables.require_plain_pairs(Path(db), rules, rule)
-        with _cluster(workers, scheduler, jobs, memory) as client:
-            reports = ceylonese_tables.build(db, rules, rule, verify=verify, client=client)
+        reports = _on_cluster(db, rules, workers, scheduler, jobs, memory,
+                              lambda: ceylonese_tables.require_plain_pairs(Path(db), rules, rule),
+                              lambda client: ceylonese_tables.build(db, rules, rule, verify=verify, client=client))
     made = [r for r in reports if not r.skipped]
     click.echo(f"{len(made)} file(s) of Ceylonese mill ({rule.name}) built, {len(reports) - len(made)} "
                f"already there, {time.perf_counter() - started:.1f} s wall, peak memory "
@@ -722,18 +726,25 @@ def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optiona
         fail("check --phase ceylonese checks every built file of the game, not --pair or --max-total")
     storage.check_root(db, rules)
     checked, problems = ceylonese_tables.check_files(db, rules, rule, jobs=jobs)
-    command = build_command(db, rules, ceylonese=rule.name)
+    _verdict(problems, len(checked), len(ceylonese_tables.files(rules, rule)),
+             build_command(db, rules, ceylonese=rule.name),
+             f"no tables of Ceylonese mill ({rule.name}) of rules {rules.name} in {db}",
+             f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent")
+
+
+def _verdict(problems: list[str], checked: int, planned: int, command: str, none: str, ok: str) -> None:
+    """The end of a check of other tables (dice mill's, Ceylonese mill's): each problem in
+    one line and exit status 1; where none was checked ``none`` (exit status 2); else
+    ``ok``, and how many files of the plan are not built yet."""
     for problem in problems:
         click.echo(f"muehle: error: {one_line(problem)} (delete it and build it again with: {command})", err=True)
     if problems:
         raise SystemExit(1)
     if not checked:
-        fail(f"no tables of Ceylonese mill ({rule.name}) of rules {rules.name} in {db} "
-             f"(build them with: {command})")
-    planned = len(ceylonese_tables.files(rules, rule))
-    click.echo(f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent")
-    if len(checked) < planned:
-        click.echo(f"not built yet: {planned - len(checked)} more file(s) of the plan ('{command}' builds them)",
+        fail(f"{none} (build them with: {command})")
+    click.echo(ok)
+    if checked < planned:
+        click.echo(f"not built yet: {planned - checked} more file(s) of the plan ('{command}' builds them)",
                    err=True)
 
 
@@ -747,20 +758,11 @@ def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str],
         fail("check --phase dice checks every built file (--max-total narrows it), not --pair")
     storage.check_root(db, rules)
     checked, problems = dice_tables.check_files(db, rules, dice, max_total=max_total, jobs=jobs)
-    command = build_command(db, rules, max_total=max_total, dice=dice.name)
-    for problem in problems:
-        click.echo(f"muehle: error: {one_line(problem)} (delete it and build it again with: {command})", err=True)
-    if problems:
-        raise SystemExit(1)
-    if not checked:
-        fail(f"no dice tables of rules {rules.name} under dice rule {dice.name} in {db} "
-             f"(build them with: {command})")
-    planned = len(dice_tables.plan(rules, max_total))
-    click.echo(f"ok: {len(checked)} placement subspace(s) under dice rule {dice.name}, "
-               f"{sum(s.slots for s in checked):,} slots consistent")
-    if len(checked) < planned:
-        click.echo(f"not built yet: {planned - len(checked)} more file(s) of the plan ('{command}' builds them)",
-                   err=True)
+    _verdict(problems, len(checked), len(dice_tables.plan(rules, max_total)),
+             build_command(db, rules, max_total=max_total, dice=dice.name),
+             f"no dice tables of rules {rules.name} under dice rule {dice.name} in {db}",
+             f"ok: {len(checked)} placement subspace(s) under dice rule {dice.name}, "
+             f"{sum(s.slots for s in checked):,} slots consistent")
 
 
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],

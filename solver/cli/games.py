@@ -459,18 +459,67 @@ Commands:
   quit       leave (end of input does the same)"""
 
 
-class CeylonSession:
-    """A game of Ceylonese mill between a human (reading ``read``) and the computer:
-    perfect by the tables (``tables``: :class:`~solver.ceylonese_tables.FileTables`), or at
-    random where there are none (level easy), which ``rng`` makes.  A side moves again
-    after a mill, so either may make several moves in a row."""
+class TablesSession:
+    """What the sessions of the games beside the plain one share (dice mill's placement,
+    Ceylonese mill): a human (reading ``read``) against the computer, perfect by a
+    game's ``tables`` or at random where there are none (level easy), which ``rng``
+    makes; the commands each line may be (:meth:`command`).  A kind says its
+    :attr:`HELP`, and how a move is made, hinted and taken back."""
 
-    def __init__(self, game: CeylonGame, human: str, tables, rng, symbols=ASCII,
+    HELP = ""
+
+    def __init__(self, game, human: str, tables, rng, symbols=ASCII,
                  read: Optional[Callable[[str], Optional[str]]] = None, out: Callable[[str], None] = click.echo):
         self.game, self.human, self.tables = game, human, tables
         self.rng, self.symbols = rng, symbols
         self.read = read or read_line
         self.out = out
+
+    def command(self, prompt: str) -> bool:
+        """Read one line of the human's and do it: a command or a move.  False where the
+        human leaves (quit, or the end of input)."""
+        line = self.read(prompt)
+        if line is None:
+            self.out("End of input: the game is left unfinished.")
+            return False
+        word, _, rest = line.strip().partition(" ")
+        word = word.lower()
+        if word in ("quit", "exit"):
+            self.out("You leave the game unfinished.")
+            return False
+        if word in ("help", "?"):
+            self.out(self.HELP)
+        elif word == "moves":
+            self.out(" ".join(str(m) for m in self.game.legal_moves()))
+        elif word == "hint":
+            self.hint()
+        elif word == "undo":
+            self.undo()
+        elif word == "save" and self.saves:
+            save_record(rest.strip(), self.game.record(), self.out)
+        elif word:
+            self.human_move(line.strip())
+        return True
+
+    #: Whether ``save FILE`` writes the game's record (``game.record()``)
+    saves = False
+
+    def hint(self) -> None:
+        raise NotImplementedError
+
+    def undo(self) -> None:
+        raise NotImplementedError
+
+    def human_move(self, text: str) -> None:
+        raise NotImplementedError
+
+
+class CeylonSession(TablesSession):
+    """A game of Ceylonese mill (:class:`TablesSession`; ``tables``:
+    :class:`~solver.ceylonese_tables.FileTables`).  A side moves again after a mill, so
+    either may make several moves in a row."""
+
+    HELP = CEYLON_HELP
 
     def run(self) -> Optional[tuple]:
         """Play to the end: the outcome (:meth:`CeylonGame.outcome`), or None where the
@@ -483,25 +532,8 @@ class CeylonSession:
         while (outcome := game.outcome()) is None:
             if game.position.turn != self.human:
                 self.computer_move()
-                continue
-            line = self.read(f"{COLOUR_NAMES[self.human]} to move (you) > ")
-            if line is None:
-                self.out("End of input: the game is left unfinished.")
+            elif not self.command(f"{COLOUR_NAMES[self.human]} to move (you) > "):
                 return None
-            word = line.strip().lower()
-            if word in ("quit", "exit"):
-                self.out("You leave the game unfinished.")
-                return None
-            if word in ("help", "?"):
-                self.out(CEYLON_HELP)
-            elif word == "moves":
-                self.out(" ".join(str(m) for m in game.legal_moves()))
-            elif word == "hint":
-                self.hint()
-            elif word == "undo":
-                self.undo()
-            elif word:
-                self.human_move(line.strip())
         winner, why = outcome
         verdict = ("Draw." if winner is None else "You win!" if winner == self.human else "You lose.")
         self.out(f"Game over: {'a draw' if winner is None else COLOUR_NAMES[winner] + ' wins'} ({why}). {verdict}")
@@ -587,17 +619,12 @@ Commands:
   quit       leave (end of input does the same)"""
 
 
-class DiceSession:
-    """The placement phase of dice mill between a human (reading ``read``) and the
-    computer: perfect by dice mill's tables (``tables``), or at random where there are
-    none (level easy), which ``rng`` makes; the game throws the dice (its seed)."""
+class DiceSession(TablesSession):
+    """The placement phase of dice mill (:class:`TablesSession`; ``tables``: dice mill's);
+    the game throws the dice (its seed)."""
 
-    def __init__(self, game: DiceGame, human: str, tables, rng, symbols=ASCII,
-                 read: Optional[Callable[[str], Optional[str]]] = None, out: Callable[[str], None] = click.echo):
-        self.game, self.human, self.tables = game, human, tables
-        self.rng, self.symbols = rng, symbols
-        self.read = read or read_line
-        self.out = out
+    HELP = DICE_HELP
+    saves = True
 
     def run(self) -> Optional[Position]:
         """Play until every stone is placed: the position then, or None where the game
@@ -615,28 +642,8 @@ class DiceSession:
                 shown = (len(game.moves), t)
             if game.position.turn != self.human:
                 self.computer_move()
-                continue
-            line = self.read(f"{COLOUR_NAMES[self.human]} to place (you) > ")
-            if line is None:
-                self.out("End of input: the game is left unfinished.")
+            elif not self.command(f"{COLOUR_NAMES[self.human]} to place (you) > "):
                 return None
-            word, _, rest = line.strip().partition(" ")
-            word = word.lower()
-            if word in ("quit", "exit"):
-                self.out("You leave the game unfinished.")
-                return None
-            if word in ("help", "?"):
-                self.out(DICE_HELP)
-            elif word == "moves":
-                self.out(" ".join(str(m) for m in game.legal_moves()))
-            elif word == "hint":
-                self.hint()
-            elif word == "undo":
-                self.undo()
-            elif word == "save":
-                save_record(rest.strip(), game.record(), self.out)
-            elif word:
-                self.human_move(line.strip())
         result = game.position.terminal_wdl(game.rules)
         if result is not None:
             mover = game.position.turn
