@@ -135,15 +135,22 @@ def start(rules: Rules) -> Position:
 def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule()) -> Optional[str]:
     """Why no game of Ceylonese mill reaches ``pos`` with its side to move (None where
     one can): stones in hand once only ``rule.open_points`` points are free (they are
-    put aside then), or a side to move with nothing to place while the other places (it
-    is passed over).
+    put aside then), a side to move with nothing to place while the other places (it
+    is passed over), or fewer points free in the moving phase than the placement leaves
+    (it ends with ``rule.open_points`` free, and no move fills one).
 
     >>> why_not_ceylonese(parse_position("W:a1 B:a7 w 0 3", Rules(stones=12)))
     'the side to move has nothing to place while the other places: it is passed over'
+    >>> why_not_ceylonese(parse_position("W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1,d2,d3 "
+    ...                                  "B:d5,d6,d7,e3,e4,e5,f2,f4,f6,g1,g4,g7 w", Rules(stones=12)))
+    'only 0 points free in the moving phase: the placement ends with 2 free'
     """
+    free = pos.board.free(pos.white, pos.black).bit_count()
     if not pos.in_placement:
+        if free < rule.open_points:
+            return f"only {free} points free in the moving phase: the placement ends with {rule.open_points} free"
         return None
-    if pos.board.free(pos.white, pos.black).bit_count() <= rule.open_points:
+    if free <= rule.open_points:
         return (f"stones in hand with only {rule.open_points} points free: the placement is over and "
                 f"they are put aside")
     if not pos.own_hand:

@@ -468,6 +468,11 @@ def test_query_answers_from_the_files_with_each_moves_value_by_the_reference(six
     assert text.stdout.splitlines()[0] == f"{parse_position(pos, rules)}: {value} turns for White (Ceylonese mill, ceylonese)"
     unreachable = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "W:a1 B:e5 w 0 2")
     assert unreachable.exit_code == 2 and unreachable.output.startswith("muehle: error: no game of Ceylonese mill")
+    # the placement ends with 12 points free there: no moving position has 10
+    full = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese-open12", pos)
+    assert full.exit_code == 2 and full.output == (f"muehle: error: no game of Ceylonese mill reaches "
+                                                   f"{parse_position(pos, rules)}: only 10 points free in the "
+                                                   f"moving phase: the placement ends with 12 free\n")
 
 
 def test_damaged_wrong_and_missing_files_are_named_and_built_again(six4_files, tmp_path):
