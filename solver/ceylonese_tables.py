@@ -268,10 +268,10 @@ def table_path(root: Path | str, rules: Rules, key: Pair | Subspace, rule: Ceylo
     'pair-3-4.h5'
     """
     plain = storage.file_of(root, rules, key)
-    return plain if _kind(key, rule) is None else plain.with_name(f"{rule.name}-{plain.name}")
+    return plain if file_kind(key, rule) is None else plain.with_name(f"{rule.name}-{plain.name}")
 
 
-def _kind(key: Pair | Subspace, rule: CeylonRule) -> str | None:
+def file_kind(key: Pair | Subspace, rule: CeylonRule) -> str | None:
     """The ``ceylonese`` attribute of ``key``'s file: the rule's name, or None where the
     file is the plain moving phase's."""
     moving = isinstance(key, Pair) or key.is_moving
@@ -283,7 +283,7 @@ def read(root: Path | str, rules: Rules, sub: Subspace, rule: CeylonRule = Ceylo
     """The codes of ``sub`` from its file, every chunk verified (``verify``: the SHA-256
     of the whole too)."""
     path = table_path(root, rules, sub, rule)
-    with storage.open_file(path, rules, sub, sub, ceylonese=_kind(sub, rule)) as f:
+    with storage.open_file(path, rules, sub, sub, ceylonese=file_kind(sub, rule)) as f:
         return storage.SubspaceReader(f, path, sub).all(sha256=verify)
 
 
@@ -299,7 +299,7 @@ def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: Ce
                 read(root, rules, sub, rule, verify=True)
                 continue
             path = table_path(root, rules, sub, rule)
-            with storage.open_file(path, rules, sub, sub, ceylonese=_kind(sub, rule)) as f:
+            with storage.open_file(path, rules, sub, sub, ceylonese=file_kind(sub, rule)) as f:
                 storage.SubspaceReader(f, path, sub)
     except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
@@ -308,7 +308,7 @@ def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: Ce
 
 def _remedy(root: Path | str, rules: Rules, rule: CeylonRule, key: Pair | Subspace, advice: str) -> Remedy:
     """The build that makes ``key``'s file: the plain moving phase's where it is one."""
-    if _kind(key, rule) is None:
+    if file_kind(key, rule) is None:
         return Remedy(root, rules, advice, phase="moving")
     return Remedy(root, rules, advice, ceylonese=rule.name)
 

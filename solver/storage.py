@@ -676,10 +676,12 @@ def read_subspace_wdl(path: Path, rules: Rules, m: int, o: int, block: int = 64 
     return out
 
 
-def pair_stats(path: Path, rules: Rules, held=None, quiet_limit: int | None = None) -> dict[str, dict]:
+def pair_stats(path: Path, rules: Rules, held=None, quiet_limit: int | None = None,
+               ceylonese: str | None = None) -> dict[str, dict]:
     """The statistics recorded for each subspace of a file (a pair's or a placement
-    subspace's), by subspace name (format 2: covered by the attributes' checksum)."""
-    with open_file(path, rules, held, quiet_limit=quiet_limit) as f:
+    subspace's), by subspace name (format 2: covered by the attributes' checksum);
+    ``quiet_limit``, ``ceylonese``: a file of those tables (:func:`open_file`)."""
+    with open_file(path, rules, held, quiet_limit=quiet_limit, ceylonese=ceylonese) as f:
         return {name: SubspaceReader(f, path, Subspace.parse(name, rules.board)).attrs
                 for name in sorted(f.keys())}
 

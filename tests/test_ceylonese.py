@@ -611,3 +611,19 @@ def test_the_dry_run_plans_the_files_and_their_largest_unit(tmp_path):
     assert not (tmp_path / "standard-s12").exists() or not any((tmp_path / "standard-s12").iterdir())
     refused = _cli("build", "--db", tmp_path, "--stones", 5, "--phase", "ceylonese", "--max-total", 8)
     assert refused.exit_code == 2 and "not by --pair or --max-total" in refused.output
+
+
+def test_stats_of_the_files_count_the_tables(six4_files):
+    """stats --ceylonese: the counts each file recorded when it was built, added up, are
+    the tables' own (every real slot's code counted here) and docs/results.md's row."""
+    import json
+
+    root, rules, tables = six4_files
+    result = _cli("stats", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "--json")
+    assert result.exit_code == 0, result.output
+    total = json.loads(result.stdout)["total"]
+    codes = np.concatenate([c[c != 0xFFFF] for c in tables.codes.values()]).astype(np.int64)
+    assert total == {"wins": int(np.sum((codes % 2 == 0) & (codes > 0))), "losses": int(np.sum(codes % 2 == 1)),
+                     "draws": int(np.sum(codes == 0)), "longest_win": int(codes[codes % 2 == 0].max()) - 1,
+                     "longest_loss": int(codes[codes % 2 == 1].max()) - 1}
+    assert (total["wins"], total["losses"], total["draws"]) == (100_218, 46_050, 23_099)

@@ -22,10 +22,10 @@ from ..index import Pair, Subspace, parse_pair
 from ..commands import build_command, explained, repair_command, with_repair
 from ..folder import DatabaseFolder
 from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
-                      Remedy, one_line)
+                      Remedy, one_line, with_remedy)
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
-from .common import ceylon_option, db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
+from .common import ceylon_option, ceylon_rule_or_none, db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
 
 
 def parse_size(text: str) -> int:
@@ -455,11 +455,13 @@ def _print_plan(db: str, rules: Rules, files: list, gap: Optional[str]) -> None:
                f"{gap}: only this plan is available")
 
 
-def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> tuple[list[dict], list[str]]:
+def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None,
+                   ceylon: Optional[CeylonRule] = None) -> tuple[list[dict], list[str]]:
     """One row per built subspace, the moving phase's then the placement phase's, and a
     line per problem: files missing, files damaged or holding something else.  With
     ``quiet_limit``: the files of that quiet-ply rule (a pair's longest in plies to the
-    next mill, and its cursed wins and blessed losses)."""
+    next mill, and its cursed wins and blessed losses); with ``ceylon``: Ceylonese
+    mill's files of that rule (turns for plies)."""
     rows, problems = [], []
     folder = DatabaseFolder(db, rules)
     built = folder.built()
@@ -467,12 +469,19 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
         built = [(storage.rule_path(db, rules, held, quiet_limit), held) for _, held in
                  [(None, p) for p in building.plan(rules)] + [(None, s) for s in placement.plan(rules)]]
         built = [(path, held) for path, held in built if path.exists()]
+    if ceylon is not None:
+        keys = ceylonese_tables.moving_pairs(rules, ceylon) + ceylonese_tables.placement_subspaces(rules, ceylon)
+        built = [(ceylonese_tables.table_path(db, rules, key, ceylon), key) for key in keys]
+        built = [(path, held) for path, held in built if path.exists()]
     for path, held in built:
         try:
             # ``held``: a file copied over another (pair-3-3.h5 as pair-3-4.h5) is refused.
-            stats = storage.pair_stats(path, rules, held, quiet_limit=quiet_limit)
+            kind = None if ceylon is None else ceylonese_tables.file_kind(held, ceylon)
+            stats = storage.pair_stats(path, rules, held, quiet_limit=quiet_limit, ceylonese=kind)
         except DatabaseError as error:
-            if quiet_limit is None:
+            if ceylon is not None:
+                problems.append(explained(with_remedy(error, Remedy(db, rules, REBUILD_IT, ceylonese=ceylon.name))))
+            elif quiet_limit is None:
                 problems.append(explained(with_repair(error, db, rules, [held])))
             else:
                 error.remedy = Remedy(db, rules, REBUILD_IT, phase=RULE_PHASE, quiet_limit=quiet_limit,
@@ -491,7 +500,7 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
                 rows[-1].update(wins=info["wins"] - cursed, losses=info["losses"] - blessed,
                                 draws=info["draws"] + cursed + blessed, cursed_wins=cursed,
                                 blessed_losses=blessed)
-    if quiet_limit is None:
+    if quiet_limit is None and ceylon is None:
         missing = folder.missing()
         if missing:
             problems.insert(0, explained(folder.missing_error(missing)))
@@ -512,8 +521,10 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None) -> 
                                             "and of the moving phase's draws the cursed wins and "
                                             "blessed losses; its longest in plies to the next mill.")
 @quiet_limit_option
+@click.option("--ceylonese", "ceylonese", metavar="RULE", default=None, callback=ceylon_rule_or_none,
+              help="Ceylonese mill's tables under this reading (build --phase ceylonese): longest in turns.")
 def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule: bool,
-          quiet_limit: int) -> None:
+          quiet_limit: int, ceylonese: Optional[CeylonRule]) -> None:
     """Wins, losses and draws (for the side to move) and longest win and loss, per subspace.
 
     Counts are of positions up to symmetry, as in the published tables.  Placement
@@ -527,15 +538,18 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
     (without --reachable); muehle check reads and verifies the values and counts
     them again.
     """
-    if rule and reachable:
-        fail("--reachable counts positions of the plain placement files: not with --rule")
-    rows, problems = _collect_stats(db, rules, quiet_limit if rule else None)
+    if (rule or ceylonese is not None) and reachable:
+        fail("--reachable counts positions of the plain placement files: not with --rule or --ceylonese")
+    if rule and ceylonese is not None:
+        fail("give --rule or --ceylonese, not both")
+    rows, problems = _collect_stats(db, rules, quiet_limit if rule else None, ceylonese)
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
     if not rows and not problems:
         storage.check_root(db, rules)
-        fail(f"no databases for rules {rules.name} in {db} (build them with: "
-             f"{build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit)})")
+        command = build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit,
+                                ceylonese=None if ceylonese is None else ceylonese.name)
+        fail(f"no databases for rules {rules.name} in {db} (build them with: {command})")
     if reachable:
         # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
         subs = placement.plan(rules)
