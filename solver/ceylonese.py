@@ -116,9 +116,20 @@ class CeylonRule:
         return rule
 
 
-def require_ceylonese(rules: Rules) -> None:
+def require_ceylonese(rules: Rules, rule: Optional[CeylonRule] = None) -> None:
     """UnsupportedRulesError where the Ceylonese rules do not apply: a line of three that
-    wins (no mill to earn a turn) or moves while stones are in hand (mixed placement)."""
+    wins (no mill to earn a turn) or moves while stones are in hand (mixed placement);
+    given ``rule``, also where its open points leave no point to place on.
+
+    >>> require_ceylonese(Rules.from_name("six-mens"), CeylonRule(open_points=16))
+    Traceback (most recent call last):
+    ...
+    solver.errors.UnsupportedRulesError: rule ceylonese-open16: the placement would end with 16 points free, and the six-mens board has 16: no stone would be placed
+    """
+    if rule is not None and rule.open_points >= rules.board.num_points:
+        raise UnsupportedRulesError(f"rule {rule.name}: the placement would end with {rule.open_points} points "
+                                    f"free, and the {rules.board.name} board has {rules.board.num_points}: no "
+                                    f"stone would be placed")
     if rules.line_wins:
         raise UnsupportedRulesError(f"rules {rules.name}: a line of three wins the game, so no mill earns "
                                     f"the Ceylonese extra turn")
@@ -132,24 +143,33 @@ def start(rules: Rules) -> Position:
     return Position(0, 0, rules.stones, rules.stones, board=rules.board)
 
 
-def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule()) -> Optional[str]:
+def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Optional[Rules] = None
+                      ) -> Optional[str]:
     """Why no game of Ceylonese mill reaches ``pos`` with its side to move (None where
     one can): stones in hand once only ``rule.open_points`` points are free (they are
     put aside then), a side to move with nothing to place while the other places (it
     is passed over), or fewer points free in the moving phase than the placement leaves
-    (it ends with ``rule.open_points`` free, and no move fills one).
+    (it ends with ``rule.open_points`` free, and no move fills one); given ``rules``,
+    also a side whose stones on the board and in hand are not ``rules.stones`` while
+    stones are placed (nothing is taken then).
 
     >>> why_not_ceylonese(parse_position("W:a1 B:a7 w 0 3", Rules(stones=12)))
     'the side to move has nothing to place while the other places: it is passed over'
     >>> why_not_ceylonese(parse_position("W:a1,a4,a7,b2,b4,b6,c3,c4,c5,d1,d2,d3 "
     ...                                  "B:d5,d6,d7,e3,e4,e5,f2,f4,f6,g1,g4,g7 w", Rules(stones=12)))
     'only 0 points free in the moving phase: the placement ends with 2 free'
+    >>> why_not_ceylonese(parse_position("W:a1 B:a7 w 3 0", Rules(stones=4)), rules=Rules(stones=4))
+    'Black has 1 stones on the board and in hand while stones are placed, not 4: nothing is taken then'
     """
     free = pos.board.free(pos.white, pos.black).bit_count()
     if not pos.in_placement:
         if free < rule.open_points:
             return f"only {free} points free in the moving phase: the placement ends with {rule.open_points} free"
         return None
+    for name, stones, hand in (("White", pos.white, pos.white_hand), ("Black", pos.black, pos.black_hand)):
+        if rules is not None and stones.bit_count() + hand != rules.stones:
+            return (f"{name} has {stones.bit_count() + hand} stones on the board and in hand while stones "
+                    f"are placed, not {rules.stones}: nothing is taken then")
     if free <= rule.open_points:
         return (f"stones in hand with only {rule.open_points} points free: the placement is over and "
                 f"they are put aside")
@@ -169,12 +189,23 @@ def legal_moves(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) ->
     return pos.legal_moves(rules)
 
 
+def require_reached(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> None:
+    """ValueError, in one line, where no game of Ceylonese mill under ``rules`` reaches
+    ``pos`` (:func:`why_not_ceylonese`, the stones counted too): what a position asked of
+    the tables, or a game's first, must pass.  (The rules themselves play any other
+    position too, as the tests' hand-made ones.)"""
+    require_ceylonese(rules, rule)
+    why = why_not_ceylonese(pos, rule, rules)
+    if why is not None:
+        raise ValueError(f"no game of Ceylonese mill reaches {pos}: {why}")
+
+
 def terminal(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> Optional[WDL]:
     """None while the game goes on, else the result for the side to move: a side with
     fewer than three stones (board plus hand) has lost (also in mid-turn: the side to
     move that has just left the opponent two has won), and so has a side to move in the
     moving phase without a legal move."""
-    require_ceylonese(rules)
+    require_ceylonese(rules, rule)
     why = why_not_ceylonese(pos, rule)
     if why is not None:
         raise ValueError(f"no game of Ceylonese mill reaches {pos}: {why}")
@@ -225,10 +256,10 @@ class CeylonGame:
     """
 
     def __init__(self, rules: Rules, rule: CeylonRule = CeylonRule(), first: Optional[Position] = None):
-        require_ceylonese(rules)
+        require_ceylonese(rules, rule)
         self.rules, self.rule = rules, rule
         pos = start(rules) if first is None else first
-        terminal(pos, rules, rule)              # (ValueError where no game reaches it)
+        require_reached(pos, rules, rule)
         self.positions = [pos]
         self.moves: list[Move] = []
 

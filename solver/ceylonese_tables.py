@@ -42,7 +42,7 @@ import numpy as np
 
 from . import build as building
 from . import storage
-from .ceylonese import CeylonRule, legal_moves, play, require_ceylonese, terminal
+from .ceylonese import CeylonRule, legal_moves, play, require_ceylonese, require_reached, terminal
 from .errors import (BUILD_IT, REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError,
                      ForeignDatabaseError, MissingSubspaceError, Remedy, with_remedy)
 from .index import Pair, Subspace
@@ -86,8 +86,9 @@ def placement_subspaces(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[S
 
 def require_tables(rules: Rules, rule: CeylonRule = CeylonRule()) -> None:
     """UnsupportedRulesError where the kernels cannot solve the game: rules the Ceylonese
-    turns do not apply to, or rules the kernels do not play."""
-    require_ceylonese(rules)
+    turns do not apply to (or ``rule`` places no stone on their board), or rules the
+    kernels do not play."""
+    require_ceylonese(rules, rule)
     require_kernels(rules)
 
 
@@ -103,8 +104,9 @@ class CeylonTables:
         """The code of a position for its side to move: the stored one, or where the
         game is over (a side with fewer than three stones) the rules' (loss in 0, or win
         in 1 for the side that has just taken).  ValueError where no game reaches it
-        (:func:`~solver.ceylonese.why_not_ceylonese`)."""
-        result = terminal(pos, self.rules, self.rule)      # (it refuses what no game reaches)
+        (:func:`~solver.ceylonese.require_reached`)."""
+        require_reached(pos, self.rules, self.rule)
+        result = terminal(pos, self.rules, self.rule)
         if min(pos.own.bit_count() + pos.own_hand, pos.opp.bit_count() + pos.opp_hand) < 3:
             return 1 if result == WDL.LOSS else 2
         sub = Subspace.of(pos)
@@ -584,12 +586,13 @@ def _cluster_task(root: str, rules: Rules, unit: building.Unit, rule: CeylonRule
 
 
 def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2
-                ) -> tuple[list[str], list[str]]:
+                ) -> tuple[list[str], list[Exception]]:
     """``muehle check`` of Ceylonese mill's files under ``rule``: each built one verified
     (chunks, SHA-256) and checked against its stored neighbours by the other pass (the
     forward check of a pair, the slot-by-slot pass of a placement subspace); the plain
     moving files of a rule without the extra move are the plain check's.  Returns (the
-    files checked, the problems found)."""
+    files checked, the problems found: a file's own, or of a file it reads, which
+    carries the build that mends it as its ``remedy``)."""
     require_tables(rules, rule)
     root = Path(root)
     lookup, keep_only = _held_reader(root, rules, rule)
@@ -606,7 +609,7 @@ def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(),
             work.require_inputs()
             work.check(values, None, jobs, True)
         except (DatabaseError, ConsistencyError) as exc:
-            problems.append(str(exc))
+            problems.append(exc)
             continue
         checked.append(path.name)
     return checked, problems

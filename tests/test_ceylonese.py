@@ -552,6 +552,13 @@ def test_without_the_extra_move_the_moving_files_are_the_plain_ones(tmp_path):
     for sub in ceylonese_tables.planned(rules, rule):
         assert np.array_equal(ceylonese_tables.read(tmp_path, rules, sub, rule), tables.codes[sub]), sub
     assert not list((tmp_path / "six-mens-s3").glob("ceylonese-no-extra-pair-*.h5"))
+    # a plain pair they read gone: check names the build that makes it, not their own
+    (tmp_path / "six-mens-s3" / "pair-3-3.h5").unlink()
+    result = _cli("check", "--db", tmp_path, "--rules", "six-mens-s3", "--phase", "ceylonese",
+                  "--ceylonese", "ceylonese-no-extra")
+    assert result.exit_code == 1 and result.output.splitlines()[0].endswith(
+        f"needs 3-3, not built in {tmp_path / 'six-mens-s3'} (build it with: muehle build --db {tmp_path} "
+        f"--rules six-mens-s3 --phase moving)"), result.output
 
 
 def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_away(six4_files):
@@ -627,3 +634,36 @@ def test_stats_of_the_files_count_the_tables(six4_files):
                      "draws": int(np.sum(codes == 0)), "longest_win": int(codes[codes % 2 == 0].max()) - 1,
                      "longest_loss": int(codes[codes % 2 == 1].max()) - 1}
     assert (total["wins"], total["losses"], total["draws"]) == (100_218, 46_050, 23_099)
+
+
+def test_what_no_game_reaches_and_what_cannot_be_built_are_refused_in_one_line(six4_files, tmp_path):
+    """Found by a hostile trial: positions whose stones do not add up while placing
+    (nothing is taken then) were looked for in files no build makes, or answered "win
+    in 1"; --dice beside --ceylonese answered dice mill's values; -open<N> with N the
+    board's points built nothing and said so as a success; a folder that is a file was
+    "missing"."""
+    root = six4_files[0]
+
+    def refused(*args) -> str:
+        result = _cli(*args)
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        return result.output
+
+    for pos, side, count in [("W:a1 B:e5 b 2 3", "White", 3), ("W:a1 B:e5 w 3 0", "Black", 1),
+                             ("W: B: w 3 4", "White", 3)]:
+        for command in ("query", "play"):
+            where = [pos] if command == "query" else ["--position", pos]
+            out = refused(command, "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", *where)
+            assert out.rstrip().endswith(f"{side} has {count} stones on the board and in hand while stones are "
+                                         f"placed, not 4: nothing is taken then"), out
+    out = refused("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "--dice", "triple",
+                  "startpos")
+    assert out == "muehle: error: --ceylonese answers one POSITION: not with --batch, --line, --after or --dice\n"
+    for command in (["build", "--phase", "ceylonese"], ["query", "startpos"]):
+        out = refused(*command[:1], "--db", tmp_path, "--rules", "six-mens-s4", *command[1:],
+                      "--ceylonese", "ceylonese-open16")
+        assert "the placement would end with 16 points free, and the six-mens board has 16" in out, out
+    (tmp_path / "file").mkdir()
+    (tmp_path / "file" / "six-mens-s4").write_text("x")
+    out = refused("query", "--db", tmp_path / "file", "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "startpos")
+    assert "is a file where the folder of rules six-mens-s4 belongs" in out

@@ -746,12 +746,17 @@ def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optiona
              f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent")
 
 
-def _verdict(problems: list[str], checked: int, planned: int, command: str, none: str, ok: str) -> None:
+def _verdict(problems: list, checked: int, planned: int, command: str, none: str, ok: str) -> None:
     """The end of a check of other tables (dice mill's, Ceylonese mill's): each problem in
-    one line and exit status 1; where none was checked ``none`` (exit status 2); else
-    ``ok``, and how many files of the plan are not built yet."""
+    one line (an error with a ``remedy`` with its own build, else a file's own fault:
+    delete it and build it again) and exit status 1; where none was checked ``none``
+    (exit status 2); else ``ok``, and how many files of the plan are not built yet."""
     for problem in problems:
-        click.echo(f"muehle: error: {one_line(problem)} (delete it and build it again with: {command})", err=True)
+        if getattr(problem, "remedy", None) is not None:
+            click.echo(f"muehle: error: {one_line(explained(problem))}", err=True)
+        else:
+            click.echo(f"muehle: error: {one_line(str(problem))} (delete it and build it again with: {command})",
+                       err=True)
     if problems:
         raise SystemExit(1)
     if not checked:

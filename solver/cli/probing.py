@@ -27,6 +27,7 @@ from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
 from ..values import RuleValue
 from ..rules import Rules
+from .. import storage
 from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, quiet_plies_option, rules_options, value_text)
@@ -79,15 +80,15 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         fail("give a POSITION or --batch FILE, not both")
     if batch is not None and after.strip():
         fail("--after plays moves from POSITION: not with --batch")
-    if dice is not None:
-        if batch is not None or with_line:
-            fail("--dice answers one POSITION: not with --batch or --line")
-        _query_dice(db, rules, dice, " ".join(position), after, as_json)
-        return
     if ceylonese is not None:
         if batch is not None or with_line or after.strip() or dice is not None:
             fail("--ceylonese answers one POSITION: not with --batch, --line, --after or --dice")
         _query_ceylonese(db, rules, ceylonese, " ".join(position), as_json)
+        return
+    if dice is not None:
+        if batch is not None or with_line:
+            fail("--dice answers one POSITION: not with --batch or --line")
+        _query_dice(db, rules, dice, " ".join(position), after, as_json)
         return
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
@@ -153,6 +154,7 @@ def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> N
     from ..ceylonese_tables import FileTables
 
     pos = parse_position(text, rules)
+    storage.check_root(db, rules)          # (a folder that is a file: said so, not "missing")
     tables = FileTables(db, rules, rule)
     try:
         obj = tables.query_object(pos)
