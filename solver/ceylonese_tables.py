@@ -34,9 +34,11 @@ Value('draw', None)
 
 from __future__ import annotations
 
+import functools
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -280,13 +282,21 @@ def file_kind(key: Pair | Subspace, rule: CeylonRule) -> str | None:
     return None if moving and not rule.extra_move else rule.name
 
 
+@contextmanager
+def _opened(root: Path | str, rules: Rules, sub: Subspace, rule: CeylonRule) -> Iterator[storage.SubspaceReader]:
+    """The reader of ``sub`` in its file, the file's header and the subspace's dataset
+    checked as every read checks them (:func:`solver.storage.open_file`)."""
+    path = table_path(root, rules, sub, rule)
+    with storage.open_file(path, rules, sub, sub, ceylonese=file_kind(sub, rule)) as f:
+        yield storage.SubspaceReader(f, path, sub)
+
+
 def read(root: Path | str, rules: Rules, sub: Subspace, rule: CeylonRule = CeylonRule(),
          verify: bool = False) -> np.ndarray:
     """The codes of ``sub`` from its file, every chunk verified (``verify``: the SHA-256
     of the whole too)."""
-    path = table_path(root, rules, sub, rule)
-    with storage.open_file(path, rules, sub, sub, ceylonese=file_kind(sub, rule)) as f:
-        return storage.SubspaceReader(f, path, sub).all(sha256=verify)
+    with _opened(root, rules, sub, rule) as reader:
+        return reader.all(sha256=verify)
 
 
 def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: CeylonRule,
@@ -297,12 +307,9 @@ def why_not_built(root: Path | str, rules: Rules, key: Pair | Subspace, rule: Ce
     stops a build)."""
     try:
         for sub in (key.subspaces if isinstance(key, Pair) else [key]):
-            if verify:
-                read(root, rules, sub, rule, verify=True)
-                continue
-            path = table_path(root, rules, sub, rule)
-            with storage.open_file(path, rules, sub, sub, ceylonese=file_kind(sub, rule)) as f:
-                storage.SubspaceReader(f, path, sub)
+            with _opened(root, rules, sub, rule) as reader:
+                if verify:
+                    reader.all(sha256=True)
     except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
     return None
@@ -349,14 +356,17 @@ class CeylonReport(building.Report):
 
 
 class _Work(building.Work):
-    """What the two kinds of file share: one file of ``key`` under ``rule``, its inputs
-    read by ``lookup`` (:func:`read`, or a cache of it)."""
+    """What the two kinds of file share: one file of ``key`` under ``rule``, the
+    subspaces it reads (:func:`reads`) held in the runner's cache (:func:`file_cache`)."""
 
-    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace,
-                 lookup: Callable[[Subspace], np.ndarray], label: str, memory: int):
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace, label: str,
+                 memory: int):
         super().__init__(root, rules)
-        self.rule, self.key, self.lookup, self.label, self.memory = rule, key, lookup, label, memory
+        self.rule, self.key, self.label, self.memory = rule, key, label, memory
         self.outputs = [(table_path(root, rules, key, rule), label)]
+
+    def keep(self) -> list[Subspace]:
+        return reads(self.key, self.rules, self.rule)
 
     def problems(self) -> list[str | None]:
         return [why_not_built(self.root, self.rules, self.key, self.rule)
@@ -379,20 +389,19 @@ class PairWork(_Work):
     capture read through the view of the same side's subspace (:func:`capture_codes`),
     checked forwards by the other algorithm (``verify``)."""
 
-    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, pair: Pair,
-                 lookup: Callable[[Subspace], np.ndarray]):
-        super().__init__(root, rules, rule, pair, lookup, f"pair {pair.name} of {rule.name}",
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, pair: Pair):
+        super().__init__(root, rules, rule, pair, f"pair {pair.name} of {rule.name}",
                          memory_needed(pair, rules, rule))
 
-    def _captures(self, m: int, o: int, jobs: int) -> np.ndarray:
-        return capture_codes(self.lookup, m, o, self.rules, self.rule, jobs)
+    def _captures(self, cache: building.SubspaceCache, m: int, o: int, jobs: int) -> np.ndarray:
+        return capture_codes(cache.load, m, o, self.rules, self.rule, jobs)
 
     def require_inputs(self) -> None:
         require_built(self.root, self.rules, self.rule, f"{self.label} needs",
                       self.key.dependencies)
 
     def solve(self, cache, jobs, progress, advance):
-        values = solve_pair(tuple(self.key), self.rules, lambda m, o: self._captures(m, o, jobs), jobs).values
+        values = solve_pair(tuple(self.key), self.rules, lambda m, o: self._captures(cache, m, o, jobs), jobs).values
         if advance:
             advance(self.key.slots)
         return values
@@ -401,7 +410,7 @@ class PairWork(_Work):
         if not verify:
             return False
         for sub in self.key.subspaces:
-            cap = _NONE if sub.o <= 3 else self._captures(sub.o - 1, sub.m, jobs)
+            cap = _NONE if sub.o <= 3 else self._captures(cache, sub.o - 1, sub.m, jobs)
             _, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, self.rules, jobs)
             if not passed:
                 raise ConsistencyError(f"{self.label} fails the consistency check in {sub.name}", [])
@@ -412,26 +421,21 @@ class PlaceWork(_Work):
     """A placement subspace: one pass from its stored children (``ceylon_place_grouped``),
     checked by the slot-by-slot pass (``verify``)."""
 
-    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, sub: Subspace,
-                 lookup: Callable[[Subspace], np.ndarray]):
-        super().__init__(root, rules, rule, sub, lookup, f"placement {sub.name} of {rule.name}",
+    def __init__(self, root: Path, rules: Rules, rule: CeylonRule, sub: Subspace):
+        super().__init__(root, rules, rule, sub, f"placement {sub.name} of {rule.name}",
                          memory_needed(sub, rules, rule))
 
-    def _children(self) -> tuple[np.ndarray, np.ndarray]:
-        planned = self._planned()
-        return _children(self.key, self.rules, self.rule, lambda c: self.lookup(c) if c in planned else _NONE)
-
-    def _planned(self) -> set:
-        return set(planned(self.rules, self.rule))
+    def _children(self, cache: building.SubspaceCache) -> tuple[np.ndarray, np.ndarray]:
+        stored = self.keep()
+        return _children(self.key, self.rules, self.rule, lambda c: cache.load(c) if c in stored else _NONE)
 
     def require_inputs(self) -> None:
-        needed = [c for c in dict.fromkeys(children(self.key, self.rules, self.rule)) if c in self._planned()]
         require_built(self.root, self.rules, self.rule, f"{self.label} needs",
-                      [Pair(*c, board=self.rules.board) if c.is_moving else c for c in needed])
+                      [Pair(*c, board=self.rules.board) if c.is_moving else c for c in self.keep()])
 
     def solve(self, cache, jobs, progress, advance):
         out = np.full(self.key.slots, SLACK_CODE, dtype=np.uint16)     # (the pass writes the real slots)
-        kernels_for(self.rules.board).ceylon_place_grouped(*self.key, out, *self._children(),
+        kernels_for(self.rules.board).ceylon_place_grouped(*self.key, out, *self._children(cache),
                                                            self.rule.open_points, jobs)
         if advance:
             advance(self.key.slots)
@@ -440,7 +444,7 @@ class PlaceWork(_Work):
     def check(self, values, cache, jobs, verify):
         if not verify:
             return False
-        bad = kernels_for(self.rules.board).ceylon_place(*self.key, values[self.key], *self._children(),
+        bad = kernels_for(self.rules.board).ceylon_place(*self.key, values[self.key], *self._children(cache),
                                                          self.rule.open_points, jobs, check=True)
         if bad:
             raise ConsistencyError(f"{self.label} fails the consistency check ({bad} slots)", [])
@@ -477,28 +481,28 @@ def files(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Pair | Subspace
     return (moving_pairs(rules, rule) if rule.extra_move else []) + placement_subspaces(rules, rule)
 
 
-def _held_reader(root: Path, rules: Rules, rule: CeylonRule):
-    """A reader of stored subspaces (:func:`read`) that keeps what it read until
-    ``keep_only`` lets it go: a pair's captures and a placement's children are read
-    once for all the units that share them."""
-    held: dict[Subspace, np.ndarray] = {}
-
-    def lookup(sub: Subspace) -> np.ndarray:
-        if sub not in held:
-            held[sub] = read(root, rules, sub, rule)
-        return held[sub]
-
-    def keep_only(subs) -> None:
-        for key in [k for k in held if k not in subs]:
-            del held[key]
-    return lookup, keep_only
+def file_cache(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule()) -> building.SubspaceCache:
+    """The runner's cache of subspaces, reading the files of ``rule``'s tables
+    (:func:`read`): a pair's captures and a placement's children are read once for the
+    units that share them, and counted in the memory the runner checks."""
+    return building.SubspaceCache(Path(root), rules, lambda sub: read(root, rules, sub, rule))
 
 
-def _reads(key: Pair | Subspace, rules: Rules, rule: CeylonRule) -> set:
-    """The subspaces the unit of ``key`` reads."""
+@functools.lru_cache(maxsize=8)
+def _planned_set(rules: Rules, rule: CeylonRule) -> frozenset:
+    return frozenset(planned(rules, rule))
+
+
+def reads(key: Pair | Subspace, rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Subspace]:
+    """The stored subspaces the unit of ``key`` reads: a pair's capture targets' pairs, a
+    placement subspace's children where they have codes (not where the game is over).
+
+    >>> reads(Subspace(2, 3, 1, 0), Rules(stones=3)), reads(Pair(3, 4), Rules(stones=4))
+    ([Subspace(3, 3)], [Subspace(3, 3)])
+    """
     if isinstance(key, Pair):
-        return {s for p in key.dependencies for s in p.subspaces}
-    return set(children(key, rules, rule))
+        return list(dict.fromkeys(s for p in key.dependencies for s in p.subspaces))
+    return [c for c in dict.fromkeys(children(key, rules, rule)) if c in _planned_set(rules, rule)]
 
 
 def plan_units(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[building.Unit]:
@@ -514,26 +518,22 @@ def plan_units(rules: Rules, rule: CeylonRule = CeylonRule()) -> list[building.U
     names = {}
     units = []
     for key in files(rules, rule):
-        if isinstance(key, Pair):
-            shapes = tuple((s.m, s.o, 0, 0) for s in key.subspaces)
-            reads = [s for p in key.dependencies for s in p.subspaces]
-        else:
-            shapes = ((key.m, key.o, key.own_hand, key.opp_hand),)
-            reads = list(dict.fromkeys(c for c in children(key, rules, rule) if c in set(planned(rules, rule))))
-        held = [Pair(*s, board=rules.board) if s.is_moving else s for s in reads]
+        subs = key.subspaces if isinstance(key, Pair) else [key]
+        shapes = tuple((s.m, s.o, s.own_hand, s.opp_hand) for s in subs)
+        needed = reads(key, rules, rule)
+        held = [Pair(*s, board=rules.board) if s.is_moving else s for s in needed]
         unit = building.Unit("moving" if isinstance(key, Pair) else "placement", shapes, key.slots,
                              memory_needed(key, rules, rule),
                              needs=tuple(dict.fromkeys(names[h] for h in held if h in names)),
-                             reads=tuple((s.m, s.o, s.own_hand, s.opp_hand) for s in reads),
+                             reads=tuple((s.m, s.o, s.own_hand, s.opp_hand) for s in needed),
                              rounds=isinstance(key, Pair), board=rules.board)
         names[key] = unit.name
         units.append(unit)
     return units
 
 
-def _work(root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace,
-          lookup: Callable[[Subspace], np.ndarray]) -> building.Work:
-    return (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key, lookup)
+def _work(root: Path, rules: Rules, rule: CeylonRule, key: Pair | Subspace) -> building.Work:
+    return (PairWork if isinstance(key, Pair) else PlaceWork)(root, rules, rule, key)
 
 
 def build(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jobs: int = 2,
@@ -558,11 +558,10 @@ def build(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jo
                                      prefix=f"{rule.name}-", progress=progress, timeout=timeout)
     with building.BuildLock(building.prepare_folder(root, rules)):
         require_plain_pairs(root, rules, rule)
-        lookup, keep_only = _held_reader(root, rules, rule)
+        held = file_cache(root, rules, rule)
         reports = []
         for key in files(rules, rule):
-            keep_only(_reads(key, rules, rule))
-            reports += building.run(_work(root, rules, rule, key, lookup), jobs=jobs, verify=verify, memory=memory)
+            reports += building.run(_work(root, rules, rule, key), held, jobs=jobs, verify=verify, memory=memory)
     return reports
 
 
@@ -581,7 +580,7 @@ def _cluster_task(root: str, rules: Rules, unit: building.Unit, rule: CeylonRule
     what it reads read from the files."""
     from .cluster import worker_jobs
 
-    return building.run(_work(Path(root), rules, rule, unit.key, lambda sub: read(root, rules, sub, rule)),
+    return building.run(_work(Path(root), rules, rule, unit.key), file_cache(root, rules, rule),
                         jobs=worker_jobs(root, rules), verify=verify)
 
 
@@ -595,19 +594,19 @@ def check_files(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(),
     carries the build that mends it as its ``remedy``)."""
     require_tables(rules, rule)
     root = Path(root)
-    lookup, keep_only = _held_reader(root, rules, rule)
+    held = file_cache(root, rules, rule)
     checked, problems = [], []
     for key in files(rules, rule):
         path = table_path(root, rules, key, rule)
         if not path.exists():
             continue
-        keep_only(_reads(key, rules, rule))
-        work = _work(root, rules, rule, key, lookup)
+        work = _work(root, rules, rule, key)
+        held.keep_only(work.keep())
         try:
             values = {sub: read(root, rules, sub, rule, verify=True)
                       for sub in (key.subspaces if isinstance(key, Pair) else [key])}
             work.require_inputs()
-            work.check(values, None, jobs, True)
+            work.check(values, held, jobs, True)
         except (DatabaseError, ConsistencyError) as exc:
             problems.append(exc)
             continue

@@ -530,7 +530,7 @@ def test_damaged_wrong_and_missing_files_are_named_and_built_again(six4_files, t
                         if pair.subspaces[0] in ceylonese_tables.children(s, rules))
     ceylonese_tables.table_path(root, rules, first_reader).unlink()
     with pytest.raises(ceylonese_tables.MissingSubspaceError) as err:
-        ceylonese_tables.PlaceWork(root, rules, PARKER, first_reader, None).require_inputs()
+        ceylonese_tables.PlaceWork(root, rules, PARKER, first_reader).require_inputs()
     from solver.commands import explained
     assert explained(err.value).endswith(f"(build it with: muehle build --db {root} --rules six-mens-s4 "
                                          f"--phase ceylonese)")

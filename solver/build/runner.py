@@ -112,18 +112,23 @@ class SubspaceCache:
     """Solved subspaces held in memory for look-ups by later solves, read from disk on demand.
 
     ``load(sub)`` reads any subspace, moving or placement (a :data:`solver.placement.SubspaceLookup`);
-    ``get(m, o)`` a moving one (a :data:`solver.retro.MovingLookup`).
+    ``get(m, o)`` a moving one (a :data:`solver.retro.MovingLookup`).  ``reader(sub)``
+    reads a subspace from its file: the plain tables' by default, another kind's (Ceylonese
+    mill's: :mod:`solver.ceylonese_tables`) where given.
     """
 
-    def __init__(self, root: Path, rules: Rules):
+    def __init__(self, root: Path, rules: Rules, reader: Callable[[Subspace], np.ndarray] | None = None):
         self.root, self.rules = Path(root), rules
         self.arrays: dict[Subspace, np.ndarray] = {}
+        self.reader = reader or self._plain
+
+    def _plain(self, sub: Subspace) -> np.ndarray:
+        return storage.read_subspace(storage.file_of(self.root, self.rules, sub), self.rules, sub.m, sub.o,
+                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand)
 
     def load(self, sub: Subspace) -> np.ndarray:
         if sub not in self.arrays:
-            path = storage.file_of(self.root, self.rules, sub)
-            self.arrays[sub] = storage.read_subspace(path, self.rules, sub.m, sub.o,
-                                                     own_hand=sub.own_hand, opp_hand=sub.opp_hand)
+            self.arrays[sub] = self.reader(sub)
         return self.arrays[sub]
 
     def get(self, m: int, o: int) -> np.ndarray:
@@ -135,8 +140,7 @@ class SubspaceCache:
         sub = Subspace(m, o, board=self.rules.board)
         if sub in self.arrays:
             return self.arrays[sub]
-        return storage.read_subspace(storage.file_of(self.root, self.rules, sub),
-                                     self.rules, m, o)
+        return self.reader(sub)
 
     def keep_only(self, needed: Iterable[Subspace]) -> None:
         needed = set(needed)
