@@ -310,9 +310,8 @@ class CeylonGame:
             other = "b" if pos.turn == "w" else "w"
             winner = pos.turn if result == WDL.WIN else other
             loser = other if winner == pos.turn else pos.turn
-            lost = self.positions[-1].white if loser == "w" else self.positions[-1].black
-            hand = pos.own_hand if loser == pos.turn else pos.opp_hand
-            why = "fewer than three stones" if lost.bit_count() + hand < 3 else "no legal move"
+            stones = (pos.white, pos.white_hand) if loser == "w" else (pos.black, pos.black_hand)
+            why = "fewer than three stones" if stones[0].bit_count() + stones[1] < 3 else "no legal move"
             return winner, why
         key = (pos.white, pos.black, pos.own_hand, pos.opp_hand, pos.turn)
         if sum((p.white, p.black, p.own_hand, p.opp_hand, p.turn) == key for p in self.positions) >= 3:

@@ -139,13 +139,8 @@ def ceylon_rule_of(name: str) -> CeylonRule | None:
     >>> ceylon_rule_of("ceylonese-open4-place-2-3+1-0.h5"), ceylon_rule_of("ceylonese-x-pair-3-3.h5")
     (CeylonRule(open_points=4, extra_move=True), None)
     """
-    match = re.fullmatch(r"(ceylonese.*)-(pair-[0-9]+-[0-9]+|place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+)\.h5", name)
-    if match is None:
-        return None
-    try:
-        return CeylonRule.from_name(match[1])
-    except ValueError:
-        return None
+    return _rule_named(r"(ceylonese.*)-(pair-[0-9]+-[0-9]+|place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+)\.h5", name,
+                       CeylonRule.from_name)
 
 
 def dice_rule_of(name: str) -> DiceRule | None:
@@ -155,10 +150,16 @@ def dice_rule_of(name: str) -> DiceRule | None:
     >>> dice_rule_of("dice-sum14-no-take-place-2-3+1-0.h5"), dice_rule_of("dice-x-place-1-1+1-1.h5")
     (DiceRule(throw='sum14', replace_takes=False), None)
     """
-    match = re.fullmatch(r"dice-(.+)-place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+\.h5", name)
+    return _rule_named(r"dice-(.+)-place-[0-9]+-[0-9]+\+[0-9]+-[0-9]+\.h5", name, DiceRule.from_name)
+
+
+def _rule_named(pattern: str, name: str, from_name):
+    """The rule ``from_name`` reads from the first group of ``pattern`` in a file's
+    ``name``, or None where the name does not match or names no rule."""
+    match = re.fullmatch(pattern, name)
     if match is None:
         return None
     try:
-        return DiceRule.from_name(match[1])
+        return from_name(match[1])
     except ValueError:
         return None
