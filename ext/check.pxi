@@ -34,7 +34,7 @@ cdef inline int ended(int expect, int end) noexcept nogil:
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, int rules,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
-                int h=0, int k=0, place=None, place_cap=None, int end=0):
+                int h=0, int k=0, place=None, place_cap=None, int end=0, mills=None):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o under
     the rule flags ``rules`` (solver.rules.Rules.flags).
 
@@ -43,7 +43,8 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     blocked_code) and returns the slots that disagree
     (at most max_bad, as a numpy array) and how many disagree.  Under mixed placement
     the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
-    ``place``, ``place_cap`` where its other moves lead (Outside).
+    ``place``, ``place_cap`` where its other moves lead (Outside).  RULE_MILL_ENDS: a
+    mill that takes nothing reads ``mills`` (o-m's codes), as retro_init's.
 
     The successors' values are random reads: the loop gathers the successors of
     CHECK_BATCH states and prefetches them all before reading any, so that many
@@ -65,7 +66,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     # (the sizes are those of m-o: m and o first, so that they index the tables)
     _check_mo(m, o)
     check_jobs(jobs)
-    x = outside_of(m, o, h, k, cap, place, place_cap)
+    x = outside_of(m, o, h, k, cap, place, place_cap, mills, rules)
     n_slots = c_subspace_slots(m, o)
     check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
     check_size("quiet", quiet.shape[0], c_subspace_slots(o, m), f"slots of {o}-{m}")
@@ -133,7 +134,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                     best_reset(b)
                     for i in range(first[j], first[j] + count[j]):
                         e = succ[i]
-                        if e < 0 or e & (OUT_CAP | OUT_PLACE):
+                        if e < 0 or e & OUT_ANY:
                             best_add(b, outside_read(e, &x))
                         else:
                             best_add(b, quiet[e])
@@ -196,6 +197,8 @@ def retro_check_grouped(int m, int o, const uint16_t[::1] val, const uint16_t[::
     the side to move places): ``quiet`` is o-(m+1)+k-(h-1) and ``cap`` (o-1)-(m+1), as
     for placement_pass, whose slot-order check this is the grouped twin of.
     """
+    if rules & RULE_MILL_ENDS:
+        raise ValueError("the grouped walks count a mill that takes nothing as quiet: check in slot order")
     cdef int64_t n_slots
     cdef int64_t r, visited = 0
     cdef uint32_t opp, own

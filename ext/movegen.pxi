@@ -9,9 +9,13 @@
 #
 # A move is packed into 15 bits: target | origin << 5 | take << 10, with NO_POINT (31)
 # for "no origin" (a placement) and "no take" (solver.position.Move.pack / unpack).
+# Under RULE_MILL_ENDS (the solve of the quiet-ply rule's tables only) a mill that takes
+# nothing (take-none, every enemy stone in a mill) has the take MILL_NO_TAKE (30): it
+# resets the count of quiet plies, so that solve reads it as an end, not a quiet move.
 #
-# Provides: NO_POINT, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
-#           move_take; mill_points, closes_mill, mill_hot, mill_closers, takeable, move_victims, won_by_line;
+# Provides: NO_POINT, MILL_NO_TAKE, MAX_MOVES, UNPLACE, UNSLIDE; pack_move, move_target, move_origin,
+#           move_take; mill_points, closes_mill, mill_hot, mill_closers, takeable, move_victims,
+#           mill_ends, won_by_line;
 #           c_moves_rules and
 #           c_unmoves_rules (any placement rule, nogil), c_moves_packed and
 #           c_unmoves_packed (separate placement); moves_packed, unmoves_packed,
@@ -21,6 +25,7 @@
 
 cdef enum:
     NO_POINT = 31
+    MILL_NO_TAKE = 30     # (RULE_MILL_ENDS only) the take of a mill that takes nothing
     MAX_MOVES = 1024      # placement 24 targets x 12 takes, jumping 3 x 21 x 12: well below
     UNPLACE = 1           # un-move kinds: the last mover placed a stone ...
     UNSLIDE = 2           # ... or slid / jumped one
@@ -109,6 +114,12 @@ cdef inline uint32_t move_victims(uint32_t opp, int rules) noexcept nogil:
     return 0 if LINE_WINS else takeable(opp, rules)
 
 
+cdef inline bint mill_ends(uint32_t opp, int rules) noexcept nogil:
+    """Whether a mill closed against ``opp`` is an end that takes nothing (MILL_NO_TAKE):
+    under RULE_MILL_ENDS where move_victims finds none in a game that goes on."""
+    return (rules & RULE_MILL_ENDS) != 0 and not LINE_WINS and opp != 0 and move_victims(opp, rules) == 0
+
+
 cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
     """Under LINE_WINS: whether only the side to move has a line.  Play cannot reach such
     a position (the side that closes a line is then not to move); the rules count it as
@@ -117,9 +128,10 @@ cdef inline bint won_by_line(uint32_t own, uint32_t opp) noexcept nogil:
 
 
 cdef inline int add_steps(uint32_t own, int origin, uint32_t targets, uint32_t victims,
-                          uint32_t* out, int n) noexcept nogil:
+                          bint ends, uint32_t* out, int n) noexcept nogil:
     """Append the moves of one origin (NO_POINT: a placement) to its targets: each step,
-    or one move per victim where it closes a mill; returns the new count."""
+    or one move per victim where it closes a mill (``ends``, mill_ends: one move that
+    takes MILL_NO_TAKE); returns the new count."""
     cdef int target
     cdef uint32_t after, v
     while targets:
@@ -134,6 +146,9 @@ cdef inline int add_steps(uint32_t own, int origin, uint32_t targets, uint32_t v
                 out[n] = pack_move(target, origin, ctz(v))
                 n += 1
                 v &= v - 1
+        elif ends and closes_mill(after, target):
+            out[n] = pack_move(target, origin, MILL_NO_TAKE)
+            n += 1
         else:
             out[n] = pack_move(target, origin, NO_POINT)
             n += 1
@@ -151,6 +166,7 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
     cdef int n = 0, origin
     cdef uint32_t free = FULL & ~(own | opp)
     cdef uint32_t victims = move_victims(opp, rules)
+    cdef bint ends = mill_ends(opp, rules)
     cdef uint32_t origins
     cdef bint jump
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:
@@ -158,7 +174,7 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
     if LINE_WINS and (mill_points(own) or mill_points(opp)):
         return 0            # a line stands: the game is over
     if own_hand > 0:
-        n = add_steps(own, NO_POINT, free, victims, out, n)
+        n = add_steps(own, NO_POINT, free, victims, ends, out, n)
         if not rules & RULE_MIXED:
             return n
     jump = (rules & RULE_JUMPING) and popcount(own) + own_hand == 3
@@ -166,7 +182,7 @@ cdef inline int c_moves_rules(uint32_t own, uint32_t opp, int own_hand, int opp_
     while origins:
         origin = ctz(origins)
         origins &= origins - 1
-        n = add_steps(own, origin, free if jump else (ADJ[origin] & free), victims, out, n)
+        n = add_steps(own, origin, free if jump else (ADJ[origin] & free), victims, ends, out, n)
     return n
 
 
@@ -193,9 +209,10 @@ cdef inline int c_unmoves_rules(uint32_t own, uint32_t opp, int own_hand, int op
     # (where a line wins, a closed line never takes): takeable(own, rules) == 0,
     # which is own empty, or take-none (where mills protect) with all of own in mills
     # (the mills looked at only then: this runs for every state of a push round's
-    # frontier).
+    # frontier); under RULE_MILL_ENDS such a mill is not quiet (mill_ends).
     cdef bint mills_quiet = LINE_WINS or own == 0 or (
-        (rules & RULE_TAKE_NONE) and not (rules & RULE_TAKE_FROM_MILLS) and mill_points(own) == own)
+        (rules & RULE_TAKE_NONE) and not (rules & (RULE_TAKE_FROM_MILLS | RULE_MILL_ENDS))
+        and mill_points(own) == own)
     cdef bint jump = (rules & RULE_JUMPING) and popcount(opp) + opp_hand == 3
     cdef bint slid = (kinds & UNSLIDE) and (opp_hand == 0 or (rules & RULE_MIXED))
     if popcount(own) + own_hand < 3 or popcount(opp) + opp_hand < 3:

@@ -410,7 +410,10 @@ ctypedef struct Outside:
     # o-(m+1)+k-(h-1) (``place``) or, taking, to (o-1)-(m+1)+k-(h-1) (``place_cap``), and
     # a capture by a move to (o-1)-m+k-h.  ``cap_wins``: a capture leaves the opponent
     # fewer than three stones, board plus hand (o - 1 + k < 3): a win, nothing read.
+    # ``mills`` (RULE_MILL_ENDS only): the codes a mill that takes nothing reads, o-m's,
+    # NULL where none is given.
     const uint16_t* cap
+    const uint16_t* mills
     const uint16_t* place
     const uint16_t* place_cap
     bint cap_wins
@@ -425,6 +428,8 @@ cdef inline bint inside(uint32_t mv) noexcept nogil:
 cdef uint32_t NO_STONES = 0xFFFFFFFF               # (retro_round) stones not kept
 cdef int64_t OUT_CAP = (<int64_t>1) << 62      # outside_entry: a slot of Outside.cap
 cdef int64_t OUT_PLACE = (<int64_t>1) << 61    # ... of Outside.place (both: place_cap)
+cdef int64_t OUT_MILL = (<int64_t>1) << 60     # ... of Outside.mills (MILL_NO_TAKE)
+cdef int64_t OUT_ANY = OUT_CAP | OUT_PLACE | OUT_MILL
 
 
 cdef inline int64_t outside_entry(int m, int o, uint32_t own, uint32_t opp, uint32_t mv,
@@ -434,6 +439,8 @@ cdef inline int64_t outside_entry(int m, int o, uint32_t own, uint32_t opp, uint
     place_cap), or -1 when the capture wins at once; outside_read reads it."""
     cdef int take = move_take(mv)
     cdef uint32_t own2 = own | ((<uint32_t>1) << move_target(mv))
+    if take == MILL_NO_TAKE:        # (a slide or jump: mixed placement has no such tables)
+        return c_index_position(o, m, opp, moved(own, mv)) | OUT_MILL
     if move_origin(mv) == NO_POINT:
         if take == NO_POINT:
             return c_index_position(o, m + 1, opp, own2) | OUT_PLACE
@@ -447,7 +454,9 @@ cdef inline int64_t outside_entry(int m, int o, uint32_t own, uint32_t opp, uint
 
 cdef inline const uint16_t* outside_at(int64_t e, const Outside* x) noexcept nogil:
     """The address of the code at entry e (not -1) of outside_entry."""
-    cdef int64_t slot = e & ~(OUT_CAP | OUT_PLACE)
+    cdef int64_t slot = e & ~OUT_ANY
+    if e & OUT_MILL:
+        return &x.mills[slot]
     if not (e & OUT_PLACE):
         return &x.cap[slot]
     return &x.place_cap[slot] if e & OUT_CAP else &x.place[slot]
@@ -461,12 +470,23 @@ cdef inline int outside_read(int64_t e, const Outside* x) noexcept nogil:
 
 
 cdef Outside outside_of(int m, int o, int h, int k, const uint16_t[::1] cap,
-                        object place, object place_cap) except *:
+                        object place, object place_cap, object mills=None, int rules=0) except *:
     """The Outside of m-o+h-k from the solved arrays, their sizes checked (``place`` and
-    ``place_cap``: None where the side to move has nothing in hand); m-o must be a
-    subspace of the index (_check_mo), checked by the caller."""
+    ``place_cap``: None where the side to move has nothing in hand; ``mills``, o-m's
+    codes for the mills that take nothing, given exactly where ``rules`` has
+    RULE_MILL_ENDS); m-o must be a subspace of the index (_check_mo), checked by the
+    caller."""
     cdef Outside x
     cdef const uint16_t[::1] arr
+    x.mills = NULL
+    if (mills is None) != (not rules & RULE_MILL_ENDS):
+        raise ValueError("the codes of the mills that take nothing go with RULE_MILL_ENDS, and only with it")
+    if mills is not None:
+        if h or k:
+            raise ValueError("mills that take nothing are ends of a moving pair only")
+        arr = mills
+        check_size("mills", arr.shape[0], c_subspace_slots(o, m), f"slots of {o}-{m}")
+        x.mills = &arr[0]
     # (a placement leads to m + 1 stones of the mover's: within the index's tables)
     if h < 0 or k < 0 or m + h > MAX_STONES or o + k > MAX_STONES:
         raise ValueError(f"no subspace {m}-{o}+{h}-{k}")
@@ -557,10 +577,18 @@ cdef inline int quiet_step_count(int m, int o, int h, int k, uint32_t own, uint3
     then reach distinct slots; no slot is needed, a jumping side's 40-odd indexes
     saved); none where c_moves_rules has none, or only placements (separate placement
     with stones in hand).  Any image of the position has the same count."""
-    cdef int j = 0
+    cdef int j = 0, i, n
+    cdef uint32_t moves[MAX_MOVES]
     if (m + h < 3 or o + k < 3 or (h > 0 and not rules & RULE_MIXED)
             or (LINE_WINS and (mill_points(own) or mill_points(opp)))):
         return 0
+    if mill_ends(opp, rules):
+        # (the walk would count a mill that takes nothing as a quiet step: rare, listed)
+        n = c_moves_rules(own, opp, h, k, rules, moves)
+        for i in range(n):
+            if inside(moves[i]):
+                j += 1
+        return j
     walk_successors(WALK_COUNT, NULL, own, FULL & ~opp, False, move_victims(opp, rules),
                     (rules & RULE_JUMPING) and m + h == 3, False, NULL, NULL, NULL, 0, &j)
     return j
@@ -610,7 +638,8 @@ cdef inline int init_code(Best* b, int nmoves, int quiet, int m, int o,
 
 
 def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap, int rules,
-               int jobs=2, int h=0, int k=0, place=None, place_cap=None, bint grouped=True):
+               int jobs=2, int h=0, int k=0, place=None, place_cap=None, bint grouped=True,
+               mills=None):
     """Initialise subspace m-o under the rule flags ``rules`` (solver.rules.Rules.flags):
     blocked states and capture outcomes.
 
@@ -630,6 +659,9 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap, int rul
     A moving subspace (no stones in hand) is visited grouped by the opponent's stones
     (_init_grouped: its captures read from cache) unless ``grouped`` is False (slot
     order, as a subspace with stones in hand always is; the same codes).
+
+    RULE_MILL_ENDS (the quiet-ply rule's tables under take-none): a mill that takes
+    nothing is an end whose code is read from ``mills`` (o-m's), visited in slot order.
     """
     cdef int64_t slot, s0, s1, blk, n_slots
     cdef uint32_t own, opp, mv
@@ -644,10 +676,10 @@ def retro_init(int m, int o, uint16_t[::1] val, const uint16_t[::1] cap, int rul
     cdef Outside x
     _check_mo(m, o)
     check_jobs(jobs)
-    x = outside_of(m, o, h, k, cap, place, place_cap)
+    x = outside_of(m, o, h, k, cap, place, place_cap, mills, rules)
     n_slots = c_subspace_slots(m, o)
     check_size("val", val.shape[0], n_slots, f"slots of {m}-{o}")
-    if grouped and h == 0 and k == 0:
+    if grouped and h == 0 and k == 0 and not rules & RULE_MILL_ENDS:
         return _init_grouped(m, o, val, &x, rules, jobs)
     # (each thread starts from a copy of these: defined, not left uninitialised)
     moves = NULL
@@ -1483,6 +1515,8 @@ def retro_pull_grouped(int m, int o, const uint16_t[::1] child, uint16_t[::1] pr
     have read as many as a table of its rests would (rest_pull_table), and the rest of
     the group reads that table (rest_pull).
     """
+    if rules & RULE_MILL_ENDS:
+        raise ValueError("the grouped walks count a mill that takes nothing as quiet: pull in slot order")
     cdef int64_t n_pred
     cdef int64_t r, p, decided = 0
     cdef uint32_t own, opp

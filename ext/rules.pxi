@@ -5,7 +5,8 @@
 # every signature between them.  The board's own facts (its size, whether a line wins)
 # are compile-time constants of its module instead (board.pxi, LINE_WINS).
 #
-# Provides: RULE_JUMPING, RULE_TAKE_NONE, RULE_MIXED, RULE_FULL_DRAW, RULE_TAKE_FROM_MILLS;
+# Provides: RULE_JUMPING, RULE_TAKE_NONE, RULE_MIXED, RULE_FULL_DRAW, RULE_TAKE_FROM_MILLS,
+#           RULE_MILL_ENDS;
 #           rule_flag_bits.
 # Uses:     nothing.
 
@@ -15,10 +16,14 @@ cdef enum:
     RULE_MIXED = 4          # a side with stones in hand may also move (Lasker)
     RULE_FULL_DRAW = 8      # a side blocked on a full board draws (Twelve Men's)
     RULE_TAKE_FROM_MILLS = 16   # a mill may take a stone of a mill too (no protection)
+    RULE_MILL_ENDS = 32     # (not a rule of play: the solve of the quiet-ply rule's tables)
+                            # a mill that takes nothing (take-none) resets the count: an
+                            # end of its pair, read like a capture (movegen.pxi MILL_NO_TAKE)
 
 
 def rule_flag_bits():
     """The bits of the rule flags as compiled in (name: value), for the test that holds
     them equal to solver.rules.RuleFlag."""
     return {"JUMPING": RULE_JUMPING, "TAKE_NONE": RULE_TAKE_NONE, "MIXED": RULE_MIXED,
-            "FULL_DRAW": RULE_FULL_DRAW, "TAKE_FROM_MILLS": RULE_TAKE_FROM_MILLS}
+            "FULL_DRAW": RULE_FULL_DRAW, "TAKE_FROM_MILLS": RULE_TAKE_FROM_MILLS,
+            "MILL_ENDS": RULE_MILL_ENDS}

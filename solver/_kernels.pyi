@@ -72,7 +72,7 @@ def count_real_slots(m: int, o: int, threads: int = 2) -> int: ...
 
 def retro_init(m: int, o: int, val: U16, cap: U16, rules: int, jobs: int = 2, h: int = 0,
                k: int = 0, place: U16 | None = None, place_cap: U16 | None = None,
-               grouped: bool = True) -> tuple[int, int]:
+               grouped: bool = True, mills: U16 | None = None) -> tuple[int, int]:
     """Initialise subspace m-o (m-o+h-k of a cycle of mixed placement, whose placements
     lead to ``place`` and ``place_cap``); returns the largest plies decided or pending so
     far and the number of undecided states.  ``grouped``: a moving subspace's positions are visited by opponent sets (False:
@@ -102,7 +102,7 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2, h: int = 0, k: int = 0,
                 place: U16 | None = None, place_cap: U16 | None = None,
-                end: int = 0) -> tuple[I64, int]:
+                end: int = 0, mills: U16 | None = None) -> tuple[I64, int]:
     """Slots of [start, stop) whose code disagrees with their successors', and how many;
     ``end``: a blocked side and a take that leaves two stones count that many plies more."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,

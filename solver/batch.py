@@ -118,7 +118,9 @@ class _Block:
         self.c_opp = (own & ~bit(origin, ~placing)) | (one << target)
         self.c_own_hand = opp_hand
         self.c_opp_hand = own_hand - placing
-        self.packed, self.parent, self.takes = packed, parent, taken != 0
+        # a mill restarts the count of quiet plies, one that takes nothing (take-none) too
+        self.packed, self.parent = packed, parent
+        self.milled = (taken != 0) | _closes_mill(self.c_opp, target, rules.board)
         self.first = np.searchsorted(parent, np.arange(len(self.positions) + 1))
         # finished games among them, as the rules decide them (position.decided): a side
         # below three stones (a blocked side's loss, or a full board's draw, the files
@@ -188,10 +190,10 @@ class _Block:
             score, dtz = _rule_values(self.c_rule, self.c_plain, in_placement, self.limit)
             score[ended], dtz[ended] = 2 * self.ended[ended], 0
             placing = self.placing[self.parent]
-            count = np.where(self.takes | placing, 0, self.quiet + 1)
+            count = np.where(self.milled | placing, 0, self.quiet + 1)
             at = np.where((np.abs(score) == 2) & (np.maximum(dtz, 0) <= self.limit - count), score // 2, 0)
             mover = -at
-            mover_dtz = np.where((mover == 0) | placing, -1, np.where(self.takes, 1, dtz + 1))
+            mover_dtz = np.where((mover == 0) | placing, -1, np.where(self.milled, 1, dtz + 1))
             self.r_value, self.r_dtz, self.r_wdl = mover, mover_dtz, -score
             # the positions' own values under the rule, at the game's count
             own_score, own_dtz = _rule_values(self.own_rule, self.own_plain, self.placing,
@@ -248,6 +250,17 @@ class _Block:
 def _signs(codes: np.ndarray) -> np.ndarray:
     """1 won, 0 drawn, -1 lost for the side to move, of plain codes."""
     return np.where(codes == 0, 0, np.where((codes - 1) % 2 == 1, 1, -1))
+
+
+def _closes_mill(stones: np.ndarray, target: np.ndarray, board) -> np.ndarray:
+    """Whether the stone on ``target`` stands in a closed mill of ``stones`` (arrays alike),
+    as :func:`solver.position.in_mill` says of one."""
+    width = max(len(mills) for mills in board.mills_through)
+    table = np.full((board.num_points, width), 1 << 62, dtype=np.int64)     # (a mask no stones fill)
+    for point, mills in enumerate(board.mills_through):
+        table[point, :len(mills)] = mills
+    masks = table[target]
+    return ((stones[:, None] & masks) == masks).any(axis=1)
 
 
 def _rule_values(codes: np.ndarray, plain: np.ndarray, in_placement: np.ndarray,

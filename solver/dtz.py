@@ -74,8 +74,8 @@ from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
-from .retro import check_by_opponent_sets, outside, solve_pair
-from .rules import Rules
+from .retro import MAX_BAD, check_by_opponent_sets, first_bad, outside, solve_pair
+from .rules import RuleFlag, Rules
 from .values import DRAW_CODE, SLACK_CODE
 
 log = logging.getLogger("muehle.build")
@@ -174,9 +174,10 @@ def combine(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def unserved(rules: Rules) -> str | None:
-    """Why these tables are not made for ``rules`` (None where they are): a mill that
-    takes nothing (take-none: it resets the count inside its own pair), mixed placement
-    (moves while stones are in hand).
+    """Why these tables are not made for ``rules`` (None where they are): mixed
+    placement (moves while stones are in hand).  Under take-none a mill that takes
+    nothing resets the count inside its own pair: the pair is solved again until its
+    values are a fixed point (:func:`solve_rule_pair`).
 
     Where a line of three wins (Three Men's Morris), the game's end is the only mill,
     so the DTZ is the plies to the end and the tables are the plain ones in these
@@ -188,12 +189,10 @@ def unserved(rules: Rules) -> str | None:
     >>> unserved(Rules.from_name("lasker"))
     'no tables of the quiet-ply rule for rules lasker: stones move while others are in hand (mixed placement)'
     """
-    # (where a line wins nothing is taken: take-none changes nothing there)
-    why = ("a mill that takes nothing (take-none) resets the count inside its own pair"
-           if rules.take_none and not rules.line_wins
-           else "stones move while others are in hand (mixed placement)" if rules.mixed
-           else None)
-    return None if why is None else f"no tables of the quiet-ply rule for rules {rules.name}: {why}"
+    if rules.mixed:
+        return (f"no tables of the quiet-ply rule for rules {rules.name}: stones move while others are "
+                f"in hand (mixed placement)")
+    return None
 
 
 def plan(rules: Rules, max_total: int | None = None,
@@ -204,6 +203,41 @@ def plan(rules: Rules, max_total: int | None = None,
     return building.plan(rules, max_total, pair), [] if pair is not None else placement.plan(rules, max_total)
 
 
+def mill_union_sizes(board) -> frozenset[int]:
+    """The numbers of stones that can all stand in closed mills on ``board`` (the sizes of
+    the unions of its mills): a side of such a number may have nothing a mill can take.
+
+    >>> sorted(mill_union_sizes(Rules().board))[:4]
+    [3, 5, 6, 7]
+    """
+    if board.name not in _MILL_SIZES:
+        unions = {0}
+        for mill in board.mills:
+            unions |= {u | mill for u in unions}
+        _MILL_SIZES[board.name] = frozenset(u.bit_count() for u in unions if u)
+    return _MILL_SIZES[board.name]
+
+
+_MILL_SIZES: dict[str, frozenset[int]] = {}
+
+
+def mills_end(pair: Pair, rules: Rules) -> bool:
+    """Whether a mill of ``pair`` may take nothing (take-none, every stone of the other
+    side in a mill): such a mill resets the count, an end of the pair that leads into
+    the pair itself, so the pair is solved until its values are a fixed point
+    (:func:`solve_rule_pair`), with the kernels' flag ``RuleFlag.MILL_ENDS``."""
+    if not rules.take_none or rules.line_wins:
+        return False
+    sizes = mill_union_sizes(rules.board)
+    return pair.subspaces[0].m in sizes or pair.subspaces[0].o in sizes
+
+
+def kernel_flags(rules: Rules, ends: bool) -> int:
+    """The kernels' rule flags of a solve of these tables: ``rules``' own, with
+    ``RuleFlag.MILL_ENDS`` where a mill that takes nothing is an end (:func:`mills_end`)."""
+    return int(rules.flags | (RuleFlag.MILL_ENDS if ends else 0))
+
+
 def check_rules(rules: Rules) -> None:
     """UnsupportedRulesError where these tables are not made for ``rules`` (:func:`unserved`)."""
     why = unserved(rules)
@@ -211,11 +245,12 @@ def check_rules(rules: Rules) -> None:
         raise UnsupportedRulesError(why)
 
 
-def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> np.ndarray:
+def seeds(sub: Subspace, first: np.ndarray, rules: Rules, ends: bool = False) -> np.ndarray:
     """The slots of ``sub`` whose first solve's code is ``first`` that are losses whose
     every move is a mill into a win the rule keeps (the first solve's loss in 2, and no
     quiet move): the only ends that the first solve counts a ply too long, and so the
-    first positions of every line whose DTZ is not its first rounding."""
+    first positions of every line whose DTZ is not its first rounding.  ``ends``: a mill
+    that takes nothing is an end, not a quiet move (:func:`mills_end`)."""
     kernels = sub.kernels
     found = []
     for part in _blocks(len(first)):
@@ -224,7 +259,7 @@ def seeds(sub: Subspace, first: np.ndarray, rules: Rules) -> np.ndarray:
             own = np.empty(len(slots), dtype=np.uint32)
             opp = np.empty(len(slots), dtype=np.uint32)
             kernels.position_batch(sub.m, sub.o, slots.astype(np.int64), own, opp)
-            steps = kernels.quiet_step_counts(own, opp, 0, 0, rules.flags)
+            steps = kernels.quiet_step_counts(own, opp, 0, 0, kernel_flags(rules, ends))
             found.append(slots[steps == 0])
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
@@ -236,7 +271,8 @@ MAX_SHIFTED = 200_000
 
 def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
             lookup: Callable[[int, int], np.ndarray], limit: int,
-            code_at: Callable[[int, int, int], int] | None = None) -> dict[Subspace, set[int]] | None:
+            code_at: Callable[[int, int, int], int] | None = None,
+            mills: dict[Subspace, np.ndarray] | None = None) -> dict[Subspace, set[int]] | None:
     """The slots whose DTZ is one ply less than the first solve's plies ``first`` (codes
     by subspace): the :func:`seeds`, and level by level above them (a position's plies
     are one more than its best successors'), every winner one of whose best successors
@@ -246,8 +282,10 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     so it costs what the few shifted lines hold, where a second solve costs a whole
     solve; None where more than :data:`MAX_SHIFTED` are found (the caller solves a
     second time).  ``code_at(m, o, slot)``: a capture target's code (else read from
-    ``lookup``'s whole subspace, once)."""
+    ``lookup``'s whole subspace, once).  ``mills``: the pair's own DTZ codes that a mill
+    that takes nothing reads, where it is an end (:func:`mills_end`)."""
     kernels = pair.subspaces[0].kernels
+    flags = kernel_flags(rules, mills is not None)
     targets: dict[tuple[int, int], np.ndarray] = {}
 
     def whole(m: int, o: int, slot: int) -> int:
@@ -256,8 +294,14 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
         return int(targets[m, o][slot])
 
     codes_of = code_at or whole
+    if mills is not None:
+        outer = codes_of
+        own_codes = {(s.m, s.o): v for s, v in mills.items()}
 
-    found = {s: set(int(x) for x in seeds(s, first[s], rules)) for s in pair.subspaces}
+        def codes_of(m: int, o: int, slot: int) -> int:
+            return int(own_codes[m, o][slot]) if (m, o) in own_codes else outer(m, o, slot)
+
+    found = {s: set(int(x) for x in seeds(s, first[s], rules, mills is not None)) for s in pair.subspaces}
     level = [(s, slot) for s in pair.subspaces for slot in sorted(found[s])]
     a = 2                                   # the seeds' plies: a loss in 2
     total = len(level)
@@ -267,7 +311,7 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
             own, opp = sub.position(slot)
             mirror = sub.mirror
             # the last mover (opp) slid or jumped a stone from origin to target
-            for mv in kernels.unmoves_packed(own, opp, 0, 0, rules.flags, UNSLIDE):
+            for mv in kernels.unmoves_packed(own, opp, 0, 0, flags, UNSLIDE):
                 target, origin = mv & 31, (mv >> 5) & 31
                 before = opp & ~(1 << target) | 1 << origin
                 at = int(kernels.index_position(mirror.m, mirror.o, before, own))
@@ -276,7 +320,7 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
         level = []
         for (sub, slot), (own, opp) in sorted(above.items()):
             if (a + 1) % 2 == 0 and not _all_best_shifted(own, opp, sub, a + 1, found, first, codes_of, limit,
-                                                          rules):
+                                                          flags):
                 continue                    # (a loser: every best move must be shifted)
             found[sub].add(slot)
             level.append((sub, slot))
@@ -289,20 +333,23 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
 
 #: (ext/movegen.pxi) the un-moves that slide or jump a stone, not those that place one
 UNSLIDE = 2
+#: (ext/movegen.pxi) the take of a mill that takes nothing, under ``RuleFlag.MILL_ENDS``
+MILL_NO_TAKE = 30
 
 
 def _all_best_shifted(own: int, opp: int, sub: Subspace, value: int, found, first, lookup, limit: int,
-                      rules: Rules) -> bool:
+                      flags: int) -> bool:
     """Whether every move of the losing side's position (own, opp) of ``sub`` (first
     solve's plies ``value``) that attains ``value`` is shifted: a quiet one into a
-    shifted winner, or a mill into a win the rule keeps."""
+    shifted winner, or a mill into a win the rule keeps (one that takes nothing too,
+    where ``flags`` make it an end: its take is MILL_NO_TAKE, no stone of opp's)."""
     kernels = sub.kernels
     best = []
-    for mv in kernels.moves_packed(own, opp, 0, 0, rules.flags):
+    for mv in kernels.moves_packed(own, opp, 0, 0, flags):
         target, origin, take = mv & 31, (mv >> 5) & 31, (mv >> 10) & 31
         mover = own & ~(1 << origin) | 1 << target
         if take != NO_POINT:
-            left = opp & ~(1 << take)
+            left = opp & ~(1 << take) if take != MILL_NO_TAKE else opp
             if mv >> 15:                    # (a second stone taken: two mills at once)
                 left &= ~(1 << ((mv >> 15) - 1))
             m, o = left.bit_count(), mover.bit_count()
@@ -327,6 +374,11 @@ class RuleSolve:
     solves: int
 
 
+#: Solves of one pair at most where a mill may take nothing (:func:`solve_rule_pair`):
+#: each adds the positions won or lost by one more such mill in a row.
+MAX_MILL_SOLVES = 64
+
+
 def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],
                     limit: int, jobs: int = 2, progress: Callable[[str], None] | None = None,
                     code_at: Callable[[int, int, int], int] | None = None, fresh: bool = False
@@ -338,11 +390,43 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
     docstring), the first one's values waiting meanwhile as one bit a slot (which of the
     two roundings they are), and the DTZ codes made in the second's arrays.  ``fresh``:
     ``lookup`` gives arrays of the caller's own (reads of files), which are converted
-    in place; ``code_at`` as for :func:`shifted`."""
+    in place; ``code_at`` as for :func:`shifted`.
+
+    Where a mill may take nothing (take-none: :func:`mills_end`), it resets the count
+    and leads into the pair itself: an end whose value is a position of the pair at
+    count 0.  The pair is then solved with those ends read from its values of the
+    solve before (all draws at first) until they no longer change: each solve can only
+    decide more positions and shorten wins (a game value's least fixed point, reached
+    from below: a position is won only where the win ends the game after finitely many
+    such mills), and the last solve, which changed nothing, proves them a fixed point."""
     check_rules(rules)
+    whole = Pair(*pair, board=rules.board)
+    if not mills_end(whole, rules):
+        return _solve_rule_pair(pair, rules, lookup, limit, jobs, progress, code_at, fresh, None)
+    before = {s: np.zeros(s.slots, dtype=np.uint16) for s in whole.subspaces}     # all draws
+    solves = 0
+    for _ in range(MAX_MILL_SOLVES):
+        got = _solve_rule_pair(pair, rules, lookup, limit, jobs, progress, code_at, fresh, before)
+        solves += got.solves
+        if all(np.array_equal(got.values[s], before[s]) for s in before):
+            return RuleSolve(got.values, solves)
+        before = got.values
+    raise ConsistencyError(f"pair {whole.name} under the quiet-ply rule: its mills that take nothing reach "
+                           f"no fixed point in {MAX_MILL_SOLVES} solves", [])
+
+
+def _solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],
+                     limit: int, jobs: int, progress: Callable[[str], None] | None,
+                     code_at: Callable[[int, int, int], int] | None, fresh: bool,
+                     mills: dict[Subspace, np.ndarray] | None) -> RuleSolve:
+    """One solve of :func:`solve_rule_pair`; ``mills``: the pair's DTZ codes that its mills
+    that take nothing read (None: they are quiet moves, as where none takes nothing)."""
+    def ends(second: bool):
+        return None if mills is None else lambda sub: exit_codes(mills[sub], limit, second, jobs)
+
     first = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, False, jobs, fresh), jobs,
-                       progress)
-    late = shifted(Pair(*pair, board=rules.board), rules, first.values, lookup, limit, code_at)
+                       progress, mills=ends(False))
+    late = shifted(Pair(*pair, board=rules.board), rules, first.values, lookup, limit, code_at, mills)
     if late is not None:
         for s, v in first.values.items():
             _convert(v, FROM_PLIES, out=v, jobs=jobs)
@@ -355,7 +439,7 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
             for s, v in first.values.items()}      # (a block at a time: no full-size temporary)
     del first
     second = solve_pair(pair, rules, lambda m, o: exit_codes(lookup(m, o), limit, True, jobs, fresh), jobs,
-                        progress, end=SECOND_END)
+                        progress, end=SECOND_END, mills=ends(True))
     for s, d in second.values.items():
         bit = bits.pop(s)
         for part in _blocks(len(d)):
@@ -381,12 +465,20 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
 
     The roundings are made in ``values`` itself and undone after (the few DTZ that are
     not their first rounding are kept aside), so that the check holds no second copy of
-    the pair; ``fresh`` as for :func:`solve_rule_pair`."""
+    the pair; ``fresh`` as for :func:`solve_rule_pair`.
+
+    Where a mill may take nothing (:func:`mills_end`), its end reads the pair's own
+    codes, rounded as the solve's were (made before the roundings in place, a copy a
+    rounding), and the check walks the slots in order (``retro_check``: the grouped
+    walk plays no such end)."""
     failed = []
     # the DTZ that are not of their first rounding's parity: their slots and codes
     aside = {s: _shifted_slots(v) for s, v in values.items()}
     kept = {s: values[s][slots].copy() for s, slots in aside.items()}
     shifted_any = any(len(slots) for slots in aside.values())
+    ends = mills_end(pair, rules)
+    mill_codes = {second: {s: exit_codes(v, limit, second, jobs) for s, v in values.items()}
+                  for second in ((False, True) if shifted_any else (False,))} if ends else {}
     try:
         for v in values.values():
             _convert(v, ROUND_FIRST, out=v, jobs=jobs)
@@ -401,15 +493,20 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                 target = outside(sub, rules)[0]
                 cap = (np.zeros(0, dtype=np.uint16) if target is None
                        else exit_codes(lookup(target.m, target.o), limit, second, jobs, fresh))
-                bad, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, rules, jobs,
-                                                     end=SECOND_END if second else 0)
+                if ends:
+                    bad = _slot_order_check(sub, values, cap, kernel_flags(rules, True), jobs,
+                                            SECOND_END if second else 0, mill_codes[second][sub.mirror])
+                    passed = not bad
+                else:
+                    bad, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, rules, jobs,
+                                                         end=SECOND_END if second else 0)
                 del cap
                 if not passed:
                     failed.append(f"subspace {sub} under the quiet-ply rule: {len(bad)} slot(s) disagree with "
                                   f"their successors ({'second' if second else 'first'} rounding), "
                                   f"first at slot {min(bad) if bad else '?'}")
                 if not second and not shifted_any and passed:
-                    found = len(seeds(sub, values[sub], rules))
+                    found = len(seeds(sub, values[sub], rules, ends))
                     if found:
                         failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
                                       f"forced mill that no DTZ counts")
@@ -423,6 +520,15 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
             _convert(v, FROM_PLIES, out=v, jobs=jobs)
             v[aside[s]] = kept[s]
     return failed
+
+
+def _slot_order_check(sub: Subspace, values: dict[Subspace, np.ndarray], cap: np.ndarray, flags: int,
+                      jobs: int, end: int, mills: np.ndarray) -> list[int]:
+    """The first slots of ``sub`` that disagree with their successors (``retro_check``, in
+    slot order), a mill that takes nothing reading ``mills``."""
+    return first_bad(sub.slots, lambda start, stop: sub.kernels.retro_check(
+        sub.m, sub.o, values[sub], values[sub.mirror], cap, flags, start, stop, MAX_BAD, jobs,
+        end=end, mills=mills)[0])
 
 
 def _shifted_slots(codes: np.ndarray) -> np.ndarray:
@@ -471,13 +577,17 @@ class RuleReport(Report):
         return self._line(f"placement {self.key.name} under the {self.limit}-ply rule", "")
 
 
-def rule_memory(pair: Pair) -> int:
+def rule_memory(pair: Pair, rules: Rules | None = None) -> int:
     """Bytes a pair's tables of the rule hold at their peak: its solve's (the plain
     tables' rounds, :func:`solver.build.memory_needed`: the capture targets read are
     converted in place), with the bit a slot a second solve keeps between the two; the
-    check's is less (the DTZ codes, rounded in place, and one target read at a time)."""
+    check's is less (the DTZ codes, rounded in place, and one target read at a time).
+    Where a mill of ``rules`` may take nothing (:func:`mills_end`), 4 bytes a slot more:
+    the solve keeps the codes of the solve before and reads one subspace's ends, and the
+    check those ends of the pair in each rounding."""
     own = sum(s.slots for s in pair.subspaces)
-    return building.memory_needed(pair) + own // 8
+    again = 4 * own if rules is not None and mills_end(pair, rules) else 0
+    return building.memory_needed(pair) + own // 8 + again
 
 
 def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndarray]:
@@ -670,7 +780,7 @@ def plan_units(rules: Rules, max_total: int | None = None,
     plain build's graph (:func:`solver.build.plan_units`), what a cluster runs."""
     check_rules(rules)
     units = building.plan_units(rules, max_total, pair, "moving" if pair is not None else "all")
-    return [replace(u, memory=rule_memory(u.key) if isinstance(u.key, Pair) else placement.memory_needed(u.key))
+    return [replace(u, memory=rule_memory(u.key, rules) if isinstance(u.key, Pair) else placement.memory_needed(u.key))
             for u in units]
 
 
@@ -684,7 +794,7 @@ class RulePairWork(building.Work):
         self.limit, self.pair, self.lookup = limit, pair, lookup
         self.label = f"pair {pair.name} under the {limit}-ply rule"
         self.outputs = [(storage.rule_path(root, rules, pair, limit), self.label)]
-        self.memory = rule_memory(pair)
+        self.memory = rule_memory(pair, rules)
 
     def problems(self) -> list[str | None]:
         return [building.why_not_built(self.root, self.rules, self.pair, quiet_limit=self.limit)]
@@ -796,7 +906,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     pairs, subs = plan(rules, max_total, pair)
     with building.BuildLock(building.prepare_folder(root, rules)):
         require_plain_placement(root, rules, limit, subs)
-        need = [(f"pair {p.name}", rule_memory(p)) for p in pairs]
+        need = [(f"pair {p.name}", rule_memory(p, rules)) for p in pairs]
         need += [(f"placement {s.name}", placement.memory_needed(s)) for s in subs]
         for (what, bytes_), key in zip(need, [*pairs, *subs]):
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():

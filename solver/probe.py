@@ -37,7 +37,7 @@ from .errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDat
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
-from .position import Move, Position, blocked_wdl, decided, parse_position, popcount
+from .position import Move, Position, blocked_wdl, decided, in_mill, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
@@ -583,10 +583,12 @@ class Database:
         for move in position.legal_moves(self.rules):
             child = position.play_unchecked(move)
             after = self.probe_rule(child)
-            # (the count starts at the moving phase's first position: 0 after a placement)
-            count = 0 if move.takes or position.in_placement else quiet_plies + 1
+            # (the count starts at the moving phase's first position: 0 after a placement;
+            # a mill that takes nothing, under take-none, restarts it as any mill does)
+            milled = in_mill(child.opp, move.target, child.board)
+            count = 0 if milled or position.in_placement else quiet_plies + 1
             value = -after.at(count)
-            dtz = (None if value == DRAW or position.in_placement else 1 if move.takes
+            dtz = (None if value == DRAW or position.in_placement else 1 if milled
                    else after.dtz + 1)
             # (no DTZ while placing: the plies to the end tell its wins apart, as the
             # plain values do, else a win in 1 by a line ranked with a win in 5)

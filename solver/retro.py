@@ -19,7 +19,7 @@ import numpy as np
 
 from .index import Pair, Subspace, successors
 from .kernels import kernels_for
-from .rules import Rules, require_kernels
+from .rules import RuleFlag, Rules, require_kernels
 from .values import SLACK_CODE
 
 #: Reads a solved moving-phase subspace's values, called as ``lookup(*subspace)`` (m, o).
@@ -103,14 +103,18 @@ class PairResult:
 
 def solve_pair(pair: tuple[int, int], rules: Rules, lookup: MovingLookup, jobs: int = 2,
                progress: Callable[[str], None] | None = None,
-               pull: bool | Callable[[int], bool] | None = None, end: int = 0) -> PairResult:
+               pull: bool | Callable[[int], bool] | None = None, end: int = 0,
+               mills: Callable[[Subspace], np.ndarray] | None = None) -> PairResult:
     """Solve both subspaces of ``pair``; ``lookup(*target)`` (a subspace's m and o)
     supplies the solved subspaces its captures lead into.  ``pull``: every round pulls
     (True) or pushes (False), or ``pull(d)`` says for round d; None chooses per round
     by :data:`PULL_RATIO`.  The values are the same whatever the choice (tests prove it).
     ``end``: plies (even) that the game's own ends count beyond their own, as
-    :func:`shift_ends` says (the second solve of :mod:`solver.dtz`)."""
-    return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull, end)
+    :func:`shift_ends` says (the second solve of :mod:`solver.dtz`).  ``mills(sub)``:
+    the codes that a mill that takes nothing (take-none) reads in ``sub``, one of the
+    pair's own, where such a mill is an end (the tables of the quiet-ply rule, where it
+    resets the count: ``RuleFlag.MILL_ENDS``); without it such a mill is a quiet move."""
+    return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull, end, mills)
 
 
 def shift_ends(val: np.ndarray, end: int, block: int = 1 << 24) -> None:
@@ -147,12 +151,13 @@ def outside(sub: Subspace, rules: Rules) -> list[Subspace | None]:
 
 def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndarray],
                jobs: int = 2, progress: Callable[[str], None] | None = None,
-               pull: bool | Callable[[int], bool] | None = None, end: int = 0) -> PairResult:
+               pull: bool | Callable[[int], bool] | None = None, end: int = 0,
+               mills: Callable[[Subspace], np.ndarray] | None = None) -> PairResult:
     """Solve the subspaces of a unit (:func:`unit_of`) in rounds: a moving pair, or under
     mixed placement a cycle of placement subspaces, whose placements lead out of it
     (docs/design.md §4).  ``lookup(*target)`` (a subspace's m, o and, with stones in
     hand, its hands) supplies the solved subspaces its moves lead into out of the unit;
-    ``pull`` as for :func:`solve_pair`.  The stages, each a function below:
+    ``pull`` and ``mills`` as for :func:`solve_pair`.  The stages, each a function below:
 
     1. :func:`_init`: every position's moves out of the unit (captures, placements) and
        its blocked end, looked up; what they decide, and the rest undecided;
@@ -164,8 +169,8 @@ def solve_unit(subs: list[Subspace], rules: Rules, lookup: Callable[..., np.ndar
     """
     require_kernels(rules)
     start = time.perf_counter()
-    solve = _Solve(subs, rules, kernels_for(rules.board), jobs, progress)
-    _init(solve, lookup, end)
+    solve = _Solve(subs, rules, kernels_for(rules.board), jobs, progress, mills is not None)
+    _init(solve, lookup, end, mills)
     _floor(solve)
     rounds = _rounds(solve, pull)
     _finish(solve)
@@ -180,8 +185,12 @@ class _Solve:
     them); the loss floor, 1 byte a slot, only from the rounds on."""
 
     def __init__(self, subs: list[Subspace], rules: Rules, kernels, jobs: int,
-                 progress: Callable[[str], None] | None):
+                 progress: Callable[[str], None] | None, mill_ends: bool = False):
         self.subs, self.rules, self.kernels, self.jobs, self.progress = subs, rules, kernels, jobs, progress
+        # the kernels' rule flags; with a mill that takes nothing an end (RuleFlag.MILL_ENDS),
+        # which the walks grouped by opponent sets do not play: those go in slot order
+        self.flags = int(rules.flags | (RuleFlag.MILL_ENDS if mill_ends else 0))
+        self.grouped = not mill_ends
         self.val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
         self.due, self.holds = {}, {}
         for s in subs:
@@ -191,16 +200,19 @@ class _Solve:
         self.floor: dict[Subspace, np.ndarray] = {}
 
 
-def _init(solve: _Solve, lookup: Callable[..., np.ndarray], end: int) -> None:
-    """Stage 1 (``retro_init``): with ``end``, the game's own ends shifted (:func:`shift_ends`)."""
+def _init(solve: _Solve, lookup: Callable[..., np.ndarray], end: int,
+          mills: Callable[[Subspace], np.ndarray] | None = None) -> None:
+    """Stage 1 (``retro_init``): with ``end``, the game's own ends shifted (:func:`shift_ends`);
+    ``mills`` as for :func:`solve_pair`."""
     kernels, rules = solve.kernels, solve.rules
     for s in solve.subs:
         targets = [np.zeros(0, dtype=np.uint16) if t is None else
                    np.ascontiguousarray(lookup(*t), dtype=np.uint16) for t in outside(s, rules)]
         if solve.progress:
             solve.progress(f"init {s}")
-        plies, solve.undecided[s] = kernels.retro_init(s.m, s.o, solve.val[s], targets[0], rules.flags,
-                                                        solve.jobs, *hands(s), *targets[1:])
+        ends = None if mills is None else np.ascontiguousarray(mills(s.mirror), dtype=np.uint16)
+        plies, solve.undecided[s] = kernels.retro_init(s.m, s.o, solve.val[s], targets[0], solve.flags,
+                                                        solve.jobs, *hands(s), *targets[1:], mills=ends)
         if end:
             shift_ends(solve.val[s], end)
             plies = max(plies, end + 1)
@@ -218,6 +230,7 @@ def _rounds(solve: _Solve, pull: bool | Callable[[int], bool] | None) -> int:
     every pending plies; returns how many.  A round pulls where its frontier is large
     beside the states it may decide (:data:`PULL_RATIO`), else pushes (``retro_round``)."""
     kernels, rules, jobs, val = solve.kernels, solve.rules, solve.jobs, solve.val
+    flags = solve.flags
     recount = {s: False for s in solve.subs}
     chunk = np.empty(FRONTIER_CHUNK, dtype=np.int64)
     d = 0
@@ -229,7 +242,7 @@ def _rounds(solve: _Solve, pull: bool | Callable[[int], bool] | None) -> int:
             if not size:
                 continue
             front += size
-            args = (val[s], val[child], solve.floor[child], solve.due[child], d, rules.flags)
+            args = (val[s], val[child], solve.floor[child], solve.due[child], d, flags)
             jumps = rules.jumping and child.m + child.own_hand == 3
             ratio = PULL_RATIO_JUMPING if d % 2 == 1 and jumps else PULL_RATIO
             pulling = (size > ratio * solve.undecided[child] if pull is None
@@ -238,7 +251,7 @@ def _rounds(solve: _Solve, pull: bool | Callable[[int], bool] | None) -> int:
                 # grouped by opponent sets where many states may be decided (their
                 # successors then come from cache), else in slot order (it skips the
                 # others without computing their slots)
-                grouped = solve.undecided[child] > GROUPED_PULL_SHARE * child.slots
+                grouped = solve.grouped and solve.undecided[child] > GROUPED_PULL_SHARE * child.slots
                 kernel = kernels.retro_pull_grouped if grouped else kernels.retro_pull
                 n = kernel(s.m, s.o, *args, jobs, *hands(s))
                 pulled.append(str(child))

@@ -58,6 +58,10 @@ class RuleFlag(IntFlag):
     MIXED = 4
     FULL_DRAW = 8
     TAKE_FROM_MILLS = 16
+    #: not a rule of play, and never in :attr:`Rules.flags`: the solve of the quiet-ply
+    #: rule's tables (:mod:`solver.dtz`) sets it where a mill may take nothing (take-none),
+    #: so that such a mill, which resets the count, is an end of its pair and not a quiet move
+    MILL_ENDS = 32
 
     @classmethod
     def of(cls, jumping: bool = False, take_none: bool = False, mixed: bool = False,

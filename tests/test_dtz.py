@@ -36,7 +36,10 @@ class Oracle:
     """Every moving-phase position of ``rules`` (side to move's view, plain masks) up to
     the board's symmetries (one a class: the least of its images, found by permuting the
     points, not by the kernels' index), its moves from the readable rules, and the game
-    under the rule solved by value iteration over the count of quiet plies."""
+    under the rule solved by value iteration over the count of quiet plies.  A mill that
+    takes nothing (take-none) restarts the count inside its own pair: such a pair is
+    iterated from all draws until its values no longer change (the least fixed point,
+    a win then ending the game after finitely many such mills)."""
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -65,7 +68,7 @@ class Oracle:
         self.sorted_keys, self.sorted_ids = self.keys[order], order
         count = len(self.keys)
         self.blocked = np.zeros(count, dtype=bool)
-        quiet_src, quiet_key, exit_src, exit_key = [], [], [], []
+        quiet_src, quiet_key, exit_src, exit_key, reset_src, reset_key = [], [], [], [], [], []
         for i, key in enumerate(self.keys.tolist()):
             own, opp = key >> 32, key & 0xFFFFFFFF
             # a line already on the board (a line wins): the opponent's has won, the
@@ -86,10 +89,15 @@ class Oracle:
                     # the opponent left with two stones, or a line of three: the mover
                     # has won (-1: no position)
                     exit_key.append((left << 32) | mover if left.bit_count() >= 3 and not line else -1)
+                elif in_mill(mover, move.target, board):
+                    reset_src.append(i)             # a mill that takes nothing (take-none)
+                    reset_key.append((opp << 32) | mover)
                 else:
                     quiet_src.append(i)
                     quiet_key.append((opp << 32) | mover)
         self.quiet_src, self.quiet_dst = np.array(quiet_src, np.int64), self.id_of(np.array(quiet_key, np.int64))
+        self.reset_src = np.array(reset_src, np.int64)
+        self.reset_dst = self.id_of(np.array(reset_key, np.int64)) if reset_key else np.zeros(0, np.int64)
         self.exit_src = np.array(exit_src, np.int64)
         exit_key = np.array(exit_key, np.int64)
         self.exit_dst = np.full(len(exit_key), -1, dtype=np.int64)
@@ -122,26 +130,32 @@ class Oracle:
         blocked (the board's verdict first)."""
         n = len(self.keys)
         values = np.zeros((limit + 1, n), dtype=np.int8)
-        for k in range(len(self.pairs)):          # mills lead into earlier pairs
+        for k in range(len(self.pairs)):          # mills lead into earlier pairs, or reset
             mine = self.pair_of == k
             q = mine[self.quiet_src]
             qs, qd = self.quiet_src[q], self.quiet_dst[q]
             e = mine[self.exit_src]
-            es, ed = self.exit_src[e], self.exit_dst[e]
-            # a mill: the opponent to move with a fresh count there
-            exit_value = np.where(ed < 0, WIN, -values[0, np.maximum(ed, 0)]).astype(np.int8)
-            best_exit = np.full(n, -2, dtype=np.int8)
-            np.maximum.at(best_exit, es, exit_value)
-            values[limit, mine] = np.where(self.blocked[mine], LOSS, DRAW)
+            r = mine[self.reset_src]
+            es = np.concatenate([self.exit_src[e], self.reset_src[r]])
+            ed = np.concatenate([self.exit_dst[e], self.reset_dst[r]])
             order = np.argsort(qs, kind="stable")
             qs, qd = qs[order], qd[order]
             starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]]) if len(qs) else np.zeros(0, np.int64)
-            for c in range(limit - 1, -1, -1):
-                best = best_exit.copy()
-                if len(qs):
-                    best[qs[starts]] = np.maximum(best[qs[starts]],
-                                                  np.maximum.reduceat(-values[c + 1, qd], starts))
-                values[c, mine] = np.where(self.blocked[mine], LOSS, best[mine])
+            while True:
+                before = values[:, mine].copy()
+                # a mill: the opponent to move with a fresh count there
+                exit_value = np.where(ed < 0, WIN, -values[0, np.maximum(ed, 0)]).astype(np.int8)
+                best_exit = np.full(n, -2, dtype=np.int8)
+                np.maximum.at(best_exit, es, exit_value)
+                values[limit, mine] = np.where(self.blocked[mine], LOSS, DRAW)
+                for c in range(limit - 1, -1, -1):
+                    best = best_exit.copy()
+                    if len(qs):
+                        best[qs[starts]] = np.maximum(best[qs[starts]],
+                                                      np.maximum.reduceat(-values[c + 1, qd], starts))
+                    values[c, mine] = np.where(self.blocked[mine], LOSS, best[mine])
+                if not r.any() or np.array_equal(values[:, mine], before):
+                    break
         assert not (values == -2).any()
         return values
 
@@ -152,13 +166,16 @@ class Oracle:
         is a win in d where a move first reaches a loss of the opponent's in d - 1 (or a
         mill ends the game: d = 1), a loss in d where its last move becomes a win of the
         opponent's, the longest in d - 1 (blocked: d = 0); what no round decides is a
-        draw.  Mills lead into earlier pairs, whose codes are final."""
+        draw.  Mills lead into earlier pairs, whose codes are final; one that takes
+        nothing is a quiet move here (no count to restart)."""
         n = len(self.keys)
         code = np.full(n, -1, dtype=np.int64)          # -1: undecided
+        quiet_src = np.concatenate([self.quiet_src, self.reset_src])
+        quiet_dst = np.concatenate([self.quiet_dst, self.reset_dst])
         for k in range(len(self.pairs)):
             mine = self.pair_of == k
-            q = mine[self.quiet_src]
-            qs, qd = self.quiet_src[q], self.quiet_dst[q]
+            q = mine[quiet_src]
+            qs, qd = quiet_src[q], quiet_dst[q]
             e = mine[self.exit_src]
             es, ed = self.exit_src[e], self.exit_dst[e]
             # a mill's code for its mover: the target's value, one ply on, side changed
@@ -365,11 +382,49 @@ def test_a_block_and_a_mill_on_the_last_ply_win(five):
 
 
 def test_rules_the_tables_are_not_made_for_are_refused():
-    for name in ("take-none", "lasker", "five-mens-mixed"):
+    for name in ("lasker", "five-mens-mixed"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
-    for name in ("three-mens", "three-mens-take-none"):     # (served: a line wins, above; takes nothing)
+    # served: a line wins (above; where it takes nothing), a mill that takes nothing (below)
+    for name in ("three-mens", "three-mens-take-none", "take-none", "no-jumping-take-none"):
         dtz.check_rules(Rules.from_name(name))
+
+
+@pytest.fixture(scope="module")
+def five_take_none():
+    """Five Men's Morris where a mill takes nothing when every stone of the other side
+    stands in a mill: such a mill restarts the count inside its own pair."""
+    rules = Rules.from_name("five-mens-take-none")
+    return rules, Oracle(rules)
+
+
+@pytest.mark.parametrize("limit, second_solve", [
+    (7, True), *(pytest.param(limit, False, marks=pytest.mark.slow) for limit in (50, 3, 2))])
+def test_a_mill_that_takes_nothing_restarts_the_count_as_the_brute_force_says(five_take_none, limit,
+                                                                            second_solve, monkeypatch):
+    """Under take-none the tables (each pair solved again until its mills that take
+    nothing read a fixed point: dtz.solve_rule_pair) are the brute force's at every
+    position and count, DTZ included; the brute force iterates its own way (all counts
+    at once, from all draws).  Those mills matter: played as quiet moves, as the plain
+    tables play them, the DTZ of 253 positions would be other and at limit 2 the value
+    of 12 (tests/test_dtz.py's brute force with them as quiet moves said so)."""
+    if second_solve:
+        monkeypatch.setattr(dtz, "MAX_SHIFTED", 0)
+    rules, oracle = five_take_none
+    assert len(oracle.reset_src) > 400
+    values = oracle.solve(limit)
+    first, plies = dtz_of(values)
+    quiet = Oracle.__new__(Oracle)
+    quiet.__dict__.update(oracle.__dict__)
+    quiet.quiet_src = np.concatenate([oracle.quiet_src, oracle.reset_src])
+    quiet.quiet_dst = np.concatenate([oracle.quiet_dst, oracle.reset_dst])
+    quiet.reset_src = quiet.reset_dst = np.zeros(0, np.int64)
+    other, other_plies = dtz_of(quiet.solve(limit))
+    assert (first != other).any() or (plies != other_plies).any()
+    agreed(rules, oracle, limit)
+    solves = [dtz.solve_rule_pair(tuple(p), rules, lambda m, o: tables(rules, limit)[0][m, o], limit).solves
+              for p in pairs_in_order(rules)]
+    assert max(solves) >= 3 and solves[pairs_in_order(rules).index(Pair(4, 4, board=rules.board))] <= 2
 
 
 # --- the conversions of codes, against their definitions written out in numpy ----------
@@ -488,11 +543,26 @@ def test_the_whole_build_makes_and_checks_the_rule_tables(db4_rule, tmp_path):
     plain = run("build", "--db", tmp_path / "plain", "--stones", 4, "--quiet", "--no-rule")
     assert plain.exit_code == 0 and "rule" not in plain.output
     assert not list(storage.rules_dir(tmp_path / "plain", FOUR).glob("dtz*"))
-    # rules the tables do not serve: the plain tables, and a note why not the rule's
-    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "tn"), "--rules", "take-none",
-                                      "--stones", "4", "--quiet"])
-    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules take-none-s4" in other.output
-    assert not list(storage.rules_dir(tmp_path / "tn", Rules.from_name("take-none-s4")).glob("dtz*"))
+    # rules the tables do not serve (mixed placement): the plain tables, and a note why not the rule's
+    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "mixed"), "--rules", "mixed",
+                                      "--stones", "3", "--quiet"])
+    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules lasker-s3" in other.output
+    assert not list(storage.rules_dir(tmp_path / "mixed", Rules.from_name("lasker-s3")).glob("dtz*"))
+    # take-none: its mills that take nothing restart the count inside their pair, solved
+    # until a fixed point; built, checked (in slot order) and queried as the others
+    tn = Rules.from_name("take-none-s4")
+    built = run("build", "--db", tmp_path / "tn", "--rules", "take-none", "--stones", 4, "--quiet")
+    assert built.exit_code == 0 and "3 pair(s) built under the 50-ply rule" in built.output, built.output
+    assert len(list(storage.rules_dir(tmp_path / "tn", tn).glob("dtz50-place-*"))) == 27
+    with h5py.File(storage.rule_path(tmp_path / "tn", tn, (3, 4), 50)) as f:
+        assert f.attrs["solves"] >= 2          # (4-4: no side can have every stone in a mill)
+    with h5py.File(storage.rule_path(tmp_path / "tn", tn, (4, 4), 50)) as f:
+        assert f.attrs["solves"] == 1
+    checked = run("check", "--db", tmp_path / "tn", "--rules", "take-none", "--stones", 4, "--phase", "rule")
+    assert checked.exit_code == 0 and checked.output.startswith("ok: 3 pair(s) and 27 placement"), checked.output
+    # every stone of Black's in a mill: White's mill takes nothing, and restarts the count
+    line = run("query", "--db", tmp_path / "tn", "--rules", "take-none", "--stones", 4, "W:a1,d1,f4,g4 B:a7,d7,g7 w")
+    assert line.exit_code == 0 and "under the 50-ply rule:" in line.output, line.output
 
 
 def test_files_of_one_kind_are_refused_as_the_other(db4_rule, tmp_path):
@@ -716,6 +786,27 @@ def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
     perfect_play_wins(rules, limit, [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3)], 12)
 
 
+def test_perfect_play_wins_what_the_rule_lets_be_won_through_mills_that_take_nothing(five_take_none):
+    """Under take-none, from decided positions whose side to move can close a mill that
+    takes nothing (and so restarts the count) at random counts: perfect play ends each
+    game as the tables say (the player counts such a mill as a mill, as the game does)."""
+    rules, oracle = five_take_none
+    rule, _ = tables(rules, 7)
+    rng = random.Random(7)
+    starts = sorted(set(oracle.reset_src.tolist()))
+    positions = [Position.from_view(*oracle.positions[i], board=rules.board) for i in rng.sample(starts, 60)]
+    decided = [p for p in positions if table_code(rule, rules, p) != 0]
+    assert len(decided) >= 20
+    seen = perfect_play_wins(rules, 7, [], 0, decided)
+    assert seen["win"] >= 10 and seen["loss"] >= 3, seen
+
+
+def table_code(rule: dict, rules: Rules, pos: Position) -> int:
+    """The DTZ code of a moving position in the in-memory tables ``rule``."""
+    m, o = bin(pos.own).count("1"), bin(pos.opp).count("1")
+    return int(rule[m, o][int(Subspace(m, o, board=rules.board).kernels.index_position(m, o, pos.own, pos.opp))])
+
+
 @pytest.mark.parametrize("limit", [4, 3])
 def test_perfect_play_wins_what_the_rule_lets_be_won_where_a_line_wins(three, limit):
     """The same in Three Men's Morris, whose lines of three end the game."""
@@ -807,9 +898,10 @@ def test_where_a_line_wins_every_reachable_position_is_the_game_searched_with_it
     assert len(seen) > 2000 and all(placing.values()), (len(seen), placing)
 
 
-def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int) -> None:
+def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int,
+                      positions: list[Position] | None = None) -> dict[str, int]:
     """Perfect games from ``per`` sampled decided positions of each subspace of ``keys``
-    at random counts end as the tables under the rule say (above)."""
+    (or from ``positions``) at random counts end as the tables under the rule say (above)."""
     rule, _ = tables(rules, limit)
     root = None
     rng = random.Random(limit)
@@ -824,25 +916,30 @@ def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per
                                     Subspace(o, m, board=rules.board): rule[o, m]}, quiet_limit=limit)
         db = open_database(root, rules, quiet_limit=limit)
         seen = {"win": 0, "draw": 0, "loss": 0}
-        for key in keys:
-            sub = Subspace(*key, board=rules.board)
-            codes = rule[key]
-            decided = np.flatnonzero((codes != 0) & (codes != SLACK_CODE))
-            for slot in rng.sample(list(decided), per):
-                pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
-                if pos.terminal_wdl(rules) is not None:
-                    continue
-                value = db.probe_rule(pos)
-                count = rng.randrange(0, max(1, limit - value.dtz + 1)) if value.dtz <= limit else rng.randrange(limit)
-                expected = value.at(count)
-                game = perfect_game(db, pos, rules, limit, count)
-                result = game.outcome()
-                got = result.value_for(pos.turn)
-                assert got == expected, (str(pos), count, value, str(result))
-                if expected == DRAW and value.wdl != RuleWDL.DRAW:
-                    assert result.termination == QUIET_PLIES     # the rule's draw, not another
-                seen[expected] += 1
-        assert all(seen.values()), seen
+        positions_given = positions is not None
+        if positions is None:
+            positions = []
+            for key in keys:
+                sub = Subspace(*key, board=rules.board)
+                codes = rule[key]
+                decided = np.flatnonzero((codes != 0) & (codes != SLACK_CODE))
+                positions += [Position.from_view(*sub.position(int(slot)), board=rules.board)
+                              for slot in rng.sample(list(decided), per)]
+        for pos in positions:
+            if pos.terminal_wdl(rules) is not None:
+                continue
+            value = db.probe_rule(pos)
+            count = rng.randrange(0, max(1, limit - value.dtz + 1)) if value.dtz <= limit else rng.randrange(limit)
+            expected = value.at(count)
+            game = perfect_game(db, pos, rules, limit, count)
+            result = game.outcome()
+            got = result.value_for(pos.turn)
+            assert got == expected, (str(pos), count, value, str(result))
+            if expected == DRAW and value.wdl != RuleWDL.DRAW:
+                assert result.termination == QUIET_PLIES     # the rule's draw, not another
+            seen[expected] += 1
+        assert positions_given or all(seen.values()), seen
+    return seen
 
 
 def test_placing_under_the_rule_the_perfect_choice_is_the_plain_best(db4_rule):

@@ -68,4 +68,4 @@ def test_rule_flags_are_the_bits_every_compiled_module_reads():
     assert VARIANTS["lasker"].flags == RuleFlag.JUMPING | RuleFlag.MIXED
     assert VARIANTS["twelve-mens"].flags & RuleFlag.FULL_DRAW
     assert Rules(take_from_mills=True).flags == RuleFlag.JUMPING | RuleFlag.TAKE_FROM_MILLS
-    assert RuleFlag.of(True, True, True, True, True) == sum(RuleFlag)
+    assert RuleFlag.of(True, True, True, True, True) == sum(RuleFlag) - RuleFlag.MILL_ENDS   # (the solve's own)

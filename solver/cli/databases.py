@@ -289,7 +289,8 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     dtz.check_rules(rules)
     pairs, subs = dtz.plan(rules, max_total, pair)
     if dry_run:
-        for what, keys, need in (("moving", pairs, dtz.rule_memory), ("placement", subs, placement.memory_needed)):
+        for what, keys, need in (("moving", pairs, lambda p: dtz.rule_memory(p, rules)),
+                                 ("placement", subs, placement.memory_needed)):
             there = sum(storage.rule_path(db, rules, k, limit).exists() for k in keys)
             click.echo(f"{what} phase under the {limit}-ply rule of rules {rules.name} in "
                        f"{storage.rules_dir(db, rules)}: {len(keys)} file(s) ({there} built), "
