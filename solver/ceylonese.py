@@ -56,6 +56,7 @@ from typing import Optional
 
 from .board import points_of
 from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, UnsupportedRulesError
+from .notation import BLACK, WHITE
 from .position import (Move, Position, after_move, decided, mills_closed,  # noqa: F401 (doctests)
                        parse_move, parse_position)
 from .rules import Rules
@@ -176,6 +177,38 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
     if not pos.own_hand:
         return "the side to move has nothing to place while the other places: it is passed over"
     return None
+
+
+def unreached(pos: Position, rules: Rules) -> Optional[str]:
+    """Why no game of Ceylonese mill from the empty board reaches the placement position
+    ``pos`` by its order of turns (``no game from the start reaches it ...``), by a
+    condition every reachable one meets; None where it meets it (necessary, not
+    sufficient).  Unlike :func:`why_not_ceylonese`'s, such a position is in the tables,
+    and the commands answer it with this note, as plain ``query`` does
+    (:meth:`Position.unreachable_reason <solver.position.Position.unreachable_reason>`).
+
+    White places first, and a placement passes the turn unless it closes a mill, which
+    stays on the board (nothing is taken while placing): so while both sides hold
+    stones, White's placements less Black's (less one with Black to move) lie between
+    minus Black's mills on the board and White's.
+
+    >>> unreached(parse_position("W: B: b 4 4", Rules(stones=4)), Rules(stones=4))
+    'no game from the start reaches it (White has placed 0 stones and Black 0, with Black to place: a placement passes the turn unless it closes a mill, and White has 0 mills on the board, Black 0)'
+    >>> unreached(parse_position("W:a1,d1,g1 B:b2,b4 w 9 10", Rules(stones=12)), Rules(stones=12)) is None
+    True
+    """
+    if not pos.white_hand or not pos.black_hand:
+        return None         # (one side passed over: the other places on)
+    placed = {WHITE: rules.stones - pos.white_hand, BLACK: rules.stones - pos.black_hand}
+    mills = {side: sum(stones & mill == mill for mill in pos.board.mills)
+             for side, stones in ((WHITE, pos.white), (BLACK, pos.black))}
+    ahead = placed[WHITE] - placed[BLACK] - (pos.turn == BLACK)
+    if -mills[BLACK] <= ahead <= mills[WHITE]:
+        return None
+    return (f"no game from the start reaches it (White has placed {placed[WHITE]} stones and Black "
+            f"{placed[BLACK]}, with {'White' if pos.turn == WHITE else 'Black'} to place: a placement passes "
+            f"the turn unless it closes a mill, and White has {mills[WHITE]} mills on the board, Black "
+            f"{mills[BLACK]})")
 
 
 def legal_moves(pos: Position, rules: Rules, rule: CeylonRule = CeylonRule()) -> list[Move]:

@@ -144,6 +144,26 @@ def test_rules_where_the_ceylonese_turns_do_not_apply_are_refused():
             legal_moves(parse_position(text, RULES), RULES)
 
 
+def test_every_placement_position_a_game_reaches_meets_the_order_of_turns():
+    """ceylonese.unreached is a necessary condition: no placement position of 3,000
+    random games (Parker's 12 stones on the standard board, and 4 on the Six Men's
+    board) is said to be unreached; positions that break it are (Black to place first,
+    or a side ahead by more placements than its mills can have earned)."""
+    rng = random.Random(56)
+    for rules in (Rules(stones=12), Rules(board="six-mens", stones=4, jumping=False)):
+        seen = 0
+        for _ in range(1500):
+            pos = ceylonese.start(rules)
+            while pos.in_placement and terminal(pos, rules, PARKER) is None:
+                assert ceylonese.unreached(pos, rules) is None, str(pos)
+                seen += 1
+                pos = play(pos, rng.choice(legal_moves(pos, rules, PARKER)), rules, PARKER)
+        assert seen > 10_000
+    four = Rules(board="six-mens", stones=4, jumping=False)
+    for text in ("W: B: b 4 4", "W:a1,c5,e5 B:c4 w 1 3", "W:a1 B:c4,b3,e5 b 3 1"):
+        assert ceylonese.unreached(parse_position(text, four), four).startswith("no game from the start reaches it")
+
+
 def _graph(rules: Rules, rule: CeylonRule, first: Position):
     """Every position the reference reaches from ``first``: keys, finished codes and the
     moves as arrays (source, target, keeps the turn)."""
@@ -466,6 +486,11 @@ def test_query_answers_from_the_files_with_each_moves_value_by_the_reference(six
     assert [m["move"] for m in obj["moves"]] == [str(m.move) for m in files.probe_moves(parse_position(pos, rules))]
     text = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", pos)
     assert text.stdout.splitlines()[0] == f"{parse_position(pos, rules)}: {value} turns for White (Ceylonese mill, ceylonese)"
+    turns = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "W: B: b 4 4")
+    assert turns.exit_code == 0 and turns.stderr.startswith(
+        "note: W: B: b 4 4: no game from the start reaches it (White has placed 0 stones and Black 0, with Black to "
+        "place"), turns.stderr
+    assert turns.stdout.startswith("W: B: b 4 4: "), turns.stdout
     unreachable = _cli("query", "--db", root, "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "W:a1 B:e5 w 0 2")
     assert unreachable.exit_code == 2 and unreachable.output.startswith("muehle: error: no game of Ceylonese mill")
     # the placement ends with 12 points free there: no moving position has 10

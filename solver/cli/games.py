@@ -39,6 +39,7 @@ from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      quiet_limit_option, rules_options, stone_marks, value_text)
+from .probing import note_unreachable
 
 HELP = """\
 Type a move in notation: d2 (place), d2-d3 (slide or jump), d2-d3xa4 (and take a4).
@@ -437,6 +438,7 @@ def _play_ceylonese(db: str, rules: Rules, rule: CeylonRule, level: str, human: 
         game = CeylonGame(rules, rule, parse_position(start, rules) if start else None)
     except ValueError as error:         # (a position no game of Ceylonese mill reaches)
         fail(str(error))
+    note_unreachable(game.position, rules, ceylonese=True)
     tables = None
     if level != "easy":
         tables = FileTables(db, rules, rule)

@@ -22,6 +22,7 @@ from ..commands import explained
 from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
+from ..ceylonese import unreached
 from ..position import parse_position
 from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
@@ -160,6 +161,7 @@ def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> N
         obj = tables.query_object(pos)
     except ValueError as exc:           # (a position no game of Ceylonese mill reaches)
         fail(str(exc))
+    note_unreachable(pos, rules, ceylonese=True)
     if as_json:
         click.echo(json.dumps(obj))
         return
@@ -326,19 +328,20 @@ def note_first(database, game) -> None:
     note_search(database, game.position)
 
 
-def note_unreachable(pos, rules: Rules) -> bool:
+def note_unreachable(pos, rules: Rules, ceylonese: bool = False) -> bool:
     """Say on stderr :func:`unreachable_note`; returns whether it said it."""
-    note = unreachable_note(pos, rules)
+    note = unreachable_note(pos, rules, ceylonese)
     if note is not None:
         click.echo(f"note: {note}", err=True)
     return note is not None
 
 
-def unreachable_note(pos, rules: Rules) -> Optional[str]:
+def unreachable_note(pos, rules: Rules, ceylonese: bool = False) -> Optional[str]:
     """Where no game from the start reaches the position (a typing slip, or a study;
-    :meth:`Position.unreachable_reason`), that the answer is for the position as
+    :meth:`Position.unreachable_reason`, or with ``ceylonese`` Ceylonese mill's order of
+    turns, :func:`solver.ceylonese.unreached`), that the answer is for the position as
     given; else None."""
-    reason = pos.unreachable_reason(rules)
+    reason = unreached(pos, rules) if ceylonese else pos.unreachable_reason(rules)
     if reason is None:
         return None
     return f"{format_position(pos)}: {reason}; answered for the position as given"
