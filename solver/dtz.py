@@ -71,6 +71,7 @@ from .build import Report
 from .errors import (BUILD_IT, REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError,
                      ForeignDatabaseError, MissingSubspaceError, Remedy, UnsupportedRulesError, with_remedy)
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
+from .board import points_of
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
@@ -192,6 +193,11 @@ def unserved(rules: Rules) -> str | None:
     if rules.mixed:
         return (f"no tables of the quiet-ply rule for rules {rules.name}: stones move while others are "
                 f"in hand (mixed placement)")
+    endless = endless_mills(rules)
+    if endless is not None:
+        return (f"no tables of the quiet-ply rule for rules {rules.name}: mills that take nothing can follow "
+                f"each other for ever on its board ({endless}), so no table could tell the wins that end "
+                f"from those that go round")
     return None
 
 
@@ -203,22 +209,25 @@ def plan(rules: Rules, max_total: int | None = None,
     return building.plan(rules, max_total, pair), [] if pair is not None else placement.plan(rules, max_total)
 
 
-def mill_union_sizes(board) -> frozenset[int]:
-    """The numbers of stones that can all stand in closed mills on ``board`` (the sizes of
-    the unions of its mills): a side of such a number may have nothing a mill can take.
+def mill_unions(board, most: int) -> frozenset[int]:
+    """The sets of at most ``most`` points of ``board`` that are unions of its mills: the
+    stones of a side all of which stand in closed mills, so that under take-none a mill
+    closed against them takes nothing.
 
-    >>> sorted(mill_union_sizes(Rules().board))[:4]
-    [3, 5, 6, 7]
+    >>> sorted({s.bit_count() for s in mill_unions(Rules().board, 9)})
+    [3, 5, 6, 7, 8, 9]
     """
-    if board.name not in _MILL_SIZES:
+    key = (board.name, most)
+    if key not in _MILL_UNIONS:
         unions = {0}
         for mill in board.mills:
-            unions |= {u | mill for u in unions}
-        _MILL_SIZES[board.name] = frozenset(u.bit_count() for u in unions if u)
-    return _MILL_SIZES[board.name]
+            unions |= {u | mill for u in unions if (u | mill).bit_count() <= most}
+        unions.discard(0)
+        _MILL_UNIONS[key] = frozenset(unions)
+    return _MILL_UNIONS[key]
 
 
-_MILL_SIZES: dict[str, frozenset[int]] = {}
+_MILL_UNIONS: dict[tuple[str, int], frozenset[int]] = {}
 
 
 def mills_end(pair: Pair, rules: Rules) -> bool:
@@ -228,8 +237,39 @@ def mills_end(pair: Pair, rules: Rules) -> bool:
     (:func:`solve_rule_pair`), with the kernels' flag ``RuleFlag.MILL_ENDS``."""
     if not rules.take_none or rules.line_wins:
         return False
-    sizes = mill_union_sizes(rules.board)
+    sizes = {s.bit_count() for s in mill_unions(rules.board, rules.stones)}
     return pair.subspaces[0].m in sizes or pair.subspaces[0].o in sizes
+
+
+def endless_mills(rules: Rules) -> str | None:
+    """Where a game of ``rules`` can go round through mills that take nothing only, an
+    example (a side's stones, all in mills, and its move that keeps them all in mills),
+    else None.  In a round without takes, the move before a mill that takes nothing
+    leaves every stone of its mover in a mill, so it closed a mill itself, which took
+    nothing: every move of the round is such a mill, and each side keeps all its
+    stones in mills across its own move.  Where no side can, every line of play makes
+    finitely many of them between takes, the solve's least fixed point is the only one
+    (so the forward check proves it), and following the DTZ wins; where one can, both
+    fail, so those rules are refused (:func:`unserved`).
+
+    >>> endless_mills(Rules.from_name("take-none")) is None
+    True
+    >>> endless_mills(Rules.from_name("morabaraba-take-none"))
+    'a7,b6,c5,d6,d7,f6,g7 moving c5-d5'
+    """
+    if not rules.take_none or rules.line_wins:
+        return None
+    board = rules.board
+    unions = mill_unions(board, rules.stones)
+    full = (1 << board.num_points) - 1
+    for stones in sorted(unions):
+        jump = rules.jumping and stones.bit_count() == 3
+        for a in points_of(stones):
+            for b in points_of((full if jump else board.adjacent[a]) & ~stones):
+                if stones & ~(1 << a) | 1 << b in unions:
+                    return (f"{','.join(sorted(board.points[p] for p in points_of(stones)))} moving "
+                            f"{board.points[a]}-{board.points[b]}")
+    return None
 
 
 def kernel_flags(rules: Rules, ends: bool) -> int:
@@ -368,10 +408,13 @@ def _all_best_shifted(own: int, opp: int, sub: Subspace, value: int, found, firs
 
 @dataclass
 class RuleSolve:
-    """The DTZ codes of a pair's subspaces, and how many solves they took (1 or 2)."""
+    """The DTZ codes of a pair's subspaces, how many solves they took (1 or 2 a round, as
+    :func:`solve_rule_pair` says) and in how many rounds (more than 1 only where a mill
+    may take nothing: :func:`mills_end`)."""
 
     values: dict[Subspace, np.ndarray]
     solves: int
+    rounds: int = 1
 
 
 #: Solves of one pair at most where a mill may take nothing (:func:`solve_rule_pair`):
@@ -398,18 +441,19 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
     solve before (all draws at first) until they no longer change: each solve can only
     decide more positions and shorten wins (a game value's least fixed point, reached
     from below: a position is won only where the win ends the game after finitely many
-    such mills), and the last solve, which changed nothing, proves them a fixed point."""
+    such mills), and the last solve, which changed nothing, proves them a fixed point,
+    the only one where the rules are served (:func:`endless_mills`)."""
     check_rules(rules)
     whole = Pair(*pair, board=rules.board)
     if not mills_end(whole, rules):
         return _solve_rule_pair(pair, rules, lookup, limit, jobs, progress, code_at, fresh, None)
     before = {s: np.zeros(s.slots, dtype=np.uint16) for s in whole.subspaces}     # all draws
     solves = 0
-    for _ in range(MAX_MILL_SOLVES):
+    for rounds in range(1, MAX_MILL_SOLVES + 1):
         got = _solve_rule_pair(pair, rules, lookup, limit, jobs, progress, code_at, fresh, before)
         solves += got.solves
         if all(np.array_equal(got.values[s], before[s]) for s in before):
-            return RuleSolve(got.values, solves)
+            return RuleSolve(got.values, solves, rounds)
         before = got.values
     raise ConsistencyError(f"pair {whole.name} under the quiet-ply rule: its mills that take nothing reach "
                            f"no fixed point in {MAX_MILL_SOLVES} solves", [])

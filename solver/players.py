@@ -179,11 +179,12 @@ class EasyPlayer(Player):
         return score
 
     def _closes(self, pos: Position, move: Move) -> bool:
-        """Whether ``move`` closes a mill (where a line wins, that wins the game)."""
+        """Whether ``move`` closes a mill (where a line wins, that wins the game; under
+        take-none also one that takes nothing)."""
         if move.take is not None:
             return True
         stones = pos.own & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
-        return self.rules.line_wins and in_mill(stones, move.target, pos.board)
+        return in_mill(stones, move.target, pos.board)
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)

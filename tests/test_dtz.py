@@ -19,7 +19,7 @@ from solver.commands import explained
 from solver import dtz
 from solver.errors import UnsupportedRulesError
 from solver.index import Pair, Subspace
-from solver.position import Position, decided, in_mill, parse_move
+from solver.position import Position, decided, in_mill, parse_move, parse_position
 from solver.retro import pairs_in_order, solve_pair
 from solver.rules import Rules
 from solver.values import SLACK_CODE, WDL
@@ -382,7 +382,7 @@ def test_a_block_and_a_mill_on_the_last_ply_win(five):
 
 
 def test_rules_the_tables_are_not_made_for_are_refused():
-    for name in ("lasker", "five-mens-mixed"):
+    for name in ("lasker", "five-mens-mixed", "morabaraba-take-none", "seven-mens-take-none"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
     # served: a line wins (above; where it takes nothing), a mill that takes nothing (below)
@@ -422,9 +422,33 @@ def test_a_mill_that_takes_nothing_restarts_the_count_as_the_brute_force_says(fi
     other, other_plies = dtz_of(quiet.solve(limit))
     assert (first != other).any() or (plies != other_plies).any()
     agreed(rules, oracle, limit)
-    solves = [dtz.solve_rule_pair(tuple(p), rules, lambda m, o: tables(rules, limit)[0][m, o], limit).solves
+    rounds = [dtz.solve_rule_pair(tuple(p), rules, lambda m, o: tables(rules, limit)[0][m, o], limit).rounds
               for p in pairs_in_order(rules)]
-    assert max(solves) >= 3 and solves[pairs_in_order(rules).index(Pair(4, 4, board=rules.board))] <= 2
+    # (three rounds: the second changed values, the third proved them a fixed point; 4-4: no
+    # side's stones can all stand in mills, so one solve)
+    assert max(rounds) == 3 and rounds[pairs_in_order(rules).index(Pair(4, 4, board=rules.board))] == 1
+
+
+def test_mills_that_take_nothing_for_ever_are_found_by_hand_and_such_boards_refused():
+    """A round of play through mills that take nothing only needs a side that keeps all
+    its stones in mills across its own move (dtz.endless_mills): none on the standard
+    and Six Men's boards, whose take-none tables are made; on Morabaraba's board the
+    reviewer's round c5-d5, f2-d2, d5-c5, d2-f2 is one, each move a mill that takes
+    nothing (the reference rules say so), and its take-none rules are refused."""
+    for name in ("take-none", "no-jumping-take-none", "six-mens-take-none", "five-mens-take-none"):
+        assert dtz.endless_mills(Rules.from_name(name)) is None
+    rules = Rules.from_name("morabaraba-take-none")
+    game = Game(parse_position("W:a7,d7,g7,b6,d6,f6,c5 B:c3,d3,e3,f2,a1,d1,g1 w", rules), rules)
+    start = game.position
+    for text in ("c5-d5", "f2-d2", "d5-c5", "d2-f2"):
+        move = parse_move(text, rules.board)
+        before = game.position
+        assert move in before.legal_moves(rules) and not move.takes
+        game.play(move)
+        assert in_mill(game.position.opp, move.target, rules.board) and game.quiet_plies == 0
+    assert game.position == start
+    assert dtz.endless_mills(rules) == "a7,b6,c5,d6,d7,f6,g7 moving c5-d5"
+    assert "can follow each other for ever" in dtz.unserved(rules)
 
 
 # --- the conversions of codes, against their definitions written out in numpy ----------
