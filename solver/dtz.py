@@ -441,8 +441,10 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
     solve before (all draws at first) until they no longer change: each solve can only
     decide more positions and shorten wins (a game value's least fixed point, reached
     from below: a position is won only where the win ends the game after finitely many
-    such mills), and the last solve, which changed nothing, proves them a fixed point,
-    the only one where the rules are served (:func:`endless_mills`)."""
+    such mills). A solve reads the one before only by each position's class (win, cursed
+    win, draw, blessed loss, loss), so once those stop changing the next solve would
+    give the same values: they are a fixed point (the build's check proves it), the only
+    one where the rules are served (:func:`endless_mills`)."""
     check_rules(rules)
     whole = Pair(*pair, board=rules.board)
     if not mills_end(whole, rules):
@@ -452,11 +454,25 @@ def solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, 
     for rounds in range(1, MAX_MILL_SOLVES + 1):
         got = _solve_rule_pair(pair, rules, lookup, limit, jobs, progress, code_at, fresh, before)
         solves += got.solves
-        if all(np.array_equal(got.values[s], before[s]) for s in before):
+        if all(_same_classes(got.values[s], before[s], limit, jobs) for s in before):
+            # a solve reads the one before only by its classes (exit_codes: win, cursed
+            # win, draw, blessed loss, loss), so the next would give these values again
             return RuleSolve(got.values, solves, rounds)
         before = got.values
     raise ConsistencyError(f"pair {whole.name} under the quiet-ply rule: its mills that take nothing reach "
                            f"no fixed point in {MAX_MILL_SOLVES} solves", [])
+
+
+def _same_classes(new: np.ndarray, old: np.ndarray, limit: int, jobs: int) -> bool:
+    """Whether DTZ codes ``new`` and ``old`` put every real slot of ``new`` in the same
+    class under the rule (what :func:`exit_codes` reads of them), a block at a time."""
+    for part in _blocks(len(new)):
+        a = exit_codes(new[part], limit, False, jobs)
+        b = exit_codes(old[part], limit, False, jobs)
+        real = new[part] != SLACK_CODE
+        if not np.array_equal(a[real], b[real]):
+            return False
+    return True
 
 
 def _solve_rule_pair(pair: tuple[int, int], rules: Rules, lookup: Callable[[int, int], np.ndarray],

@@ -429,6 +429,22 @@ def test_a_mill_that_takes_nothing_restarts_the_count_as_the_brute_force_says(fi
     assert max(rounds) == 3 and rounds[pairs_in_order(rules).index(Pair(4, 4, board=rules.board))] == 1
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("limit", [50, 4, 2])
+def test_under_take_none_a_jumping_side_is_the_brute_force(limit):
+    """The 3-stone standard game under take-none (both sides jump; a side of three in a
+    mill can be closed against, and nothing is taken): the tables, solved by the
+    slot-order walks a mill that takes nothing needs, are the brute force's at every
+    position and count."""
+    rules = Rules.from_name("take-none-s3")
+    if "take-none-s3" not in _ORACLES:
+        _ORACLES["take-none-s3"] = Oracle(rules)
+    agreed(rules, _ORACLES["take-none-s3"], limit)
+
+
+_ORACLES: dict = {}
+
+
 def test_mills_that_take_nothing_for_ever_are_found_by_hand_and_such_boards_refused():
     """A round of play through mills that take nothing only needs a side that keeps all
     its stones in mills across its own move (dtz.endless_mills): none on the standard
