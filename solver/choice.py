@@ -123,9 +123,8 @@ def naturalness(position: Position, move: Move, mills: Sequence[int]) -> float:
     10.0
     """
     point = 1 << move.target
-    after = position.own & ~(0 if move.origin is None else 1 << move.origin) | point
     # (a mill that takes nothing, under take-none, is as natural a move as one that takes)
-    weight = CLOSES_MILL if move.takes or any(m & point and m & after == m for m in mills) else 1.0
+    weight = CLOSES_MILL if position.closes_mill(move) else 1.0
     for mill in mills:
         if mill & point and not mill & position.own and (mill & position.opp).bit_count() == 2:
             weight *= BLOCKS_MILL

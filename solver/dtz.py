@@ -75,8 +75,8 @@ from .board import points_of
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
-from .retro import MAX_BAD, check_by_opponent_sets, first_bad, outside, solve_pair
-from .rules import RuleFlag, Rules
+from .retro import MAX_BAD, check_by_opponent_sets, first_bad, kernel_flags, outside, solve_pair
+from .rules import Rules
 from .values import DRAW_CODE, SLACK_CODE
 
 log = logging.getLogger("muehle.build")
@@ -270,12 +270,6 @@ def endless_mills(rules: Rules) -> str | None:
                     return (f"{','.join(sorted(board.points[p] for p in points_of(stones)))} moving "
                             f"{board.points[a]}-{board.points[b]}")
     return None
-
-
-def kernel_flags(rules: Rules, ends: bool) -> int:
-    """The kernels' rule flags of a solve of these tables: ``rules``' own, with
-    ``RuleFlag.MILL_ENDS`` where a mill that takes nothing is an end (:func:`mills_end`)."""
-    return int(rules.flags | (RuleFlag.MILL_ENDS if ends else 0))
 
 
 def check_rules(rules: Rules) -> None:

@@ -42,7 +42,7 @@ from typing import Iterable, NamedTuple, Optional, Union
 
 from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
 from .notation import COLOUR_NAMES, format_position
-from .position import (BLACK, WHITE, Move, Position, in_mill, mill_points, parse_legal_move,
+from .position import (BLACK, WHITE, Move, Position, mill_points, parse_legal_move,
                        parse_position, popcount)
 from .rules import STANDARD, Rules, as_rules
 from .values import DRAW, LOSS, WDL, WIN
@@ -319,9 +319,8 @@ class Game:
         after = before.play(move, self.rules)
         if move.board is not self.rules.board:       # (taken: a board whose points are named alike)
             move = replace(move, board=self.rules.board)
-        # The mover's stones are the opponent's in the new position; a take-none mill
-        # that took nothing still closed a mill, so it resets the counter too.
-        closed = in_mill(after.opp, move.target, after.board)
+        # A take-none mill that took nothing still closed a mill: it resets the counter too.
+        closed = before.closes_mill(move)
         quiet = not move.is_placement and not closed
         self._moves.append(move)
         self._positions.append(after)
@@ -342,7 +341,7 @@ class Game:
         ('50 plies without a mill', None)
         """
         after = self.position.play_unchecked(move)
-        quiet = not move.is_placement and not in_mill(after.opp, move.target, after.board)
+        quiet = not move.is_placement and not self.position.closes_mill(move)
         count = self._quiet[-1] + 1 if quiet else 0
         fresh = move.is_placement or move.take is not None
         seen = 0 if fresh else self._positions[self._since[-1]:].count(after)

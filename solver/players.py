@@ -44,7 +44,7 @@ from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
 from .game import Game
 from .kernels import kernels_for
-from .position import Move, Position, after_move, blocked_wdl, decided, in_mill
+from .position import Move, Position, after_move, blocked_wdl, decided
 from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
 from .probe import Database, best_of
 from .rules import Rules, as_rules, require_kernels
@@ -181,10 +181,7 @@ class EasyPlayer(Player):
     def _closes(self, pos: Position, move: Move) -> bool:
         """Whether ``move`` closes a mill (where a line wins, that wins the game; under
         take-none also one that takes nothing)."""
-        if move.take is not None:
-            return True
-        stones = pos.own & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
-        return in_mill(stones, move.target, pos.board)
+        return pos.closes_mill(move)
 
     def choose(self, game: Game) -> Move:
         moves = self._legal(game)

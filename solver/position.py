@@ -703,6 +703,18 @@ class Position:
                                   turn=WHITE, board=board)
         return after
 
+    def closes_mill(self, move: Move) -> bool:
+        """Whether ``move`` (trusted to be legal) closes a mill of the side to move: one
+        that takes, one that takes nothing (take-none), or a line that wins.  Any of them
+        restarts the count of quiet plies (:class:`solver.game.Game`).
+
+        >>> pos = parse_position("W:a1,d1,a4 B:a7,d7,g7 w")
+        >>> pos.closes_mill(parse_move("g1")), pos.closes_mill(parse_move("b2"))
+        (True, False)
+        """
+        own = after_move(self.own, self.opp, self.own_hand, move)[0]
+        return in_mill(own, move.target, self.board)
+
     def quiet_predecessors(self, rules: Rules = STANDARD) -> list[tuple[Move, "Position"]]:
         """Every (move, position) such that playing ``move`` in ``position`` is legal,
         takes no stone, and leads here: the un-moves of retrograde analysis.

@@ -37,7 +37,7 @@ from .errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDat
 from .index import Pair, Subspace
 from .kernels import kernels_for
 from .opening import OpeningBook, OpeningSearch
-from .position import Move, Position, blocked_wdl, decided, in_mill, parse_position, popcount
+from .position import Move, Position, blocked_wdl, decided, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
 from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
@@ -585,7 +585,7 @@ class Database:
             after = self.probe_rule(child)
             # (the count starts at the moving phase's first position: 0 after a placement;
             # a mill that takes nothing, under take-none, restarts it as any mill does)
-            milled = in_mill(child.opp, move.target, child.board)
+            milled = position.closes_mill(move)
             count = 0 if milled or position.in_placement else quiet_plies + 1
             value = -after.at(count)
             dtz = (None if value == DRAW or position.in_placement else 1 if milled

@@ -117,6 +117,13 @@ def solve_pair(pair: tuple[int, int], rules: Rules, lookup: MovingLookup, jobs: 
     return solve_unit(Pair(*pair, board=rules.board).subspaces, rules, lookup, jobs, progress, pull, end, mills)
 
 
+def kernel_flags(rules: Rules, mill_ends: bool = False) -> int:
+    """The kernels' rule flags of a solve: ``rules``' own, with ``RuleFlag.MILL_ENDS``
+    where a mill that takes nothing is an end (``mills`` of :func:`solve_pair`: the
+    tables of the quiet-ply rule under take-none, :func:`solver.dtz.mills_end`)."""
+    return int(rules.flags | (RuleFlag.MILL_ENDS if mill_ends else 0))
+
+
 def shift_ends(val: np.ndarray, end: int, block: int = 1 << 24) -> None:
     """Give the game's own ends in an initialised subspace ``end`` plies more (even, so
     that a loss stays a loss): a blocked side's loss in 0 and a take's win in 1 (the
@@ -187,9 +194,9 @@ class _Solve:
     def __init__(self, subs: list[Subspace], rules: Rules, kernels, jobs: int,
                  progress: Callable[[str], None] | None, mill_ends: bool = False):
         self.subs, self.rules, self.kernels, self.jobs, self.progress = subs, rules, kernels, jobs, progress
-        # the kernels' rule flags; with a mill that takes nothing an end (RuleFlag.MILL_ENDS),
-        # which the walks grouped by opponent sets do not play: those go in slot order
-        self.flags = int(rules.flags | (RuleFlag.MILL_ENDS if mill_ends else 0))
+        # with a mill that takes nothing an end, which the walks grouped by opponent sets
+        # do not play: those go in slot order
+        self.flags = kernel_flags(rules, mill_ends)
         self.grouped = not mill_ends
         self.val = {s: np.empty(s.slots, dtype=np.uint16) for s in subs}
         self.due, self.holds = {}, {}
