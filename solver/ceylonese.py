@@ -346,7 +346,21 @@ class CeylonGame:
             stones = (pos.white, pos.white_hand) if loser == "w" else (pos.black, pos.black_hand)
             why = "fewer than three stones" if stones[0].bit_count() + stones[1] < 3 else "no legal move"
             return winner, why
-        key = (pos.white, pos.black, pos.own_hand, pos.opp_hand, pos.turn)
-        if sum((p.white, p.black, p.own_hand, p.opp_hand, p.turn) == key for p in self.positions) >= 3:
+        if self.repetitions() >= 3:
             return None, "threefold repetition"
         return None
+
+    def repetitions(self) -> int:
+        """How many times the position now has occurred in the game, with the same side to
+        move (1 the first time; a third is a draw).
+
+        >>> game = CeylonGame(Rules(stones=4), first=parse_position("W:a1,a4,d2 B:g1,g4,f4 w"))
+        >>> for move in ["d2-d3", "f4-f2", "d3-d2", "f2-f4"]:
+        ...     _ = game.play(move)
+        >>> game.repetitions()
+        2
+        """
+        def key(p: Position) -> tuple:
+            return p.white, p.black, p.own_hand, p.opp_hand, p.turn
+        now = key(self.position)
+        return sum(key(p) == now for p in self.positions)

@@ -383,3 +383,103 @@ def test_dice_mill_in_the_browser(dice_server, browser):
     for colour, stones in (("white", after.white), ("black", after.black)):
         shown = driver.find_elements(By.CSS_SELECTOR, f"#analysis-board circle.stone.{colour}")
         assert len(shown) == stones.bit_count()
+
+
+@pytest.fixture(scope="module")
+def ceylon_server(db4, tmp_path_factory):
+    """The page on a copy of the 4-stone folder with Ceylonese mill's tables (Parker's
+    reading) built."""
+    from solver import ceylonese_tables
+
+    root = tmp_path_factory.mktemp("ceylon-web")
+    shutil.copytree(db4, root, dirs_exist_ok=True)
+    ceylonese_tables.build(root, FOUR, jobs=1)
+    with serving(create_app(root, FOUR)) as (base, _):
+        yield base + "/", root
+
+
+def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
+    """Ceylonese mill picked in the menu: the hints are its tables' values in turns, a
+    mill while placing lets the human place again (the computer waits), the computer's
+    turn may hold several moves, and undo takes back the human's whole turn."""
+    from solver.ceylonese import CeylonGame, CeylonRule
+    from solver.ceylonese_tables import FileTables
+    from solver.cli.games import turns
+
+    base, root = ceylon_server
+    tables = FileTables(root, FOUR)
+    driver = browser
+    driver.get(base + "?seed=4")
+    idle(driver, 0)
+    Select(driver.find_element(By.ID, "level")).select_by_value("perfect")
+    Select(driver.find_element(By.ID, "colour")).select_by_value("w")
+    Select(driver.find_element(By.ID, "ceylonese")).select_by_value("ceylonese")
+    idle(driver, 0)
+    assert text(driver, "variant").startswith("Ceylonese mill (ceylonese): a mill while placing takes nothing")
+    empty = parse_position("W: B: w 4 4", FOUR)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#hint-list tr")
+    assert [r.get_attribute("data-move") for r in rows] == [str(m.move) for m in tables.probe_moves(empty)]
+    assert text(driver, "hint-summary").startswith(f"This position: {tables.value(empty).wdl} for White")
+
+    # From where White closes a7-d7-g7 (set in the position editor, played from there)
+    start = "W:a7,d7 B:b2,b4 w 2 2"
+    driver.find_element(By.ID, "tab-position").click()
+    field = driver.find_element(By.ID, "edit-position")
+    field.clear()
+    field.send_keys(start)
+    driver.find_element(By.ID, "edit-set").click()
+    idle(driver)
+    driver.find_element(By.ID, "edit-play").click()
+    idle(driver, 0)
+    game = CeylonGame(FOUR, CeylonRule(), parse_position(start, FOUR))
+    probes = tables.probe_moves(game.position)
+    g7 = next(m for m in probes if str(m.move) == "g7")
+    assert g7.again
+    # the board's marks: each point coloured by its best placement's value, its turns written
+    assert marks(driver)["g7"] == VALUE_COLOURS[g7.value.wdl]
+    hint = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#hint-list tr") if r.get_attribute("data-move") == "g7")
+    assert hint.text.split(" ", 1)[1] == f"{turns(g7.value)}, moves again"
+    click_point(driver, "board", "g7")
+    idle(driver, 1)                          # White places again: the computer waits
+    game.play("g7")
+    assert "White places a stone again" in text(driver, "status") and "White moves again." in text(driver, "variant")
+    second = tables.probe_moves(game.position)[0].move
+    click_point(driver, "board", POINT_NAMES[second.target])
+    idle(driver)
+    game.play(second)
+    # the computer's turn: its tables' best move, then another after each of its mills
+    played = int(driver.find_element(By.ID, "board").get_attribute("data-ply"))
+    assert played >= 3 and "Black (computer, perfect) plays" in text(driver, "message")
+    shown = driver.find_element(By.ID, "board").get_attribute("data-position")
+    while len(game.moves) < played:
+        game.play(tables.probe_moves(game.position)[0].move)
+    assert shown == str(game.position) and (game.position.turn == "w" or text(driver, "result"))
+    # undo: back over the computer's moves and both of White's
+    driver.find_element(By.ID, "undo").click()
+    idle(driver, 0)
+    assert text(driver, "message") == f"Taken back: {' '.join(str(m) for m in game.moves)}"
+    assert driver.find_element(By.ID, "board").get_attribute("data-position") == start
+
+    # The human as Black, where White's best reply closes a mill (f4-b4xd2): the computer
+    # moves again, each move its tables' best, until Black is to move or the game ends.
+    start = "W:a4,c4,f4 B:a1,d1,f2,g1 b"
+    Select(driver.find_element(By.ID, "colour")).select_by_value("b")
+    driver.find_element(By.ID, "tab-position").click()
+    field.clear()
+    field.send_keys(start)
+    driver.find_element(By.ID, "edit-set").click()
+    idle(driver)
+    driver.find_element(By.ID, "edit-play").click()
+    idle(driver, 0)
+    game = CeylonGame(FOUR, CeylonRule(), parse_position(start, FOUR))
+    game.play("f2-d2")
+    while game.outcome() is None and game.position.turn == "w":
+        game.play(tables.probe_moves(game.position)[0].move)
+    assert [str(m) for m in game.moves[1:3]] == ["f4-b4xd2", "a4-b6"]
+    click_point(driver, "board", "f2")
+    click_point(driver, "board", "d2")
+    idle(driver, len(game.moves))
+    assert driver.find_element(By.ID, "board").get_attribute("data-position") == str(game.position)
+    assert text(driver, "message") == f"White (computer, perfect) plays {game.moves[-1]}"
+    moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#move-list li")]
+    assert moves == [str(m) for m in game.moves]

@@ -692,3 +692,92 @@ def test_what_no_game_reaches_and_what_cannot_be_built_are_refused_in_one_line(s
     (tmp_path / "file" / "six-mens-s4").write_text("x")
     out = refused("query", "--db", tmp_path / "file", "--rules", "six-mens-s4", "--ceylonese", "ceylonese", "startpos")
     assert "is a file where the folder of rules six-mens-s4 belongs" in out
+
+
+def test_the_page_plays_ceylonese_mill_with_its_turns_and_hints(six4_files):
+    """/api/game and /api/play with ``ceylonese``: whole games of a human who plays at
+    random but closes a mill where one can, against the perfect computer.  Every state
+    is the reference's game after the moves, who made each move included (a mill earns
+    another, so the page asks the computer again, and its undo goes back over the
+    human's whole turn); the hints are query --ceylonese's values, the computer plays
+    the tables' best move, and never loses."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from solver.ceylonese import CeylonGame
+    from solver.web import create_app
+
+    root, rules, _ = six4_files
+    files = ceylonese_tables.FileTables(root, rules)
+    rng = random.Random(5)
+    with TestClient(create_app(root, rules)) as client:
+        def post(path, **params):
+            reply = client.post(path, json={"rules": rules.name, "ceylonese": "ceylonese", **params})
+            return reply.json() if reply.status_code == 200 else (reply.status_code, reply.json()["error"])
+
+        twice = human_twice = 0         # turns of more than one move: the computer's, the human's
+        for n in range(6):
+            human = "wb"[n % 2]
+            # (the last two from where White closes a mill by a5-c5-e5: the perfect player
+            # leaves a random one few chances to)
+            start = None if n < 4 else "W:a5,c5 B:b2,b4 w 2 2"
+            moves: list[str] = []
+            st = post("/api/game", start=start, moves=moves)
+            for _ in range(200):
+                game = CeylonGame(rules, PARKER, None if start is None else parse_position(start, rules))
+                for m in moves:
+                    game.play(m)
+                pos = game.position
+                assert st["played"] == moves and st["position"] == str(pos)
+                assert st["ceylonese"]["movers"] == [p.turn for p in game.positions[:-1]]
+                assert st["ceylonese"]["again"] == (len(moves) > 0 and game.positions[-2].turn == pos.turn)
+                assert set(st["moves"]) == {str(m) for m in game.legal_moves()}
+                if st["game_over"] is not None:
+                    break
+                hints = st["hints"]
+                query = files.query_object(pos)
+                assert (hints["value"], hints["turns"]) == (query["value"], query["turns"])
+                assert [(h["move"], h["value"], h["turns"], h["again"]) for h in hints["moves"]] == \
+                    [(q["move"], q["value"], q["turns"], q["again"]) for q in query["moves"]]
+                if pos.turn == human:
+                    human_twice += st["ceylonese"]["again"]
+                    mills = [h["move"] for h in hints["moves"] if h["again"]]
+                    moves.append(rng.choice(mills or st["moves"]))
+                    st = post("/api/game", start=start, moves=moves)
+                else:
+                    twice += st["ceylonese"]["again"]
+                    st = post("/api/play", start=start, moves=moves, level="perfect", seed=n)
+                    assert st["computer_move"] == str(files.probe_moves(pos)[0].move)
+                    assert st["notes"] == [] and st["played"] == moves + [st["computer_move"]]
+                    moves = st["played"]
+            assert st["game_over"] is not None, moves
+            assert st["winner"] != human, st["result"]
+            assert st["result"] == ("a draw" if game.outcome()[0] is None else
+                                    f"{'White' if game.outcome()[0] == 'w' else 'Black'} wins") + \
+                f" ({game.outcome()[1]})"
+        assert twice and human_twice
+        # level easy plays at random, seeded: the same seed, the same move
+        easy = [post("/api/play", moves=["a1"], level="easy", seed=7)["computer_move"] for _ in range(2)]
+        assert easy[0] == easy[1] and easy[0] in {str(m) for m in legal_moves(parse_position("W:a1 B: b 3 4", rules),
+                                                                                rules)}
+        # refusals, in one line each
+        for params, status, message in [
+                ({"dice": "triple"}, 400, "give dice or ceylonese, not both"),
+                ({"ceylonese": "ceylonese-x"}, 400, "unknown Ceylonese rule 'ceylonese-x'"),
+                ({"rules": "three-mens"}, 400, "a line of three wins the game"),
+                ({"moves": ["a1", "a1"]}, 400, "move 2: illegal move a1"),
+                ({"start": "W:a1 B:e5 w 0 3"}, 400, "no game of Ceylonese mill reaches"),
+                ({"level": "genius"}, 400, "unknown level 'genius'")]:
+            code, error = post("/api/play", **params)
+            assert code == status and message in error and "\n" not in error, error
+        # a start no game from the empty board reaches by the order of turns: played, with a note
+        st = post("/api/game", start="W: B: b 4 4")
+        assert st["ceylonese"]["note"].startswith("no game from the start reaches it") and st["moves"]
+        assert post("/api/game")["ceylonese"]["note"] is None
+        # tables not built: the game goes on by the rules, and the hints say what builds them
+        st = post("/api/game", ceylonese="ceylonese-no-extra")
+        assert st["moves"] and st["hints"]["error"].endswith("--phase ceylonese --ceylonese ceylonese-no-extra)")
+        over = post("/api/play", start=start, moves=moves)
+        assert over[0] == 400 and over[1].startswith("the game is over: ")

@@ -47,6 +47,8 @@ from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
 from ..dice import is_dice_record, read_dice_record
+from ..ceylonese import CeylonRule
+from ..ceylonese_tables import FileTables
 from ..dice_tables import DiceTables
 from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
@@ -54,6 +56,7 @@ from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..storage import rules_dir
 from ..svg import VALUE_COLOURS, board_svg
+from . import ceylonese as web_ceylonese
 from . import dice as web_dice
 
 STATIC = Path(__file__).parent / "static"
@@ -122,6 +125,7 @@ class Service:
         self._open: tuple[Database, ...] = ()
         self._games: OrderedDict[tuple, Game] = OrderedDict()
         self._dice: OrderedDict[tuple, DiceTables] = OrderedDict()    # dice mill's tables
+        self._ceylon: OrderedDict[tuple, FileTables] = OrderedDict()  # Ceylonese mill's
         self._limits: Optional[contextlib.ExitStack] = None    # of the running request
         self._until: Optional[float] = None
         self._gone = threading.Event()
@@ -164,6 +168,7 @@ class Service:
                 db.close()
             self._databases.clear()
             self._dice.clear()
+            self._ceylon.clear()
             self._open = ()
 
     # --- inputs -------------------------------------------------------------------
@@ -208,6 +213,19 @@ class Service:
             while len(self._dice) > OPEN_DATABASES:
                 self._dice.popitem(last=False)[1].close()
         self._dice.move_to_end(key)
+        return tables
+
+    def ceylon_tables(self, rules: Rules, rule: CeylonRule) -> FileTables:
+        """The tables of Ceylonese mill of ``rules`` under reading ``rule``
+        (:mod:`solver.web.ceylonese`): each holds the few subspaces last read, the least
+        recently used tables dropped as databases are closed."""
+        key = (rules, rule)
+        tables = self._ceylon.get(key)
+        if tables is None:
+            tables = self._ceylon[key] = FileTables(self.root, rules, rule)
+            while len(self._ceylon) > OPEN_DATABASES:
+                self._ceylon.popitem(last=False)
+        self._ceylon.move_to_end(key)
         return tables
 
     def optional_database(self, rules: Rules) -> Optional[Database]:
@@ -650,21 +668,42 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         except ValueError as error:
             raise ApiError(str(error)) from None
 
+    def ceylon_of(params: dict):
+        """The request's game of Ceylonese mill (solver.web.ceylonese), or None for
+        another game."""
+        try:
+            rule = web_ceylonese.ceylon_rule(text_param(params, "ceylonese"))
+        except ValueError as error:
+            raise ApiError(str(error)) from None
+        if rule is None:
+            return None
+        if text_param(params, "dice") not in (None, "", "none"):
+            raise ApiError("give dice or ceylonese, not both")
+        try:
+            return web_ceylonese.replay(service.rules_of(params), rule, text_param(params, "start"),
+                                        moves_param(params, "moves"))
+        except ValueError as error:
+            raise ApiError(one_line(str(error))) from None
+
     def api_game(params: dict) -> dict:
+        ceylon = ceylon_of(params)
+        if ceylon is not None:
+            return web_ceylonese.state(service, ceylon, bool_param(params, "hints", True))
         dice = dice_of(params)
         if dice is not None:
             return web_dice.state(service, *dice, bool_param(params, "hints", True))
         return service.state(game_of(params), bool_param(params, "hints", True))
 
     def api_play(params: dict) -> dict:
+        ceylon = ceylon_of(params)
+        if ceylon is not None:
+            return api_play_ceylonese(params, ceylon)
         dice = dice_of(params)
         if dice is not None and dice[1] is None:      # placing, with dice
             dgame = dice[0]
             if not dgame.in_placement:
                 raise ApiError("the game is over")
-            level = text_param(params, "level", "perfect")
-            if level not in LEVELS:
-                raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+            level = level_of(params)
             move = web_dice.computer_move(service, dgame, level, play_rng(seed_param(params), len(dgame.moves)))
             dgame.play(move)
             dice = web_dice.replay(service, dgame.rules, dgame.dice, format_position(dgame.positions[0]),
@@ -676,12 +715,29 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             return web_dice.on_plain(dice[0], dice[1], api_play_game(params, dice[1]))
         return api_play_game(params, game_of(params))
 
-    def api_play_game(params: dict, game: Game) -> dict:
-        if game.outcome() is not None:
-            raise ApiError(f"the game is over: {game.outcome()}")
+    def level_of(params: dict) -> str:
         level = text_param(params, "level", "perfect")
         if level not in LEVELS:
             raise ApiError(f"unknown level {level!r} (one of {', '.join(LEVELS)})")
+        return level
+
+    def api_play_ceylonese(params: dict, game) -> dict:
+        """The computer's move in a game of Ceylonese mill: the tables' best, at random
+        at level easy (seeded as the plain game's)."""
+        if game.outcome() is not None:
+            raise ApiError(f"the game is over: {web_ceylonese.describe(game).removeprefix('game over: ')}")
+        level = level_of(params)
+        hints = bool_param(params, "hints", True)
+        move = web_ceylonese.computer_move(service, game, level, play_rng(seed_param(params), len(game.moves)))
+        game.play(move)
+        state = web_ceylonese.state(service, game, hints)
+        state.update(computer_move=str(move), notes=[])
+        return state
+
+    def api_play_game(params: dict, game: Game) -> dict:
+        if game.outcome() is not None:
+            raise ApiError(f"the game is over: {game.outcome()}")
+        level = level_of(params)
         seed = seed_param(params)
         hints = bool_param(params, "hints", True)       # every parameter before the thinking
         rng = play_rng(seed, len(game.moves))

@@ -35,6 +35,10 @@ function valueText(value, plies) {
   return plies === null || plies === undefined ? value : `${value} in ${plies}`;
 }
 
+function turnsText(value, turns) {
+  return valueText(value, turns) + (turns === null || turns === undefined ? "" : " turns");
+}
+
 function percentText(p) {
   const pc = (x) => `${(100 * x).toFixed(2)}%`;
   return `win ${pc(p.win)}, draw ${pc(p.draw)}, loss ${pc(p.loss)}`;
@@ -176,6 +180,8 @@ function fillMoveTable(table, moves, onClick) {
     const v = gameValue(mv);
     cell.textContent = mv.win !== undefined     // dice mill: the expected result
       ? percentText(mv) + (mv.replacement ? " (with the power)" : "")
+      : mv.again !== undefined                  // Ceylonese mill: turns, and whether it keeps the turn
+        ? turnsText(mv.value, mv.turns) + (mv.again ? ", moves again" : "")
       : mv.rule
         ? `${v.value}${v.plies === null ? "" : `, mill in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
         : valueText(mv.value, mv.plies);
@@ -207,7 +213,7 @@ function render() {
     say("result", "");
   }
   const rules = [];
-  if (st.hands.w === 0 && st.hands.b === 0) {
+  if (st.hands.w === 0 && st.hands.b === 0 && st.quiet_limit !== null) {
     rules.push(`${st.quiet_plies} of ${st.quiet_limit} plies without a mill (${st.quiet_limit} draw).`);
   }
   if (st.repetitions > 1) {
@@ -219,6 +225,10 @@ function render() {
     : `${COLOUR[st.side]} throws ${d.throw.join(" ")}: ` + (!d.powered ? "no power."
       : d.targets.length ? `the power: a stone of ${COLOUR[other(st.side)]}'s mills may be replaced (${d.targets.join(" ")}).`
         : `the power, but ${COLOUR[other(st.side)]} has no mill.`));
+  const c = st.ceylonese;
+  say("variant", !c ? "" : `Ceylonese mill (${c.rule}): ${c.words}.`
+    + (c.again && st.game_over === null ? ` ${COLOUR[st.side]} moves again.` : "")
+    + (c.note ? ` Note: the start: ${c.note}.` : ""));
   const list = $("move-list");
   list.innerHTML = "";
   for (const m of st.played) {
@@ -248,6 +258,8 @@ function paintHints() {
     : "";
   say("hint-summary", hints.dice
     ? `Before this throw: ${percentText(hints.expected)} for ${COLOUR[st.side]}.`
+    : hints.ceylonese
+      ? `This position: ${turnsText(hints.value, hints.turns)} for ${COLOUR[st.side]} (a turn: a side's moves until the other's).`
     : `This position: ${valueText(hints.value, hints.plies)} for ${COLOUR[st.side]}.${rule}`);
   paintMarks(board, bestBy(hints.moves, hintKey(st)));
   if (S.selected) board.querySelector(`#mark-${S.selected}`).classList.add("selected");
@@ -255,8 +267,10 @@ function paintHints() {
   fillMoveTable($("hint-list"), shown, (move) => humanToMove() && playMove(move));
 }
 
-// The game's dice (none: ""), and the seed its throws come from (the server throws them).
+// The game's dice (none: ""), and the seed its throws come from (the server throws
+// them); or its reading of Ceylonese mill (none: "").
 function diceParams() {
+  if (S.ceylonese) return { ceylonese: S.ceylonese };
   return S.dice ? { dice: S.dice, seed: S.diceSeed } : {};
 }
 
@@ -299,7 +313,10 @@ async function computerTurn() {
   const fresh = S.state.notes.filter((note) => !S.said.has(note));
   fresh.forEach((note) => S.said.add(note));
   const notes = fresh.length ? ` (${fresh.join("; ")})` : "";
-  say("message", `${COLOUR[other(S.state.side)]} (computer, ${$("level").value}) plays ${S.state.computer_move}${notes}`);
+  const mover = S.state.ceylonese ? S.state.ceylonese.movers.at(-1) : other(S.state.side);
+  say("message", `${COLOUR[mover]} (computer, ${$("level").value}) plays ${S.state.computer_move}${notes}`);
+  // Ceylonese mill: a mill earns another move, so the computer may move again
+  if (S.state.game_over === null && S.state.side !== S.human) await computerTurn();
 }
 
 function refuse(text) {
@@ -357,6 +374,7 @@ async function newGame() {
   S.selected = S.pending = null;
   S.said.clear();
   S.dice = $("dice").value;
+  S.ceylonese = $("ceylonese").value;
   // the throws' seed: the address's ?seed= where given (repeatable), else a new one a game
   S.diceSeed = S.seed !== null ? Number(S.seed) : Math.floor(Math.random() * 2 ** 31);
   say("message", "");
@@ -371,12 +389,16 @@ async function newGame() {
 }
 
 async function undo() {
+  // who made each move: the server's list in Ceylonese mill (a mill earns another
+  // move), else the sides alternate
+  const c = S.state.ceylonese;
   const startSide = S.state.played.length % 2 === 0 ? S.state.side : other(S.state.side);
-  const sideAt = (ply) => (ply % 2 === 0 ? startSide : other(startSide));
-  const humanMoves = S.moves.filter((_, i) => sideAt(i) === S.human).length;
-  if (!humanMoves) return say("message", "Nothing to take back: you have not moved yet.");
-  const taken = [S.moves.pop()];
-  while (sideAt(S.moves.length) !== S.human) taken.unshift(S.moves.pop());
+  const sideAt = c ? (ply) => c.movers[ply] : (ply) => (ply % 2 === 0 ? startSide : other(startSide));
+  let first = S.moves.length - 1;
+  while (first >= 0 && sideAt(first) !== S.human) first -= 1;
+  if (first < 0) return say("message", "Nothing to take back: you have not moved yet.");
+  while (first > 0 && sideAt(first - 1) === S.human) first -= 1;    // the whole of the human's turn
+  const taken = S.moves.splice(first);
   S.selected = S.pending = null;
   await refresh();
   say("message", `Taken back: ${taken.join(" ")}`);
@@ -644,10 +666,13 @@ async function main() {
   });
   $("board").addEventListener("click", onBoardClick);
   $("new-game").addEventListener("click", () => { S.start = null; newGame(); });
-  $("dice").addEventListener("change", () => { S.start = null; newGame(); });
+  // one game at a time: dice mill or Ceylonese mill
+  $("dice").addEventListener("change", () => { $("ceylonese").value = ""; S.start = null; newGame(); });
+  $("ceylonese").addEventListener("change", () => { $("dice").value = ""; S.start = null; newGame(); });
   $("undo").addEventListener("click", undo);
   $("hints").addEventListener("change", paintHints);
   $("to-analysis").addEventListener("click", () => {
+    if (S.state.record === null) return say("message", "A game of Ceylonese mill has no record to analyse.", true);
     $("record").value = S.state.record;
     showTab("analysis");
     analyze();
