@@ -71,20 +71,48 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
+def stops_as_interrupts() -> Iterator[None]:
+    """While a command runs: SIGTERM raised as :class:`Terminated` (Ctrl-C raises
+    KeyboardInterrupt), and no stop lost.  Python runs a signal's handler between any two
+    steps of the main thread, also inside a finaliser or a weak reference's callback, and
+    there it prints the stop as "Exception ignored" and goes on: a build killed then ran
+    to its end (exit 0).  Such a stop is taken back (no message) and sent again, a moment
+    later, outside that code."""
+    import os
     import signal
+    import sys
     import threading
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    active = threading.Event()
+    active.set()
 
     def stop(signum, frame):
         raise Terminated()
 
+    def again(signum: int) -> None:
+        if active.is_set():
+            os.kill(os.getpid(), signum)
+
+    hook = sys.unraisablehook
+
+    def swallowed(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and active.is_set():
+            signum = signal.SIGTERM if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+            resend = threading.Timer(0.01, again, (signum,))
+            resend.daemon = True
+            resend.start()
+            return
+        hook(unraisable)
+
     previous = signal.signal(signal.SIGTERM, stop)
+    sys.unraisablehook = swallowed
     try:
         yield
     finally:
+        active.clear()
+        sys.unraisablehook = hook
         signal.signal(signal.SIGTERM, previous)
 
 
@@ -278,7 +306,7 @@ class MuehleGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            with _terminate_as_interrupt():
+            with stops_as_interrupts():
                 return report_errors(super().invoke)(ctx)
         except KeyboardInterrupt as stop:
             # Ctrl-C again while Python exits (thread joins, Dask's shutdown) would print
