@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from typing import Callable, Optional
 
+from .ceylonese import CeylonGame
+from .ceylonese_tables import CeylonTables
 from .dice import DiceGame, rank
 from .dice_tables import DiceTables, expected_object
 from .errors import DatabaseError, MissingSubspaceError, one_line
@@ -500,7 +502,54 @@ def dice_analyze_object(tables: DiceTables, database: Database, game: DiceGame, 
             problems + [p for p in more if p not in problems])
 
 
+def ceylon_analyze_object(tables: CeylonTables, game: CeylonGame,
+                          explain: Callable[[BaseException], str] = str) -> tuple[dict, list[str]]:
+    """A game of Ceylonese mill reviewed (``analyze`` of a record with a ``ceylonese:``
+    header) by its tables, as :func:`analyze_object` reviews a plain game: each move's
+    value before and after it for its mover, and the review against the best move
+    (:func:`review_move`: the marks ``??``, ``?``, ``?!``).  Values count **turns** (a
+    side's moves until the other's; ``"counts": "turns"``), so ``before_plies``,
+    ``after_plies``, ``best_plies`` and ``plies_lost`` are turns here; ``again``: the
+    move kept the turn (a mill, or the other had nothing to place).  The tables' values
+    know no history: a move that repeats a position a third time is judged by them.
+
+    Returns ``({"rules", "ceylonese", "counts", "start", "result", "moves": [{"ply",
+    "side", "move", "again", "before", "before_plies", "after", "after_plies", "blunder",
+    "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
+    "summary"}, problems)``; null where the tables cannot answer, and ``problems`` says
+    why (each reason once).
+    """
+    problems: list[str] = []
+    rows = []
+    for i, move in enumerate(game.moves):
+        pos, after_pos = game.positions[i], game.positions[i + 1]
+        row = {"ply": i + 1, "side": pos.turn, "move": str(move), "again": after_pos.turn == pos.turn,
+               "before": None, "before_plies": None, "after": None, "after_plies": None, "blunder": None,
+               "mark": None, "plies_lost": None, "best": None, "best_value": None, "best_plies": None,
+               "plies_to": None, "is_best": None}
+        try:
+            before = tables.value(pos)
+            probes = [MoveProbe(m.move, m.value.wdl, m.value.plies) for m in tables.probe_moves(pos)]
+        except DatabaseError as error:
+            _note(problems, error, explain)
+            rows.append(row)
+            continue
+        played = next(p for p in probes if p.move == move)
+        review = review_move(probes, move)
+        row.update(before=before.wdl, before_plies=before.plies, after=played.value, after_plies=played.plies,
+                   blunder=blunder(review["best_value"], played.value), **review)
+        rows.append(row)
+    outcome = game.outcome()
+    result = None if outcome is None else (
+        f"{'draw' if outcome[0] is None else ('White' if outcome[0] == WHITE else 'Black') + ' wins'} ({outcome[1]})")
+    return ({"rules": game.rules.name, "ceylonese": game.rule.name, "counts": "turns",
+             "start": format_position(game.positions[0]), "result": result, "moves": rows,
+             "summary": review_summary(rows)},
+            problems)
+
+
 __all__ = ["query_object", "moves_object", "best_move_object", "analyze_object", "dice_analyze_object",
+           "ceylon_analyze_object",
            "DICE_MARKS", "blunder",
            "review_move", "review_summary", "convert_object", "move_plies", "game_over", "LOST_THE_WIN", "LOST_THE_DRAW",
            "LOST_TO_A_LOSS", "LOST_TO_A_DRAW", "SLOWER", "MARKS"]

@@ -55,8 +55,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .board import points_of
-from .errors import AmbiguousMoveError, GameOverError, IllegalMoveError, UnsupportedRulesError
-from .notation import BLACK, WHITE
+from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError, NotationError,
+                     UnsupportedRulesError)
+from .game import play_record_moves, read_record, record_rules
+from .notation import BLACK, WHITE, format_position
 from .position import (Move, Position, after_move, decided, mills_closed,  # noqa: F401 (doctests)
                        parse_move, parse_position)
 from .rules import Rules
@@ -350,6 +352,29 @@ class CeylonGame:
             return None, "threefold repetition"
         return None
 
+    def record(self) -> str:
+        """The game as a record that :func:`read_ceylon_record` reads back: muehle's
+        record (docs/guide/playing.md) with the headers ``rules:``, ``ceylonese:`` (the
+        reading) and ``start:`` (where the game does not start from the empty board), a
+        move a line (a side may move several times in a row, so moves are not numbered
+        in pairs).
+
+        >>> game = CeylonGame(Rules(stones=4))
+        >>> for move in ["a1", "a4", "d1", "d2"]:
+        ...     _ = game.play(move)
+        >>> print(game.record(), end="")
+        rules: standard-s4
+        ceylonese: ceylonese
+        a1
+        a4
+        d1
+        d2
+        """
+        lines = [f"rules: {self.rules.name}", f"ceylonese: {self.rule.name}"]
+        if self.positions[0] != start(self.rules):
+            lines.append(f"start: {format_position(self.positions[0])}")
+        return "\n".join(lines + [str(m) for m in self.moves]) + "\n"
+
     def repetitions(self) -> int:
         """How many times the position now has occurred in the game, with the same side to
         move (1 the first time; a third is a draw).
@@ -364,3 +389,49 @@ class CeylonGame:
             return p.white, p.black, p.own_hand, p.opp_hand, p.turn
         now = key(self.position)
         return sum(key(p) == now for p in self.positions)
+
+
+def is_ceylon_record(text: str) -> bool:
+    """Whether ``text`` is a record of Ceylonese mill (muehle's record with a
+    ``ceylonese:`` header); False for any other text, or a malformed record.
+
+    >>> is_ceylon_record("ceylonese: ceylonese\\nd2\\n"), is_ceylon_record("d2 f4\\n")
+    (True, False)
+    """
+    try:
+        return "ceylonese" in read_record(text).headers
+    except NotationError:
+        return False
+
+
+def read_ceylon_record(text: str, rules: Optional[Rules] = None, default: Optional[Rules] = None) -> CeylonGame:
+    """A record of Ceylonese mill (:meth:`CeylonGame.record`) played by its rules.
+    ``rules``, where given, must be the record's (``rules:``); without either, the rules
+    are ``default`` (the standard board with twelve stones a side where none is given).
+    InvalidNotationError (or a move's own error) names what is wrong, and the line.
+
+    >>> game = read_ceylon_record("rules: standard-s4\\nceylonese: ceylonese\\na1\\na4\\n")
+    >>> [str(m) for m in game.moves], str(game.position)
+    (['a1', 'a4'], 'W:a1 B:a4 w 3 3')
+    """
+    headers, tokens, resigned = read_record(text)
+    if "ceylonese" not in headers:
+        raise InvalidNotationError("record: not of Ceylonese mill (no ceylonese: header)")
+    for key in ("dice", "quiet-limit", "quiet-plies"):
+        if key in headers:
+            raise InvalidNotationError(f"record: {key}: is no part of Ceylonese mill's record (no dice, "
+                                       f"no quiet-ply rule: a third repetition draws)")
+    if resigned is not None:
+        raise InvalidNotationError(f"line {resigned[0]}: a record of Ceylonese mill has no resignation")
+    try:
+        rule = CeylonRule.from_name(headers["ceylonese"])
+    except ValueError as error:
+        raise InvalidNotationError(f"record: ceylonese: {error}") from None
+    rules = record_rules(headers["rules"], rules) if "rules" in headers else (rules or default or Rules(stones=12))
+    try:
+        first = parse_position(headers["start"], rules) if "start" in headers else None
+        game = CeylonGame(rules, rule, first)
+    except ValueError as error:
+        raise InvalidNotationError(f"record: {error}") from None
+    play_record_moves(game, tokens)
+    return game

@@ -572,6 +572,9 @@ def read_dice_record(text: str, rules: Rules | None = None, default: Rules = STA
     headers, tokens, resigned = read_record(text)
     if "dice" not in headers:
         raise InvalidNotationError("record: not of dice mill (no dice: header)")
+    if "ceylonese" in headers:
+        raise InvalidNotationError("record: dice: and ceylonese: both: a game is of dice mill or of Ceylonese "
+                                   "mill, not of both")
     if "quiet-plies" in headers:
         raise InvalidNotationError("record: quiet-plies: is for a game taken up in its moving phase, "
                                    "not for dice mill's from its placement")

@@ -470,6 +470,9 @@ class Game:
         if "dice" in record.headers:
             raise InvalidNotationError("record: of dice mill (a dice: header): its placements are read "
                                        "with their throws (solver.dice.read_dice_record)")
+        if "ceylonese" in record.headers:
+            raise InvalidNotationError("record: of Ceylonese mill (a ceylonese: header): its moves are "
+                                       "played by its rules (solver.ceylonese.read_ceylon_record)")
         return cls.from_parts(record, rules, default)
 
     @classmethod
@@ -497,17 +500,23 @@ class Game:
             game = cls(start, rules, int(limit), int(played))
         except ValueError as error:
             raise InvalidNotationError(f"record: {error}") from None
-        for number, token in tokens:
-            try:
-                game.play(token)
-            except NotationError as error:
-                raise error.prefixed(f"line {number}: ") from None
+        play_record_moves(game, tokens)
         if resigned is not None:
             try:
                 game.resign(resigned[1])
             except NotationError as error:
                 raise error.prefixed(f"line {resigned[0]}: ") from None
         return game
+
+
+def play_record_moves(game, tokens: list[tuple[int, str]]) -> None:
+    """Play a record's moves (:attr:`RecordText.moves`) on ``game`` (any game with
+    ``play(text)``: this module's, Ceylonese mill's); a move's error names its line."""
+    for number, token in tokens:
+        try:
+            game.play(token)
+        except NotationError as error:
+            raise error.prefixed(f"line {number}: ") from None
 
 
 def record_rules(name: str, given: Optional[Rules] = None) -> Rules:
@@ -530,7 +539,7 @@ def record_rules(name: str, given: Optional[Rules] = None) -> Rules:
 class RecordText(NamedTuple):
     """A game record's parts as written, not yet played (:func:`read_record`)."""
 
-    headers: dict[str, str]                 # rules, start, quiet-limit, quiet-plies, dice: the text after the colon
+    headers: dict[str, str]                 # rules, start, quiet-limit, quiet-plies, dice, ceylonese: the text after the colon
     moves: list[tuple[int, str]]            # (line number, a move's notation)
     resigned: Optional[tuple[int, str]]     # (line number, 'w' or 'b')
 
@@ -565,9 +574,9 @@ def read_record(text: str) -> RecordText:
             continue
         if colon:
             key = key.strip()
-            if key not in ("rules", "start", "quiet-limit", "quiet-plies", "dice"):
+            if key not in ("rules", "start", "quiet-limit", "quiet-plies", "dice", "ceylonese"):
                 raise InvalidNotationError(f"line {number}: unknown header {key!r} (rules:, start:, "
-                                           f"quiet-limit:, quiet-plies:, dice: or resigned:)")
+                                           f"quiet-limit:, quiet-plies:, dice:, ceylonese: or resigned:)")
             if tokens:
                 raise InvalidNotationError(f"line {number}: header {key}: after the first move")
             if key in headers:

@@ -398,6 +398,18 @@ def ceylon_server(db4, tmp_path_factory):
         yield base + "/", root
 
 
+def play_from(driver, start: str) -> None:
+    """A new game from ``start``: typed into the position editor, then *Play from here*."""
+    driver.find_element(By.ID, "tab-position").click()
+    field = driver.find_element(By.ID, "edit-position")
+    field.clear()
+    field.send_keys(start)
+    driver.find_element(By.ID, "edit-set").click()
+    idle(driver)
+    driver.find_element(By.ID, "edit-play").click()
+    idle(driver, 0)
+
+
 def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
     """Ceylonese mill picked in the menu: the hints are its tables' values in turns, a
     mill while placing lets the human place again (the computer waits), the computer's
@@ -423,14 +435,7 @@ def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
 
     # From where White closes a7-d7-g7 (set in the position editor, played from there)
     start = "W:a7,d7 B:b2,b4 w 2 2"
-    driver.find_element(By.ID, "tab-position").click()
-    field = driver.find_element(By.ID, "edit-position")
-    field.clear()
-    field.send_keys(start)
-    driver.find_element(By.ID, "edit-set").click()
-    idle(driver)
-    driver.find_element(By.ID, "edit-play").click()
-    idle(driver, 0)
+    play_from(driver, start)
     game = CeylonGame(FOUR, CeylonRule(), parse_position(start, FOUR))
     probes = tables.probe_moves(game.position)
     g7 = next(m for m in probes if str(m.move) == "g7")
@@ -464,13 +469,7 @@ def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
     # moves again, each move its tables' best, until Black is to move or the game ends.
     start = "W:a4,c4,f4 B:a1,d1,f2,g1 b"
     Select(driver.find_element(By.ID, "colour")).select_by_value("b")
-    driver.find_element(By.ID, "tab-position").click()
-    field.clear()
-    field.send_keys(start)
-    driver.find_element(By.ID, "edit-set").click()
-    idle(driver)
-    driver.find_element(By.ID, "edit-play").click()
-    idle(driver, 0)
+    play_from(driver, start)
     game = CeylonGame(FOUR, CeylonRule(), parse_position(start, FOUR))
     game.play("f2-d2")
     while game.outcome() is None and game.position.turn == "w":
@@ -483,3 +482,23 @@ def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
     assert text(driver, "message") == f"White (computer, perfect) plays {game.moves[-1]}"
     moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#move-list li")]
     assert moves == [str(m) for m in game.moves]
+
+    # Analyse this game: its record read back, each move's values in turns, the board
+    # after a move drawn by Ceylonese mill's rules
+    driver.find_element(By.ID, "to-analysis").click()
+    WebDriverWait(driver, 30).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")) == len(game.moves))
+    idle(driver)
+    assert driver.find_element(By.ID, "record").get_attribute("value") == game.record()
+    assert text(driver, "analysis-summary").startswith("Ceylonese mill (ceylonese), values in turns.")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#analysis-table tbody tr")
+    cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[2] for c in cells] == [str(m) for m in game.moves]
+    assert [c[1] for c in cells] == ["Black"] + ["White"] * (len(game.moves) - 1)
+    assert cells[1][5].endswith("(moves again)")            # f4-b4xd2: a mill, White again
+    before = tables.value(game.positions[1])
+    assert cells[1][3] == turns(before)
+    rows[1].click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "analysis-board").get_attribute("data-ply") == "2")
+    shown = driver.find_elements(By.CSS_SELECTOR, "#analysis-board circle.stone.black")
+    assert len(shown) == game.positions[2].black.bit_count()

@@ -405,8 +405,7 @@ def test_variants_lists_ceylonese_mill_with_its_tables_and_what_is_missing():
     data = {v["name"]: v["ceylonese"] for v in json.loads(result.stdout)["variants"]}
     assert data["standard"] == {
         "tables": True, "reference": True, "kernels": True,
-        "gap": "the browser does not know it yet; build and check --phase ceylonese, "
-               "query --ceylonese and play --ceylonese do (docs/design.md §12)",
+        "gap": None,
         "options": {"open_points": 2, "extra_move": True},
         "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
     for name in ("three-mens", "lasker", "mixed"):
@@ -586,10 +585,11 @@ def test_without_the_extra_move_the_moving_files_are_the_plain_ones(tmp_path):
         f"--rules six-mens-s3 --phase moving)"), result.output
 
 
-def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_away(six4_files):
+def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_away(six4_files, tmp_path):
     """play --ceylonese: whole games from the empty board against a player of random
     legal moves (also a wrong move, 'moves', 'hint' and 'undo' typed on the way): the
-    tables' player never loses, and wins most; every game ends by the rules."""
+    tables' player never loses, and wins most; every game ends by the rules, and the
+    record saved then reads back as the same game."""
     from solver.ceylonese import CeylonGame
     from solver.cli.games import CeylonSession
 
@@ -602,7 +602,13 @@ def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_aw
         said: list[str] = []
         typed = iter(["z9", "moves", "hint"] + ["undo"] * (n % 2))
 
-        def read(prompt: str) -> str:
+        saved = tmp_path / f"game-{n}.txt"
+        ends: list[str] = []
+
+        def read(prompt: str) -> str | None:
+            if game.outcome() is not None:     # once over: the game saved, then the end of input
+                ends.append(prompt)
+                return f"save {saved}" if len(ends) == 1 else None
             extra = next(typed, None)
             return extra if extra is not None else str(rng.choice(game.legal_moves()))
 
@@ -612,6 +618,10 @@ def test_the_perfect_computer_never_loses_and_wins_what_a_random_player_gives_aw
         assert outcome[0] != human, "\n".join(said[-6:])
         assert any(line.startswith("cannot parse move 'z9'") for line in said)
         assert any(line.startswith("best: ") for line in said)
+        # the record saved after the end is the game: the same moves, the same end
+        assert ends[0] == "game over (save FILE, quit) > " and f"game saved to {saved}" in said
+        again = ceylonese.read_ceylon_record(saved.read_text())
+        assert again.moves == game.moves and again.positions == game.positions and again.outcome() == outcome
         results.append(outcome)
     assert sum(winner is not None for winner, _ in results) >= 8, results
 
@@ -781,3 +791,68 @@ def test_the_page_plays_ceylonese_mill_with_its_turns_and_hints(six4_files):
         assert st["moves"] and st["hints"]["error"].endswith("--phase ceylonese --ceylonese ceylonese-no-extra)")
         over = post("/api/play", start=start, moves=moves)
         assert over[0] == 400 and over[1].startswith("the game is over: ")
+
+
+def test_a_record_of_ceylonese_mill_reads_back_and_its_analysis_is_the_tables(six4_files, tmp_path):
+    """CeylonGame.record and read_ceylon_record: random games (mills and all) read back
+    move for move; analyze (text and --json) gives each move the tables' values before
+    and after it for its mover, in turns, and marks a move that throws the win away;
+    bad records are refused in one line, and the plain readers refuse this one."""
+    import json
+
+    from solver.ceylonese import CeylonGame, read_ceylon_record
+    from solver.errors import InvalidNotationError
+    from solver.game import Game
+
+    root, rules, tables = six4_files
+    rng = random.Random(8)
+    for n in range(20):
+        game = CeylonGame(rules, PARKER)
+        while game.outcome() is None and len(game.moves) < 80:
+            game.play(rng.choice(game.legal_moves()))
+        again = read_ceylon_record(game.record())
+        assert again.moves == game.moves and again.positions == game.positions
+    # a game where White, drawing, plays its worst move (into a loss), then the best
+    start = parse_position("W:a5,c5,b2 B:a1,e1,d2 w", rules)
+    game = CeylonGame(rules, PARKER, start)
+    while game.outcome() is None and len(game.moves) < 6:
+        moves = ceylonese_tables.FileTables(root, rules).probe_moves(game.position)
+        game.play(moves[-1 if len(game.moves) == 0 else 0].move)
+    path = tmp_path / "game.txt"
+    path.write_text(game.record())
+    assert game.record().startswith("rules: six-mens-s4\nceylonese: ceylonese\nstart: W:a5,b2,c5 B:a1,d2,e1 w\n")
+    result = _cli("analyze", "--db", root, path, "--json")
+    assert result.exit_code == 0, result.output
+    obj = json.loads(result.stdout)
+    assert (obj["ceylonese"], obj["counts"], obj["start"]) == ("ceylonese", "turns", str(start))
+    assert [r["move"] for r in obj["moves"]] == [str(m) for m in game.moves]
+    for i, row in enumerate(obj["moves"]):
+        pos, after = game.positions[i], game.positions[i + 1]
+        value = tables.value(pos)
+        mover = tables.value(after) if after.turn == pos.turn else tables.value(after).for_mover()
+        assert (row["before"], row["before_plies"]) == (value.wdl, value.plies)
+        assert (row["after"], row["after_plies"]) == (mover.wdl, mover.plies), row
+        assert row["again"] == (after.turn == pos.turn) and row["side"] == pos.turn
+    first = obj["moves"][0]            # the worst of a drawn position: a loss in 4 turns
+    assert (first["before"], first["after"], first["after_plies"]) == ("draw", "loss", 4)
+    assert (first["mark"], first["blunder"], first["best"]) == ("??", "lost the draw", "b2-c2")
+    assert obj["summary"]["w"]["??"] == 1
+    text = _cli("analyze", "--db", root, path)
+    assert text.exit_code == 0 and text.stdout.startswith(
+        "Ceylonese mill (ceylonese), rules six-mens-s4, start W:a5,b2,c5 B:a1,d2,e1 w; values for the mover, in turns")
+    # refusals, one line each
+    for bad, words in [("ceylonese: ceylonese\nrules: six-mens-s4\na1\na1\n", "line 4: illegal move a1"),
+                       ("ceylonese: nope\n", "record: ceylonese: unknown Ceylonese rule 'nope'"),
+                       ("ceylonese: ceylonese\ndice: triple\n", "a game is of dice mill or of Ceylonese mill"),
+                       ("ceylonese: ceylonese\nquiet-limit: 40\n", "quiet-limit: is no part of Ceylonese mill's"),
+                       ("ceylonese: ceylonese\nrules: six-mens-s4\nresigned: w\n", "has no resignation")]:
+        path.write_text(bad)
+        refused = _cli("analyze", "--db", root, path)
+        assert refused.exit_code == 2 and refused.output.count("\n") == 1 and words in refused.output, refused.output
+    path.write_text(game.record())
+    missing = _cli("analyze", "--db", tmp_path / "none", path)
+    assert missing.exit_code == 2 and missing.output.count("\n") == 1 and "--phase ceylonese" in missing.output
+    plain = _cli("record", path)
+    assert plain.exit_code == 2 and "a record of Ceylonese mill" in plain.output
+    with pytest.raises(InvalidNotationError, match="of Ceylonese mill"):
+        Game.from_record(game.record())

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import click
 
-from ..analysis import analyze_object, dice_analyze_object
+from ..analysis import analyze_object, ceylon_analyze_object, dice_analyze_object
 from ..records import pgn_text, read_any_record
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
@@ -30,7 +30,7 @@ from ..choice import probe_game_moves
 from ..players import LEVELS, make_player
 from ..dice import DiceGame, dice_gap, is_dice_record, is_replacement, read_dice_record, replacements
 from ..dice_tables import DiceTables
-from ..ceylonese import CeylonGame, CeylonRule, require_ceylonese
+from ..ceylonese import CeylonGame, CeylonRule, is_ceylon_record, read_ceylon_record, require_ceylonese
 from ..ceylonese_tables import FileTables
 from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_move, parse_position, popcount
 from ..probe import RuleMoveProbe, open_database
@@ -458,6 +458,7 @@ Commands:
   moves      the legal moves
   hint       the tables' best move and every move's value for you (turns to the end)
   undo       take back your last move and the computer's replies
+  save FILE  save the game record (read it with: muehle analyze FILE)
   quit       leave (end of input does the same)"""
 
 
@@ -506,6 +507,17 @@ class TablesSession:
     #: Whether ``save FILE`` writes the game's record (``game.record()``)
     saves = False
 
+    def after_the_end(self) -> None:
+        """Once the game is over: ``save FILE`` or ``quit`` (the end of input too)."""
+        while (line := self.read("game over (save FILE, quit) > ")) is not None:
+            word, _, rest = line.strip().partition(" ")
+            if word.lower() == "save":
+                save_record(rest.strip(), self.game.record(), self.out)
+            elif word.lower() in ("quit", "exit"):
+                break
+            elif word:
+                self.out("the game is over: save FILE or quit")
+
     def hint(self) -> None:
         raise NotImplementedError
 
@@ -522,6 +534,7 @@ class CeylonSession(TablesSession):
     either may make several moves in a row."""
 
     HELP = CEYLON_HELP
+    saves = True
 
     def run(self) -> Optional[tuple]:
         """Play to the end: the outcome (:meth:`CeylonGame.outcome`), or None where the
@@ -539,6 +552,7 @@ class CeylonSession(TablesSession):
         winner, why = outcome
         verdict = ("Draw." if winner is None else "You win!" if winner == self.human else "You lose.")
         self.out(f"Game over: {'a draw' if winner is None else COLOUR_NAMES[winner] + ' wins'} ({why}). {verdict}")
+        self.after_the_end()
         return outcome
 
     def computer_move(self) -> None:
@@ -652,14 +666,7 @@ class DiceSession(TablesSession):
             winner = mover if result == WIN else (WHITE if mover == BLACK else BLACK)
             verdict = "You win!" if winner == self.human else "You lose."
             self.out(f"Game over while placing: {COLOUR_NAMES[winner]} wins. {verdict}")
-            while (line := self.read("game over (save FILE, quit) > ")) is not None:
-                word, _, rest = line.strip().partition(" ")
-                if word.lower() == "save":
-                    save_record(rest.strip(), game.record(), self.out)
-                elif word.lower() in ("quit", "exit"):
-                    break
-                elif word:
-                    self.out("the game is over: save FILE or quit")
+            self.after_the_end()
             return None
         self.out("Every stone is placed: the game goes on without dice.")
         return game.position
@@ -771,19 +778,29 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     if is_dice_record(text):
         _analyze_dice(db, text, None if rules == STANDARD else rules, as_json)
         return
+    if is_ceylon_record(text):
+        _analyze_ceylonese(db, text, None if rules == STANDARD else rules, as_json)
+        return
     game, notes = read_any_record(text, None if rules == STANDARD else rules)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
         obj, problems = analyze_object(database, game, explained)
+    _report(obj, problems, as_json, lambda: _print_analysis(obj, game))
+
+
+def _report(obj: dict, problems: list[str], as_json: bool, show: Callable[[], None]) -> None:
+    """An analysis's end: its warnings on stderr, then ``obj`` as JSON or ``show``n as
+    text; exit status 1 where it has holes (an analysis with holes is not a whole one,
+    as for stats)."""
     for problem in problems:
         click.echo(f"muehle: warning: {problem}", err=True)
     if as_json:
         click.echo(json.dumps(obj))
     else:
-        _print_analysis(obj, game)
+        show()
     if problems:
-        raise SystemExit(1)     # an analysis with holes is not a whole one (as stats)
+        raise SystemExit(1)
 
 
 @main.command()
@@ -805,6 +822,9 @@ def record(rules: Rules, game_file: str, target: str, white: str, black: str) ->
     text = read_record_file(game_file)
     if is_dice_record(text):
         fail("a record of dice mill: PGN and the plain record have no place for its throws "
+             "(muehle analyze reads it)")
+    if is_ceylon_record(text):
+        fail("a record of Ceylonese mill: PGN and the plain record have no place for its turns "
              "(muehle analyze reads it)")
     game, notes = read_any_record(text, None if rules == STANDARD else rules)
     for note in notes:
@@ -850,32 +870,49 @@ def _analyze_dice(db: str, text: str, rules: Optional[Rules], as_json: bool) -> 
     with DiceTables(db, game.rules, game.dice) as tables, \
             open_database(db, game.rules, quiet_limit=rest.quiet_limit) as database:
         obj, problems = dice_analyze_object(tables, database, game, rest, explained)
-    for problem in problems:
-        click.echo(f"muehle: warning: {problem}", err=True)
-    if as_json:
-        click.echo(json.dumps(obj))
-    else:
-        click.echo(f"dice mill, throw rule {game.dice.name} ({game.dice.describe()}); expected results "
-                   f"for the mover (score: win 1, draw 1/2)")
-        click.echo(f"{'ply':>4}  {'side':<5}  {'throw':<6}  {'move':<10}  {'before':>6}  {'after':>6}  review")
-        for r in obj["placements"]:
-            before, after = (f"{r[k]['score']:.4f}" if r[k] is not None else "?" for k in ("before", "after"))
-            review = ("-" if r["is_best"] is None else "" if r["mark"] is None else
-                      f"{r['mark']} {r['score_lost']:.4f} lost (best {r['best']}, {r['best_after']['score']:.4f})")
-            click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['throw']:<6}  "
-                       f"{r['move'] + (' (power)' if r['replacement'] else ''):<10}  {before:>6}  {after:>6}  "
-                       f"{review}".rstrip())
-        for side, s in obj["placement_summary"].items():
-            if s["moves"]:
-                click.echo(f"{COLOUR_NAMES[side]}: placements {s['accuracy']}% best ({s['best']} of {s['moves']}); "
-                           f"?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
-        if rest.moves:
-            click.echo("after the placement phase:")
-            _print_analysis(obj, rest)
-        elif rest.outcome() is not None:
-            click.echo(f"result: {rest.outcome()}")
-    if problems:
-        raise SystemExit(1)
+    _report(obj, problems, as_json, lambda: _show_dice(obj, game, rest))
+
+
+def _show_dice(obj: dict, game: DiceGame, rest: Game) -> None:
+    """The text of ``analyze`` of a game of dice mill."""
+    click.echo(f"dice mill, throw rule {game.dice.name} ({game.dice.describe()}); expected results "
+               f"for the mover (score: win 1, draw 1/2)")
+    click.echo(f"{'ply':>4}  {'side':<5}  {'throw':<6}  {'move':<10}  {'before':>6}  {'after':>6}  review")
+    for r in obj["placements"]:
+        before, after = (f"{r[k]['score']:.4f}" if r[k] is not None else "?" for k in ("before", "after"))
+        review = ("-" if r["is_best"] is None else "" if r["mark"] is None else
+                  f"{r['mark']} {r['score_lost']:.4f} lost (best {r['best']}, {r['best_after']['score']:.4f})")
+        click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['throw']:<6}  "
+                   f"{r['move'] + (' (power)' if r['replacement'] else ''):<10}  {before:>6}  {after:>6}  "
+                   f"{review}".rstrip())
+    for side, s in obj["placement_summary"].items():
+        if s["moves"]:
+            click.echo(f"{COLOUR_NAMES[side]}: placements {s['accuracy']}% best ({s['best']} of {s['moves']}); "
+                       f"?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
+    if rest.moves:
+        click.echo("after the placement phase:")
+        _print_analysis(obj, rest)
+    elif rest.outcome() is not None:
+        click.echo(f"result: {rest.outcome()}")
+
+
+def _analyze_ceylonese(db: str, text: str, rules: Optional[Rules], as_json: bool) -> None:
+    """``analyze`` of a record of Ceylonese mill: every move by its tables, in turns."""
+    game = read_ceylon_record(text, rules)
+    tables = FileTables(db, game.rules, game.rule)
+    try:
+        tables.value(game.positions[0])     # (no tables at all: one line, not one a move)
+    except DatabaseError as error:
+        fail(explained(error))
+    obj, problems = ceylon_analyze_object(tables, game, explained)
+
+    def show() -> None:
+        click.echo(f"Ceylonese mill ({game.rule.name}), rules {game.rules.name}, start {obj['start']}; "
+                   f"values for the mover, in turns (a side's moves until the other's)")
+        _print_rows(obj, "turns")
+        if obj["result"] is not None:
+            click.echo(f"result: {obj['result']}")
+    _report(obj, problems, as_json, show)
 
 
 def _print_analysis(obj: dict, game: Game) -> None:
@@ -884,12 +921,27 @@ def _print_analysis(obj: dict, game: Game) -> None:
     ruled = any(r["rule_before"] is not None for r in rows)
     if ruled:
         click.echo(f"(rule: the value in this game under its {game.quiet_limit}-ply rule, at its count)")
-    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<12}  {'after':<12}  review")
+    _print_rows(obj, "plies", ruled)
+    if result is not None:
+        click.echo(f"result: {result}")
+
+
+def _print_rows(obj: dict, unit: str, ruled: bool = False) -> None:
+    """An analysis's moves, a line each, its blunders and each side's summary; ``unit``:
+    what the values count (plies; turns in Ceylonese mill)."""
+    rows = obj["moves"]
+
+    def text(value, count) -> str:
+        words = value_text(value, count)
+        return words if count is None or unit == "plies" else f"{words} {unit}"
+    width = 12 if unit == "plies" else 16
+    click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<{width}}  {'after':<{width}}  review")
     for r in rows:
         rule = (f"  rule {r['rule_before'] or '-'} -> {r['rule_after'] or '-'}" if ruled else "")
+        again = "  (moves again)" if r.get("again") else ""
         click.echo(f"{r['ply']:>4}  {COLOUR_NAMES[r['side']]:<5}  {r['move']:<10}  "
-                   f"{value_text(r['before'], r['before_plies']):<12}  "
-                   f"{value_text(r['after'], r['after_plies']):<12}  {review_text(r)}{rule}".rstrip())
+                   f"{text(r['before'], r['before_plies']):<{width}}  "
+                   f"{text(r['after'], r['after_plies']):<{width}}  {review_text(r, unit)}{rule}{again}".rstrip())
     blunders = [r for r in rows if r["blunder"]]
     click.echo(f"{len(blunders)} blunder(s)" + (": " + ", ".join(
         f"ply {r['ply']} {r['move']} ({r['blunder']})" for r in blunders) if blunders else ""))
@@ -897,13 +949,12 @@ def _print_analysis(obj: dict, game: Game) -> None:
         if s["moves"]:
             click.echo(f"{COLOUR_NAMES[side]}: accuracy {s['accuracy']}% ({s['best']} of {s['moves']} "
                        f"moves best); ?? {s['??']}, ? {s['?']}, ?! {s['?!']}")
-    if result is not None:
-        click.echo(f"result: {result}")
 
 
-def review_text(row: dict) -> str:
+def review_text(row: dict, unit: str = "plies") -> str:
     """A reviewed move's mark in words: ``?? lost the win (best d2-d3)``, ``?! 4 plies
-    slower (best d2-d3)``; '' for a best move, '-' where it could not be judged."""
+    slower (best d2-d3)`` (``unit``: what the values count); '' for a best move, '-'
+    where it could not be judged."""
     if row["is_best"] is None:
         return "-"
     if row["mark"] is None:
@@ -912,7 +963,7 @@ def review_text(row: dict) -> str:
         slower = "slower" if row["best_value"] == "win" else "sooner lost"
         if row["plies_to"] == "mill":
             slower += " to the next mill"
-        words = f"{row['plies_lost']} plies {slower}" if row["plies_lost"] is not None else slower
+        words = f"{row['plies_lost']} {unit} {slower}" if row["plies_lost"] is not None else slower
     else:
         words = row["blunder"]
     return f"{row['mark']} {words} (best {row['best']})"

@@ -117,8 +117,8 @@ def quiet_rule_object(rules: Rules, gap: Optional[str]) -> dict:
 def ceylonese_object(rules: Rules) -> dict:
     """Ceylonese mill under ``rules`` (solver.ceylonese): whether its reference plays
     them and its tables are made (solver.ceylonese_tables: build, check and query
-    --phase/--ceylonese; else why not), what is still missing, its options with their
-    defaults (docs/design.md §12)."""
+    --phase/--ceylonese, play and analyze, the browser; else why not: ``gap``), its
+    options with their defaults (docs/design.md §12)."""
     try:
         require_ceylonese(rules)
         why = None
@@ -131,9 +131,7 @@ def ceylonese_object(rules: Rules) -> dict:
         why_kernels = str(exc)
     rule = CeylonRule()
     return {"tables": why_kernels is None, "reference": why is None, "kernels": why_kernels is None,
-            "gap": why or why_kernels or ("the browser does not know it yet; build and check --phase "
-                                          "ceylonese, query --ceylonese and play --ceylonese do "
-                                          "(docs/design.md §12)"),
+            "gap": why or why_kernels,
             "options": {"open_points": rule.open_points, "extra_move": rule.extra_move},
             "source": "H. Parker, Ancient Ceylon (1909), pp. 577 and 580 (Nerenchi Keliya)"}
 
@@ -165,7 +163,7 @@ def variants(as_json: bool) -> None:
     to symmetry (Burnside's lemma over the board's group); "dice" says whether dice
     mill's tables (build --phase dice) are made under these rules; "ceylonese" whether
     Ceylonese mill's reference plays them and its tables are made (build --phase
-    ceylonese, query --ceylonese), and what is still missing; "quiet_rule" whether the tables of the 50-ply rule are
+    ceylonese, query --ceylonese), and why not ("gap", null where they are); "quiet_rule" whether the tables of the 50-ply rule are
     made under them (a whole build makes them).
     """
     objs = [variant_object(rules) for rules in VARIANTS.values()]

@@ -36,8 +36,8 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..analysis import (analyze_object, best_move_object, convert_object, dice_analyze_object, moves_object,
-                        query_object)
+from ..analysis import (analyze_object, best_move_object, ceylon_analyze_object, convert_object, dice_analyze_object,
+                        moves_object, query_object)
 from ..records import read_any_record, record_format
 from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
@@ -47,7 +47,7 @@ from ..notation import format_position, parse_point
 from ..players import LEVELS, make_player
 from ..position import parse_move, parse_position, popcount
 from ..dice import is_dice_record, read_dice_record
-from ..ceylonese import CeylonRule
+from ..ceylonese import CeylonRule, is_ceylon_record, read_ceylon_record
 from ..ceylonese_tables import FileTables
 from ..dice_tables import DiceTables
 from ..probe import BOOK_NAME, Database, open_database
@@ -622,6 +622,8 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         given = service.rules_of(params) if params.get("rules") not in (None, "") else None
         if is_dice_record(record):
             return analyze_dice(record, given)
+        if is_ceylon_record(record):
+            return analyze_ceylonese(record, given)
         if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         game, notes = read_any_record(record, given, default=service.rules)
@@ -644,6 +646,18 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         for row in obj["moves"]:
             row["ply"] -= len(game.moves)
         obj.update(placements_start=obj["start"], start=format_position(rest.start), warnings=problems)
+        return obj
+
+    def analyze_ceylonese(record: str, given: Optional[Rules]) -> dict:
+        """``/api/analyze`` of a record of Ceylonese mill: ``analyze --json``'s object
+        (values in turns), with ``warnings``; refused where the tables are not built."""
+        if len(read_record(record).moves) > MAX_MOVES:
+            raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
+        game = read_ceylon_record(record, given, default=service.rules)
+        tables = service.ceylon_tables(game.rules, game.rule)
+        tables.value(game.positions[0])     # (no tables at all: one error, not one a move)
+        obj, problems = ceylon_analyze_object(tables, game, explained)
+        obj["warnings"] = problems
         return obj
 
     def api_rules(params: dict) -> dict:

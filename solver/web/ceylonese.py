@@ -78,8 +78,8 @@ def describe(game: CeylonGame) -> str:
 
 def state(service, game: CeylonGame, hints: bool) -> dict:
     """The page's state of a game of Ceylonese mill: the keys of a plain game's
-    (:meth:`solver.web.app.Service.state`), no count of quiet plies (the game is drawn by
-    repetition alone), and ``ceylonese``: the reading, its words, who made each move,
+    (:meth:`solver.web.app.Service.state`; ``record`` as :meth:`CeylonGame.record`), no
+    count of quiet plies (the game is drawn by repetition alone), and ``ceylonese``: the reading, its words, who made each move,
     whether the side to move moves again, and why no game from the empty board reaches
     the start by the order of turns (``note``; None where one may:
     :func:`solver.ceylonese.unreached`; the game is played from it all the same)."""
@@ -92,7 +92,7 @@ def state(service, game: CeylonGame, hints: bool) -> dict:
     obj = {"position": format_position(pos), "side": pos.turn,
            "moves": [str(m) for m in game.legal_moves()], "game_over": over,
            "rules": rules.name, "stones": rules.stones, "start": format_position(game.positions[0]),
-           "played": [str(m) for m in game.moves], "record": None,
+           "played": [str(m) for m in game.moves], "record": game.record(),
            "result": result, "winner": winner, "phase": describe(game),
            "hands": {"w": pos.white_hand, "b": pos.black_hand},
            "on_board": {"w": popcount(pos.white), "b": popcount(pos.black)},

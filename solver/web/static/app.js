@@ -536,6 +536,7 @@ async function showAnalysisPly(result, ply) {
   try {
     const st = await api("/api/game", {
       rules: result.rules, start: result.start, moves: result.moves.slice(0, ply).map((r) => r.move), hints: false,
+      ...(result.ceylonese ? { ceylonese: result.ceylonese } : {}),
     });
     $("analysis-board").innerHTML = st.svg;
     $("analysis-board").dataset.ply = String(ply);
@@ -569,11 +570,12 @@ function placementReviewText(p) {
 }
 
 // A reviewed move's mark in words, as muehle analyze prints it.
-function reviewText(r) {
+// unit: what the values count (plies; turns in Ceylonese mill)
+function reviewText(r, unit = "plies") {
   if (r.is_best === null) return "-";
   if (!r.mark) return "";
   const words = r.mark === "?!"
-    ? `${r.plies_lost === null ? "" : r.plies_lost + " plies "}${r.best_value === "win" ? "slower" : "sooner lost"}`
+    ? `${r.plies_lost === null ? "" : `${r.plies_lost} ${unit} `}${r.best_value === "win" ? "slower" : "sooner lost"}`
       + (r.plies_to === "mill" ? " to the next mill" : "")
     : r.blunder;
   return `${r.mark} ${words} (best ${r.best})`;
@@ -595,12 +597,15 @@ async function analyze() {
       result.warnings.length > 0);
   // a game of dice mill: its placements reviewed by their throws (muehle analyze lists
   // them); the table and the board show the moves after them, from where they start
-  const placed = result.placements
+  let placed = result.placements
     ? `Dice mill (${result.dice}): ${result.placements.length} placement(s) reviewed by their throws;`
       + Object.entries(result.placement_summary).filter(([, s]) => s.moves).map(([side, s]) =>
         ` ${COLOUR[side]} ${s.accuracy}% best, ?? ${s["??"]}, ? ${s["?"]}, ?! ${s["?!"]};`).join("")
       + " the moves after them: "
     : "";
+  // a game of Ceylonese mill: values in turns (a side may move several times in a row)
+  const turns = result.counts === "turns";
+  if (turns) placed = `Ceylonese mill (${result.ceylonese}), values in turns. `;
   $("analysis-summary").textContent = placed + `Rules ${result.rules}, start ${result.start}; values for the mover. `
     + `${blunders.length} blunder(s)` + (blunders.length ? ": " + blunders.map((r) => `ply ${r.ply} ${r.move} (${r.blunder})`).join(", ") : "")
     + (result.result ? `. Result: ${result.result}.` : ".")
@@ -631,10 +636,10 @@ async function analyze() {
     row.insertCell().textContent = r.move;
     for (const [v, p] of [[r.before, r.before_plies], [r.after, r.after_plies]]) {
       const cell = row.insertCell();
-      cell.textContent = valueText(v, p);
+      cell.textContent = turns ? turnsText(v, p) : valueText(v, p);
       if (v) cell.className = v;
     }
-    row.insertCell().textContent = reviewText(r);
+    row.insertCell().textContent = reviewText(r, turns ? "turns" : "plies") + (r.again ? " (moves again)" : "");
     row.addEventListener("click", () => showAnalysisPly(result, r.ply));
   }
   drawGraph(result.moves);
@@ -672,7 +677,6 @@ async function main() {
   $("undo").addEventListener("click", undo);
   $("hints").addEventListener("change", paintHints);
   $("to-analysis").addEventListener("click", () => {
-    if (S.state.record === null) return say("message", "A game of Ceylonese mill has no record to analyse.", true);
     $("record").value = S.state.record;
     showTab("analysis");
     analyze();
