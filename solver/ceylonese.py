@@ -51,6 +51,7 @@ stones (mid-turn) has won in 1, its turn being the winning one.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
@@ -151,8 +152,9 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
     """Why no game of Ceylonese mill reaches ``pos`` with its side to move (None where
     one can): stones in hand once only ``rule.open_points`` points are free (they are
     put aside then), a side to move with nothing to place while the other places (it
-    is passed over), or fewer points free in the moving phase than the placement leaves
-    (it ends with ``rule.open_points`` free, and no move fills one); given ``rules``,
+    is passed over), or in the moving phase fewer points free than the placement leaves
+    (it ends with ``rule.open_points`` free, and no move fills one), a side with fewer
+    than two stones or both with two (a game ends when a side is left with two); given ``rules``,
     also a side whose stones on the board and in hand are not ``rules.stones`` while
     stones are placed (nothing is taken then).
 
@@ -166,6 +168,12 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
     """
     free = pos.board.free(pos.white, pos.black).bit_count()
     if not pos.in_placement:
+        counts = {"White": pos.white.bit_count(), "Black": pos.black.bit_count()}
+        few = [name for name, n in counts.items() if n < 2]
+        if few:
+            return f"{few[0]} has {counts[few[0]]} stone(s): a game ends when a side is left with two"
+        if max(counts.values()) < 3:
+            return "both sides have two stones: the game ended when the first was left with two"
         if free < rule.open_points:
             return f"only {free} points free in the moving phase: the placement ends with {rule.open_points} free"
         return None
@@ -297,6 +305,8 @@ class CeylonGame:
         require_reached(pos, rules, rule)
         self.positions = [pos]
         self.moves: list[Move] = []
+        # how often each position has occurred (a replay of n moves stays linear)
+        self._seen: Counter[tuple] = Counter([_key(pos)])
 
     @property
     def position(self) -> Position:
@@ -327,13 +337,14 @@ class CeylonGame:
         move = self.parse(move if isinstance(move, str) else str(move))
         self.positions.append(play(self.position, move, self.rules, self.rule))
         self.moves.append(move)
+        self._seen[_key(self.position)] += 1
         return self.position
 
     def undo(self) -> None:
         """Take back the last move (none: IndexError)."""
         if not self.moves:
             raise IndexError("no move to take back")
-        self.positions.pop()
+        self._seen[_key(self.positions.pop())] -= 1
         self.moves.pop()
 
     def outcome(self) -> Optional[tuple[Optional[str], str]]:
@@ -385,10 +396,12 @@ class CeylonGame:
         >>> game.repetitions()
         2
         """
-        def key(p: Position) -> tuple:
-            return p.white, p.black, p.own_hand, p.opp_hand, p.turn
-        now = key(self.position)
-        return sum(key(p) == now for p in self.positions)
+        return self._seen[_key(self.position)]
+
+
+def _key(pos: Position) -> tuple:
+    """What makes two positions of a game the same for the repetition rule."""
+    return pos.white, pos.black, pos.own_hand, pos.opp_hand, pos.turn
 
 
 def is_ceylon_record(text: str) -> bool:
@@ -404,11 +417,12 @@ def is_ceylon_record(text: str) -> bool:
         return False
 
 
-def read_ceylon_record(text: str, rules: Optional[Rules] = None, default: Optional[Rules] = None) -> CeylonGame:
+def read_ceylon_record(text: str, rules: Optional[Rules] = None) -> CeylonGame:
     """A record of Ceylonese mill (:meth:`CeylonGame.record`) played by its rules.
-    ``rules``, where given, must be the record's (``rules:``); without either, the rules
-    are ``default`` (the standard board with twelve stones a side where none is given).
-    InvalidNotationError (or a move's own error) names what is wrong, and the line.
+    The record names its rules (``rules:``: a game of Ceylonese mill has no default
+    one, Parker's being twelve stones a side where the standard game has nine);
+    ``rules``, where given, must be them.  InvalidNotationError (or a move's own error)
+    names what is wrong, and the line.
 
     >>> game = read_ceylon_record("rules: standard-s4\\nceylonese: ceylonese\\na1\\na4\\n")
     >>> [str(m) for m in game.moves], str(game.position)
@@ -427,7 +441,10 @@ def read_ceylon_record(text: str, rules: Optional[Rules] = None, default: Option
         rule = CeylonRule.from_name(headers["ceylonese"])
     except ValueError as error:
         raise InvalidNotationError(f"record: ceylonese: {error}") from None
-    rules = record_rules(headers["rules"], rules) if "rules" in headers else (rules or default or Rules(stones=12))
+    if "rules" not in headers:
+        raise InvalidNotationError("record: a record of Ceylonese mill names its rules (rules: standard-s12, "
+                                   "say: Parker's game has no default number of stones)")
+    rules = record_rules(headers["rules"], rules)
     try:
         first = parse_position(headers["start"], rules) if "start" in headers else None
         game = CeylonGame(rules, rule, first)

@@ -856,3 +856,56 @@ def test_a_record_of_ceylonese_mill_reads_back_and_its_analysis_is_the_tables(si
     assert plain.exit_code == 2 and "a record of Ceylonese mill" in plain.output
     with pytest.raises(InvalidNotationError, match="of Ceylonese mill"):
         Game.from_record(game.record())
+
+
+def test_found_by_a_hostile_trial_of_the_records_and_the_page(six4_files, monkeypatch):
+    """A legal record of thousands of moves was replayed in quadratic time (each move
+    counted the repetitions over the whole game: 4,000 moves took 4 s, 100,000 some 45
+    minutes); a record without rules: was a 12-stone game to analyze and a 9-stone one to
+    the page; starts where a side had fewer than two stones, or both two, were played
+    and given a winner; dice 'NONE' beside ceylonese was refused; think was not checked."""
+    import warnings
+
+    from solver.ceylonese import CeylonGame, read_ceylon_record
+    from solver.errors import InvalidNotationError
+
+    root, rules, _ = six4_files
+    # the repetitions are counted as the game goes (a replay is linear): a few counts a
+    # move, not one a position played before; undo takes its count back
+    game = CeylonGame(rules, PARKER)
+    rng = random.Random(4)
+    while game.outcome() is None:
+        game.play(rng.choice(game.legal_moves()))
+    assert len(game.moves) > 60
+    counted = []
+    monkeypatch.setattr(ceylonese, "_key", lambda pos, key=ceylonese._key: counted.append(1) or key(pos))
+    again = read_ceylon_record(game.record())
+    assert again.positions == game.positions and again.outcome() == game.outcome()
+    assert len(counted) <= 3 * len(game.moves) + 3, (len(counted), len(game.moves))
+    while again.moves:
+        again.undo()
+        assert again.repetitions() == sum(p == again.position for p in again.positions)
+    # the record names its rules
+    with pytest.raises(InvalidNotationError, match="names its rules"):
+        read_ceylon_record("ceylonese: ceylonese\na1\n")
+    # starts no game reaches: refused, not given a winner
+    for text, words in [("W: B: w", "White has 0 stone(s)"), ("W:a1,a3,a5 B: w", "Black has 0 stone(s)"),
+                        ("W:a1,a3 B:e1,e3 w", "both sides have two stones")]:
+        assert words in ceylonese.why_not_ceylonese(parse_position(text, rules), PARKER)
+    assert ceylonese.why_not_ceylonese(parse_position("W:a1,a3,a5 B:e1,e3 w", rules), PARKER) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from solver.web import create_app
+    with TestClient(create_app(root, rules)) as client:
+        def post(path, **params):
+            return client.post(path, json={"rules": rules.name, "ceylonese": "ceylonese", **params})
+        refused = post("/api/game", start="W:a1,a3 B:e1,e3 w")
+        assert refused.status_code == 400 and "both sides have two stones" in refused.json()["error"]
+        for none in ("NONE", " none ", "  "):
+            assert post("/api/game", dice=none).status_code == 200
+        assert post("/api/play", think="abc").json()["error"] == "think must be a number"
+        bare = client.post("/api/analyze", json={"record": "ceylonese: ceylonese\na1\n"})
+        assert bare.status_code == 400 and "names its rules" in bare.json()["error"]
+    quiet = _cli("play", "--db", root, "--rules", rules.name, "--ceylonese", "ceylonese", "--quiet-limit", "10")
+    assert quiet.exit_code == 2 and "no quiet-ply rule" in quiet.output

@@ -382,6 +382,8 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     if ceylonese is not None:
         if dice is not None:
             fail("give --dice or --ceylonese, not both")
+        if quiet_limit != QUIET_PLY_LIMIT:
+            fail("--quiet-limit: Ceylonese mill has no quiet-ply rule (a position seen a third time draws)")
         _play_ceylonese(db, rules, ceylonese, level, human, rng, start, marks)
         return
     placed = None
@@ -601,7 +603,8 @@ class CeylonSession(TablesSession):
 
 
 def turns(value) -> str:
-    """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'draw'."""
+    """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'draw' (as plies
+    are written: 'win in 1 turns', like 'win in 1 plies')."""
     return str(value) if value.plies is None else f"{value} turns"
 
 
@@ -770,6 +773,12 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     dice mill's tables (build --phase dice), marked by the expected score it gave away
     ('??' 0.25 or more, '?' 0.10, '?!' 0.02), then the moves after the placement phase
     as above; with --json the placements in "placements" (docs/guide/playing.md).
+
+    A record of Ceylonese mill (a 'ceylonese: RULE' header and its 'rules:', a move a
+    line, as play --ceylonese saves it): every move by Ceylonese mill's tables (build
+    --phase ceylonese) as above, in turns (a side's moves until the other's), a move that
+    kept the turn marked; with --json also "ceylonese", "counts": "turns" and each
+    move's "again" (docs/guide/playing.md).
 
     Where a database cannot answer (missing, damaged or foreign), a warning line on
     stderr says why, the values there are '?' (null), and the exit status is 1.

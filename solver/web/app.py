@@ -653,7 +653,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         (values in turns), with ``warnings``; refused where the tables are not built."""
         if len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
-        game = read_ceylon_record(record, given, default=service.rules)
+        game = read_ceylon_record(record, given)
         tables = service.ceylon_tables(game.rules, game.rule)
         tables.value(game.positions[0])     # (no tables at all: one error, not one a move)
         obj, problems = ceylon_analyze_object(tables, game, explained)
@@ -691,7 +691,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             raise ApiError(str(error)) from None
         if rule is None:
             return None
-        if text_param(params, "dice") not in (None, "", "none"):
+        if web_dice.dice_rule(text_param(params, "dice")) is not None:
             raise ApiError("give dice or ceylonese, not both")
         try:
             return web_ceylonese.replay(service.rules_of(params), rule, text_param(params, "start"),
@@ -742,6 +742,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             raise ApiError(f"the game is over: {web_ceylonese.describe(game).removeprefix('game over: ')}")
         level = level_of(params)
         hints = bool_param(params, "hints", True)
+        number_param(params, "think", 1.0, *THINK_RANGE)      # (unused: checked as the plain game's)
         move = web_ceylonese.computer_move(service, game, level, play_rng(seed_param(params), len(game.moves)))
         game.play(move)
         state = web_ceylonese.state(service, game, hints)
