@@ -81,15 +81,18 @@ class Oracle:
                 exit_key.append(-1)
             for move in moves:
                 # the opponent to move next: (its stones, the mover's after the move)
-                mover = own & ~(1 << move.origin) | 1 << move.target
-                line = rules.line_wins and in_mill(mover, move.target, board)
-                if move.takes or line:
-                    left = opp & ~sum(1 << t for t in move.takes)
+                target, take = move.target, move.take
+                mover = own & ~(1 << move.origin) | 1 << target
+                line = rules.line_wins and in_mill(mover, target, board)
+                if take is not None or line:
+                    left = opp if take is None else opp & ~(1 << take)
+                    if move.take2 is not None:
+                        left &= ~(1 << move.take2)
                     exit_src.append(i)
                     # the opponent left with two stones, or a line of three: the mover
                     # has won (-1: no position)
                     exit_key.append((left << 32) | mover if left.bit_count() >= 3 and not line else -1)
-                elif in_mill(mover, move.target, board):
+                elif in_mill(mover, target, board):
                     reset_src.append(i)             # a mill that takes nothing (take-none)
                     reset_key.append((opp << 32) | mover)
                 else:
