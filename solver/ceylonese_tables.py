@@ -35,6 +35,7 @@ Value('draw', None)
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -633,21 +634,50 @@ class FileTables(CeylonTables):
 
 
 class _StoredCodes(dict):
-    """The codes of :class:`FileTables`, read on first use (the last few kept)."""
+    """The codes of :class:`FileTables` by subspace, each read from its file a chunk at a
+    time as positions ask for them (the last :attr:`CHUNKS` chunks kept), as the plain
+    tables are probed: a position of a game of twelve stones a side, whose subspaces
+    hold up to gigabytes, is answered by one chunk, not by its whole subspace."""
 
-    KEEP = 4
+    CHUNKS = 64             # (8 MiB of codes)
 
     def __init__(self, root: Path, rules: Rules, rule: CeylonRule):
         super().__init__()
         self.root, self.rules, self.rule = root, rules, rule
+        self.chunks: OrderedDict[tuple[Subspace, int], np.ndarray] = OrderedDict()
 
-    def __missing__(self, sub: Subspace) -> np.ndarray:
+    def __missing__(self, sub: Subspace) -> "_StoredSubspace":
+        self._reading(sub, lambda reader: None)     # (its file there and its own: else say so now)
+        view = self[sub] = _StoredSubspace(self, sub)
+        return view
+
+    def chunk(self, sub: Subspace, number: int) -> np.ndarray:
+        """The codes of chunk ``number`` of ``sub``, verified (CRC-32) as every read is."""
+        key = (sub, number)
+        codes = self.chunks.get(key)
+        if codes is None:
+            codes = self.chunks[key] = self._reading(sub, lambda reader: reader.read_chunks([number])[0])
+            if len(self.chunks) > self.CHUNKS:
+                self.chunks.popitem(last=False)
+        self.chunks.move_to_end(key)
+        return codes
+
+    def _reading(self, sub: Subspace, work: Callable[[storage.SubspaceReader], object]):
+        """``work`` on the reader of ``sub``'s file; a file missing, damaged or not
+        Ceylonese mill's is refused with the build that makes it."""
         try:
-            codes = read(self.root, self.rules, sub, self.rule)
+            with _opened(self.root, self.rules, sub, self.rule) as reader:
+                return work(reader)
         except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as error:
             advice = BUILD_IT if isinstance(error, MissingSubspaceError) else REBUILD_IT
             raise with_remedy(error, _remedy(self.root, self.rules, self.rule, sub, advice)) from None
-        if len(self) >= self.KEEP:
-            del self[next(iter(self))]
-        self[sub] = codes
-        return codes
+
+
+class _StoredSubspace:
+    """One subspace's codes in its file, read by slot (``codes[slot]``) a chunk at a time."""
+
+    def __init__(self, store: _StoredCodes, sub: Subspace):
+        self.store, self.sub = store, sub
+
+    def __getitem__(self, slot: int) -> int:
+        return self.store.chunk(self.sub, slot // storage.CHUNK)[slot % storage.CHUNK]

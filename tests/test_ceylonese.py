@@ -16,6 +16,7 @@ import pytest
 from solver import ceylonese, ceylonese_tables
 from solver.ceylonese import CeylonRule, legal_moves, play, terminal
 from solver.errors import UnsupportedRulesError
+from solver.index import Subspace
 from solver.position import Position, parse_move, parse_position
 from solver.rules import Rules, VARIANTS
 from solver.values import LOSS, WIN
@@ -909,3 +910,26 @@ def test_found_by_a_hostile_trial_of_the_records_and_the_page(six4_files, monkey
         assert bare.status_code == 400 and "names its rules" in bare.json()["error"]
     quiet = _cli("play", "--db", root, "--rules", rules.name, "--ceylonese", "ceylonese", "--quiet-limit", "10")
     assert quiet.exit_code == 2 and "no quiet-ply rule" in quiet.output
+
+
+def test_the_files_are_probed_a_chunk_at_a_time(tmp_path):
+    """FileTables reads the chunk of each position it is asked, not its whole subspace
+    (a game of twelve stones a side has subspaces of gigabytes): on the 4-stone standard
+    game, whose pair 4-4 spans dozens of chunks, every probed value equals the file's
+    whole read, and the chunks kept are few and bounded."""
+    from solver import storage
+
+    rules = Rules(stones=4)
+    ceylonese_tables.build(tmp_path, rules, PARKER, jobs=2)
+    files = ceylonese_tables.FileTables(tmp_path, rules)
+    sub = Subspace(4, 4)
+    whole = ceylonese_tables.read(tmp_path, rules, sub)
+    assert len(whole) > 10 * storage.CHUNK
+    rng = random.Random(6)
+    real = np.flatnonzero(sub.real_mask())
+    for slot in rng.sample(list(real), 300):
+        pos = Position.from_view(*sub.position(int(slot)), 0, 0, board=rules.board)
+        if ceylonese.why_not_ceylonese(pos, PARKER) is None:
+            assert files.code(pos) == whole[slot], str(pos)
+    kept = files.codes.chunks
+    assert 0 < len(kept) <= files.codes.CHUNKS and all(len(c) <= storage.CHUNK for c in kept.values())
