@@ -539,11 +539,10 @@ def ceylon_analyze_object(tables: CeylonTables, game: CeylonGame,
         row.update(before=before.wdl, before_plies=before.plies, after=played.value, after_plies=played.plies,
                    blunder=blunder(review["best_value"], played.value), **review)
         rows.append(row)
-    outcome = game.outcome()
-    result = None if outcome is None else (
-        f"{'draw' if outcome[0] is None else ('White' if outcome[0] == WHITE else 'Black') + ' wins'} ({outcome[1]})")
+    result = game.result()
     return ({"rules": game.rules.name, "ceylonese": game.rule.name, "counts": "turns",
-             "start": format_position(game.positions[0]), "result": result, "moves": rows,
+             "start": format_position(game.positions[0]), "result": None if result is None else str(result),
+             "moves": rows,
              "summary": review_summary(rows)},
             problems)
 

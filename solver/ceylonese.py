@@ -56,9 +56,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .board import points_of
-from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError, NotationError,
+from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, InvalidNotationError,
                      UnsupportedRulesError)
-from .game import play_record_moves, read_record, record_rules
+from .game import Outcome, is_record_of, play_record_moves, read_record, record_rules
 from .notation import BLACK, WHITE, format_position
 from .position import (Move, Position, after_move, decided, mills_closed,  # noqa: F401 (doctests)
                        parse_move, parse_position)
@@ -363,6 +363,19 @@ class CeylonGame:
             return None, "threefold repetition"
         return None
 
+    def result(self) -> Optional[Outcome]:
+        """:meth:`outcome` as the plain game's :class:`~solver.game.Outcome` (its words:
+        ``draw (threefold repetition)``, ``White wins (no legal move)``), None while the
+        game goes on."""
+        outcome = self.outcome()
+        return None if outcome is None else Outcome(outcome[0] or "draw", outcome[1])
+
+    @property
+    def again(self) -> bool:
+        """Whether the side to move made the last move too (a mill, or the other had
+        nothing to place): it moves again."""
+        return len(self.positions) > 1 and self.positions[-2].turn == self.position.turn
+
     def record(self) -> str:
         """The game as a record that :func:`read_ceylon_record` reads back: muehle's
         record (docs/guide/playing.md) with the headers ``rules:``, ``ceylonese:`` (the
@@ -411,10 +424,7 @@ def is_ceylon_record(text: str) -> bool:
     >>> is_ceylon_record("ceylonese: ceylonese\\nd2\\n"), is_ceylon_record("d2 f4\\n")
     (True, False)
     """
-    try:
-        return "ceylonese" in read_record(text).headers
-    except NotationError:
-        return False
+    return is_record_of(text, "ceylonese")
 
 
 def read_ceylon_record(text: str, rules: Optional[Rules] = None) -> CeylonGame:

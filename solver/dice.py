@@ -47,7 +47,7 @@ from typing import Callable, Hashable, Union
 
 from .board import points_of
 from .errors import AmbiguousMoveError, IllegalMoveError, InvalidNotationError, NotationError, UnsupportedRulesError
-from .game import Game, RecordText, read_record, record_rules
+from .game import Game, RecordText, is_record_of, read_record, record_rules
 from .position import (Move, Position, mills_closed, mill_points, parse_legal_move, parse_move, parse_position,
                        takeable)
 from .notation import BLACK, WHITE, format_position
@@ -550,10 +550,7 @@ def is_dice_record(text: str) -> bool:
     >>> is_dice_record("dice: triple\\n[6-6-6] d2\\n"), is_dice_record("d2 f4\\n")
     (True, False)
     """
-    try:
-        return "dice" in read_record(text).headers
-    except NotationError:
-        return False
+    return is_record_of(text, "dice")
 
 
 def read_dice_record(text: str, rules: Rules | None = None, default: Rules = STANDARD) -> tuple[DiceGame, Game]:

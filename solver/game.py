@@ -509,6 +509,20 @@ class Game:
         return game
 
 
+def is_record_of(text: str, header: str) -> bool:
+    """Whether ``text`` is muehle's record with the header ``header`` (``dice``,
+    ``ceylonese``: a record of another game); False for any other text, or a malformed
+    record.
+
+    >>> is_record_of("dice: triple\\n[6-6-6] d2\\n", "dice"), is_record_of("d2 f4\\n", "dice")
+    (True, False)
+    """
+    try:
+        return header in read_record(text).headers
+    except NotationError:
+        return False
+
+
 def play_record_moves(game, tokens: list[tuple[int, str]]) -> None:
     """Play a record's moves (:attr:`RecordText.moves`) on ``game`` (any game with
     ``play(text)``: this module's, Ceylonese mill's); a move's error names its line."""

@@ -765,7 +765,7 @@ def test_the_page_plays_ceylonese_mill_with_its_turns_and_hints(six4_files):
                     moves = st["played"]
             assert st["game_over"] is not None, moves
             assert st["winner"] != human, st["result"]
-            assert st["result"] == ("a draw" if game.outcome()[0] is None else
+            assert st["result"] == ("draw" if game.outcome()[0] is None else
                                     f"{'White' if game.outcome()[0] == 'w' else 'Black'} wins") + \
                 f" ({game.outcome()[1]})"
         assert twice and human_twice

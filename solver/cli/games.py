@@ -551,9 +551,9 @@ class CeylonSession(TablesSession):
                 self.computer_move()
             elif not self.command(f"{COLOUR_NAMES[self.human]} to move (you) > "):
                 return None
-        winner, why = outcome
+        winner = outcome[0]
         verdict = ("Draw." if winner is None else "You win!" if winner == self.human else "You lose.")
-        self.out(f"Game over: {'a draw' if winner is None else COLOUR_NAMES[winner] + ' wins'} ({why}). {verdict}")
+        self.out(f"Game over: {game.result()}. {verdict}")
         self.after_the_end()
         return outcome
 
@@ -563,7 +563,7 @@ class CeylonSession(TablesSession):
                 else self.rng.choice(game.legal_moves()))
         colour = COLOUR_NAMES[game.position.turn]
         game.play(move)
-        again = " and moves again" if game.position.turn == game.positions[-2].turn else ""
+        again = " and moves again" if game.again else ""
         self.out(f"{colour} (computer) plays {move}{again}")
         self.out(diagram(game.position, self.symbols))
 

@@ -62,13 +62,11 @@ def describe(game: CeylonGame) -> str:
     >>> describe(CeylonGame(Rules(stones=12)))
     'placement (White places a stone)'
     """
-    outcome = game.outcome()
-    if outcome is not None:
-        winner, why = outcome
-        return f"game over: {'a draw' if winner is None else COLOUR_NAMES[winner] + ' wins'} ({why})"
+    result = game.result()
+    if result is not None:
+        return f"game over: {result}"
     pos, name = game.position, COLOUR_NAMES[game.position.turn]
-    again = len(game.positions) > 1 and game.positions[-2].turn == pos.turn
-    more = " again" if again else ""
+    more = " again" if game.again else ""
     if pos.own_hand:
         return f"placement ({name} places a stone{more})"
     if pos.can_jump(game.rules):
@@ -84,16 +82,14 @@ def state(service, game: CeylonGame, hints: bool) -> dict:
     the start by the order of turns (``note``; None where one may:
     :func:`solver.ceylonese.unreached`; the game is played from it all the same)."""
     pos, rules = game.position, game.rules
-    outcome = game.outcome()
-    winner = None if outcome is None else outcome[0] or "draw"
-    over = None if outcome is None else "draw" if outcome[0] is None else "win" if outcome[0] == pos.turn else "loss"
-    result = None if outcome is None else (
-        f"{'a draw' if outcome[0] is None else COLOUR_NAMES[outcome[0]] + ' wins'} ({outcome[1]})")
+    result = game.result()
     obj = {"position": format_position(pos), "side": pos.turn,
-           "moves": [str(m) for m in game.legal_moves()], "game_over": over,
+           "moves": [str(m) for m in game.legal_moves()],
+           "game_over": None if result is None else result.value_for(pos.turn),
            "rules": rules.name, "stones": rules.stones, "start": format_position(game.positions[0]),
            "played": [str(m) for m in game.moves], "record": game.record(),
-           "result": result, "winner": winner, "phase": describe(game),
+           "result": None if result is None else str(result),
+           "winner": None if result is None else result.winner, "phase": describe(game),
            "hands": {"w": pos.white_hand, "b": pos.black_hand},
            "on_board": {"w": popcount(pos.white), "b": popcount(pos.black)},
            "quiet_plies": None, "quiet_limit": None,
@@ -101,9 +97,9 @@ def state(service, game: CeylonGame, hints: bool) -> dict:
            "svg": board_svg(pos, size=None, last_move=game.moves[-1] if game.moves else None, hands=True),
            "hints": None,
            "ceylonese": {"rule": game.rule.name, "words": words(game.rule), "movers": movers(game),
-                         "again": len(game.positions) > 1 and game.positions[-2].turn == pos.turn,
+                         "again": game.again,
                          "note": unreached(game.positions[0], rules)}}
-    if hints and outcome is None:
+    if hints and result is None:
         try:
             obj["hints"] = hint_object(service.ceylon_tables(rules, game.rule), game)
         except (MuehleError, ValueError) as error:
