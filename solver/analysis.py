@@ -517,8 +517,10 @@ def ceylon_analyze_object(tables: CeylonTables, game: CeylonGame,
     "side", "move", "again", "before", "before_plies", "after", "after_plies", "blunder",
     "mark", "plies_lost", "best", "best_value", "best_plies", "plies_to", "is_best"}],
     "summary"}, problems)``; null where the tables cannot answer, and ``problems`` says
-    why (each reason once).
+    why (each reason once).  DatabaseError where they cannot answer the start (none
+    built, say): one error, not one a move.
     """
+    tables.value(game.positions[0])
     problems: list[str] = []
     rows = []
     for i, move in enumerate(game.moves):

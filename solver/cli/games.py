@@ -908,12 +908,10 @@ def _show_dice(obj: dict, game: DiceGame, rest: Game) -> None:
 def _analyze_ceylonese(db: str, text: str, rules: Optional[Rules], as_json: bool) -> None:
     """``analyze`` of a record of Ceylonese mill: every move by its tables, in turns."""
     game = read_ceylon_record(text, rules)
-    tables = FileTables(db, game.rules, game.rule)
     try:
-        tables.value(game.positions[0])     # (no tables at all: one line, not one a move)
-    except DatabaseError as error:
+        obj, problems = ceylon_analyze_object(FileTables(db, game.rules, game.rule), game, explained)
+    except DatabaseError as error:      # (no tables at all: one line, not one a move)
         fail(explained(error))
-    obj, problems = ceylon_analyze_object(tables, game, explained)
 
     def show() -> None:
         click.echo(f"Ceylonese mill ({game.rule.name}), rules {game.rules.name}, start {obj['start']}; "

@@ -650,13 +650,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
 
     def analyze_ceylonese(record: str, given: Optional[Rules]) -> dict:
         """``/api/analyze`` of a record of Ceylonese mill: ``analyze --json``'s object
-        (values in turns), with ``warnings``; refused where the tables are not built."""
+        (values in turns), with ``warnings``; refused where the tables are not built
+        (:func:`~solver.analysis.ceylon_analyze_object`)."""
         if len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         game = read_ceylon_record(record, given)
-        tables = service.ceylon_tables(game.rules, game.rule)
-        tables.value(game.positions[0])     # (no tables at all: one error, not one a move)
-        obj, problems = ceylon_analyze_object(tables, game, explained)
+        obj, problems = ceylon_analyze_object(service.ceylon_tables(game.rules, game.rule), game, explained)
         obj["warnings"] = problems
         return obj
 
@@ -739,7 +738,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         """The computer's move in a game of Ceylonese mill: the tables' best, at random
         at level easy (seeded as the plain game's)."""
         if game.outcome() is not None:
-            raise ApiError(f"the game is over: {web_ceylonese.describe(game).removeprefix('game over: ')}")
+            raise ApiError(f"the game is over: {game.result()}")
         level = level_of(params)
         hints = bool_param(params, "hints", True)
         number_param(params, "think", 1.0, *THINK_RANGE)      # (unused: checked as the plain game's)
