@@ -301,7 +301,8 @@ def review_move(probes: list, move: Move) -> dict:
     :data:`LOST_TO_A_DRAW` (a win for a draw), :data:`SLOWER` (the value kept, but a win
     longer or a loss shorter than the best move's: by ``plies_lost`` plies, counted to the
     end of the game, or under the rule to the next mill: ``plies_to`` says which, ``end``
-    or ``mill``, for ``plies_lost`` and ``best_plies``), else None.  ``is_best``: the
+    or ``mill``, or ``moving`` for the moving phase under the rule while placing under
+    mixed placement, for ``plies_lost`` and ``best_plies``), else None.  ``is_best``: the
     move is as good as the best (every drawing move of a drawn position is).
 
     >>> from solver.position import Move
@@ -327,16 +328,23 @@ def review_move(probes: list, move: Move) -> dict:
 
 def _plies(probe) -> Optional[int]:
     """The plies by which a probe ranks among equal values: to the end, or under the
-    rule to the next mill (while placing, where no count runs: to the end)."""
-    if _plies_to(probe) == "mill":
+    rule to the next mill (while placing, where no count runs: to the end, and under
+    mixed placement to the moving phase)."""
+    to = _plies_to(probe)
+    if to == "mill":
         return probe.dtz
+    if to == "moving":
+        return probe.placing_plies
     return probe.plain_plies if isinstance(probe, RuleMoveProbe) else probe.plies
 
 
 def _plies_to(probe) -> str:
     """What :func:`_plies` counts to: ``"mill"`` under the rule (but for a placement's
-    win or loss, which has plain plies and no DTZ), else ``"end"``."""
-    return "mill" if isinstance(probe, RuleMoveProbe) and probe.plain_plies is None else "end"
+    win or loss, which has plain plies and no DTZ: ``"end"``, or under mixed placement
+    ``"moving"``, the moving phase, :attr:`RuleMoveProbe.placing_plies`), else ``"end"``."""
+    if not isinstance(probe, RuleMoveProbe):
+        return "end"
+    return "mill" if probe.plain_plies is None else "moving" if probe.placing_plies is not None else "end"
 
 
 def review_summary(rows: list[dict]) -> dict:

@@ -375,7 +375,7 @@ def run_unit(root: str, rules: Rules, unit: building.Unit, verify: bool, quiet_l
     file each (:func:`solver.build.run`)."""
     jobs = worker_jobs(root, rules)
     if quiet_limit is not None:
-        return [dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)]
+        return dtz.build_unit(Path(root), rules, quiet_limit, unit.key, jobs=jobs, verify=verify)
     return building.build_unit(Path(root), rules, unit, jobs=jobs, verify=verify)
 
 

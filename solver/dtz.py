@@ -75,7 +75,9 @@ from .board import points_of
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
-from .retro import MAX_BAD, check_by_opponent_sets, first_bad, kernel_flags, outside, solve_pair
+from .build.planner import cycle_memory as cycle_bytes
+from .retro import (MAX_BAD, check_by_opponent_sets, first_bad, kernel_flags, outside, solve_pair, solve_unit,
+                    unit_of)
 from .rules import Rules
 from .values import DRAW_CODE, SLACK_CODE
 
@@ -175,10 +177,13 @@ def combine(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def unserved(rules: Rules) -> str | None:
-    """Why these tables are not made for ``rules`` (None where they are): mixed
-    placement (moves while stones are in hand).  Under take-none a mill that takes
+    """Why these tables are not made for ``rules`` (None where they are): mills that take
+    nothing for ever (:func:`endless_mills`).  Under take-none a mill that takes
     nothing resets the count inside its own pair: the pair is solved again until its
-    values are a fixed point (:func:`solve_rule_pair`).
+    values are a fixed point (:func:`solve_rule_pair`).  Under mixed placement (Lasker)
+    the count starts, as everywhere, when the last stone is placed: a move made while
+    stones are in hand counts nothing, and the placement phase's cycles are solved in
+    rounds from the moving phase's values under the rule (:class:`RuleCycleWork`).
 
     Where a line of three wins (Three Men's Morris), the game's end is the only mill,
     so the DTZ is the plies to the end and the tables are the plain ones in these
@@ -187,12 +192,9 @@ def unserved(rules: Rules) -> str | None:
 
     >>> unserved(Rules.from_name("three-mens")) is None
     True
-    >>> unserved(Rules.from_name("lasker"))
-    'no tables of the quiet-ply rule for rules lasker: stones move while others are in hand (mixed placement)'
+    >>> unserved(Rules.from_name("lasker")) is None
+    True
     """
-    if rules.mixed:
-        return (f"no tables of the quiet-ply rule for rules {rules.name}: stones move while others are "
-                f"in hand (mixed placement)")
     endless = endless_mills(rules)
     if endless is not None:
         return (f"no tables of the quiet-ply rule for rules {rules.name}: mills that take nothing can follow "
@@ -771,7 +773,8 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
                    jobs: int = 2) -> np.ndarray:
     """The codes of placement subspace ``sub`` under the rule (plain codes: the value
     under the rule, plies to the moving phase), restored from its file and its plain
-    placement file; ``verify`` also checks the SHA-256 of the file's codes and the
+    placement file (under mixed placement the file holds the codes themselves:
+    :func:`store_cycle`); ``verify`` also checks the SHA-256 of the file's codes and the
     statistics it records (of the values restored).  MissingSubspaceError where either
     file is missing; each error's remedy builds the file at fault again."""
     path = storage.rule_path(root, rules, sub, limit)
@@ -781,10 +784,13 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
         with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
             stored = storage.SubspaceReader(f, path, sub)
             codes = stored.all(sha256=verify)
-            if stored.against != against.name:
-                raise ForeignDatabaseError(f"{path} is stored against {stored.against!r}, not {against.name}")
+            expected = None if rules.mixed else against.name
+            if stored.against != expected:
+                raise ForeignDatabaseError(f"{path} is stored against {stored.against!r}, not "
+                                           f"{'nothing' if expected is None else expected}")
             try:
-                _against(codes, against, rules, sub, store=False, jobs=jobs)
+                if not rules.mixed:
+                    _against(codes, against, rules, sub, store=False, jobs=jobs)
             except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
                 # (the plain file's fault, or either's where their slack slots differ)
                 advice = BUILD_IT if isinstance(exc, MissingSubspaceError) else REBUILD_IT
@@ -798,19 +804,32 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
     return codes
 
 
-def placement_scores(stored: np.ndarray, plain: np.ndarray) -> np.ndarray:
+def placement_scores(stored: np.ndarray, plain: np.ndarray, mixed: bool = False) -> np.ndarray:
     """The values under the rule (RuleWDL scores: 2 a win, 1 a cursed win, 0 a draw,
     -1 a blessed loss, -2 a loss) of placement positions from their stored codes in
-    the files of the rule (differences, as :func:`store_placement` writes them) and
-    their plain codes: a plain value the rule keeps, or the rule's own code.
+    the files of the rule (differences, as :func:`store_placement` writes them; under
+    ``mixed`` placement the codes themselves, :func:`store_cycle`) and their plain
+    codes: a plain value the rule keeps, or the rule's own code.
 
     >>> [int(v) for v in placement_scores(np.array([0, 0, 1, 1, 3, 0]), np.array([2, 5, 2, 5, 2, 0]))]
     [2, -2, 1, -1, 2, 0]
+    >>> [int(v) for v in placement_scores(np.array([4, 3, 0, 0, 0]), np.array([2, 5, 2, 5, 0]), mixed=True)]
+    [2, -2, 1, -1, 0]
     """
     stored, plain = np.asarray(stored, dtype=np.int64), np.asarray(plain, dtype=np.int64)
     sign = np.where(plain == DRAW_CODE, 0, np.where(plain % 2 == 0, 1, -1))
-    own = np.where(stored - 1 == DRAW_CODE, sign, np.where((stored - 1) % 2 == 0, 2, -2))
-    return np.where(stored == 0, 2 * sign, own)
+    code = stored if mixed else stored - 1
+    own = np.where(code == DRAW_CODE, sign, np.where(code % 2 == 0, 2, -2))
+    return own if mixed else np.where(stored == 0, 2 * sign, own)
+
+
+def store_cycle(root: Path, rules: Rules, limit: int, sub: Subspace, values: np.ndarray, **extra) -> dict:
+    """Write the values of placement subspace ``sub`` of mixed placement under the rule:
+    the codes themselves (plies to the moving phase, or to the end where a take ends
+    the game while placing), since moves while stones are in hand make those plies
+    vary where separate placement's are one number a subspace (:func:`predicted_codes`)."""
+    return storage.write_file(storage.rule_path(root, rules, sub, limit), rules, {sub: values},
+                              quiet_limit=limit, extra=extra)
 
 
 def placement_reader(root: Path, rules: Rules, limit: int, jobs: int = 2) -> Callable[[Subspace], np.ndarray]:
@@ -834,7 +853,8 @@ def plan_units(rules: Rules, max_total: int | None = None,
     plain build's graph (:func:`solver.build.plan_units`), what a cluster runs."""
     check_rules(rules)
     units = building.plan_units(rules, max_total, pair, "moving" if pair is not None else "all")
-    return [replace(u, memory=rule_memory(u.key, rules) if isinstance(u.key, Pair) else placement.memory_needed(u.key))
+    return [replace(u, memory=rule_memory(u.key, rules) if isinstance(u.key, Pair)
+                    else cycle_memory(u.subspaces, rules) if rules.mixed else placement.memory_needed(u.key))
             for u in units]
 
 
@@ -924,20 +944,85 @@ class RulePassWork(building.Work):
         return [RuleReport(self.sub, self.limit, self.sub.slots, seconds, building.peak_rss_mib(), skipped=False)]
 
 
+class RuleCycleWork(building.Work):
+    """A cycle m-o+h-k / o-m+k-h of mixed placement under the rule, for the build's
+    runner: no count runs while stones are in hand, so it is solved in rounds as its
+    plain files are (:func:`solver.retro.solve_unit`), from the values under the rule of
+    what its placements and takes lead to (``read``: :func:`placement_reader`, the
+    moving phase entered at a fresh count), checked forwards, a file a subspace holding
+    its codes (:func:`store_cycle`): plies to the moving phase, by which the winner
+    makes progress where moves could go round."""
+
+    def __init__(self, root: Path, rules: Rules, limit: int, sub: Subspace, read: Callable | None = None):
+        super().__init__(root, rules)
+        self.limit, self.read = limit, read
+        self.subs = unit_of(sub)
+        self.label = f"placement {self.subs[0].name} under the {limit}-ply rule"
+        self.outputs = [(storage.rule_path(root, rules, s, limit), f"placement {s.name} under the {limit}-ply rule")
+                        for s in self.subs]
+        self.memory = cycle_memory(self.subs, rules)
+
+    def problems(self) -> list[str | None]:
+        return [building.why_not_built(self.root, self.rules, s, quiet_limit=self.limit) for s in self.subs]
+
+    def skipped(self) -> list[RuleReport]:
+        return [RuleReport(s, self.limit, s.slots, 0.0, building.peak_rss_mib(), skipped=True) for s in self.subs]
+
+    def _lookup(self, jobs: int) -> Callable[[Subspace], np.ndarray]:
+        self.read = self.read or placement_reader(self.root, self.rules, self.limit, jobs)
+        return self.read
+
+    def solve(self, cache, jobs, progress, advance):
+        read = self._lookup(jobs)
+        return solve_unit(self.subs, self.rules, lambda *shape: read(Subspace(*shape, board=self.rules.board)),
+                          jobs)
+
+    def check(self, solved, cache, jobs, verify):
+        if not verify:
+            return False
+        read = self._lookup(jobs)
+        for s in self.subs:
+            bad = placement.check(s, self.rules, solved.values[s],
+                                  lambda t: solved.values[t] if t in solved.values else read(t), jobs)
+            if bad:
+                raise ConsistencyError(f"placement {s.name} under the {self.limit}-ply rule fails the "
+                                       f"consistency check at slot {bad[0]} ({len(bad)} bad states seen)", bad)
+        return True
+
+    def write(self, solved, seconds, checked):
+        for s in self.subs:
+            store_cycle(self.root, self.rules, self.limit, s, solved.values[s], seconds=seconds,
+                        phase="placement", rounds=solved.rounds, checked=checked)
+
+    def reports(self, solved, seconds, cpu, check_seconds):
+        slots = sum(s.slots for s in self.subs)
+        return [RuleReport(s, self.limit, s.slots, seconds * s.slots / slots, building.peak_rss_mib(),
+                           skipped=False, check_seconds=check_seconds * s.slots / slots) for s in self.subs]
+
+
+def cycle_memory(subs: list[Subspace], rules: Rules) -> int:
+    """Bytes a cycle of mixed placement holds under the rule: as its plain build
+    (:func:`solver.build.planner.cycle_memory`), the subspaces it reads held throughout."""
+    reads = {t for s in subs for t in placement.reads(s, rules)} - set(subs)
+    return cycle_bytes([s.slots for s in subs], [t.slots for t in reads])
+
+
 def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, *, jobs: int = 2,
                verify: bool = True, progress: bool = False, memory: int | None = None,
-               lookup: Callable | None = None, read: Callable | None = None) -> RuleReport:
-    """Build (or find built) the file of ``key`` of these tables by the build's runner
+               lookup: Callable | None = None, read: Callable | None = None) -> list[RuleReport]:
+    """Build (or find built) the files of ``key`` of these tables by the build's runner
     (:func:`solver.build.run`): a pair solved in rounds and (``verify``) checked before
-    it is written (:class:`RulePairWork`), or a placement subspace by one pass from its
-    children under the rule (:class:`RulePassWork`).  ``lookup`` and ``read``: the
+    it is written (:class:`RulePairWork`), a placement subspace by one pass from its
+    children under the rule (:class:`RulePassWork`), or under mixed placement the cycle
+    that holds it, in rounds (:class:`RuleCycleWork`).  ``lookup`` and ``read``: the
     readers of the files it reads (:func:`reader`, :func:`placement_reader`), made here
     where not given (a build shares them between its files, a cluster's task has its
-    own).  Its report, logged."""
+    own).  Its reports, a file each, logged."""
     root = Path(root)
     work = (RulePairWork(root, rules, limit, key, lookup) if isinstance(key, Pair)
+            else RuleCycleWork(root, rules, limit, key, read) if rules.mixed
             else RulePassWork(root, rules, limit, key, read))
-    return building.run(work, jobs=jobs, verify=verify, progress=progress, memory=memory)[0]
+    return building.run(work, jobs=jobs, verify=verify, progress=progress, memory=memory)
 
 
 def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
@@ -958,18 +1043,21 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     check_quiet_limit(limit)
     root = Path(root)
     pairs, subs = plan(rules, max_total, pair)
+    units = [[s] for s in subs] if not rules.mixed else placement.units(rules, max_total) if subs else []
     with building.BuildLock(building.prepare_folder(root, rules)):
-        require_plain_placement(root, rules, limit, subs)
+        if not rules.mixed:
+            require_plain_placement(root, rules, limit, subs)
         need = [(f"pair {p.name}", rule_memory(p, rules)) for p in pairs]
-        need += [(f"placement {s.name}", placement.memory_needed(s)) for s in subs]
-        for (what, bytes_), key in zip(need, [*pairs, *subs]):
+        need += [(f"placement {u[0].name}", cycle_memory(u, rules) if rules.mixed else placement.memory_needed(u[0]))
+                 for u in units]
+        for (what, bytes_), key in zip(need, [*pairs, *(u[0] for u in units)]):
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
                 raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")
         lookup = reader(root, rules, limit)
         reports = []
         for p in pairs:
-            reports.append(build_unit(root, rules, limit, p, jobs=jobs, verify=verify, progress=progress,
-                                      memory=memory, lookup=lookup))
+            reports += build_unit(root, rules, limit, p, jobs=jobs, verify=verify, progress=progress,
+                                  memory=memory, lookup=lookup)
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them
         read = placement_reader(root, rules, limit, jobs)
 
@@ -978,11 +1066,12 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
                 held[sub] = read(sub)
             return held[sub]
 
-        for sub in subs:
-            children = [c for c in placement.children(sub) if c is not None]
-            for key in [k for k in held if k not in children]:
+        for unit in units:
+            reads = {c for s in unit for c in placement.reads(s, rules)}
+            for key in [k for k in held if k not in reads]:
                 del held[key]
-            reports.append(build_unit(root, rules, limit, sub, jobs=jobs, memory=memory, read=cached))
+            reports += build_unit(root, rules, limit, unit[0], jobs=jobs, verify=verify, memory=memory,
+                                  read=cached)
     return reports
 
 

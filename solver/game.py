@@ -320,8 +320,10 @@ class Game:
         if move.board is not self.rules.board:       # (taken: a board whose points are named alike)
             move = replace(move, board=self.rules.board)
         # A take-none mill that took nothing still closed a mill: it resets the counter too.
+        # The count runs in the moving phase only: under mixed placement a move made while
+        # stones are in hand counts nothing either.
         closed = before.closes_mill(move)
-        quiet = not move.is_placement and not closed
+        quiet = not before.in_placement and not closed
         self._moves.append(move)
         self._positions.append(after)
         self._quiet.append(self._quiet[-1] + 1 if quiet else 0)
@@ -341,7 +343,7 @@ class Game:
         ('50 plies without a mill', None)
         """
         after = self.position.play_unchecked(move)
-        quiet = not move.is_placement and not self.position.closes_mill(move)
+        quiet = not self.position.in_placement and not self.position.closes_mill(move)
         count = self._quiet[-1] + 1 if quiet else 0
         fresh = move.is_placement or move.take is not None
         seen = 0 if fresh else self._positions[self._since[-1]:].count(after)

@@ -40,7 +40,7 @@ from .opening import OpeningBook, OpeningSearch
 from .position import Move, Position, blocked_wdl, decided, parse_position, popcount
 from .rules import STANDARD, Rules, as_rules, require_kernels
 from .game import QUIET_PLY_LIMIT, check_quiet_limit
-from .values import DRAW, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
+from .values import DRAW, DRAW_CODE, LOSS, SLACK_CODE, WDL, WIN, RuleValue, RuleWDL, Value, decode
 
 BOOK_NAME = "opening-book.npz"
 #: The key of a file, reader or chunk of the tables of the quiet-ply rule in a
@@ -98,6 +98,9 @@ class RuleMoveProbe:
     dtz: Optional[int]
     rule: RuleWDL
     plain_plies: Optional[int] = None
+    #: Under mixed placement, a placement's win or loss: the mover's plies to the moving
+    #: phase under the rule (:meth:`Database.placing_plies`), by which it ranks there
+    placing_plies: Optional[int] = None
 
     #: (a MoveProbe's plies to the end: not known under the rule)
     plies = None
@@ -107,9 +110,10 @@ class RuleMoveProbe:
         """Sort key, best first: the win with the nearest mill, a draw (the better its
         value without the rule, the better: a cursed win before a blessed loss), the loss
         with the farthest mill; in the placement phase, where no count runs, the
-        shortest win and the longest loss."""
+        shortest win and the longest loss (under mixed placement, to the moving phase:
+        moves while stones are in hand could go round the plies to the end)."""
         # (plies not known rank after those known, as in Value.rank)
-        plies = self.plain_plies
+        plies = self.placing_plies if self.placing_plies is not None else self.plain_plies
         if self.value == WIN:
             return (0, self.dtz or 0, math.inf if plies is None else plies)
         if self.value == DRAW:
@@ -251,10 +255,12 @@ class Database:
                 self._files[(RULE, key) if rule else key] = f
             reader = storage.SubspaceReader(f, f.filename, sub)
             if rule and not sub.is_moving:
-                # (its codes are differences from that file's: dtz.read_placement)
-                plain = storage.placement_path(self.root, self.rules, sub).name
+                # (its codes are differences from that file's, but under mixed placement:
+                # dtz.read_placement)
+                plain = None if self.rules.mixed else storage.placement_path(self.root, self.rules, sub).name
                 if reader.against != plain:
-                    raise ForeignDatabaseError(f"{f.filename} is stored against {reader.against!r}, not {plain}")
+                    raise ForeignDatabaseError(f"{f.filename} is stored against {reader.against!r}, not "
+                                               f"{'nothing' if plain is None else plain}")
             self._readers[name] = reader
         return reader
 
@@ -523,13 +529,27 @@ class Database:
         (or, with stones in hand, no file holds its hands: no game reaches them)."""
         position = self._position(position)
         limit = self.quiet_limit
-        own, opp = position.own, position.opp
         ended = self._ended(position)
         if ended is not None:
             return RuleValue(RuleWDL(ended), None if ended == DRAW else 0, limit)
+        code = self._rule_code(position)
+        if position.in_placement:
+            # (a placement file of the rule holds its differences from the plain file's,
+            # or under mixed placement its codes)
+            from .dtz import placement_scores
+            plain = self.code(position.own, position.opp, position.own_hand, position.opp_hand)
+            score = int(placement_scores(np.array([code]), np.array([plain]), self.rules.mixed)[0])
+            return RuleValue(RuleWDL.from_score(score), None, limit)
+        from .dtz import decode as decode_dtz
+        plain, dtz = decode_dtz(code)
+        return RuleValue.of(WDL(plain), dtz, limit)
+
+    def _rule_code(self, position: Position) -> int:
+        """The stored code of a position (not over) in the tables of the rule."""
+        own, opp = position.own, position.opp
         sub = self._subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
         if position.in_placement and not placement.is_placement(sub, self.rules):
-            raise MissingSubspaceError(sub, storage.rule_path(self.root, self.rules, sub, limit),
+            raise MissingSubspaceError(sub, storage.rule_path(self.root, self.rules, sub, self.quiet_limit),
                                        f"no file holds the hands of {position} (no game reaches them)")
         slot = sub.index(own, opp)
         with self._lock:
@@ -538,15 +558,30 @@ class Database:
                 code = self._chunk_code(sub, slot, rule=True)
         if code == SLACK_CODE:
             raise CorruptDatabaseError(f"database error: position maps to a slack slot in {sub.name}")
-        if position.in_placement:
-            # (a placement file of the rule holds its differences from the plain file's)
-            from .dtz import placement_scores
-            plain = self.code(own, opp, position.own_hand, position.opp_hand)
-            score = int(placement_scores(np.array([code]), np.array([plain]))[0])
-            return RuleValue(RuleWDL.from_score(score), None, limit)
-        from .dtz import decode as decode_dtz
-        plain, dtz = decode_dtz(code)
-        return RuleValue.of(WDL(plain), dtz, limit)
+        return code
+
+    def placing_plies(self, position: Position | str) -> Optional[int]:
+        """Under mixed placement, the plies of a position with stones in hand to the
+        moving phase (or to the end, where a take ends the game while placing) when the
+        winner hurries and the loser delays under the quiet-ply rule; None for a draw,
+        and for a finished game 0.  Moves while stones are in hand can go round, so the
+        winner follows these plies, which fall with every move of its line, where
+        separate placement follows the plies to the end.  ValueError for other rules or
+        a position of the moving phase.
+
+        >>> db = open_database("data", "lasker-s4")  # doctest: +SKIP
+        >>> db.placing_plies("W:a1,d1 B:g7 w 2 3")     # doctest: +SKIP
+        5
+        """
+        position = self._position(position)
+        if not (self.rules.mixed and position.in_placement):
+            raise ValueError("plies to the moving phase are kept for positions with stones in hand under "
+                             "mixed placement only")
+        ended = self._ended(position)
+        if ended is not None:
+            return None if ended == DRAW else 0
+        code = self._rule_code(position)
+        return None if code == DRAW_CODE else code - 1
 
     def probe_wdl(self, position: Position | str) -> RuleWDL:
         """The value under the quiet-ply rule at a fresh count (:meth:`probe_rule`)."""
@@ -593,8 +628,13 @@ class Database:
             # (no DTZ while placing: the plies to the end tell its wins apart, as the
             # plain values do, else a win in 1 by a line ranked with a win in 5)
             plain = (self.probe(child).for_mover() if position.in_placement and value != DRAW else None)
-            result.append(RuleMoveProbe(move, value, dtz, -after.wdl,
-                                        None if plain is None or plain.wdl != value else plain.plies))
+            plies = None if plain is None or plain.wdl != value else plain.plies
+            placing = None
+            if plies is not None and self.rules.mixed:
+                # (the moving phase entered counts as a win in 1 or a loss in 0 there:
+                # dtz.entry_codes, as the solve read it)
+                placing = 1 + (self.placing_plies(child) if child.in_placement else 0 if value == WIN else 1)
+            result.append(RuleMoveProbe(move, value, dtz, -after.wdl, plies, placing))
         result.sort(key=lambda mp: mp.rank)
         return result
 

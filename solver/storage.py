@@ -544,7 +544,9 @@ class SubspaceReader:
             self.quiet_limit = _plain(f.attrs.get("quiet_limit")) if sub.is_moving else None
             #: the file whose codes these are differences from (None: the values themselves)
             self.against = _plain(f.attrs.get("against"))
-            if not sub.is_moving and f.attrs.get("quiet_limit") is not None and self.against is None:
+            # (under mixed placement the codes themselves: their plies vary, solver.dtz.store_cycle)
+            if (not sub.is_moving and f.attrs.get("quiet_limit") is not None and self.against is None
+                    and _plain(f.attrs.get("placement")) != "mixed"):
                 raise ForeignDatabaseError(f"{path} holds the values of the quiet-ply rule in an earlier "
                                            f"encoding, not against the plain placement file: rebuild it")
             self.attrs = {k: _plain(v) for k, v in attrs.items() if k not in (CRC_KEY, META_KEY)}

@@ -152,6 +152,30 @@ def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path):
     assert all(r.skipped for r in again)
 
 
+def test_the_rules_tables_of_mixed_placement_on_the_cluster_give_the_same_bits(client, tmp_path):
+    """Under mixed placement the placement phase's tables of the rule are cycles of two
+    subspaces solved in rounds (a task each, two files): the same bits as in process,
+    a report a file, and a rerun finds them all built."""
+    from solver import dtz
+
+    rules = Rules.from_name("six-mens-mixed-s3")
+    in_process = tmp_path / "in-process"
+    dtz.build(in_process, rules, 50, progress=False)
+    reports = cluster.build(tmp_path / "cluster", rules, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
+    pairs, subs = dtz.plan(rules)
+    assert [r.key for r in reports] == pairs + subs and not any(r.skipped for r in reports)
+    for root in (tmp_path / "cluster", in_process):
+        assert len(list(storage.rules_dir(root, rules).glob("dtz50-place-*.h5"))) == len(subs) == 15
+    for key in pairs + subs:
+        for sub in key.subspaces if isinstance(key, Pair) else [key]:
+            a, b = (storage.read_subspace(storage.rule_path(root, rules, key, 50), rules, sub.m, sub.o,
+                                          own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=50)
+                    for root in (tmp_path / "cluster", in_process))
+            assert storage.sha256_of(a) == storage.sha256_of(b), sub
+    again = cluster.build(tmp_path / "cluster", rules, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
+    assert len(again) == len(reports) and all(r.skipped for r in again)
+
+
 @pytest.mark.parametrize("rule", ["ceylonese", pytest.param("ceylonese-no-extra", marks=pytest.mark.slow)])
 def test_ceylonese_mills_tables_on_the_cluster_give_the_same_bits(client, tmp_path, rule):
     """Ceylonese mill's files (its moving pairs, with the extra move, then its placement

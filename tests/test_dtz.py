@@ -385,11 +385,13 @@ def test_a_block_and_a_mill_on_the_last_ply_win(five):
 
 
 def test_rules_the_tables_are_not_made_for_are_refused():
-    for name in ("lasker", "five-mens-mixed", "morabaraba-take-none", "seven-mens-take-none"):
+    for name in ("morabaraba-take-none", "seven-mens-take-none"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
-    # served: a line wins (above; where it takes nothing), a mill that takes nothing (below)
-    for name in ("three-mens", "three-mens-take-none", "take-none", "no-jumping-take-none"):
+    # served: a line wins (above; where it takes nothing), a mill that takes nothing (below),
+    # mixed placement (below)
+    for name in ("three-mens", "three-mens-take-none", "take-none", "no-jumping-take-none", "lasker",
+                 "five-mens-mixed"):
         dtz.check_rules(Rules.from_name(name))
 
 
@@ -586,11 +588,12 @@ def test_the_whole_build_makes_and_checks_the_rule_tables(db4_rule, tmp_path):
     plain = run("build", "--db", tmp_path / "plain", "--stones", 4, "--quiet", "--no-rule")
     assert plain.exit_code == 0 and "rule" not in plain.output
     assert not list(storage.rules_dir(tmp_path / "plain", FOUR).glob("dtz*"))
-    # rules the tables do not serve (mixed placement): the plain tables, and a note why not the rule's
-    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "mixed"), "--rules", "mixed",
-                                      "--stones", "3", "--quiet"])
-    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules lasker-s3" in other.output
-    assert not list(storage.rules_dir(tmp_path / "mixed", Rules.from_name("lasker-s3")).glob("dtz*"))
+    # rules the tables do not serve: the plain tables, and a note why not the rule's
+    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "seven"), "--rules", "seven-mens-take-none",
+                                      "--max-total", "6", "--quiet"])
+    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules seven-mens-take-none" \
+        in other.output, other.output
+    assert not list(storage.rules_dir(tmp_path / "seven", Rules.from_name("seven-mens-take-none")).glob("dtz*"))
     # take-none: its mills that take nothing restart the count inside their pair, solved
     # until a fixed point; built, checked (in slot order) and queried as the others
     tn = Rules.from_name("take-none-s4")
@@ -939,6 +942,123 @@ def test_where_a_line_wins_every_reachable_position_is_the_game_searched_with_it
                 placing[searched(pos, 0)] += 1
             stack.extend(pos.play_unchecked(move) for move in pos.legal_moves(rules))
     assert len(seen) > 2000 and all(placing.values()), (len(seen), placing)
+
+
+class MixedPlacement:
+    """Every placement position a game of mixed placement reaches from the start (one a
+    symmetry class: the brute force's own canonical form, with the hands), its moves
+    from the readable rules, and the game under the rule solved over them round by
+    round of plies, with no count (none runs while stones are in hand): where a move
+    enters the moving phase, the value there at a fresh count is the brute force's
+    (``Oracle``), counted as won in 1 or lost in 0; a finished game (a take that leaves
+    two stones) is lost in 0 for the side left so.  ``code``: as the files' codes, 0 a
+    draw, 1 + plies (odd plies a win)."""
+
+    FIXED = {WDL.LOSS: 1, WDL.WIN: 2, WDL.DRAW: 0}
+
+    def __init__(self, rules: Rules, oracle: Oracle, limit: int):
+        self.rules, self.oracle = rules, oracle
+        moving = dict(zip(oracle.keys.tolist(), oracle.solve(limit)[0].tolist()))      # (count 0)
+        self.ids: dict[tuple, int] = {}
+        self.positions: list[Position] = []
+        moves: list[list] = []          # per position: (True, child) or (False, fixed code)
+        frontier = [parse_position("startpos", rules)]
+        while frontier:                 # breadth first, a level's symmetry classes at once
+            level = len(moves)
+            for pos, key in zip(frontier, self.keys(frontier)):
+                if key in self.ids:
+                    continue
+                self.ids[key] = len(self.positions)
+                self.positions.append(pos)
+                out = []
+                for move in pos.legal_moves(rules):
+                    child = pos.play_unchecked(move)
+                    over = child.terminal_wdl(rules)
+                    out.append((False, self.FIXED[over]) if over is not None else (True, child))
+                moves.append(out)
+            frontier = [c for out in moves[level:] for inside, c in out if inside and c.in_placement]
+            frontier = [c for c, key in zip(frontier, self.keys(frontier)) if key not in self.ids]
+        flat = [c for out in moves for inside, c in out if inside]
+        where = iter(self.keys(flat))
+        kids = []
+        for out in moves:
+            row = []
+            for inside, c in out:
+                if not inside:
+                    row.append((False, c))
+                    continue
+                key = next(where)
+                if c.in_placement:
+                    row.append((True, self.ids[key]))
+                else:                   # the moving phase, at a fresh count
+                    value = {WIN: WDL.WIN, LOSS: WDL.LOSS, DRAW: WDL.DRAW}[moving[key[0]]]
+                    row.append((False, self.FIXED[value]))
+            kids.append(row)
+        code = [-1] * len(kids)                     # -1: not decided yet
+        quiet, d = 0, 0
+        while quiet < 2 or d < 3:                   # (two rounds deciding nothing: no later one will)
+            decided = []
+            for i, out in enumerate(kids):
+                if code[i] >= 0:
+                    continue
+                after = [code[c] if inside else c for inside, c in out]
+                if d % 2 == 1 and d in after:                       # a move to a loss in d - 1
+                    decided.append(i)
+                elif d % 2 == 0 and all(a > 0 and a % 2 == 0 for a in after) and max(after, default=d) == d:
+                    decided.append(i)                               # every move to a win, the longest d - 1
+            for i in decided:
+                code[i] = d + 1
+            quiet = 0 if decided else quiet + 1
+            d += 1
+        self.code = [max(c, 0) for c in code]
+
+    def keys(self, positions: list[Position]) -> list[tuple]:
+        """(canonical stones, hands) of each position, by one call of the brute force's
+        own canonical form."""
+        if not positions:
+            return []
+        canon = self.oracle.canonical(np.array([p.own << 32 | p.opp for p in positions], np.int64)).tolist()
+        return [(c, p.own_hand, p.opp_hand) for c, p in zip(canon, positions)]
+
+
+@pytest.mark.parametrize("limit", [50, 4, 3])
+def test_mixed_placement_under_the_rule_is_the_brute_force(tmp_path, limit):
+    """Mixed placement (a side with stones in hand may move instead; the count starts
+    when the last stone is placed): every placement position a game of Six Men's
+    Morris of three stones reaches has, by the files of the rule (``probe_rule``,
+    ``placing_plies``), the value and plies to the moving phase that the brute force
+    over the readable rules gives, with the moving phase's values at a fresh count from
+    the brute force too; and a draw there is a cursed win or blessed loss exactly
+    where the plain value is a win or loss.  Short limits, so that the rule draws some
+    placement wins."""
+    rules = Rules.from_name("six-mens-mixed-s3")
+    built = run("build", "--db", tmp_path, "--rules", rules.name, "--quiet", "--quiet-limit", limit)
+    assert built.exit_code == 0, built.output
+    checked = run("check", "--db", tmp_path, "--rules", rules.name, "--phase", "rule", "--quiet-limit", limit)
+    assert checked.exit_code == 0 and checked.output.startswith("ok: 1 pair(s) and 15 placement"), checked.output
+    brute = MixedPlacement(rules, Oracle(rules), limit)
+    seen = {w: 0 for w in RuleWDL}
+    with open_database(tmp_path, rules, quiet_limit=limit) as db:
+        for pos, code in zip(brute.positions, brute.code):
+            value, plain = db.probe_rule(pos), db.probe(pos).wdl
+            expected = (RuleWDL.WIN if code % 2 == 0 else RuleWDL.LOSS) if code else \
+                {WDL.WIN: RuleWDL.CURSED_WIN, WDL.LOSS: RuleWDL.BLESSED_LOSS, WDL.DRAW: RuleWDL.DRAW}[plain]
+            assert (value.wdl, db.placing_plies(pos)) == (expected, code - 1 if code else None), str(pos)
+            seen[value.wdl] += 1
+    assert len(brute.positions) > 3000 and seen[RuleWDL.WIN] and seen[RuleWDL.LOSS], seen
+    if limit == 3:
+        assert seen[RuleWDL.CURSED_WIN] and seen[RuleWDL.BLESSED_LOSS], seen
+    # Perfect play on both sides, the game's own count and repetitions: moves while
+    # stones are in hand could go round, and the plies to the moving phase make progress
+    rng = random.Random(limit)
+    decided = [p for p, c in zip(brute.positions, brute.code) if c]
+    with open_database(tmp_path, rules, quiet_limit=limit) as db:
+        for pos in rng.sample(decided, 40):
+            game = perfect_game(db, pos, rules, limit, 0)
+            assert game.outcome().value_for(pos.turn) == db.probe_rule(pos).at(0), (str(pos), str(game.outcome()))
+            # both sides hurry or delay by the plies to the moving phase: one less a ply
+            placing = [db.placing_plies(p) for p in game.positions if p.in_placement]
+            assert placing == list(range(placing[0], placing[0] - len(placing), -1)), (str(pos), placing)
 
 
 def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int,

@@ -178,14 +178,23 @@ def test_mills_and_placements_reset_the_quiet_count():
     assert game.quiet_plies == 1
     game.undo(), game.undo()
     assert game.quiet_plies == 2
-    # A placement is not a moving-phase ply, even when the other side slides.
+    # The count runs in the moving phase only: not while the other side still places,
+    # even where one side slides (the tables of the rule start it at the moving phase,
+    # and a position with stones in hand has no count to probe them with).
     placing = Game("W:a1,d1 B:a4,b6,d7 w 2 0")
     placing.play("d2")
     assert placing.quiet_plies == 0
     placing.play("b6-d6")
-    assert placing.quiet_plies == 1
+    assert placing.quiet_plies == 0
     placing.play("b2")
     assert placing.quiet_plies == 0
+    placing.play("d6-b6")
+    assert placing.quiet_plies == 1
+    # mixed placement (Lasker): a move made while stones are in hand counts nothing either
+    lasker = Game("W:a1,d1,g1 B:a7,d7,b6 w 1 1", "lasker-s4")
+    lasker.play("d1-d2")
+    lasker.play("b6-b4")
+    assert lasker.quiet_plies == 0
 
 
 @pytest.mark.parametrize("rules, move", [(Rules(mill_rule="take-none"), "d2-d1"),

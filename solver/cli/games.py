@@ -970,6 +970,8 @@ def review_text(row: dict, unit: str = "plies") -> str:
         slower = "slower" if row["best_value"] == "win" else "sooner lost"
         if row["plies_to"] == "mill":
             slower += " to the next mill"
+        elif row["plies_to"] == "moving":
+            slower += " to the moving phase"
         words = f"{row['plies_lost']} {unit} {slower}" if row["plies_lost"] is not None else slower
     else:
         words = row["blunder"]

@@ -576,7 +576,7 @@ function reviewText(r, unit = "plies") {
   if (!r.mark) return "";
   const words = r.mark === "?!"
     ? `${r.plies_lost === null ? "" : `${r.plies_lost} ${unit} `}${r.best_value === "win" ? "slower" : "sooner lost"}`
-      + (r.plies_to === "mill" ? " to the next mill" : "")
+      + (r.plies_to === "mill" ? " to the next mill" : r.plies_to === "moving" ? " to the moving phase" : "")
     : r.blunder;
   return `${r.mark} ${words} (best ${r.best})`;
 }
