@@ -58,6 +58,7 @@ codes and losses odd ones, as in the plain tables, so the same statistics count 
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -245,33 +246,94 @@ def mills_end(pair: Pair, rules: Rules) -> bool:
 
 def endless_mills(rules: Rules) -> str | None:
     """Where a game of ``rules`` can go round through mills that take nothing only, an
-    example (a side's stones, all in mills, and its move that keeps them all in mills),
-    else None.  In a round without takes, the move before a mill that takes nothing
-    leaves every stone of its mover in a mill, so it closed a mill itself, which took
-    nothing: every move of the round is such a mill, and each side keeps all its
-    stones in mills across its own move.  Where no side can, every line of play makes
-    finitely many of them between takes, the solve's least fixed point is the only one
-    (so the forward check proves it), and following the DTZ wins; where one can, both
-    fail, so those rules are refused (:func:`unserved`).
+    example round (its first position and moves), else None.  In a round without takes,
+    the move before a mill that takes nothing leaves every stone of its mover in a mill,
+    so it closed a mill itself, which took nothing: every move of the round is such a
+    mill, and both sides keep all their stones in mills throughout.  So a round is a
+    cycle of the graph whose states are two disjoint unions of mills (the side to move's
+    stones, the other's: :func:`mill_unions`) and whose moves keep the mover's stones a
+    union of mills (:func:`_round_steps`), searched whole here (a fraction of a second).
+    Where it has none, every line of play makes finitely many such mills between takes,
+    the solve's least fixed point is the only one (so the forward check proves it), and
+    following the DTZ wins; where it has one, both fail, so those rules are refused
+    (:func:`unserved`).  On the Seven Men's boards a side can keep its seven stones in
+    mills across a move, but two such sides do not fit on the board together.
 
     >>> endless_mills(Rules.from_name("take-none")) is None
     True
+    >>> endless_mills(Rules.from_name("seven-mens-take-none")) is None
+    True
     >>> endless_mills(Rules.from_name("morabaraba-take-none"))
-    'a7,b6,c5,d6,d7,f6,g7 moving c5-d5'
+    'W:a1,b2,c3,d2,d3,e3,f2 B:a7,b6,d5,d6,d7,f6,g7 w, then a1-d1 d5-c5 d1-a1 c5-d5'
     """
     if not rules.take_none or rules.line_wins:
         return None
+    return _endless_mills(rules)
+
+
+@functools.lru_cache(maxsize=None)
+def _endless_mills(rules: Rules) -> str | None:
+    """:func:`endless_mills`, searched once a rule set (Morabaraba's board: 2 s)."""
+    steps = _round_steps(rules)
+    states = sorted((a, b) for a in steps for b in steps if not a & b)
+    into: dict[tuple[int, int], list] = {s: [] for s in states}
+    for a, b in states:
+        for origin, target, after in steps[a]:
+            if not b >> target & 1:
+                into[b, after].append(((a, b), origin, target))
+    # Take away the states nothing leads into, again and again; what is left (each
+    # state with a way in from another left) holds a cycle, found by walking back.
+    ways = {s: len(w) for s, w in into.items()}
+    out: dict[tuple[int, int], list] = {s: [] for s in states}
+    for s, w in into.items():
+        for before, _, _ in w:
+            out[before].append(s)
+    free = [s for s in states if not ways[s]]
+    while free:
+        for nxt in out[free.pop()]:
+            ways[nxt] -= 1
+            if not ways[nxt]:
+                free.append(nxt)
+    left = [s for s in states if ways[s]]
+    if not left:
+        return None
+    walk, seen = [left[0]], {left[0]: 0}
+    while True:
+        before, origin, target = next(w for w in into[walk[-1]] if ways[w[0]])
+        if before in seen:
+            break
+        seen[before] = len(walk)
+        walk.append(before)
+    cycle = walk[seen[before]:][::-1]           # (forwards from ``before``)
+    moves = []
+    for here, there in zip(cycle, cycle[1:] + cycle[:1]):
+        origin, target = next((o, t) for w, o, t in into[there] if w == here)
+        moves.append(f"{rules.board.points[origin]}-{rules.board.points[target]}")
+    names = lambda stones: ",".join(sorted(rules.board.points[p] for p in points_of(stones)))  # noqa: E731
+    own, opp = cycle[0]
+    return f"W:{names(own)} B:{names(opp)} w, then {' '.join(moves)}"
+
+
+def _round_steps(rules: Rules) -> dict[int, list[tuple[int, int, int]]]:
+    """Each union of mills of at least three points that a round can hold (its side's
+    stones) with its moves that keep it a union of mills: (origin, target, stones
+    after), a slide, or a jump of three stones where they jump; pruned until every move
+    leads to a union that moves on too (a round moves each side again)."""
     board = rules.board
-    unions = mill_unions(board, rules.stones)
+    unions = {u for u in mill_unions(board, rules.stones) if u.bit_count() >= 3}
     full = (1 << board.num_points) - 1
-    for stones in sorted(unions):
+    steps = {}
+    for stones in unions:
         jump = rules.jumping and stones.bit_count() == 3
-        for a in points_of(stones):
-            for b in points_of((full if jump else board.adjacent[a]) & ~stones):
-                if stones & ~(1 << a) | 1 << b in unions:
-                    return (f"{','.join(sorted(board.points[p] for p in points_of(stones)))} moving "
-                            f"{board.points[a]}-{board.points[b]}")
-    return None
+        found = [(a, b, stones & ~(1 << a) | 1 << b) for a in points_of(stones)
+                 for b in points_of((full if jump else board.adjacent[a]) & ~stones)]
+        steps[stones] = [m for m in found if m[2] in unions]
+    while True:
+        kept = {s: [m for m in ms if steps.get(m[2])] for s, ms in steps.items()}
+        kept = {s: ms for s, ms in kept.items() if ms}
+        if kept.keys() == steps.keys():
+            return kept
+        steps = kept
 
 
 def check_rules(rules: Rules) -> None:

@@ -127,45 +127,23 @@ def test_the_whole_game_as_one_graph_gives_the_same_bits(client, tmp_path):
     assert len(again) == len(placed) and all(r.skipped for r in again)
 
 
-def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path):
-    """The tables of the quiet-ply rule (moving pairs and placement subspaces) as one task
-    graph on the cluster: every file's values are the in-process build's, bit for bit;
-    a rerun finds them all built."""
+@pytest.mark.parametrize("name", ["standard-s4", "six-mens-mixed-s3"])
+def test_the_rules_tables_on_the_cluster_give_the_same_bits(client, tmp_path, name):
+    """The tables of the quiet-ply rule (moving pairs and placement subspaces; under
+    mixed placement cycles of two subspaces solved in rounds, a task each writing two
+    files) as one task graph on the cluster: every file's values are the in-process
+    build's, bit for bit, a report a file; a rerun finds them all built."""
     from solver import dtz
 
-    four = Rules(stones=4)
+    rules = Rules.from_name(name)
     in_process = tmp_path / "in-process"
-    building.build(in_process, four, phase="all", verify=False, progress=False)
-    dtz.build(in_process, four, 50, progress=False)
-    building.build(tmp_path / "cluster", four, phase="all", verify=False, progress=False)
-    reports = cluster.build(tmp_path / "cluster", four, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
-    pairs, subs = dtz.plan(four)
-    assert [r.key for r in reports] == [u.key for u in dtz.plan_units(four)] and len(reports) == len(pairs + subs)
-    assert not any(r.skipped for r in reports)
-    for key in pairs + subs:
-        for sub in key.subspaces if isinstance(key, Pair) else [key]:
-            a, b = (storage.read_subspace(storage.rule_path(root, four, key, 50), four, sub.m, sub.o,
-                                          own_hand=sub.own_hand, opp_hand=sub.opp_hand, quiet_limit=50)
-                    for root in (tmp_path / "cluster", in_process))
-            assert storage.sha256_of(a) == storage.sha256_of(b), sub
-    again = cluster.build(tmp_path / "cluster", four, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
-    assert all(r.skipped for r in again)
-
-
-def test_the_rules_tables_of_mixed_placement_on_the_cluster_give_the_same_bits(client, tmp_path):
-    """Under mixed placement the placement phase's tables of the rule are cycles of two
-    subspaces solved in rounds (a task each, two files): the same bits as in process,
-    a report a file, and a rerun finds them all built."""
-    from solver import dtz
-
-    rules = Rules.from_name("six-mens-mixed-s3")
-    in_process = tmp_path / "in-process"
+    building.build(in_process, rules, phase="all", verify=False, progress=False)
     dtz.build(in_process, rules, 50, progress=False)
+    building.build(tmp_path / "cluster", rules, phase="all", verify=False, progress=False)
     reports = cluster.build(tmp_path / "cluster", rules, client, progress=False, timeout=TIMEOUT, quiet_limit=50)
     pairs, subs = dtz.plan(rules)
     assert [r.key for r in reports] == pairs + subs and not any(r.skipped for r in reports)
-    for root in (tmp_path / "cluster", in_process):
-        assert len(list(storage.rules_dir(root, rules).glob("dtz50-place-*.h5"))) == len(subs) == 15
+    assert len(list(storage.rules_dir(tmp_path / "cluster", rules).glob("dtz50-place-*.h5"))) == len(subs)
     for key in pairs + subs:
         for sub in key.subspaces if isinstance(key, Pair) else [key]:
             a, b = (storage.read_subspace(storage.rule_path(root, rules, key, 50), rules, sub.m, sub.o,

@@ -385,7 +385,7 @@ def test_a_block_and_a_mill_on_the_last_ply_win(five):
 
 
 def test_rules_the_tables_are_not_made_for_are_refused():
-    for name in ("morabaraba-take-none", "seven-mens-take-none"):
+    for name in ("morabaraba-take-none", "morabaraba-take-none-s7"):
         with pytest.raises(UnsupportedRulesError, match="no tables of the quiet-ply rule"):
             dtz.check_rules(Rules.from_name(name))
     # served: a line wins (above; where it takes nothing), a mill that takes nothing (below),
@@ -450,26 +450,95 @@ def test_under_take_none_a_jumping_side_is_the_brute_force(limit):
 _ORACLES: dict = {}
 
 
+@pytest.mark.parametrize("limit", [7, pytest.param(50, marks=pytest.mark.slow)])
+def test_under_take_none_the_seven_mens_board_is_the_brute_force(limit):
+    """Seven Men's Morris under take-none, served since no round of mills that take
+    nothing fits on its board (below): with four stones a side, the tables (pairs with
+    three stones solved until a fixed point) are the brute force's at every position
+    and count."""
+    rules = Rules.from_name("seven-mens-take-none-s4")
+    if rules.name not in _ORACLES:
+        _ORACLES[rules.name] = Oracle(rules)
+    agreed(rules, _ORACLES[rules.name], limit)
+    assert dtz.solve_rule_pair((3, 4), rules, lambda m, o: tables(rules, limit)[0][m, o], limit).rounds >= 2
+
+
 def test_mills_that_take_nothing_for_ever_are_found_by_hand_and_such_boards_refused():
-    """A round of play through mills that take nothing only needs a side that keeps all
-    its stones in mills across its own move (dtz.endless_mills): none on the standard
-    and Six Men's boards, whose take-none tables are made; on Morabaraba's board the
-    reviewer's round c5-d5, f2-d2, d5-c5, d2-f2 is one, each move a mill that takes
-    nothing (the reference rules say so), and its take-none rules are refused."""
-    for name in ("take-none", "no-jumping-take-none", "six-mens-take-none", "five-mens-take-none"):
+    """A round of play through mills that take nothing only keeps both sides' stones in
+    mills throughout (dtz.endless_mills searches the graph of such positions whole):
+    none on the standard, Six Men's and Seven Men's boards, whose take-none tables are
+    made; on Morabaraba's board the reviewer's round c5-d5, f2-d2, d5-c5, d2-f2 is one,
+    and so is the search's, each move a mill that takes nothing (the reference rules
+    say so), and its take-none rules are refused."""
+    for name in ("take-none", "no-jumping-take-none", "six-mens-take-none", "five-mens-take-none",
+                 "seven-mens-take-none", "seven-mens-lines-take-none"):
         assert dtz.endless_mills(Rules.from_name(name)) is None
+        dtz.check_rules(Rules.from_name(name))
     rules = Rules.from_name("morabaraba-take-none")
-    game = Game(parse_position("W:a7,d7,g7,b6,d6,f6,c5 B:c3,d3,e3,f2,a1,d1,g1 w", rules), rules)
-    start = game.position
-    for text in ("c5-d5", "f2-d2", "d5-c5", "d2-f2"):
-        move = parse_move(text, rules.board)
-        before = game.position
-        assert move in before.legal_moves(rules) and not move.takes
-        game.play(move)
-        assert in_mill(game.position.opp, move.target, rules.board) and game.quiet_plies == 0
-    assert game.position == start
-    assert dtz.endless_mills(rules) == "a7,b6,c5,d6,d7,f6,g7 moving c5-d5"
-    assert "can follow each other for ever" in dtz.unserved(rules)
+
+    def goes_round(start: str, moves: list[str]) -> None:
+        game = Game(parse_position(start, rules), rules)
+        first = game.position
+        for text in moves:
+            move = parse_move(text, rules.board)
+            assert move in game.position.legal_moves(rules) and not move.takes
+            game.play(move)
+            assert in_mill(game.position.opp, move.target, rules.board) and game.quiet_plies == 0
+        assert game.position == first
+
+    goes_round("W:a7,d7,g7,b6,d6,f6,c5 B:c3,d3,e3,f2,a1,d1,g1 w", ["c5-d5", "f2-d2", "d5-c5", "d2-f2"])
+    found = dtz.endless_mills(rules)
+    start, moves = found.split(", then ")
+    goes_round(start, moves.split())
+    assert "can follow each other for ever" in dtz.unserved(rules) and found in dtz.unserved(rules)
+
+
+def test_no_round_of_mills_that_take_nothing_fits_on_the_seven_mens_boards():
+    """Found another way, by brute force over point sets (no union of mills built, no
+    pruning) and a depth-first search: on both Seven Men's boards (slides only) the
+    graph of positions whose two sides' stones (3..7 each) all stand in mills, and of
+    the slides that keep the mover's so, has no cycle; so no round of mills that take
+    nothing can be played there.  On Morabaraba's board it has one."""
+    import sys
+
+    def has_round(name: str) -> tuple[bool, int]:
+        rules = Rules.from_name(name)
+        board = rules.board
+        n = board.num_points
+        sets = []
+        for k in range(3, rules.stones + 1):
+            for points in itertools.combinations(range(n), k):
+                stones = sum(1 << p for p in points)
+                inside = [m for m in board.mills if m & stones == m]
+                if all(any(m >> p & 1 for m in inside) for p in points):
+                    sets.append(stones)
+        closed = set(sets)
+
+        def moves(a: int, b: int) -> list[tuple[int, int]]:
+            return [(b, a & ~(1 << p) | 1 << q) for p in range(n) if a >> p & 1
+                    for q in range(n) if board.adjacent[p] >> q & 1 and not (a | b) >> q & 1
+                    and (a & ~(1 << p) | 1 << q) in closed]
+
+        state = {}                      # 1: on the search's path, 2: done
+
+        def cycle_from(s) -> bool:
+            state[s] = 1
+            for t in moves(*s):
+                if state.get(t) == 1 or (t not in state and cycle_from(t)):
+                    return True
+            state[s] = 2
+            return False
+
+        sys.setrecursionlimit(10_000)
+        starts = [(a, b) for a in sets for b in sets if not a & b]
+        return any(s not in state and cycle_from(s) for s in starts), len(starts)
+
+    for name in ("seven-mens", "seven-mens-lines"):
+        assert not Rules.from_name(name).jumping        # (slides are all their moves)
+        found, positions = has_round(name)
+        assert not found and positions > 100, (name, positions)
+    # (and it finds Morabaraba's rounds, of seven stones a side: slides, which are legal there)
+    assert has_round("morabaraba-take-none-s7")[0]
 
 
 # --- the conversions of codes, against their definitions written out in numpy ----------
@@ -589,11 +658,17 @@ def test_the_whole_build_makes_and_checks_the_rule_tables(db4_rule, tmp_path):
     assert plain.exit_code == 0 and "rule" not in plain.output
     assert not list(storage.rules_dir(tmp_path / "plain", FOUR).glob("dtz*"))
     # rules the tables do not serve: the plain tables, and a note why not the rule's
-    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "seven"), "--rules", "seven-mens-take-none",
+    other = CliRunner().invoke(main, ["build", "--db", str(tmp_path / "mora"), "--rules", "morabaraba-take-none",
                                       "--max-total", "6", "--quiet"])
-    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules seven-mens-take-none" \
+    assert other.exit_code == 0 and "note: no tables of the quiet-ply rule for rules morabaraba-take-none" \
         in other.output, other.output
-    assert not list(storage.rules_dir(tmp_path / "seven", Rules.from_name("seven-mens-take-none")).glob("dtz*"))
+    assert not list(storage.rules_dir(tmp_path / "mora", Rules.from_name("morabaraba-take-none")).glob("dtz*"))
+    # served since no round of such mills fits on the board: Seven Men's Morris under take-none
+    seven = Rules.from_name("seven-mens-take-none")
+    built = run("build", "--db", tmp_path / "seven", "--rules", seven.name, "--max-total", 8, "--quiet")
+    assert built.exit_code == 0 and "4 pair(s) built under the 50-ply rule" in built.output, built.output
+    checked = run("check", "--db", tmp_path / "seven", "--rules", seven.name, "--max-total", 8, "--phase", "rule")
+    assert checked.exit_code == 0 and checked.output.startswith("ok: 4 pair(s)"), checked.output
     # take-none: its mills that take nothing restart the count inside their pair, solved
     # until a fixed point; built, checked (in slot order) and queried as the others
     tn = Rules.from_name("take-none-s4")
