@@ -28,7 +28,7 @@ from .choice import probe_game_moves, trap_choice
 from .records import turn_of_setup
 from .rules import Rules
 from .probe import Database, MoveProbe, RuleMoveProbe, best_of
-from .values import DRAW, LOSS, WDL, WIN
+from .values import DRAW, LOSS, WDL, WIN, RuleWDL
 
 #: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
 LOST_THE_WIN = "lost the win"
@@ -97,6 +97,8 @@ def query_object(database: Database, pos: Position, line: bool = False,
         for mv in obj["moves"]:
             under = by_move[mv["move"]]
             mv["rule"] = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
+            if under.placing_plies is not None:         # (mixed placement's win or loss)
+                mv["rule"]["placing_plies"] = under.placing_plies
         # best first in the game: by the values under the rule (stable: the plain order
         # among equals)
         obj["moves"].sort(key=lambda mv: by_move[mv["move"]].rank)
@@ -114,7 +116,9 @@ def rule_object(database: Database, game: Game) -> Optional[dict]:
     """``{"limit", "quiet_plies", "wdl", "dtz", "value"}``: the value of the game's
     position under the quiet-ply rule (:meth:`Database.probe_rule`): at a fresh count
     (``wdl``: win, cursed-win, draw, blessed-loss or loss; ``dtz``: plies to the next
-    mill, null with stones in hand) and at the game's count (``value``); None where the
+    mill, null with stones in hand) and at the game's count (``value``); under mixed
+    placement, with stones in hand, a win's or loss's ``placing_plies`` too (the plies
+    to the moving phase, :meth:`Database.placing_plies`); None where the
     game's limit is not the database's, or the tables of the rule are not built (for
     its file)."""
     pos = game.position
@@ -126,8 +130,27 @@ def rule_object(database: Database, game: Game) -> Optional[dict]:
         return None
     if rule is None:
         return None
-    return {"limit": rule.limit, "quiet_plies": game.quiet_plies, "wdl": rule.wdl, "dtz": rule.dtz,
-            "value": rule.at(game.quiet_plies)}
+    obj = {"limit": rule.limit, "quiet_plies": game.quiet_plies, "wdl": rule.wdl, "dtz": rule.dtz,
+           "value": rule.at(game.quiet_plies)}
+    if database.rules.mixed and pos.in_placement and rule.wdl in (RuleWDL.WIN, RuleWDL.LOSS):
+        obj["placing_plies"] = database.placing_plies(pos)
+    return obj
+
+
+def rule_gap(database: Database, game: Game) -> Optional[MissingSubspaceError]:
+    """Where the tables of the quiet-ply rule of the game's limit are built but a file
+    that the game's position or its moves need is not (so the answers are the plain
+    values), the error that says which (with its remedy); else None."""
+    if (game.quiet_limit != database.quiet_limit or game.outcome() is not None
+            or not database.has_rule_tables()):
+        return None
+    try:
+        database.probe_rule_moves(game.position, game.quiet_plies)
+        database.probe_rule(game.position)
+    except MissingSubspaceError as exc:
+        # (hands no game reaches have no file to build: the opening search answers)
+        return exc if exc.remedy is not None else None
+    return None
 
 
 def rule_line(database: Database, game: Game) -> list[Move]:
@@ -315,22 +338,24 @@ def review_move(probes: list, move: Move) -> dict:
     best = probes[0]
     played = next(mp for mp in probes if mp.move == move)
     obj = {"mark": None, "plies_lost": None, "best": str(best.move), "best_value": best.value,
-           "best_plies": _plies(best), "plies_to": _plies_to(best),
+           "best_plies": ranked_plies(best), "plies_to": plies_to(best),
            "is_best": True}
     if played.value != best.value:
         obj.update(is_best=False, mark=LOST_TO_A_DRAW if played.value == DRAW else LOST_TO_A_LOSS)
-    elif played.value != DRAW and played.rank != best.rank:
-        # (the same value: the ranks differ by plies, to the end or to the next mill)
-        lost = abs(_plies(played) - _plies(best)) if None not in (_plies(played), _plies(best)) else None
+    elif played.value != DRAW and ranked_plies(played) != ranked_plies(best):
+        # (the same value, other plies: to the end, to the next mill, or to the moving
+        # phase, whose ties the plies to the end break only to choose among equals)
+        mine, theirs = ranked_plies(played), ranked_plies(best)
+        lost = abs(mine - theirs) if None not in (mine, theirs) else None
         obj.update(is_best=False, mark=SLOWER, plies_lost=lost)
     return obj
 
 
-def _plies(probe) -> Optional[int]:
+def ranked_plies(probe) -> Optional[int]:
     """The plies by which a probe ranks among equal values: to the end, or under the
     rule to the next mill (while placing, where no count runs: to the end, and under
     mixed placement to the moving phase)."""
-    to = _plies_to(probe)
+    to = plies_to(probe)
     if to == "mill":
         return probe.dtz
     if to == "moving":
@@ -338,8 +363,8 @@ def _plies(probe) -> Optional[int]:
     return probe.plain_plies if isinstance(probe, RuleMoveProbe) else probe.plies
 
 
-def _plies_to(probe) -> str:
-    """What :func:`_plies` counts to: ``"mill"`` under the rule (but for a placement's
+def plies_to(probe) -> str:
+    """What :func:`ranked_plies` counts to: ``"mill"`` under the rule (but for a placement's
     win or loss, which has plain plies and no DTZ: ``"end"``, or under mixed placement
     ``"moving"``, the moving phase, :attr:`RuleMoveProbe.placing_plies`), else ``"end"``."""
     if not isinstance(probe, RuleMoveProbe):

@@ -53,6 +53,9 @@ class MoveValues:
         self.size = size
         self._known: dict = {}
         self._rule: dict = {}          # database id -> whether its tables of the rule are built
+        #: The first file of the tables of the rule found missing where the others are
+        #: built (the plain values chose there): what a player or a hint says once
+        self.gap: Optional[MissingSubspaceError] = None
 
     def __call__(self, database: Database, game: Game) -> list[MoveProbe | RuleMoveProbe]:
         built = self._rule.get(id(database))
@@ -65,8 +68,11 @@ class MoveValues:
             if rule:
                 try:
                     known = database.probe_rule_moves(game.position, game.quiet_plies)
-                except MissingSubspaceError:
-                    pass                # (a file not built: the plain values choose)
+                except MissingSubspaceError as exc:
+                    # (a file not built: the plain values choose; hands no game reaches
+                    # have none to build)
+                    if exc.remedy is not None:
+                        self.gap = self.gap or exc
             if known is None:
                 known = database.probe_moves(game.position)
             if len(self._known) >= self.size:

@@ -76,7 +76,7 @@ from .board import points_of
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
-from .build.planner import cycle_memory as cycle_bytes
+from .build.planner import cycle_memory
 from .retro import (MAX_BAD, check_by_opponent_sets, first_bad, kernel_flags, outside, solve_pair, solve_unit,
                     unit_of)
 from .rules import Rules
@@ -304,7 +304,7 @@ def _endless_mills(rules: Rules) -> str | None:
             break
         seen[before] = len(walk)
         walk.append(before)
-    cycle = walk[seen[before]:][::-1]           # (forwards from ``before``)
+    cycle = walk[seen[before]:][::-1]           # (forwards, ending at ``before``)
     moves = []
     for here, there in zip(cycle, cycle[1:] + cycle[:1]):
         origin, target = next((o, t) for w, o, t in into[there] if w == here)
@@ -916,7 +916,7 @@ def plan_units(rules: Rules, max_total: int | None = None,
     check_rules(rules)
     units = building.plan_units(rules, max_total, pair, "moving" if pair is not None else "all")
     return [replace(u, memory=rule_memory(u.key, rules) if isinstance(u.key, Pair)
-                    else cycle_memory(u.subspaces, rules) if rules.mixed else placement.memory_needed(u.key))
+                    else rule_cycle_memory(u.subspaces, rules) if rules.mixed else placement.memory_needed(u.key))
             for u in units]
 
 
@@ -1022,7 +1022,7 @@ class RuleCycleWork(building.Work):
         self.label = f"placement {self.subs[0].name} under the {limit}-ply rule"
         self.outputs = [(storage.rule_path(root, rules, s, limit), f"placement {s.name} under the {limit}-ply rule")
                         for s in self.subs]
-        self.memory = cycle_memory(self.subs, rules)
+        self.memory = rule_cycle_memory(self.subs, rules)
 
     def problems(self) -> list[str | None]:
         return [building.why_not_built(self.root, self.rules, s, quiet_limit=self.limit) for s in self.subs]
@@ -1062,11 +1062,11 @@ class RuleCycleWork(building.Work):
                            skipped=False, check_seconds=check_seconds * s.slots / slots) for s in self.subs]
 
 
-def cycle_memory(subs: list[Subspace], rules: Rules) -> int:
+def rule_cycle_memory(subs: list[Subspace], rules: Rules) -> int:
     """Bytes a cycle of mixed placement holds under the rule: as its plain build
     (:func:`solver.build.planner.cycle_memory`), the subspaces it reads held throughout."""
     reads = {t for s in subs for t in placement.reads(s, rules)} - set(subs)
-    return cycle_bytes([s.slots for s in subs], [t.slots for t in reads])
+    return cycle_memory([s.slots for s in subs], [t.slots for t in reads])
 
 
 def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, *, jobs: int = 2,
@@ -1110,8 +1110,8 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
         if not rules.mixed:
             require_plain_placement(root, rules, limit, subs)
         need = [(f"pair {p.name}", rule_memory(p, rules)) for p in pairs]
-        need += [(f"placement {u[0].name}", cycle_memory(u, rules) if rules.mixed else placement.memory_needed(u[0]))
-                 for u in units]
+        need += [(f"placement {u[0].name}",
+                  rule_cycle_memory(u, rules) if rules.mixed else placement.memory_needed(u[0])) for u in units]
         for (what, bytes_), key in zip(need, [*pairs, *(u[0] for u in units)]):
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
                 raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")

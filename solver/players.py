@@ -425,6 +425,7 @@ class PerfectPlayer(Player):
                  say: Optional[Say] = None, database: Optional[Database] = None, seconds: float = 3.0):
         super().__init__(rules, rng, say)
         self.database = database
+        self.gap: Optional[DatabaseError] = None     # (a file of the rule found missing: said once)
         self.fallback = HardPlayer(rules, self.rng, say=None, database=database, seconds=seconds)
         self.fallback._said = self._said            # one set of notices for both
         self.fallback._say = say
@@ -438,6 +439,10 @@ class PerfectPlayer(Player):
                 if game.position.in_placement:
                     self._note_opening_search(game.position)
                 best = self._best(game)
+                if self.gap is not None:
+                    self.say(f"{self.level}: the tables of the quiet-ply rule are built, but not all it needs "
+                             f"({self.explain(self.gap)}); playing by the plain values where they are not",
+                             key="rule")
                 if best is not None:
                     return best
             except (DatabaseError, SearchStoppedError) as error:
@@ -453,7 +458,9 @@ class PerfectPlayer(Player):
 
     def _best(self, game: Game) -> Optional[Move]:
         """One of the database's best moves in ``game`` (None: none); raises DatabaseError."""
-        best = best_of(probe_game_moves(self.database, game), self.rng)
+        values = MoveValues(0)              # (nothing remembered: it notes a missing file of the rule)
+        best = best_of(probe_game_moves(self.database, game, values), self.rng)
+        self.gap = self.gap or values.gap
         return None if best is None else best.move
 
     def _note_opening_search(self, position: Position) -> None:
@@ -477,6 +484,7 @@ class UltraPlayer(PerfectPlayer):
 
     def _best(self, game: Game) -> Optional[Move]:
         best = trap_choice(self.database, game, self.rng, self.values)
+        self.gap = self.gap or self.values.gap
         return None if best is None else best.move
 
 

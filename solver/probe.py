@@ -111,14 +111,18 @@ class RuleMoveProbe:
         value without the rule, the better: a cursed win before a blessed loss), the loss
         with the farthest mill; in the placement phase, where no count runs, the
         shortest win and the longest loss (under mixed placement, to the moving phase:
-        moves while stones are in hand could go round the plies to the end)."""
-        # (plies not known rank after those known, as in Value.rank)
-        plies = self.placing_plies if self.placing_plies is not None else self.plain_plies
+        moves while stones are in hand could go round the plies to the end; among
+        equals, to the end)."""
+        # (plies not known rank after those known, as in Value.rank; under mixed
+        # placement the plies to the end break the ties of the plies to the moving phase,
+        # which fall with every move of the line all the same)
+        plies = self.plain_plies
+        first = self.placing_plies if self.placing_plies is not None else plies
         if self.value == WIN:
-            return (0, self.dtz or 0, math.inf if plies is None else plies)
+            return (0, self.dtz or 0, *(math.inf if p is None else p for p in (first, plies)))
         if self.value == DRAW:
-            return (1, -self.rule.score, 0)
-        return (2, -(self.dtz or 0), math.inf if plies is None else -plies)
+            return (1, -self.rule.score, 0, 0)
+        return (2, -(self.dtz or 0), *(math.inf if p is None else -p for p in (first, plies)))
 
     def drawn(self) -> "RuleMoveProbe":
         """The same move where the game's history makes it a draw (as :meth:`MoveProbe.drawn`)."""
@@ -563,8 +567,10 @@ class Database:
     def placing_plies(self, position: Position | str) -> Optional[int]:
         """Under mixed placement, the plies of a position with stones in hand to the
         moving phase (or to the end, where a take ends the game while placing) when the
-        winner hurries and the loser delays under the quiet-ply rule; None for a draw,
-        and for a finished game 0.  Moves while stones are in hand can go round, so the
+        winner hurries and the loser delays under the quiet-ply rule, rounded up to the
+        side's parity (odd for a win, even for a loss: one more where the loser enters
+        the moving phase, which the tables count as a win in 1 for the winner there);
+        None for a draw, and for a finished game 0.  Moves while stones are in hand can go round, so the
         winner follows these plies, which fall with every move of its line, where
         separate placement follows the plies to the end.  ValueError for other rules or
         a position of the moving phase.

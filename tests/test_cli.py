@@ -285,6 +285,9 @@ def test_moves_given_that_end_the_game_by_the_rules_of_play_are_that_draw(db4):
     # three plies fewer: not over, the position's own value and moves
     fewer = CliRunner().invoke(main, ["query", "--json", *common[:-1], " ".join(["a1-a4 b6-b4 a4-a1 b4-b6"] * 2)[:-6]])
     assert fewer.exit_code == 0 and json.loads(fewer.stdout)["moves"] and fewer.stderr == ""
+    # no moves given, the count at the limit: the game as given is over (no "moves given")
+    limit = CliRunner().invoke(main, ["query", *common[:5], "--quiet-plies", "50"])
+    assert limit.exit_code == 0 and limit.stderr == "note: the game as given is over: draw (50 plies without a mill)\n"
 
 
 def test_ctrl_c_is_one_line_and_status_130(tmp_path):

@@ -1128,10 +1128,25 @@ def test_mixed_placement_under_the_rule_is_the_brute_force(tmp_path, name, limit
     assert len(brute.positions) > 3000 and seen[RuleWDL.WIN] and seen[RuleWDL.LOSS], seen
     if limit <= 3:
         assert seen[RuleWDL.CURSED_WIN] and seen[RuleWDL.BLESSED_LOSS], seen
-    # Perfect play on both sides, the game's own count and repetitions: moves while
-    # stones are in hand could go round, and the plies to the moving phase make progress
+    # The order of the moves: by the plies to the moving phase, then to the end, the
+    # same in query (its first move best-move's) as for the perfect player
+    from solver.analysis import query_object
     rng = random.Random(limit)
     decided = [p for p, c in zip(brute.positions, brute.code) if c]
+    with open_database(tmp_path, rules, quiet_limit=limit) as db:
+        for pos in rng.sample(decided, 100):
+            ruled = db.probe_rule_moves(pos)
+            shown = query_object(db, pos)["moves"]
+            rank = {str(mp.move): mp.rank for mp in ruled}
+            assert shown[0]["move"] == str(ruled[0].move), str(pos)
+            assert [rank[mv["move"]] for mv in shown] == [mp.rank for mp in ruled], str(pos)
+            best = ruled[0]
+            ties = [mp for mp in ruled if mp.value == best.value and mp.placing_plies == best.placing_plies]
+            pick = min if best.value == WDL.WIN else max
+            assert best.plain_plies == pick(mp.plain_plies for mp in ties), str(pos)
+            assert shown[0]["rule"]["placing_plies"] == best.placing_plies == db.placing_plies(pos)
+    # Perfect play on both sides, the game's own count and repetitions: moves while
+    # stones are in hand could go round, and the plies to the moving phase make progress
     with open_database(tmp_path, rules, quiet_limit=limit) as db:
         for pos in rng.sample(decided, 40):
             game = perfect_game(db, pos, rules, limit, 0)
@@ -1139,6 +1154,64 @@ def test_mixed_placement_under_the_rule_is_the_brute_force(tmp_path, name, limit
             # both sides hurry or delay by the plies to the moving phase: one less a ply
             placing = [db.placing_plies(p) for p in game.positions if p.in_placement]
             assert placing == list(range(placing[0], placing[0] - len(placing), -1)), (str(pos), placing)
+
+
+def test_under_mixed_placement_a_review_judges_by_the_plies_to_the_moving_phase():
+    """Moves as long to the moving phase are as good (the plies to the end only break
+    the tie for the player); one longer is slower by the difference; a loss whose plies
+    are not known ranks after those known, as in the plain values."""
+    from solver.analysis import review_move
+    from solver.probe import RuleMoveProbe
+    a, b, c = (parse_move(t) for t in ("d2", "d3", "d5"))
+    win = lambda move, plain, placing: RuleMoveProbe(move, WDL.WIN, None, RuleWDL.WIN, plain, placing)  # noqa: E731
+    probes = sorted([win(b, 9, 3), win(a, 7, 3), win(c, 5, 5)], key=lambda mp: mp.rank)
+    assert [mp.move for mp in probes] == [a, b, c]
+    assert review_move(probes, b)["mark"] is None and review_move(probes, b)["plies_to"] == "moving"
+    slower = review_move(probes, c)
+    assert (slower["mark"], slower["plies_lost"], slower["best_plies"]) == ("?!", 2, 3)
+    known, unknown = RuleMoveProbe(a, WDL.LOSS, None, RuleWDL.LOSS, 6), RuleMoveProbe(b, WDL.LOSS, None, RuleWDL.LOSS)
+    assert sorted([unknown, known], key=lambda mp: mp.rank) == [known, unknown]
+
+
+def test_a_missing_file_of_the_rule_is_said_where_the_values_fall_back(tmp_path):
+    """Where the tables of the rule are built but a file an answer needs is missing,
+    query, best-move and the perfect player answer by the plain values, and say so in
+    one line with the command that builds it (they used to fall back in silence)."""
+    rules = Rules.from_name("six-mens-mixed-s3")
+    assert run("build", "--db", tmp_path, "--rules", rules.name, "--quiet").exit_code == 0
+    storage.rule_path(tmp_path, rules, Subspace(2, 2, 1, 1, board=rules.board), 50).unlink()
+    pos = "W:a1,c1 B:a5,c5 w 1 1"
+    for command in ("query", "best-move"):
+        result = CliRunner().invoke(main, [command, "--db", str(tmp_path), "--rules", rules.name, pos])
+        assert result.exit_code == 0, result.output
+        notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
+        assert len(notes) == 1 and "dtz50-place-2-2+1-1.h5" in notes[0] and "--phase rule" in notes[0], notes
+        assert "under the" not in result.stdout
+    said = []
+    with open_database(tmp_path, rules) as db:
+        player = PerfectPlayer(rules, random.Random(1), say=said.append, database=db)
+        player.choose(Game(pos, rules))
+        player.choose(Game(pos, rules))
+    assert len(said) == 1 and "dtz50-place-2-2+1-1.h5" in said[0], said
+    # check names it once (its readers' checks meet it too), and says to build it
+    checked = run("check", "--db", tmp_path, "--rules", rules.name, "--phase", "rule")
+    errors = [line for line in checked.stderr.splitlines() if line.startswith("muehle: error")]
+    assert checked.exit_code == 1 and len(errors) == 1 and "dtz50-place-2-2+1-1.h5" in errors[0], checked.stderr
+    assert checked.stderr.splitlines()[-1].startswith("build them with: muehle build"), checked.stderr
+    # all there: no note; a damaged file is named once too
+    assert run("build", "--db", tmp_path, "--rules", rules.name, "--quiet").exit_code == 0
+    path = storage.rule_path(tmp_path, rules, Subspace(2, 2, 1, 1, board=rules.board), 50)
+    data = bytearray(path.read_bytes())
+    for at in range(len(data) - 3000, len(data) - 2000, 97):
+        data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+    checked = run("check", "--db", tmp_path, "--rules", rules.name, "--phase", "rule")
+    errors = [line for line in checked.stderr.splitlines() if line.startswith("muehle: error")]
+    assert checked.exit_code == 1 and len(errors) == 1 and "dtz50-place-2-2+1-1.h5" in errors[0], checked.stderr
+    assert checked.stderr.splitlines()[-1].startswith("delete the file(s) named"), checked.stderr
+    assert run("build", "--db", tmp_path, "--rules", rules.name, "--quiet").exit_code == 0
+    result = CliRunner().invoke(main, ["query", "--db", str(tmp_path), "--rules", rules.name, pos])
+    assert result.exit_code == 0 and "note:" not in result.stderr and "under the 50-ply rule" in result.stdout
 
 
 def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int,

@@ -799,9 +799,13 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
     if not checked:
         fail(f"no tables of the {limit}-ply rule of rules {rules.name} in {db} (build them with: {command})")
     if failed:
-        for line in failed[:5]:
-            click.echo(f"muehle: error: {one_line(explained(line))}", err=True)
-        click.echo(f"delete the file(s) named and build them again with: {command}", err=True)
+        # (a file at fault fails its own check and those of the files that read it: once)
+        lines = list(dict.fromkeys(one_line(explained(line)) for line in failed))
+        for line in lines[:5]:
+            click.echo(f"muehle: error: {line}", err=True)
+        missing = all(isinstance(line, MissingSubspaceError) for line in failed)
+        click.echo(f"build them with: {command}" if missing else
+                   f"delete the file(s) named and build them again with: {command}", err=True)
         raise SystemExit(1)
     pairs = sum(isinstance(k, Pair) for k in checked)
     click.echo(f"ok: {pairs} pair(s) and {len(checked) - pairs} placement subspace(s) under the {limit}-ply "

@@ -20,13 +20,13 @@ from typing import Callable, Optional
 
 import click
 
-from ..analysis import analyze_object, ceylon_analyze_object, dice_analyze_object
+from ..analysis import analyze_object, ceylon_analyze_object, dice_analyze_object, plies_to, ranked_plies
 from ..records import pgn_text, read_any_record
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
 from ..notation import format_position
-from ..choice import probe_game_moves
+from ..choice import MoveValues, probe_game_moves
 from ..players import LEVELS, make_player
 from ..dice import DiceGame, dice_gap, is_dice_record, is_replacement, read_dice_record, replacements
 from ..dice_tables import DiceTables
@@ -77,6 +77,10 @@ def take_back_turn(game, human: str) -> Optional[list[Move]]:
     while game.position.turn != human:
         taken.append(game.undo())
     return taken[::-1]
+
+
+#: What the plies of a hint count to (:func:`solver.analysis.plies_to`), in words
+_PLIES_TO = {"mill": "next mill", "moving": "moving phase"}
 
 
 class Session:
@@ -268,25 +272,32 @@ class Session:
         if self.database is None:
             self.out(f"no hint: {self.no_db_reason}")
             return
+        values = MoveValues(0)
         try:
-            probes = probe_game_moves(self.database, self.game)   # a draw by the rules of play too
+            probes = probe_game_moves(self.database, self.game, values)   # a draw by the rules of play too
         except DatabaseError as error:
             self.out(f"no hint: the database cannot answer ({explained(error)})")
             return
+        if values.gap is not None:
+            self.out(f"note: the tables of the {self.game.quiet_limit}-ply rule are built, but not all this "
+                     f"hint needs ({explained(values.gap)}): the values are without the rule")
         best = probes[0]
-        # (under the quiet-ply rule: the plies to the next mill, not to the end)
+        # (under the quiet-ply rule: the plies to the next mill, not to the end; while
+        # placing to the end, and under mixed placement to the moving phase)
         ruled = isinstance(best, RuleMoveProbe)
-        number = (lambda p: p.dtz) if ruled else (lambda p: p.plies)
-        said = (f"{best.value}, next mill in {best.dtz}" if ruled and best.dtz is not None
-                else value_text(best.value, best.plies))
+        decided = [p for p in probes if p.value != DRAW]
+        to = plies_to(decided[0]) if ruled and decided else "end"
+        said = (f"{best.value}, {_PLIES_TO[to]} in {ranked_plies(best)}" if best.value != DRAW and to != "end"
+                else value_text(best.value, ranked_plies(best)))
         self.out(f"hint: {best.move} ({said}); every move, for you"
-                 + (f" (under the {self.game.quiet_limit}-ply rule, (n): plies to the next mill)" if ruled else "")
+                 + (f" (under the {self.game.quiet_limit}-ply rule, (n): plies to the {_PLIES_TO[to]})"
+                    if ruled and to != "end" else "")
                  + ":")
         for value in (WIN, DRAW, LOSS):
             group = [p for p in probes if p.value == value]
             if group:
                 self.out(f"  {value}: " + " ".join(
-                    str(p.move) if number(p) is None else f"{p.move}({number(p)})" for p in group))
+                    str(p.move) if ranked_plies(p) is None else f"{p.move}({ranked_plies(p)})" for p in group))
 
 
 def read_line(prompt: str) -> Optional[str]:

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 
 import click
 
-from ..analysis import best_move_object, drawn_by_play, query_object
+from ..analysis import best_move_object, drawn_by_play, query_object, rule_gap
 from ..batch import query_lines
 from ..commands import explained
 from ..errors import DatabaseError, one_line
@@ -100,6 +100,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
+        note_rule_gap(database, game)
     if with_line and obj["line_drawn"] is not None:
         click.echo(f"note: played as a game from here, this line is a draw at ply "
                    f"{obj['line_drawn']['ply']} ({obj['line_drawn']['termination']}): "
@@ -115,16 +116,22 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     if rule is not None:
         text = str(RuleValue(rule["wdl"], rule["dtz"], rule["limit"]))
         count = (f"; after {rule['quiet_plies']} quiet plies: {rule['value']}" if rule["quiet_plies"] else "")
-        click.echo(f"under the {rule['limit']}-ply rule: {text}{count}")
+        click.echo(f"under the {rule['limit']}-ply rule: {text}{_moving(rule)}{count}")
         if with_line:
             click.echo(f"line under the rule: {' '.join(rule['line']) or '(none: the game is over)'}")
     for mv in obj["moves"]:
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         under = mv.get("rule")
         if under is not None:
-            mill = "" if under["dtz"] is None else f", next mill in {under['dtz']}"
+            mill = ("" if under["dtz"] is None else f", next mill in {under['dtz']}") + _moving(under)
             plies += f"  (under the rule: {under['value']}{mill})"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def _moving(rule: dict) -> str:
+    """Under mixed placement, a win's or loss's plies to the moving phase, in words."""
+    plies = rule.get("placing_plies")
+    return "" if plies is None else f", moving phase in {plies}"
 
 
 def _query_dice(db: str, rules: Rules, dice, text: str, after: str, as_json: bool) -> None:
@@ -322,10 +329,21 @@ def note_first(database, game) -> None:
     else that no game holds these hands, and that the opening search answers."""
     drawn = drawn_by_play(game)
     if drawn is not None:
-        click.echo(f"note: the moves given end the game: {drawn}", err=True)
+        given = "the moves given end the game" if game.moves else "the game as given is over"
+        click.echo(f"note: {given}: {drawn}", err=True)
         return
     note_unreachable(game.position, database.rules)
     note_search(database, game.position)
+
+
+def note_rule_gap(database, game) -> None:
+    """What query and best-move say on stderr after they answer, where the tables of the
+    quiet-ply rule are built but a file the answer needs is not: that it is without the
+    rule, and the command that builds the file."""
+    gap = rule_gap(database, game)
+    if gap is not None:
+        click.echo(f"note: the tables of the {database.quiet_limit}-ply rule lack a file this answer needs, "
+                   f"so it is without the rule: {one_line(explained(gap), MAX_LINE)}", err=True)
 
 
 def note_unreachable(pos, rules: Rules, ceylonese: bool = False) -> bool:
@@ -404,6 +422,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
         note_first(database, game)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game,
                                traps=traps)
+        note_rule_gap(database, game)
     if as_json:
         click.echo(json.dumps(obj))
         return
