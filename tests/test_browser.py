@@ -502,3 +502,38 @@ def test_ceylonese_mill_in_the_browser(ceylon_server, browser):
     WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "analysis-board").get_attribute("data-ply") == "2")
     shown = driver.find_elements(By.CSS_SELECTOR, "#analysis-board circle.stone.black")
     assert len(shown) == game.positions[2].black.bit_count()
+
+
+@pytest.fixture(scope="module")
+def lasker_server(tmp_path_factory):
+    """The page on a folder of Lasker Morris of four stones a side (place or move),
+    plain tables and those of the 50-ply rule."""
+    from solver.build import build
+    from solver import dtz
+
+    rules = Rules.from_name("lasker-s4")
+    root = tmp_path_factory.mktemp("lasker-web")
+    build(root, rules, phase="all", progress=False)
+    dtz.build(root, rules, progress=False)
+    with serving(create_app(root, rules)) as (base, _):
+        yield base + "/", root, rules
+
+
+def test_mixed_placement_hints_count_to_the_moving_phase(lasker_server, browser):
+    """Under mixed placement the hints while placing are the values under the rule with
+    the plies to the moving phase (the list and the summary say so, not "mill"), in the
+    perfect player's order."""
+    base, root, rules = lasker_server
+    driver = browser
+    driver.get(base)
+    idle(driver, 0)
+    start = "W:d2 B:c3,d5 w 2 1"
+    play_from(driver, start)
+    with open_database(root, rules) as db:
+        ruled = db.probe_rule_moves(parse_position(start, rules))
+        plies = db.placing_plies(start)
+    assert text(driver, "hint-summary").endswith(f"win, moving phase in {plies}."), text(driver, "hint-summary")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#hint-list tr")
+    assert [r.get_attribute("data-move") for r in rows] == [str(mp.move) for mp in ruled]
+    first = rows[0].find_elements(By.TAG_NAME, "td")[1].text
+    assert first.startswith(f"win, moving phase in {ruled[0].placing_plies} (win in {ruled[0].plain_plies}")

@@ -143,9 +143,15 @@ function clearMarks(container) {
 }
 
 // A move's value in this game: under the quiet-ply rule where the server gives it (its
-// value at the game's count, the plies to the next mill), else the plain value.
+// value at the game's count, the plies to the next mill; under mixed placement, while
+// stones are in hand, to the moving phase), else the plain value.
 function gameValue(mv) {
-  return mv.rule ? { value: mv.rule.value, plies: mv.rule.dtz } : { value: mv.value, plies: mv.plies };
+  if (!mv.rule) return { value: mv.value, plies: mv.plies, to: "end" };
+  if (mv.rule.dtz !== null) return { value: mv.rule.value, plies: mv.rule.dtz, to: "mill" };
+  if (mv.rule.placing_plies !== undefined) {
+    return { value: mv.rule.value, plies: mv.rule.placing_plies, to: "moving phase" };
+  }
+  return { value: mv.rule.value, plies: null, to: "end" };
 }
 
 function paintMarks(container, best) {
@@ -183,7 +189,7 @@ function fillMoveTable(table, moves, onClick) {
       : mv.again !== undefined                  // Ceylonese mill: turns, and whether it keeps the turn
         ? turnsText(mv.value, mv.turns) + (mv.again ? ", moves again" : "")
       : mv.rule
-        ? `${v.value}${v.plies === null ? "" : `, mill in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
+        ? `${v.value}${v.plies === null ? "" : `, ${v.to} in ${v.plies}`} (${valueText(mv.value, mv.plies)} without the rule)`
         : valueText(mv.value, mv.plies);
     cell.className = v.value;
     if (onClick) row.addEventListener("click", () => onClick(mv.move));
@@ -254,7 +260,8 @@ function paintHints() {
   const rule = hints.rule
     ? ` Under the ${hints.rule.limit}-ply rule, after ${hints.rule.quiet_plies} quiet plies: ${hints.rule.value}` +
       (hints.rule.wdl === hints.rule.value ? "" : ` (${hints.rule.wdl} at a fresh count)`) +
-      (hints.rule.dtz === null ? "." : `, next mill in ${hints.rule.dtz}.`)
+      (hints.rule.dtz !== null ? `, next mill in ${hints.rule.dtz}.`
+        : hints.rule.placing_plies !== undefined ? `, moving phase in ${hints.rule.placing_plies}.` : ".")
     : "";
   say("hint-summary", hints.dice
     ? `Before this throw: ${percentText(hints.expected)} for ${COLOUR[st.side]}.`
