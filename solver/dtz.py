@@ -916,8 +916,7 @@ def plan_units(rules: Rules, max_total: int | None = None,
     check_rules(rules)
     units = building.plan_units(rules, max_total, pair, "moving" if pair is not None else "all")
     return [replace(u, memory=rule_memory(u.key, rules) if isinstance(u.key, Pair)
-                    else rule_cycle_memory(u.subspaces, rules) if rules.mixed else placement.memory_needed(u.key))
-            for u in units]
+                    else placement_memory(u.key, rules)) for u in units]
 
 
 class RulePairWork(building.Work):
@@ -1022,7 +1021,7 @@ class RuleCycleWork(building.Work):
         self.label = f"placement {self.subs[0].name} under the {limit}-ply rule"
         self.outputs = [(storage.rule_path(root, rules, s, limit), f"placement {s.name} under the {limit}-ply rule")
                         for s in self.subs]
-        self.memory = rule_cycle_memory(self.subs, rules)
+        self.memory = placement_memory(sub, rules)
 
     def problems(self) -> list[str | None]:
         return [building.why_not_built(self.root, self.rules, s, quiet_limit=self.limit) for s in self.subs]
@@ -1069,6 +1068,13 @@ def rule_cycle_memory(subs: list[Subspace], rules: Rules) -> int:
     return cycle_memory([s.slots for s in subs], [t.slots for t in reads])
 
 
+def placement_memory(sub: Subspace, rules: Rules) -> int:
+    """Bytes the file of the rule of placement subspace ``sub`` needs built: its pass's
+    (:func:`solver.placement.memory_needed`), or under mixed placement its cycle's
+    (:func:`rule_cycle_memory`)."""
+    return rule_cycle_memory(unit_of(sub), rules) if rules.mixed else placement.memory_needed(sub)
+
+
 def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, *, jobs: int = 2,
                verify: bool = True, progress: bool = False, memory: int | None = None,
                lookup: Callable | None = None, read: Callable | None = None) -> list[RuleReport]:
@@ -1110,8 +1116,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
         if not rules.mixed:
             require_plain_placement(root, rules, limit, subs)
         need = [(f"pair {p.name}", rule_memory(p, rules)) for p in pairs]
-        need += [(f"placement {u[0].name}",
-                  rule_cycle_memory(u, rules) if rules.mixed else placement.memory_needed(u[0])) for u in units]
+        need += [(f"placement {u[0].name}", placement_memory(u[0], rules)) for u in units]
         for (what, bytes_), key in zip(need, [*pairs, *(u[0] for u in units)]):
             if memory is not None and bytes_ > memory and not storage.rule_path(root, rules, key, limit).exists():
                 raise building.over_limit(f"{what} under the {limit}-ply rule", bytes_, memory, "nothing was built")

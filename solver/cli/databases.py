@@ -290,7 +290,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     pairs, subs = dtz.plan(rules, max_total, pair)
     if dry_run:
         for what, keys, need in (("moving", pairs, lambda p: dtz.rule_memory(p, rules)),
-                                 ("placement", subs, placement.memory_needed)):
+                                 ("placement", subs, lambda s: dtz.placement_memory(s, rules))):
             there = sum(storage.rule_path(db, rules, k, limit).exists() for k in keys)
             click.echo(f"{what} phase under the {limit}-ply rule of rules {rules.name} in "
                        f"{storage.rules_dir(db, rules)}: {len(keys)} file(s) ({there} built), "
