@@ -76,7 +76,6 @@ from .board import points_of
 from .index import Pair, Subspace
 from .kernels import loaded_kernels
 from .position import NO_POINT
-from .build.planner import cycle_memory
 from .retro import (MAX_BAD, check_by_opponent_sets, first_bad, kernel_flags, outside, solve_pair, solve_unit,
                     unit_of)
 from .rules import Rules
@@ -1041,13 +1040,8 @@ class RuleCycleWork(building.Work):
     def check(self, solved, cache, jobs, verify):
         if not verify:
             return False
-        read = self._lookup(jobs)
-        for s in self.subs:
-            bad = placement.check(s, self.rules, solved.values[s],
-                                  lambda t: solved.values[t] if t in solved.values else read(t), jobs)
-            if bad:
-                raise ConsistencyError(f"placement {s.name} under the {self.limit}-ply rule fails the "
-                                       f"consistency check at slot {bad[0]} ({len(bad)} bad states seen)", bad)
+        building.check_cycle(self.subs, self.rules, solved.values, self._lookup(jobs), jobs,
+                             f" under the {self.limit}-ply rule")
         return True
 
     def write(self, solved, seconds, checked):
@@ -1065,7 +1059,7 @@ def rule_cycle_memory(subs: list[Subspace], rules: Rules) -> int:
     """Bytes a cycle of mixed placement holds under the rule: as its plain build
     (:func:`solver.build.planner.cycle_memory`), the subspaces it reads held throughout."""
     reads = {t for s in subs for t in placement.reads(s, rules)} - set(subs)
-    return cycle_memory([s.slots for s in subs], [t.slots for t in reads])
+    return building.cycle_memory([s.slots for s in subs], [t.slots for t in reads])
 
 
 def placement_memory(sub: Subspace, rules: Rules) -> int:

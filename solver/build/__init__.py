@@ -40,7 +40,7 @@ from .planner import (DISK_BYTES_PER_SLOT, DISK_BYTES_PER_SLOT_LEAST, FILE_SECON
                       pair_plan, plan, plan_sizes, plan_summary, plan_units, rounds_memory)
 from .resources import memory_available, peak_rss_mib, release_free_memory
 from .runner import (UNUSABLE_OVER_LIMIT, BackgroundWriter, CycleWork, PairReport, PairWork, PassWork,
-                     PlacementReport, Report, SubspaceCache, Work, cache_bytes, cpu_seconds, over_limit,
+                     PlacementReport, Report, SubspaceCache, Work, cache_bytes, check_cycle, cpu_seconds, over_limit,
                      require_memory, require_stored, run, size_text, why_not_built, work_of, write_memory)
 
 # (the planner's, the runner's, the lock's and the resources' names are the package's
@@ -50,7 +50,8 @@ __all__ = ["BuildLock", "remove_stale_temporaries", "DISK_BYTES_PER_SLOT", "DISK
            "check_phase", "cycle_memory", "memory_needed", "pair_plan", "plan", "plan_sizes", "plan_summary",
            "plan_units", "rounds_memory", "memory_available", "peak_rss_mib", "release_free_memory",
            "UNUSABLE_OVER_LIMIT", "BackgroundWriter", "CycleWork", "PairReport", "PairWork", "PassWork",
-           "PlacementReport", "Report", "SubspaceCache", "Work", "cache_bytes", "cpu_seconds", "over_limit",
+           "PlacementReport", "Report", "SubspaceCache", "Work", "cache_bytes", "check_cycle", "cpu_seconds",
+           "over_limit",
            "require_memory", "require_stored", "run", "size_text", "why_not_built", "work_of",
            "build", "build_moving", "build_placement", "build_unit", "build_cycle", "build_subspace",
            "run_units", "is_built", "is_stored", "built_later", "prepare_folder", "check_plan",

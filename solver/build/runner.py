@@ -465,12 +465,7 @@ class CycleWork(PlacementWork):
                           lambda *shape: cache.load(Subspace(*shape, board=self.rules.board)), jobs)
 
     def check(self, result, cache, jobs, verify):
-        lookup = lambda s: result.values[s] if s in result.values else cache.load(s)  # noqa: E731
-        for s in self.subs:
-            bad = placement.check(s, self.rules, result.values[s], lookup, jobs)
-            if bad:
-                raise ConsistencyError(f"placement {s.name} fails the consistency check at slot {bad[0]} "
-                                       f"({len(bad)} bad states seen)", bad)
+        check_cycle(self.subs, self.rules, result.values, cache.load, jobs)
         return True
 
     def write(self, result, seconds, checked):
@@ -478,6 +473,20 @@ class CycleWork(PlacementWork):
             storage.write_file(path, self.rules, {s: result.values[s]},
                                extra={"seconds": seconds, "phase": "placement",
                                       "rounds": result.rounds, "checked": True})
+
+
+def check_cycle(subs: list[Subspace], rules: Rules, values: dict, read: Callable[[Subspace], np.ndarray],
+                jobs: int, what: str = "") -> None:
+    """The forward check of a solved cycle of mixed placement (``values`` by subspace),
+    each subspace reading the other's values and ``read``'s for what its moves lead to
+    out of the cycle; ConsistencyError naming the first that fails (``what``: words
+    after its name, as " under the 50-ply rule")."""
+    lookup = lambda s: values[s] if s in values else read(s)  # noqa: E731
+    for s in subs:
+        bad = placement.check(s, rules, values[s], lookup, jobs)
+        if bad:
+            raise ConsistencyError(f"placement {s.name}{what} fails the consistency check at slot {bad[0]} "
+                                   f"({len(bad)} bad states seen)", bad)
 
 
 def work_of(root: Path | str, rules: Rules, unit: Unit) -> Work:

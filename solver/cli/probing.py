@@ -100,7 +100,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
-        note_rule_gap(database, game)
+        note_rule_gap(database, game, obj)
     if with_line and obj["line_drawn"] is not None:
         click.echo(f"note: played as a game from here, this line is a draw at ply "
                    f"{obj['line_drawn']['ply']} ({obj['line_drawn']['termination']}): "
@@ -336,10 +336,13 @@ def note_first(database, game) -> None:
     note_search(database, game.position)
 
 
-def note_rule_gap(database, game) -> None:
-    """What query and best-move say on stderr after they answer, where the tables of the
-    quiet-ply rule are built but a file the answer needs is not: that it is without the
-    rule, and the command that builds the file."""
+def note_rule_gap(database, game, answer: dict) -> None:
+    """What query and best-move say on stderr after they answer (``answer``), where the
+    tables of the quiet-ply rule are built but a file the answer needs is not: that it
+    is without the rule, and the command that builds the file.  An answer under the rule
+    (its ``"rule"``) needs no look: the moves are not probed again."""
+    if "rule" in answer:
+        return
     gap = rule_gap(database, game)
     if gap is not None:
         click.echo(f"note: the tables of the {database.quiet_limit}-ply rule lack a file this answer needs, "
@@ -422,7 +425,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
         note_first(database, game)
         obj = best_move_object(database, pos, None if seed is None else random.Random(seed), game,
                                traps=traps)
-        note_rule_gap(database, game)
+        note_rule_gap(database, game, obj)
     if as_json:
         click.echo(json.dumps(obj))
         return
