@@ -34,7 +34,7 @@ cdef inline int ended(int expect, int end) noexcept nogil:
 def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet,
                 const uint16_t[::1] cap, int rules,
                 int64_t start=0, int64_t stop=-1, int max_bad=16, int jobs=2,
-                int h=0, int k=0, place=None, place_cap=None, int end=0, mills=None):
+                int h=0, int k=0, place=None, place_cap=None, int end=0, mills=None, slots=None):
     """Forward consistency check of slots [start, stop) of a solved subspace m-o under
     the rule flags ``rules`` (solver.rules.Rules.flags).
 
@@ -44,14 +44,19 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     (at most max_bad, as a numpy array) and how many disagree.  Under mixed placement
     the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
     ``place``, ``place_cap`` where its other moves lead (Outside).  RULE_MILL_ENDS: a
-    mill that takes nothing reads ``mills`` (o-m's codes), as retro_init's.
+    mill that takes nothing reads ``mills`` (o-m's codes), as retro_init's.  ``slots``
+    (an int64 array): check those slots instead of [start, stop) (solver.dtz checks a
+    second rounding only where it is not the first's plus two).
 
     The successors' values are random reads: the loop gathers the successors of
     CHECK_BATCH states and prefetches them all before reading any, so that many
     memory accesses are in flight at once.
     """
-    cdef int64_t s0, s1, slot, blk, e, nblocks
-    cdef int64_t n_slots
+    cdef int64_t s0, s1, slot, blk, e, nblocks, q
+    cdef int64_t n_slots, n_listed
+    cdef bint by_list = slots is not None
+    cdef const int64_t[::1] listed = (np.ascontiguousarray(slots, dtype=np.int64) if by_list
+                                      else np.zeros(1, dtype=np.int64))
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -76,6 +81,11 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
         stop = n_slots
     if start < 0 or start > stop:
         raise ValueError(f"bad slot range {start}..{stop} of {m}-{o}")
+    if by_list:
+        n_listed = listed.shape[0]
+        if n_listed and (np.min(listed) < 0 or np.max(listed) >= n_slots):
+            raise ValueError(f"a slot listed outside 0..{n_slots - 1} of {m}-{o}")
+        start, stop = 0, n_listed       # (positions in the list, then)
     nblocks = (stop - start + CHECK_BATCH - 1) // CHECK_BATCH
     # (each thread starts from a copy of these: defined, not left uninitialised)
     moves = NULL
@@ -99,8 +109,9 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
             # pass 1: where every successor's value lies (quiet: index; out of the
             # unit, a capture or a placement: outside_entry; -1: a win), prefetched
             total = 0
-            for slot in range(s0, s1):
-                j = slot - s0
+            for q in range(s0, s1):
+                j = q - s0
+                slot = listed[q] if by_list else q
                 first[j] = total
                 count[j] = -1
                 if not c_is_real_slot(m, o, slot):
@@ -126,8 +137,9 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
                 total = total + n
                 count[j] = n
             # pass 2: the values, now (mostly) in cache
-            for slot in range(s0, s1):
-                j = slot - s0
+            for q in range(s0, s1):
+                j = q - s0
+                slot = listed[q] if by_list else q
                 if count[j] < 0:
                     expect = V_LINE_WON if LINE_WINS and count[j] == LINE_WON_MARK else V_SLACK
                 else:

@@ -63,6 +63,9 @@ cdef enum:
                             # reads: a win in 1, a loss in 0, a cursed win or blessed loss a
                             # draw (only the value: the placement files then hold plies to
                             # the moving phase, nearly one number a subspace, and compress)
+    DTZ_FROM_SECOND = 6     # the second rounding's codes -> DTZ codes, where the DTZ is of
+                            # the first rounding's parity (two plies less; the check keeps
+                            # the others aside)
 
 
 cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil:
@@ -72,6 +75,9 @@ cdef inline uint16_t dtz_convert(uint16_t c, int mode, int limit) noexcept nogil
     if mode == DTZ_FROM_PLIES:
         t = c - 1
         return <uint16_t>(2 * t if t & 1 else 2 * t + 1)
+    if mode == DTZ_FROM_SECOND:
+        t = c - 1
+        return <uint16_t>(2 * (t - 2) if t & 1 else 2 * (t - 2) + 1)
     t = c >> 1
     win = (c & 1) == 0
     if mode == DTZ_ENTRY:
@@ -96,11 +102,13 @@ def dtz_codes(const uint16_t[::1] codes, uint16_t[::1] out, int mode, int limit,
     ``limit`` plies, 4 a solve's codes whose plies are the DTZ into DTZ codes, 5 the
     first rounding of DTZ codes with those above ``limit`` drawn (the moving positions
     where the placement phase's pass under the rule enters; solver.dtz's ``rounded``,
-    ``exit_codes``, the first solve's result and ``entry_codes``)."""
+    ``exit_codes``, the first solve's result and ``entry_codes``), 6 the second
+    rounding back into DTZ codes where they are of the first rounding's parity (the
+    check's way back)."""
     cdef int64_t i, n = codes.shape[0]
     check_jobs(jobs)
     check_size("out", out.shape[0], n, "the length of codes")
-    if not 0 <= mode <= DTZ_ENTRY:
+    if not 0 <= mode <= DTZ_FROM_SECOND:
         raise ValueError(f"no conversion {mode}")
     for i in prange(n, nogil=True, num_threads=jobs, schedule="static"):
         out[i] = dtz_convert(codes[i], mode, limit)

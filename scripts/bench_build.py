@@ -2,10 +2,14 @@
 """Benchmark of the moving-phase build: per pair, slots per second and peak memory.
 
 Usage: python scripts/bench_build.py [--max-total 10] [--jobs 2] [--db DIR] [--rules standard]
+       python scripts/bench_build.py --phase rule --db DIR [--max-total N] [--quiet-limit 50]
 
 Builds into a fresh temporary folder (or --db) and prints one line per pair and a
 total.  Slots are counted (a few per cent are slack); peak memory is the process's
-maximum resident set size so far.
+maximum resident set size so far.  With ``--phase rule`` it builds the moving pairs'
+tables of the quiet-ply rule in --db, which must hold the plain pairs (pair files of
+the rule already there are skipped: remove those to be timed), with each pair's
+forward check of its roundings and how many solves it took.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import time
 from pathlib import Path
 
 from machine import cpu_model
+from solver import dtz
 from solver.build import build
+from solver.game import QUIET_PLY_LIMIT
 from solver.rules import Rules
 
 
@@ -29,8 +35,14 @@ def main() -> int:
     ap.add_argument("--rules", default="standard")
     ap.add_argument("--db", default=None, help="build here (default: a temporary folder)")
     ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--phase", choices=["moving", "rule"], default="moving")
+    ap.add_argument("--quiet-limit", type=int, default=QUIET_PLY_LIMIT)
     args = ap.parse_args()
     rules = Rules.from_name(args.rules)
+    if args.phase == "rule":
+        if args.db is None:
+            ap.error("--phase rule needs --db: a folder with the plain pairs built")
+        return rule_pairs(Path(args.db), rules, args)
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; jobs={args.jobs}; rules={rules.name}; "
           f"max total={args.max_total}; verify={not args.no_verify}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +61,32 @@ def main() -> int:
         disk = sum(f.stat().st_size for f in root.rglob("*.h5"))
         print(f"total: {total:,} slots in {wall:.1f} s wall ({total / wall / 1e6:.2f} M slots/s), "
               f"peak memory {max(r.peak_rss_mib for r in reports):.0f} MiB, {disk / 2**20:.1f} MiB on disk")
+    return 0
+
+
+def rule_pairs(root: Path, rules: Rules, args) -> int:
+    """The moving pairs' tables of the quiet-ply rule, a pair at a time (no placement
+    phase: it needs the plain placement files)."""
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; jobs={args.jobs}; rules={rules.name}; "
+          f"max total={args.max_total}; verify={not args.no_verify}; quiet limit={args.quiet_limit}")
+    print(f"{'pair':>5} {'slots':>13} {'seconds':>8} {'check s':>8} {'solves':>6} {'peak MiB':>9}")
+    start = time.perf_counter()
+    built = []
+    for pair in dtz.plan(rules, args.max_total)[0]:
+        for r in dtz.build(root, rules, args.quiet_limit, pair=tuple(pair), jobs=args.jobs,
+                           verify=not args.no_verify, progress=False):
+            if r.key != pair:
+                continue        # (the pairs it reads, built before it)
+            if r.skipped:
+                print(f"{pair.name:>5} skipped: its file of the rule is there")
+                continue
+            built.append(r)
+            print(f"{pair.name:>5} {r.slots:>13,} {r.seconds:>8.1f} {r.check_seconds:>8.1f} {r.solves:>6} "
+                  f"{r.peak_rss_mib:>9.0f}", flush=True)
+    wall = time.perf_counter() - start
+    print(f"total: {sum(r.slots for r in built):,} slots built in {wall:.1f} s wall, checks "
+          f"{sum(r.check_seconds for r in built):.1f} s, peak memory "
+          f"{max((r.peak_rss_mib for r in built), default=0):.0f} MiB")
     return 0
 
 

@@ -102,9 +102,10 @@ def retro_check(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,
                 start: int = 0, stop: int = -1, max_bad: int = 16,
                 jobs: int = 2, h: int = 0, k: int = 0,
                 place: U16 | None = None, place_cap: U16 | None = None,
-                end: int = 0, mills: U16 | None = None) -> tuple[I64, int]:
-    """Slots of [start, stop) whose code disagrees with their successors', and how many;
-    ``end``: a blocked side and a take that leaves two stones count that many plies more."""
+                end: int = 0, mills: U16 | None = None, slots: I64 | None = None) -> tuple[I64, int]:
+    """Slots of [start, stop) (or those of ``slots``) whose code disagrees with their
+    successors', and how many; ``end``: a blocked side and a take that leaves two stones
+    count that many plies more."""
 def retro_check_grouped(m: int, o: int, val: U16, quiet: U16, cap: U16, rules: int,
                         rep_start: int = 0, rep_stop: int = -1, max_bad: int = 16,
                         jobs: int = 2, h: int = 0, k: int = 0, fingerprint: bool = False,

@@ -43,7 +43,8 @@ where it had its parity already (a blocked side loses in 2, a winning mill wins 
 :func:`solver.retro.shift_ends`), whose values are the DTZ rounded strictly up, and the
 two give it: DTZ = second − 1 where they agree, second − 2 where not (:func:`combine`).
 The build's forward check (:func:`check_pair`) runs on the first rounding, and on the
-second where some DTZ is not of its first rounding's parity (with the check's ``end``),
+second where some DTZ is not of its first rounding's parity (with the check's ``end``;
+only at the slots where it is not the first's plus two: :func:`second_rounding_slots`),
 so the tables are checked as exactly as the plain ones.
 
 **Codes.** One uint16 per slot: 0 a draw, 2·DTZ a win (DTZ ≥ 1), 2·DTZ + 1 a loss
@@ -87,7 +88,7 @@ log = logging.getLogger("muehle.build")
 #: slot: 4 Mi slots, some 80 MiB, where a whole large pair's would be gigabytes).
 BLOCK = 1 << 22
 #: The conversions of the kernels' ``dtz_codes`` (ext/values.pxi).
-ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES, ENTRY = range(6)
+ROUND_FIRST, ROUND_SECOND, EXIT_FIRST, EXIT_SECOND, FROM_PLIES, ENTRY, FROM_SECOND = range(7)
 #: The plies the second solve adds to the game's own ends (a blocked side, a take that
 #: leaves two stones): the next ones of the same parity (ext/check.pxi ``ended``).
 SECOND_END = 2
@@ -594,18 +595,24 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
     kept = {s: values[s][slots].copy() for s, slots in aside.items()}
     shifted_any = any(len(slots) for slots in aside.values())
     ends = mills_end(pair, rules)
+    near = None                 # (the slots the second rounding's check visits; None: all)
     mill_codes = {second: {s: exit_codes(v, limit, second, jobs) for s, v in values.items()}
                   for second in ((False, True) if shifted_any else (False,))} if ends else {}
+    # each subspace's codes: DTZ codes, or which rounding (the way back: FROM_PLIES or
+    # FROM_SECOND, then the codes kept aside)
+    back: dict[Subspace, int | None] = dict.fromkeys(values)
     try:
-        for v in values.values():
+        for s, v in values.items():
             _convert(v, ROUND_FIRST, out=v, jobs=jobs)
+            back[s] = FROM_PLIES
+        if shifted_any and not ends and not rules.line_wins:
+            near = second_rounding_slots(pair, rules, values, aside)
         for second in (False, True) if shifted_any else (False,):
             if second:
-                # the second rounding from the first: two plies more, but where the DTZ
-                # is not of the first's parity (there the two agree)
                 for s, v in values.items():
-                    _add_decided(v, 2)
-                    v[aside[s]] -= 2
+                    _to_dtz(v, back, s, aside[s], kept[s], jobs)
+                    _convert(v, ROUND_SECOND, out=v, jobs=jobs)
+                    back[s] = FROM_SECOND
             for sub in pair.subspaces:
                 target = outside(sub, rules)[0]
                 cap = (np.zeros(0, dtype=np.uint16) if target is None
@@ -614,6 +621,11 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                     bad = _slot_order_check(sub, values, cap, kernel_flags(rules, True), jobs,
                                             SECOND_END if second else 0, mill_codes[second][sub.mirror])
                     passed = not bad
+                elif second and near is not None:
+                    bad, count = sub.kernels.retro_check(sub.m, sub.o, values[sub], values[sub.mirror], cap,
+                                                         kernel_flags(rules), max_bad=MAX_BAD, jobs=jobs,
+                                                         end=SECOND_END, slots=near[sub])
+                    bad, passed = [int(x) for x in bad], count == 0
                 else:
                     bad, passed = check_by_opponent_sets(sub, values[sub], values[sub.mirror], cap, rules, jobs,
                                                          end=SECOND_END if second else 0)
@@ -627,16 +639,61 @@ def check_pair(pair: Pair, rules: Rules, values: dict[Subspace, np.ndarray],
                     if found:
                         failed.append(f"subspace {sub} under the quiet-ply rule: {found} loss(es) in 1 by a "
                                       f"forced mill that no DTZ counts")
-            if second:
-                for s, v in values.items():
-                    v[aside[s]] += 2
-                    _add_decided(v, -2)
     finally:
-        # back to DTZ codes: the first rounding's plies, and the few kept aside
         for s, v in values.items():
-            _convert(v, FROM_PLIES, out=v, jobs=jobs)
-            v[aside[s]] = kept[s]
+            _to_dtz(v, back, s, aside[s], kept[s], jobs)
     return failed
+
+
+def _to_dtz(codes: np.ndarray, back: dict, sub: Subspace, aside: np.ndarray, kept: np.ndarray, jobs: int) -> None:
+    """A subspace's codes of a rounding (``back[sub]``: the way back, None: DTZ codes
+    already) made DTZ codes again in place: all but those ``aside`` (not of the first
+    rounding's parity) by the way back, and those from ``kept``."""
+    if back[sub] is not None:
+        _convert(codes, back[sub], out=codes, jobs=jobs)
+        codes[aside] = kept
+        back[sub] = None
+
+
+def second_rounding_slots(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
+                          aside: dict[Subspace, np.ndarray]) -> dict[Subspace, np.ndarray] | None:
+    """The slots of ``pair`` (by subspace) where a check of the second rounding can fail
+    though the check of the first (``first``: the pair's codes in it) passes: the DTZ
+    kept ``aside`` (those not of their first rounding's parity, where the two roundings
+    agree), every position with a quiet move into one of them, and the :func:`seeds` of
+    ``first``.  None where more than :data:`MAX_SHIFTED` are kept aside (the caller
+    checks every slot).
+
+    Everywhere else the second rounding is the first plus two (a draw stays a draw), and
+    so are the codes its successors give it: those of its quiet successors (none kept
+    aside), a take's (:func:`exit_codes`: the next ones of the same parity) and the
+    game's own ends (``SECOND_END``), but a loser's mill into a win the rule keeps (2 in
+    both).  A winner's best is a loss of the opponent's, which none of these is, so it
+    moves two plies with them; a loser's is its longest move, a quiet one (two or more
+    plies in the first rounding, four or more in the second) where it has one besides
+    such mills, and where it has none it is a seed.  So ``best_code`` gives such a slot
+    the first's code plus two, which it holds: its check in the second rounding is its
+    check in the first, and the build's forward check visits those slots once.  Not
+    where a mill may take nothing (:func:`mills_end`: a mill reads the pair's own codes)
+    nor where a line wins (its end is no code of a rounding); the caller checks every
+    slot there."""
+    if sum(len(a) for a in aside.values()) > MAX_SHIFTED:
+        return None
+    kernels = pair.subspaces[0].kernels
+    flags = kernel_flags(rules)
+    near: dict[Subspace, set[int]] = {s: set() for s in pair.subspaces}
+    for sub in pair.subspaces:
+        near[sub].update(int(x) for x in aside[sub])
+        near[sub].update(int(x) for x in seeds(sub, first[sub], rules))
+        mirror = sub.mirror
+        for slot in aside[sub]:
+            own, opp = sub.position(int(slot))
+            # the last mover (opp) slid or jumped a stone from origin to target
+            for mv in kernels.unmoves_packed(own, opp, 0, 0, flags, UNSLIDE):
+                target, origin = mv & 31, (mv >> 5) & 31
+                before = opp & ~(1 << target) | 1 << origin
+                near[mirror].add(int(kernels.index_position(mirror.m, mirror.o, before, own)))
+    return {s: np.array(sorted(slots), dtype=np.int64) for s, slots in near.items()}
 
 
 def _slot_order_check(sub: Subspace, values: dict[Subspace, np.ndarray], cap: np.ndarray, flags: int,
@@ -659,14 +716,6 @@ def _shifted_slots(codes: np.ndarray) -> np.ndarray:
         if len(hit):
             found.append(hit + part.start)
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-
-
-def _add_decided(codes: np.ndarray, plies: int) -> None:
-    """``plies`` added, in place, to every code that is neither a draw nor slack."""
-    for part in _blocks(len(codes)):
-        c = codes[part]
-        decided = (c != DRAW_CODE) & (c != SLACK_CODE)
-        c[decided] = (c[decided].astype(np.int32) + plies).astype(np.uint16)
 
 
 # --- the build: one file a pair or placement subspace, beside the plain tables -------

@@ -319,6 +319,49 @@ def test_the_tables_are_the_brute_force_at_every_count(five, limit, second_solve
     assert (win & ~cursed & (t % 2 == 1)).any() and (loss & ~blessed & (t % 2 == 0)).any()
 
 
+def test_the_second_rounding_is_checked_where_it_can_fail(five, monkeypatch):
+    """The build's check of the second rounding visits only the slots where it is not the
+    first's plus two (dtz.second_rounding_slots: the DTZ kept aside, their quiet
+    predecessors, the seeds), not the whole pair.  Changed codes (one or two plies off,
+    a draw made decided, a win a loss) near the shifted lines and anywhere else pass or
+    fail it exactly as they pass or fail a check of every slot; and some fail only in the
+    second rounding, so the slots it visits are what finds them."""
+    rules, _ = five
+    limit = 7
+    rule, _ = tables(rules, limit)
+    pair = Pair(4, 5, board=rules.board)          # (five-mens' only pair with shifted DTZ)
+    lookup = lambda m, o: rule[m, o]              # noqa: E731
+    values = {s: rule[s.m, s.o].copy() for s in pair.subspaces}
+    aside = {s: dtz._shifted_slots(v) for s, v in values.items()}
+    first = {s: dtz.rounded(v, second=False) for s, v in values.items()}
+    near = dtz.second_rounding_slots(pair, rules, first, aside)
+    assert sum(map(len, aside.values())) == 9 and sum(map(len, near.values())) < 100 < pair.slots
+    rng = np.random.default_rng(limit)
+    # every change of every slot near the shifted lines, one change of other slots
+    trials = [(s, int(x), change) for s in pair.subspaces for x in near[s] for change in (1, -1, 2, -2, 3)]
+    for s in pair.subspaces:
+        decided = np.flatnonzero((values[s] != 0) & (values[s] != SLACK_CODE))
+        trials += [(s, int(x), [1, -1, 2, -2, 3][n % 5]) for n, x in enumerate(rng.choice(decided, 20, False))]
+        drawn = np.flatnonzero(values[s] == 0)
+        trials += [(s, int(x), [2, 3, 2 * limit + 4][n % 3]) for n, x in enumerate(rng.choice(drawn, 6, False))]
+    everywhere = dtz.second_rounding_slots
+    only_second = caught = 0
+    for sub, slot, change in trials:
+        code = int(values[sub][slot])
+        if code + change < 0:
+            change = -change
+        changed = {s: v.copy() for s, v in values.items()}
+        changed[sub][slot] = code + change
+        monkeypatch.setattr(dtz, "second_rounding_slots", everywhere)
+        found = dtz.check_pair(pair, rules, {s: v.copy() for s, v in changed.items()}, lookup, limit)
+        monkeypatch.setattr(dtz, "second_rounding_slots", lambda *args: None)
+        whole = dtz.check_pair(pair, rules, {s: v.copy() for s, v in changed.items()}, lookup, limit)
+        assert bool(found) == bool(whole), (sub.name, slot, code, change, found, whole)
+        caught += bool(found)
+        only_second += bool(found) and all("second rounding" in line for line in found)
+    assert only_second >= 5 and caught > len(trials) // 2, (only_second, caught, len(trials))
+
+
 @pytest.fixture(scope="module")
 def three():
     """Three Men's Morris: a line of three wins the game, so the game's end is its only
@@ -572,6 +615,11 @@ def test_the_kernels_conversions_are_their_definitions(limit):
     # a solve whose plies are the DTZ: a win in odd plies is DTZ code 2 * plies
     plies = np.array([0, 1, 2, 3, 4, 5, SLACK_CODE], dtype=np.uint16)   # (codes: draw, 1 + plies)
     assert dtz._convert(plies, dtz.FROM_PLIES).tolist() == [0, 1, 2, 5, 6, 9, SLACK_CODE]
+    # and back from the second rounding where the DTZ is of the first rounding's parity
+    # (a win's odd, a loss's even: the check keeps the others aside)
+    dtz_codes = codes[:4 * limit + 600]
+    kept = dtz_codes[(dtz_codes == 0) | ((dtz_codes & 1) != ((dtz_codes >> 1) & 1))]
+    assert np.array_equal(dtz._convert(dtz.rounded(kept, True), dtz.FROM_SECOND), kept)
 
 
 # --- files, commands, probes and play -----------------------------------------------
