@@ -45,8 +45,9 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     the subspace is m-o+h-k of a unit (retro_init): ``quiet`` is o-m+k-h, and ``cap``,
     ``place``, ``place_cap`` where its other moves lead (Outside).  RULE_MILL_ENDS: a
     mill that takes nothing reads ``mills`` (o-m's codes), as retro_init's.  ``slots``
-    (an int64 array): check those slots instead of [start, stop) (solver.dtz checks a
-    second rounding only where it is not the first's plus two).
+    (an array of integers): check those slots instead of [start, stop), which must then
+    be left as they are (solver.dtz checks a second rounding only where it is not the
+    first's plus two).
 
     The successors' values are random reads: the loop gathers the successors of
     CHECK_BATCH states and prefetches them all before reading any, so that many
@@ -55,8 +56,7 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef int64_t s0, s1, slot, blk, e, nblocks, q
     cdef int64_t n_slots, n_listed
     cdef bint by_list = slots is not None
-    cdef const int64_t[::1] listed = (np.ascontiguousarray(slots, dtype=np.int64) if by_list
-                                      else np.zeros(1, dtype=np.int64))
+    cdef const int64_t[::1] listed
     cdef uint32_t own, opp, mv
     cdef uint32_t* moves
     cdef uint32_t* scratch
@@ -68,6 +68,11 @@ def retro_check(int m, int o, const uint16_t[::1] val, const uint16_t[::1] quiet
     cdef IndexFrame* frame
     cdef long long nbad = 0, at
     cdef Outside x
+    if by_list and (start != 0 or stop != -1):
+        raise ValueError("retro_check: slots listed and a slot range given: give one")
+    if by_list and np.asarray(slots).dtype.kind not in "iu" and len(slots):
+        raise TypeError(f"retro_check: slots must be integers, not {np.asarray(slots).dtype}")
+    listed = np.ascontiguousarray(slots, dtype=np.int64) if by_list else np.zeros(1, dtype=np.int64)
     # (the sizes are those of m-o: m and o first, so that they index the tables)
     _check_mo(m, o)
     check_jobs(jobs)

@@ -879,6 +879,21 @@ def require_plain_placement(root: Path, rules: Rules, limit: int, subs: list[Sub
             Remedy(root, rules, " (build them with: {})", needed=tuple(missing)))
 
 
+def require_rule_files(root: Path, rules: Rules, limit: int, who: str, needed) -> None:
+    """MissingSubspaceError, in one line with the build that makes them, where the files
+    of the rule that ``who`` reads (``needed``: subspaces, moving or placement) are not
+    there: said before its work starts, not in the middle of its solve."""
+    missing = [s for s in dict.fromkeys(needed) if not storage.rule_path(root, rules, s, limit).exists()]
+    if missing:
+        first = missing[0]
+        raise MissingSubspaceError(
+            first, storage.rule_path(root, rules, first, limit),
+            f"{who} reads {', '.join(s.name for s in missing)} under the {limit}-ply rule, not built in "
+            f"{storage.rules_dir(root, rules)}",
+            Remedy(root, rules, phase="rule", quiet_limit=limit,
+                   pair=tuple(first.pair) if first.is_moving else None))
+
+
 def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: bool = False,
                    jobs: int = 2) -> np.ndarray:
     """The codes of placement subspace ``sub`` under the rule (plain codes: the value
@@ -985,6 +1000,10 @@ class RulePairWork(building.Work):
     def skipped(self) -> list[RuleReport]:
         return [RuleReport(self.pair, self.limit, self.pair.slots, 0.0, building.peak_rss_mib(), skipped=True)]
 
+    def require_inputs(self) -> None:
+        targets = [outside(s, self.rules)[0] for s in self.pair.subspaces]
+        require_rule_files(self.root, self.rules, self.limit, self.label, [t for t in targets if t is not None])
+
     def solve(self, cache, jobs, progress, advance):
         from tqdm import tqdm
 
@@ -1039,6 +1058,7 @@ class RulePassWork(building.Work):
 
     def require_inputs(self) -> None:
         require_plain_placement(self.root, self.rules, self.limit, [self.sub])
+        require_rule_files(self.root, self.rules, self.limit, self.label, placement.reads(self.sub, self.rules))
 
     def solve(self, cache, jobs, progress, advance):
         self.jobs = jobs
@@ -1076,6 +1096,10 @@ class RuleCycleWork(building.Work):
 
     def skipped(self) -> list[RuleReport]:
         return [RuleReport(s, self.limit, s.slots, 0.0, building.peak_rss_mib(), skipped=True) for s in self.subs]
+
+    def require_inputs(self) -> None:
+        reads = [t for s in self.subs for t in placement.reads(s, self.rules) if t not in self.subs]
+        require_rule_files(self.root, self.rules, self.limit, self.label, reads)
 
     def _lookup(self, jobs: int) -> Callable[[Subspace], np.ndarray]:
         self.read = self.read or placement_reader(self.root, self.rules, self.limit, jobs)

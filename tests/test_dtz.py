@@ -360,6 +360,22 @@ def test_the_second_rounding_is_checked_where_it_can_fail(five, monkeypatch):
         caught += bool(found)
         only_second += bool(found) and all("second rounding" in line for line in found)
     assert only_second >= 5 and caught > len(trials) // 2, (only_second, caught, len(trials))
+    # the kernels' check of listed slots is its check of a range at those slots, and
+    # refuses a range beside them and slots that are not integers
+    sub = pair.subspaces[0]
+    second = {s: dtz.rounded(v, second=True) for s, v in values.items()}
+    cap = dtz.exit_codes(rule[4, 4], limit, True)
+    changed = second[sub].copy()
+    changed[near[sub][::2]] += 2
+    args = (sub.m, sub.o, changed, second[sub.mirror], cap, rules.flags)
+    listed = sub.kernels.retro_check(*args, max_bad=1000, end=dtz.SECOND_END, slots=near[sub])
+    ranged = sub.kernels.retro_check(*args, max_bad=10 ** 6, end=dtz.SECOND_END)
+    # (in no order: the threads flag them as they meet them)
+    assert listed[1] > 0 and sorted(listed[0].tolist()) == sorted(set(ranged[0].tolist()) & set(near[sub].tolist()))
+    with pytest.raises(ValueError, match="give one"):
+        sub.kernels.retro_check(*args, 0, 10, slots=near[sub])
+    with pytest.raises(TypeError, match="integers"):
+        sub.kernels.retro_check(*args, slots=near[sub].astype(float))
 
 
 @pytest.fixture(scope="module")
@@ -634,7 +650,7 @@ import sys
 
 from click.testing import CliRunner
 
-from solver import storage
+from solver import placement, storage
 from solver.cli import main
 from solver.errors import ForeignDatabaseError, MissingSubspaceError
 from solver.game import Game, QUIET_PLIES
@@ -831,6 +847,32 @@ def test_the_placement_files_of_the_rule_are_stored_against_the_plain_ones(db4_r
                 int(np.count_nonzero(live == 0)))
             assert storage.file_attrs(path, FOUR, quiet_limit=limit)["against"] == plain_path.name
     assert drawn > 0        # (the 6-ply rule draws some placement wins and losses)
+
+
+def test_a_unit_of_the_rule_whose_inputs_are_missing_is_refused_before_its_solve(db4_rule, tmp_path):
+    """A pair or placement subspace of the rule built alone (as a cluster's task is)
+    whose capture targets' or children's files of the rule are missing is refused before
+    any work, in one line that names them and the build that makes them, and writes
+    nothing."""
+    shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    (folder / "dtz50-pair-3-4.h5").unlink()                 # 4-4's capture target
+    (folder / "dtz50-pair-4-4.h5").unlink()
+    with pytest.raises(MissingSubspaceError) as info:
+        dtz.build_unit(tmp_path, FOUR, 50, Pair(4, 4), jobs=1, progress=False)
+    said = explained(info.value)
+    assert "\n" not in said and "pair 4-4 under the 50-ply rule reads 3-4 under the 50-ply rule" in said, said
+    assert said.endswith(f"(build it with: muehle build --db {tmp_path} --stones 4 --phase rule --pair 3-4)"), said
+    assert not (folder / "dtz50-pair-4-4.h5").exists()
+    # a placement subspace whose child of the rule is missing
+    sub = Subspace(2, 2, 2, 1)
+    child = next(c for c in placement.reads(sub, FOUR) if not c.is_moving)
+    storage.rule_path(tmp_path, FOUR, child, 50).unlink()
+    storage.rule_path(tmp_path, FOUR, sub, 50).unlink()
+    with pytest.raises(MissingSubspaceError, match=f"placement 2-2\\+2-1 under the 50-ply rule reads "
+                                                   f"{re.escape(child.name)} under"):
+        dtz.build_unit(tmp_path, FOUR, 50, sub, jobs=1, progress=False)
+    assert not storage.rule_path(tmp_path, FOUR, sub, 50).exists()
 
 
 def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
