@@ -23,8 +23,8 @@ from pathlib import Path
 
 from machine import cpu_model
 from solver import dtz
-from solver.build import build
-from solver.game import QUIET_PLY_LIMIT
+from solver.build import BuildLock, build, prepare_folder
+from solver.game import QUIET_PLY_LIMIT, check_quiet_limit
 from solver.rules import Rules
 
 
@@ -70,19 +70,21 @@ def rule_pairs(root: Path, rules: Rules, args) -> int:
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; jobs={args.jobs}; rules={rules.name}; "
           f"max total={args.max_total}; verify={not args.no_verify}; quiet limit={args.quiet_limit}")
     print(f"{'pair':>5} {'slots':>13} {'seconds':>8} {'check s':>8} {'solves':>6} {'peak MiB':>9}")
+    dtz.check_rules(rules)
+    check_quiet_limit(args.quiet_limit)
     start = time.perf_counter()
     built = []
-    for pair in dtz.plan(rules, args.max_total)[0]:
-        for r in dtz.build(root, rules, args.quiet_limit, pair=tuple(pair), jobs=args.jobs,
-                           verify=not args.no_verify, progress=False):
-            if r.key != pair:
-                continue        # (the pairs it reads, built before it)
-            if r.skipped:
-                print(f"{pair.name:>5} skipped: its file of the rule is there")
-                continue
-            built.append(r)
-            print(f"{pair.name:>5} {r.slots:>13,} {r.seconds:>8.1f} {r.check_seconds:>8.1f} {r.solves:>6} "
-                  f"{r.peak_rss_mib:>9.0f}", flush=True)
+    # (a unit a pair, in build order: each reads the pairs before it, built or found)
+    with BuildLock(prepare_folder(root, rules)):
+        for pair in dtz.plan(rules, args.max_total)[0]:
+            for r in dtz.build_unit(root, rules, args.quiet_limit, pair, jobs=args.jobs,
+                                    verify=not args.no_verify):
+                if r.skipped:
+                    print(f"{pair.name:>5} skipped: its file of the rule is there")
+                    continue
+                built.append(r)
+                print(f"{pair.name:>5} {r.slots:>13,} {r.seconds:>8.1f} {r.check_seconds:>8.1f} {r.solves:>6} "
+                      f"{r.peak_rss_mib:>9.0f}", flush=True)
     wall = time.perf_counter() - start
     print(f"total: {sum(r.slots for r in built):,} slots built in {wall:.1f} s wall, checks "
           f"{sum(r.check_seconds for r in built):.1f} s, peak memory "

@@ -382,7 +382,6 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     second time).  ``code_at(m, o, slot)``: a capture target's code (else read from
     ``lookup``'s whole subspace, once).  ``mills``: the pair's own DTZ codes that a mill
     that takes nothing reads, where it is an end (:func:`mills_end`)."""
-    kernels = pair.subspaces[0].kernels
     flags = kernel_flags(rules, mills is not None)
     targets: dict[tuple[int, int], np.ndarray] = {}
 
@@ -406,13 +405,8 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
     while level:
         above: dict[tuple[Subspace, int], tuple[int, int]] = {}
         for sub, slot in level:
-            own, opp = sub.position(slot)
             mirror = sub.mirror
-            # the last mover (opp) slid or jumped a stone from origin to target
-            for mv in kernels.unmoves_packed(own, opp, 0, 0, flags, UNSLIDE):
-                target, origin = mv & 31, (mv >> 5) & 31
-                before = opp & ~(1 << target) | 1 << origin
-                at = int(kernels.index_position(mirror.m, mirror.o, before, own))
+            for at, before, own in _quiet_predecessors(sub, slot, flags):
                 if at not in found[mirror] and int(first[mirror][at]) - 1 == a + 1:
                     above[mirror, at] = (before, own)
         level = []
@@ -431,6 +425,18 @@ def shifted(pair: Pair, rules: Rules, first: dict[Subspace, np.ndarray],
 
 #: (ext/movegen.pxi) the un-moves that slide or jump a stone, not those that place one
 UNSLIDE = 2
+
+
+def _quiet_predecessors(sub: Subspace, slot: int, flags: int) -> Iterator[tuple[int, int, int]]:
+    """(slot in ``sub.mirror``, its mover's stones, the other's) of every position with a
+    quiet move into ``slot`` of ``sub``: the kernels' un-moves (``unmoves_packed``, which
+    the tests hold to the reference rules) of the last mover, who slid or jumped a stone."""
+    kernels, mirror = sub.kernels, sub.mirror
+    own, opp = sub.position(int(slot))
+    for mv in kernels.unmoves_packed(own, opp, 0, 0, flags, UNSLIDE):
+        target, origin = mv & 31, (mv >> 5) & 31
+        before = opp & ~(1 << target) | 1 << origin
+        yield int(kernels.index_position(mirror.m, mirror.o, before, own)), before, own
 #: (ext/movegen.pxi) the take of a mill that takes nothing, under ``RuleFlag.MILL_ENDS``
 MILL_NO_TAKE = 30
 
@@ -679,20 +685,13 @@ def second_rounding_slots(pair: Pair, rules: Rules, first: dict[Subspace, np.nda
     slot there."""
     if sum(len(a) for a in aside.values()) > MAX_SHIFTED:
         return None
-    kernels = pair.subspaces[0].kernels
     flags = kernel_flags(rules)
     near: dict[Subspace, set[int]] = {s: set() for s in pair.subspaces}
     for sub in pair.subspaces:
         near[sub].update(int(x) for x in aside[sub])
         near[sub].update(int(x) for x in seeds(sub, first[sub], rules))
-        mirror = sub.mirror
         for slot in aside[sub]:
-            own, opp = sub.position(int(slot))
-            # the last mover (opp) slid or jumped a stone from origin to target
-            for mv in kernels.unmoves_packed(own, opp, 0, 0, flags, UNSLIDE):
-                target, origin = mv & 31, (mv >> 5) & 31
-                before = opp & ~(1 << target) | 1 << origin
-                near[mirror].add(int(kernels.index_position(mirror.m, mirror.o, before, own)))
+            near[sub.mirror].update(at for at, _, _ in _quiet_predecessors(sub, slot, flags))
     return {s: np.array(sorted(slots), dtype=np.int64) for s, slots in near.items()}
 
 
@@ -882,7 +881,10 @@ def require_plain_placement(root: Path, rules: Rules, limit: int, subs: list[Sub
 def require_rule_files(root: Path, rules: Rules, limit: int, who: str, needed) -> None:
     """MissingSubspaceError, in one line with the build that makes them, where the files
     of the rule that ``who`` reads (``needed``: subspaces, moving or placement) are not
-    there: said before its work starts, not in the middle of its solve."""
+    there: said before its work starts, not in the middle of its solve.  Only whether
+    they are there (not :func:`solver.build.require_stored`'s whole read of each, which
+    would decode a large pair's capture targets twice): a damaged one is refused, in one
+    line, where the solve reads it."""
     missing = [s for s in dict.fromkeys(needed) if not storage.rule_path(root, rules, s, limit).exists()]
     if missing:
         first = missing[0]
