@@ -756,9 +756,27 @@ def rule_memory(pair: Pair, rules: Rules | None = None) -> int:
 
 
 def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndarray]:
-    """``lookup(m, o)``: a moving subspace's DTZ codes read from its pair's file."""
-    return lambda m, o: storage.read_subspace(storage.rule_path(root, rules, (m, o), limit), rules, m, o,
-                                              quiet_limit=limit)
+    """``lookup(m, o)``: a moving subspace's DTZ codes read from its pair's file (a file
+    missing, damaged or foreign: an error whose remedy builds it, :func:`_mended`)."""
+    def lookup(m: int, o: int) -> np.ndarray:
+        sub = Subspace(m, o, board=rules.board)
+        try:
+            return storage.read_subspace(storage.rule_path(root, rules, sub, limit), rules, m, o,
+                                         quiet_limit=limit)
+        except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+            raise _mended(exc, root, rules, limit, sub) from None
+    return lookup
+
+
+def _mended(error: DatabaseError, root: Path, rules: Rules, limit: int, sub: Subspace) -> DatabaseError:
+    """``error``, met reading ``sub``'s file of the rule, with the build that makes that
+    file (again) where it has no remedy yet: a pair's alone (``--pair``, which builds what
+    it reads too), a placement subspace's with the rule's phase."""
+    if getattr(error, "remedy", None) is None:
+        with_remedy(error, Remedy(root, rules, BUILD_IT if isinstance(error, MissingSubspaceError) else REBUILD_IT,
+                                  phase="rule", quiet_limit=limit,
+                                  pair=tuple(sub.pair) if sub.is_moving else None))
+    return error
 
 
 def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int], int]:
@@ -774,9 +792,12 @@ def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int
                 chunks.pop(next(iter(chunks)))
             sub = Subspace(m, o, board=rules.board)
             path = storage.rule_path(root, rules, sub, limit)
-            with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
-                reader = storage.SubspaceReader(f, path, sub)
-                chunks[m, o, k] = reader.read(k * storage.CHUNK, min(sub.slots, (k + 1) * storage.CHUNK))
+            try:
+                with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
+                    reader = storage.SubspaceReader(f, path, sub)
+                    chunks[m, o, k] = reader.read(k * storage.CHUNK, min(sub.slots, (k + 1) * storage.CHUNK))
+            except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
+                raise _mended(exc, root, rules, limit, sub) from None
         return int(chunks[m, o, k][slot % storage.CHUNK])
     return code_at
 
@@ -884,7 +905,7 @@ def require_rule_files(root: Path, rules: Rules, limit: int, who: str, needed) -
     there: said before its work starts, not in the middle of its solve.  Only whether
     they are there (not :func:`solver.build.require_stored`'s whole read of each, which
     would decode a large pair's capture targets twice): a damaged one is refused, in one
-    line, where the solve reads it."""
+    line with the build that makes it again, where the solve reads it (:func:`reader`)."""
     missing = [s for s in dict.fromkeys(needed) if not storage.rule_path(root, rules, s, limit).exists()]
     if missing:
         first = missing[0]
@@ -906,7 +927,6 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
     file is missing; each error's remedy builds the file at fault again."""
     path = storage.rule_path(root, rules, sub, limit)
     against = storage.placement_path(root, rules, sub)
-    rule = Remedy(root, rules, REBUILD_IT, phase="rule", quiet_limit=limit)
     try:
         with storage.open_file(path, rules, sub, sub, quiet_limit=limit) as f:
             stored = storage.SubspaceReader(f, path, sub)
@@ -925,9 +945,7 @@ def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: 
             if verify:
                 stored.check_stats(stored.histogram(codes), restored=True)
     except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as exc:
-        if exc.remedy is None:
-            with_remedy(exc, replace(rule, advice=BUILD_IT) if isinstance(exc, MissingSubspaceError) else rule)
-        raise
+        raise _mended(exc, root, rules, limit, sub) from None
     return codes
 
 

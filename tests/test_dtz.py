@@ -652,7 +652,7 @@ from click.testing import CliRunner
 
 from solver import placement, storage
 from solver.cli import main
-from solver.errors import ForeignDatabaseError, MissingSubspaceError
+from solver.errors import CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError
 from solver.game import Game, QUIET_PLIES
 from solver.choice import probe_game_moves
 from solver.players import PerfectPlayer
@@ -853,7 +853,8 @@ def test_a_unit_of_the_rule_whose_inputs_are_missing_is_refused_before_its_solve
     """A pair or placement subspace of the rule built alone (as a cluster's task is)
     whose capture targets' or children's files of the rule are missing is refused before
     any work, in one line that names them and the build that makes them, and writes
-    nothing."""
+    nothing; one whose capture target's file is damaged, in one line with the build that
+    makes it again."""
     shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
     folder = storage.rules_dir(tmp_path, FOUR)
     (folder / "dtz50-pair-3-4.h5").unlink()                 # 4-4's capture target
@@ -863,6 +864,18 @@ def test_a_unit_of_the_rule_whose_inputs_are_missing_is_refused_before_its_solve
     said = explained(info.value)
     assert "\n" not in said and "pair 4-4 under the 50-ply rule reads 3-4 under the 50-ply rule" in said, said
     assert said.endswith(f"(build it with: muehle build --db {tmp_path} --stones 4 --phase rule --pair 3-4)"), said
+    assert not (folder / "dtz50-pair-4-4.h5").exists()
+    # a capture target's file there but damaged: refused where the solve reads it, with
+    # the build that makes it again
+    shutil.copy(storage.rules_dir(db4_rule, FOUR) / "dtz50-pair-3-4.h5", folder)
+    with h5py.File(folder / "dtz50-pair-3-4.h5", "r+") as f:
+        mask, chunk = f["3-4"].id.read_direct_chunk((0,))
+        f["3-4"].id.write_direct_chunk((0,), chunk[:100] + bytes([chunk[100] ^ 0xFF]) + chunk[101:], mask)
+    with pytest.raises(CorruptDatabaseError) as info:
+        dtz.build_unit(tmp_path, FOUR, 50, Pair(4, 4), jobs=1, progress=False)
+    said = explained(info.value)
+    assert "\n" not in said and "dtz50-pair-3-4.h5: subspace 3-4 is damaged" in said, said
+    assert said.endswith(f"; rebuild it with: muehle build --db {tmp_path} --stones 4 --phase rule --pair 3-4"), said
     assert not (folder / "dtz50-pair-4-4.h5").exists()
     # a placement subspace whose child of the rule is missing
     sub = Subspace(2, 2, 2, 1)
