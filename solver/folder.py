@@ -32,11 +32,20 @@ Key = Pair | Subspace
 
 class DatabaseFolder:
     """The files of ``rules`` under ``root`` (``<root>/<rules name>/``); every answer is
-    read from the folder when asked (a build may be adding files)."""
+    read from the folder when asked (a build may be adding files).  With
+    ``quiet_limit``: the files of the tables of that quiet-ply rule (:mod:`solver.dtz`),
+    one a plain file, instead of the plain ones."""
 
-    def __init__(self, root: Path | str, rules: Rules):
-        self.root, self.rules = Path(root), rules
+    def __init__(self, root: Path | str, rules: Rules, quiet_limit: int | None = None):
+        self.root, self.rules, self.quiet_limit = Path(root), rules, quiet_limit
         self.path = storage.rules_dir(root, rules)
+
+    def file_of(self, key: Key) -> Path:
+        """The file that holds ``key`` (a pair, a moving subspace: its pair's; a placement
+        subspace), plain or of the rule."""
+        if self.quiet_limit is None:
+            return storage.file_of(self.root, self.rules, key)
+        return storage.rule_path(self.root, self.rules, key, self.quiet_limit)
 
     def __repr__(self) -> str:
         return f"DatabaseFolder({str(self.root)!r}, {self.rules.name!r})"
@@ -46,10 +55,9 @@ class DatabaseFolder:
         writes (``phase``: moving, placement or all): pairs, then placement subspaces."""
         files: list[tuple[Path, Key]] = []
         if phase in ("moving", "all"):
-            files += [(storage.pair_path(self.root, self.rules, p), p) for p in plan(self.rules, max_total)]
+            files += [(self.file_of(p), p) for p in plan(self.rules, max_total)]
         if phase in ("placement", "all"):
-            files += [(storage.placement_path(self.root, self.rules, s), s)
-                      for s in placement.plan(self.rules, max_total)]
+            files += [(self.file_of(s), s) for s in placement.plan(self.rules, max_total)]
         return files
 
     def built(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Path, Key]]:
@@ -69,7 +77,7 @@ class DatabaseFolder:
         missing: dict[Path, Key] = {}
         for _, key in self.built(max_total, phase):
             reads = key.dependencies if isinstance(key, Pair) else placement.reads(key, self.rules)
-            needs = [(storage.file_of(self.root, self.rules, x), x) for x in reads]
+            needs = [(self.file_of(x), x) for x in reads]
             missing.update((path, what) for path, what in needs if path not in have)
         return missing
 
@@ -77,10 +85,11 @@ class DatabaseFolder:
         """The error that names :meth:`missing`'s files, with the build that makes them
         again (its ``remedy``)."""
         path, key = next(iter(missing.items()))
+        remedy = (Remedy(self.root, self.rules, " (rebuild them with: {})", needed=tuple(missing.values()))
+                  if self.quiet_limit is None else
+                  Remedy(self.root, self.rules, " (rebuild them with: {})", phase="rule", quiet_limit=self.quiet_limit))
         return MissingSubspaceError(key, path, f"{len(missing)} database file(s) missing that built ones need: "
-                                               f"{', '.join(p.name for p in missing)} in {self.path}",
-                                    Remedy(self.root, self.rules, " (rebuild them with: {})",
-                                           needed=tuple(missing.values())))
+                                               f"{', '.join(p.name for p in missing)} in {self.path}", remedy)
 
     def damaged(self, max_total: int | None = None, phase: str = "all") -> list[tuple[Key, DatabaseError]]:
         """The built files whose header fails the checks every read makes (a damaged

@@ -892,6 +892,37 @@ def test_a_unit_of_the_rule_whose_inputs_are_missing_is_refused_before_its_solve
     assert not storage.rule_path(tmp_path, FOUR, sub, 50).exists()
 
 
+def test_stats_of_the_rule_tables(db4_rule, tmp_path):
+    """``stats --rule``: a moving subspace's wins and losses under the rule and its cursed
+    wins and blessed losses are its plain wins and losses; a file of the rule missing that
+    built ones need is a warning and exit status 1 (the totals of the others), as plain
+    ``stats`` says of its own; no tables of a limit: one line naming that limit."""
+    plain = json.loads(run("stats", "--db", db4_rule, "--stones", 4, "--json").output)
+    rule = run("stats", "--db", db4_rule, "--stones", 4, "--rule", "--json")
+    assert rule.exit_code == 0, rule.output
+    rows = {r["subspace"]: r for r in json.loads(rule.output)["subspaces"]}
+    assert len(rows) == 4 + 27
+    for r in plain["subspaces"]:
+        if "+" in r["subspace"]:
+            continue
+        under = rows[r["subspace"]]
+        assert under["wins"] + under["cursed_wins"] == r["wins"], (r, under)
+        assert under["losses"] + under["blessed_losses"] == r["losses"], (r, under)
+        assert under["draws"] == r["draws"] + under["cursed_wins"] + under["blessed_losses"], (r, under)
+    shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    (folder / "dtz50-pair-3-3.h5").unlink()
+    (folder / "dtz50-place-2-2+2-2.h5").unlink()
+    gaps = run("stats", "--db", tmp_path, "--stones", 4, "--rule")
+    assert gaps.exit_code == 1, gaps.output
+    assert ("warning: 2 database file(s) missing that built ones need: dtz50-pair-3-3.h5, dtz50-place-2-2+2-2.h5"
+            in gaps.output), gaps.output
+    assert f"(rebuild them with: muehle build --db {tmp_path} --stones 4 --phase rule)" in gaps.output
+    none = run("stats", "--db", db4_rule, "--stones", 4, "--rule", "--quiet-limit", 30)
+    assert none.exit_code == 2 and none.output.count("\n") == 1, none.output
+    assert none.output.startswith("muehle: error: no tables of the 30-ply rule of rules standard-s4"), none.output
+
+
 def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):
     """Without the plain placement files the placement phase's tables of the rule are
     refused up front, in one line naming the command that builds them; a file of the

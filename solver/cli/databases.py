@@ -464,12 +464,8 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None,
     next mill, and its cursed wins and blessed losses); with ``ceylon``: Ceylonese
     mill's files of that rule (turns for plies)."""
     rows, problems = [], []
-    folder = DatabaseFolder(db, rules)
+    folder = DatabaseFolder(db, rules, quiet_limit)
     built = folder.built()
-    if quiet_limit is not None:
-        built = [(storage.rule_path(db, rules, held, quiet_limit), held) for _, held in
-                 [(None, p) for p in building.plan(rules)] + [(None, s) for s in placement.plan(rules)]]
-        built = [(path, held) for path, held in built if path.exists()]
     if ceylon is not None:
         keys = ceylonese_tables.moving_pairs(rules, ceylon) + ceylonese_tables.placement_subspaces(rules, ceylon)
         built = [(ceylonese_tables.table_path(db, rules, key, ceylon), key) for key in keys]
@@ -501,7 +497,7 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None,
                 rows[-1].update(wins=info["wins"] - cursed, losses=info["losses"] - blessed,
                                 draws=info["draws"] + cursed + blessed, cursed_wins=cursed,
                                 blessed_losses=blessed)
-    if quiet_limit is None and ceylon is None:
+    if ceylon is None:
         missing = folder.missing()
         if missing:
             problems.insert(0, explained(folder.missing_error(missing)))
@@ -550,7 +546,10 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
         storage.check_root(db, rules)
         command = build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit,
                                 ceylonese=None if ceylonese is None else ceylonese.name)
-        fail(f"no databases for rules {rules.name} in {db} (build them with: {command})")
+        what = (f"no tables of the {quiet_limit}-ply rule of rules" if rule else
+                f"no tables of Ceylonese mill ({ceylonese.name}) of rules" if ceylonese is not None else
+                "no databases for rules")
+        fail(f"{what} {rules.name} in {db} (build them with: {command})")
     if reachable:
         # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
         subs = placement.plan(rules)
