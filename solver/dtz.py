@@ -1241,7 +1241,7 @@ def plain_blocks(path: Path, rules: Rules, sub: Subspace) -> Iterator[tuple[int,
 
 
 def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
-                max_total: int | None = None, pair: tuple[int, int] | None = None, jobs: int = 2,
+                max_total: int | None = None, pair: tuple[int, int] | Subspace | None = None, jobs: int = 2,
                 plain: bool = True) -> tuple[list[Pair | Subspace], list[str | DatabaseError]]:
     """``muehle check`` of the tables of the rule: every built file read and verified;
     a pair's values checked by the forward check of its roundings (:func:`check_pair`)
@@ -1253,15 +1253,19 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
     and blessed losses included; a placement position won or lost under the rule is won
     or lost without it).  Returns the files checked (pairs, placement subspaces) and what
     failed, one line or error (with its remedy) each.  ``pair``: that pair alone (as
-    the plain check's ``--pair``; the pairs its mills lead into are read, not checked)."""
+    the plain check's ``--pair``; the pairs its mills lead into are read, not checked),
+    or that placement subspace alone (its children read, not checked)."""
     check_rules(rules)
     check_quiet_limit(limit)
     root = Path(root)
     lookup = reader(root, rules, limit)
     checked, failed = [], []
-    pairs, subs = plan(rules, max_total, pair)
-    if pair is not None:
-        pairs = [p for p in pairs if tuple(p) == tuple(pair)]
+    if isinstance(pair, Subspace) and not pair.is_moving:
+        pairs, subs = [], [s for s in plan(rules, max_total)[1] if s == pair]
+    else:
+        pairs, subs = plan(rules, max_total, pair)
+        if pair is not None:
+            pairs = [p for p in pairs if tuple(p) == tuple(pair)]
     for p in pairs:
         path = storage.rule_path(root, rules, p, limit)
         if not path.exists():

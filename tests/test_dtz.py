@@ -695,6 +695,14 @@ def test_build_and_check_of_the_rule_tables(db4_rule):
     # --pair: that pair alone, as the plain check's (the pairs it leads into read, not checked)
     one = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--pair", "4-4")
     assert one.exit_code == 0 and one.output.startswith("ok: 1 pair(s) and 0 placement subspace(s)"), one.output
+    # or one placement subspace; and --pair of the whole check (--phase all) checks that
+    # file's tables of the rule too
+    sub = run("check", "--db", db4_rule, "--stones", 4, "--phase", "rule", "--pair", "3-3+1-0")
+    assert sub.exit_code == 0 and sub.output.startswith("ok: 0 pair(s) and 1 placement subspace(s) under"), sub.output
+    for key in ("4-4", "3-3+1-0"):
+        both = run("check", "--db", db4_rule, "--stones", 4, "--pair", key, "--quiet")
+        assert both.exit_code == 0 and both.output.count("ok: ") == 2 and "under the 50-ply rule" in both.output, \
+            both.output
     # the plain check knows the rule's files: none of them is called stray
     plain = run("check", "--db", db4_rule, "--stones", 4, "--phase", "moving", "--quiet")
     assert plain.exit_code == 0 and "no build" not in plain.output, plain.output
@@ -890,6 +898,19 @@ def test_a_unit_of_the_rule_whose_inputs_are_missing_is_refused_before_its_solve
                                                    f"{re.escape(child.name)} under"):
         dtz.build_unit(tmp_path, FOUR, 50, sub, jobs=1, progress=False)
     assert not storage.rule_path(tmp_path, FOUR, sub, 50).exists()
+
+
+def test_the_check_of_one_pair_checks_its_tables_of_the_rule_too(db4_rule, tmp_path):
+    """``check --pair P`` (the whole check's phases) finds a damaged file of P's tables of
+    the rule, as ``check`` of every file does; ``--phase moving`` reads the plain file alone."""
+    shutil.copytree(db4_rule, tmp_path, dirs_exist_ok=True)
+    with h5py.File(storage.rules_dir(tmp_path, FOUR) / "dtz50-pair-3-3.h5", "r+") as f:
+        mask, chunk = f["3-3"].id.read_direct_chunk((65536,))
+        f["3-3"].id.write_direct_chunk((65536,), chunk[:100] + bytes([chunk[100] ^ 0xFF]) + chunk[101:], mask)
+    bad = run("check", "--db", tmp_path, "--stones", 4, "--pair", "3-3", "--quiet")
+    assert bad.exit_code == 1 and "dtz50-pair-3-3.h5: subspace 3-3 is damaged" in bad.output, bad.output
+    plain = run("check", "--db", tmp_path, "--stones", 4, "--pair", "3-3", "--phase", "moving", "--quiet")
+    assert plain.exit_code == 0, plain.output
 
 
 def test_stats_of_the_rule_tables(db4_rule, tmp_path):

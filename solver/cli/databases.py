@@ -621,7 +621,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
 
     Every built file of the chosen phase is checked (placement subspaces from their
     children's stored values); --phase all checks the tables of the quiet-ply rule (of
-    --quiet-limit) too where any are built.  Exit status 1 where the database is at fault: states
+    --quiet-limit) too where any are built (with --pair, that pair's or subspace's).  Exit status 1 where the database is at fault: states
     that disagree with their successors, a file damaged, foreign or missing (each
     named, with the command that builds it again); 2 where the command cannot run.
     """
@@ -724,6 +724,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     if phase == "all" and pair_text is None and dtz.unserved(rules) is None \
             and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
         _check_rule(db, rules, quiet_limit, None, max_total, jobs)
+    if phase == "all" and pair_text is not None and dtz.unserved(rules) is None \
+            and storage.rule_path(db, rules, (pairs + subs)[0], quiet_limit).exists():
+        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)        # (that file's, where built)
     if phase == "all" and pair_text is None and dice_gap(rules) is None:
         for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
             _check_dice(db, rules, found, None, max_total, jobs)
@@ -786,10 +789,16 @@ def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str],
 
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],
                 jobs: int) -> None:
-    """``check --phase rule``: every built file of the tables of the quiet-ply rule."""
+    """``check --phase rule``: every built file of the tables of the quiet-ply rule
+    (``pair_text``: one pair's, or one placement subspace's)."""
     dtz.check_rules(rules)
     pair = None
-    if pair_text is not None:
+    if pair_text is not None and "+" in pair_text:
+        pair = Subspace.parse(pair_text, rules.board)
+        if not placement.is_placement(pair, rules):
+            fail(f"{pair_text} is not a placement subspace of rules {rules.name}")
+        _refuse_beyond(f"subspace {pair.name}", pair.m + pair.o + pair.own_hand + pair.opp_hand, max_total)
+    elif pair_text is not None:
         pair = Pair.parse(pair_text, rules.stones, rules.board)
         _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
     storage.check_root(db, rules)
