@@ -1180,6 +1180,16 @@ def build_unit(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace,
     return building.run(work, jobs=jobs, verify=verify, progress=progress, memory=memory)
 
 
+def check_places(root: Path | str, rules: Rules, limit: int, max_total: int | None = None,
+                 pair: tuple[int, int] | None = None) -> None:
+    """DatabaseError, before any work, where a folder stands in the place of a file of
+    these tables that the build (``max_total``, ``pair`` as :func:`build` takes them)
+    writes (:func:`solver.build.check_places` of theirs): the write would find it only
+    after the solve."""
+    pairs, subs = plan(rules, max_total, pair)
+    building.refuse_folders([storage.rule_path(root, rules, k, limit) for k in [*pairs, *subs]])
+
+
 def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_total: int | None = None,
           pair: tuple[int, int] | None = None, jobs: int = 2, verify: bool = True,
           progress: bool = True, memory: int | None = None) -> list[RuleReport]:
@@ -1202,6 +1212,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     with building.BuildLock(building.prepare_folder(root, rules)):
         if not rules.mixed:
             require_plain_placement(root, rules, limit, subs)
+        check_places(root, rules, limit, max_total, pair)
         need = [(f"pair {p.name}", rule_memory(p, rules)) for p in pairs]
         need += [(f"placement {u[0].name}", placement_memory(u[0], rules)) for u in units]
         for (what, bytes_), key in zip(need, [*pairs, *(u[0] for u in units)]):

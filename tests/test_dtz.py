@@ -913,6 +913,23 @@ def test_the_check_of_one_pair_checks_its_tables_of_the_rule_too(db4_rule, tmp_p
     assert plain.exit_code == 0, plain.output
 
 
+def test_a_folder_where_a_file_of_the_rule_belongs_is_refused_before_any_work(tmp_path):
+    """A folder in the place of a file of the rule's tables: the whole build and ``--phase
+    rule`` (here, on a cluster, dry run) refuse in one line before any work, where the
+    write would have found it after the solve."""
+    assert run("build", "--db", tmp_path, "--stones", 4, "--phase", "moving", "--quiet").exit_code == 0
+    folder = storage.rules_dir(tmp_path, FOUR)
+    (folder / "dtz50-pair-4-4.h5").mkdir()
+    for args in ([], ["--dry-run"], ["--phase", "rule"], ["--phase", "rule", "--workers", 1]):
+        result = run("build", "--db", tmp_path, "--stones", 4, "--quiet", *args)
+        # (a dry run prints its plan first, then what the build would refuse)
+        assert result.exit_code == 2 and (result.output.count("\n") == 1 or args == ["--dry-run"]), \
+            (args, result.output)
+        assert result.output.endswith("dtz50-pair-4-4.h5 is a folder where a database file belongs: move it away, "
+                                      "then build again\n"), (args, result.output)
+    assert not list(folder.glob("place-*")) and not list(folder.glob("dtz50-pair-3-*"))
+
+
 def test_stats_of_the_rule_tables(db4_rule, tmp_path):
     """``stats --rule``: a moving subspace's wins and losses under the rule and its cursed
     wins and blessed losses are its plain wins and losses; a file of the rule missing that

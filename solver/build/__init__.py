@@ -288,7 +288,13 @@ def check_places(root: Path, rules: Rules, units: list[Unit]) -> None:
     """Raise DatabaseError, before any work, where a folder stands in the place of a
     planned file: the build could not put its file there, and would find that out only
     after the solve."""
-    blocked = [path for u in units for path in u.paths(root, rules) if path.is_dir()]
+    refuse_folders([path for u in units for path in u.paths(root, rules)])
+
+
+def refuse_folders(paths: list[Path]) -> None:
+    """:func:`check_places` of the files at ``paths`` (those of the tables of the quiet-ply
+    rule, :func:`solver.dtz.build`, too)."""
+    blocked = [path for path in paths if path.is_dir()]
     if blocked:
         more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
         raise DatabaseError(f"{blocked[0]} is a folder where a database file belongs{more}: "

@@ -180,12 +180,16 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, c
         if gap is None:          # and what the build would refuse before any work, as it would
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase),
                                 share)
+            if rule_too:
+                dtz.check_places(db, rules, quiet_limit, max_total, pair)
             if scheduler is not None:
                 from .. import cluster
                 cluster.check_scheduler(scheduler)
         if skip_rule is not None:
             click.echo(f"note: {skip_rule}", err=True)
         return
+    if rule_too:             # (a folder where a file of the rule belongs: said before hours of work)
+        dtz.check_places(db, rules, quiet_limit, max_total, pair)
     options = dict(max_total=max_total, pair=pair, verify=not no_verify, progress=not quiet)
     started = time.perf_counter()
     client = None
@@ -288,6 +292,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     process, or on a cluster (``--workers``, ``--scheduler``; ``client``: one running)."""
     dtz.check_rules(rules)
     pairs, subs = dtz.plan(rules, max_total, pair)
+    dtz.check_places(db, rules, limit, max_total, pair)
     if dry_run:
         for what, keys, need in (("moving", pairs, lambda p: dtz.rule_memory(p, rules)),
                                  ("placement", subs, lambda s: dtz.placement_memory(s, rules))):
