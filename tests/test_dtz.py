@@ -930,6 +930,29 @@ def test_a_folder_where_a_file_of_the_rule_belongs_is_refused_before_any_work(tm
     assert not list(folder.glob("place-*")) and not list(folder.glob("dtz50-pair-3-*"))
 
 
+def test_the_count_a_position_carries_is_the_games(db4_rule):
+    """A Sanmill FEN's rule-50 counter is the count of quiet plies of ``query`` and
+    ``best-move`` (as of ``uci`` and ``analyze``); a --quiet-plies that differs is refused;
+    a count or limit whose tables are not built is answered without the rule, and said."""
+    fen = "****@**O/*@@O****/*O****** w m s 3 0 3 0 0 0 0 0 0 0 0 {} 1"      # W:c5,f2,g7 B:d3,f4,f6 w
+    fresh = json.loads(run("query", "--db", db4_rule, "--stones", 4, "--json", fen.format(0)).output)
+    assert fresh["position"] == "W:c5,f2,g7 B:d3,f4,f6 w" and fresh["rule"]["value"] == "win", fresh
+    late = json.loads(run("query", "--db", db4_rule, "--stones", 4, "--json", fen.format(45)).output)
+    assert late["rule"]["quiet_plies"] == 45 and late["rule"]["value"] == "draw", late["rule"]
+    assert late["rule"]["dtz"] == fresh["rule"]["dtz"] > 50 - 45
+    over = json.loads(run("best-move", "--db", db4_rule, "--stones", 4, "--json", fen.format(50)).stdout)
+    assert over["move"] is None and over["value"] == "draw", over
+    both = run("query", "--db", db4_rule, "--stones", 4, "--quiet-plies", 3, fen.format(45))
+    assert both.exit_code == 2 and both.output.count("\n") == 1 and "give one count" in both.output, both.output
+    same = run("query", "--db", db4_rule, "--stones", 4, "--quiet-plies", 45, "--json", fen.format(45))
+    assert json.loads(same.output)["rule"] == late["rule"]
+    for args in (["--quiet-limit", 30], ["--quiet-limit", 30, "--quiet-plies", 25]):
+        for command in ("query", "best-move"):
+            bare = run(command, "--db", db4_rule, "--stones", 4, *args, "W:c5,f2,g7 B:d3,f4,f6 w")
+            assert bare.exit_code == 0 and "note: no tables of the 30-ply rule are built" in bare.output, \
+                (command, args, bare.output)
+
+
 def test_stats_of_the_rule_tables(db4_rule, tmp_path):
     """``stats --rule``: a moving subspace's wins and losses under the rule and its cursed
     wins and blessed losses are its plain wins and losses; a file of the rule missing that

@@ -23,6 +23,7 @@ from ..commands import explained
 from ..ceylonese import CeylonRule
 from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
 from ..errors import MuehleError, one_line
+from ..formats import read_setup
 from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
 from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
@@ -463,11 +464,29 @@ dice_option = click.option(
          "a stone of an enemy mill: triple (three alike, 1/36), double (two alike), sum10..sum18 (a sum "
          "at least that); add -no-take where the replacing stone's mill takes nothing.")
 
-#: ``--quiet-plies N``: the plies without a mill a game taken up at POSITION has made.
+#: ``--quiet-plies N``: the plies without a mill a game taken up at POSITION has made
+#: (None: the count its text carries, :func:`game_at`).
 quiet_plies_option = click.option(
-    "--quiet-plies", type=click.IntRange(0, MAX_QUIET_LIMIT), default=0, show_default=True,
+    "--quiet-plies", type=click.IntRange(0, MAX_QUIET_LIMIT), default=None,
     help="Plies in a row without a mill that the game had made when it reached POSITION (the "
-         "count of the quiet-ply rule; --after's moves count on).")
+         "count of the quiet-ply rule; --after's moves count on).  [default: the count a FEN "
+         "or Malom's text of POSITION carries, else 0]")
+
+
+def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int]) -> Game:
+    """The game of a command's POSITION ``text`` and ``--after`` moves, taken up after
+    ``quiet_plies`` plies without a mill, or (None) after as many as the text carries: a
+    FEN's rule-50 counter, Malom's moves since a take (at most the limit, where the game
+    is drawn, as ``uci`` and ``analyze`` read them; 0 while stones are in hand, where the
+    count has not started).  A count given that differs from the text's is refused."""
+    setup = read_setup(text, rules.stones, rules.board)
+    carried = 0 if setup.white_hand or setup.black_hand else min(setup.quiet_plies, quiet_limit)
+    if quiet_plies is None:
+        quiet_plies = carried
+    elif carried and quiet_plies != carried:
+        fail(f"--quiet-plies {quiet_plies}, but the position's text says {setup.quiet_plies} plies "
+             f"without a mill: give one count")
+    return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
 
 
 def position_argument(func: Callable) -> Callable:

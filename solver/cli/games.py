@@ -38,7 +38,7 @@ from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     quiet_limit_option, rules_options, stone_marks, value_text)
+                     game_at, quiet_limit_option, rules_options, stone_marks, value_text)
 from .probing import note_unreachable
 
 HELP = """\
@@ -403,7 +403,8 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
         if placed is None:
             return          # (the game ended, or was left, while placing)
         start = format_position(placed.position)
-    game = Game(start, rules, quiet_limit)
+    # (a FEN's or Malom's count of quiet plies is the game's)
+    game = Game(start, rules, quiet_limit) if start is None else game_at(start, "", rules, quiet_limit, None)
     database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think, explain=explained)

@@ -18,9 +18,9 @@ import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object, rule_gap
 from ..batch import query_lines
-from ..commands import explained
+from ..commands import build_command, explained
 from ..errors import DatabaseError, one_line
-from ..game import Game
+from ..game import QUIET_PLY_LIMIT, Game
 from ..notation import format_position
 from ..ceylonese import unreached
 from ..position import parse_position
@@ -31,7 +31,7 @@ from ..rules import Rules
 from .. import storage
 from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     quiet_limit_option, quiet_plies_option, rules_options, value_text)
+                     game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
 
@@ -93,10 +93,10 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         return
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
-            if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies, jobs):
+            if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies or 0, jobs):
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
-        game = Game.after(" ".join(position), after.split(), rules, quiet_limit, quiet_plies)
+        game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
@@ -343,6 +343,18 @@ def note_rule_gap(database, game, answer: dict) -> None:
     (its ``"rule"``) needs no look: the moves are not probed again."""
     if "rule" in answer:
         return
+    pos = game.position
+    given = game.quiet_counts[0]            # (the count asked for, not --after's moves')
+    if ((given or game.quiet_limit != QUIET_PLY_LIMIT) and game.outcome() is None
+            and not pos.in_placement and not database.has_rule_tables()):
+        # (a count or a limit asked for, and no tables of that limit to apply it)
+        counted = f" (its {given} quiet plies not counted)" if given else ""
+        click.echo(f"note: no tables of the {database.quiet_limit}-ply rule are built in "
+                   f"{storage.rules_dir(database.root, database.rules)}, so the answer is without the rule"
+                   f"{counted}; build them with: "
+                   f"{build_command(database.root, database.rules, 'rule', quiet_limit=database.quiet_limit)}",
+                   err=True)
+        return
     gap = rule_gap(database, game)
     if gap is not None:
         click.echo(f"note: the tables of the {database.quiet_limit}-ply rule lack a file this answer needs, "
@@ -419,7 +431,7 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     """
     import random
 
-    game = Game.after(" ".join(position), after.split(), rules, quiet_limit, quiet_plies)
+    game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
     pos = game.position
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         note_first(database, game)
