@@ -1283,8 +1283,12 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
             continue
         checked.append(p)
         try:
-            values = {s: storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
-                      for s in p.subspaces}
+            try:
+                values = {s: storage.read_subspace(path, rules, s.m, s.o, verify=True, quiet_limit=limit)
+                          for s in p.subspaces}
+            except (CorruptDatabaseError, ForeignDatabaseError) as exc:
+                # (said as a read of it by another pair's check says it: once, deduplicated)
+                raise _mended(exc, root, rules, limit, p.subspaces[0]) from None
             failed += check_pair(p, rules, values, lookup, limit, jobs, fresh=True)
             plain_path = storage.pair_path(root, rules, p)
             if plain and plain_path.exists():

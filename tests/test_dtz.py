@@ -911,6 +911,10 @@ def test_the_check_of_one_pair_checks_its_tables_of_the_rule_too(db4_rule, tmp_p
     assert bad.exit_code == 1 and "dtz50-pair-3-3.h5: subspace 3-3 is damaged" in bad.output, bad.output
     plain = run("check", "--db", tmp_path, "--stones", 4, "--pair", "3-3", "--phase", "moving", "--quiet")
     assert plain.exit_code == 0, plain.output
+    # the whole check: said once (its own read and 3-4's read of it say it alike), with the remedy
+    whole = run("check", "--db", tmp_path, "--stones", 4, "--quiet")
+    assert whole.exit_code == 1 and whole.output.count("subspace 3-3 is damaged") == 1, whole.output
+    assert f"; rebuild it with: muehle build --db {tmp_path} --stones 4 --phase rule --pair 3-3" in whole.output
 
 
 def test_a_folder_where_a_file_of_the_rule_belongs_is_refused_before_any_work(tmp_path):
