@@ -950,6 +950,15 @@ def test_the_count_a_position_carries_is_the_games(db4_rule):
     assert both.exit_code == 2 and both.output.count("\n") == 1 and "give one count" in both.output, both.output
     same = run("query", "--db", db4_rule, "--stones", 4, "--quiet-plies", 45, "--json", fen.format(45))
     assert json.loads(same.output)["rule"] == late["rule"]
+    # each line of a batch at its own count; a --quiet-plies that differs refuses that line
+    lines = "\n".join([fen.format(45), fen.format(0), "W:c5,f2,g7 B:d3,f4,f6 w"]) + "\n"
+    batch = CliRunner().invoke(main, ["query", "--db", str(db4_rule), "--stones", "4", "--batch", "-"], input=lines)
+    assert [json.loads(line)["moves"][0]["rule"]["value"] for line in batch.stdout.splitlines()] == \
+        ["draw", "win", "win"], batch.output
+    batch = CliRunner().invoke(main, ["query", "--db", str(db4_rule), "--stones", "4", "--batch", "-",
+                                      "--quiet-plies", "3"], input=lines)
+    first, *rest = [json.loads(line) for line in batch.stdout.splitlines()]
+    assert batch.exit_code == 1 and "line 1: --quiet-plies 3, but" in first["error"] and len(rest) == 2, batch.output
     for args in (["--quiet-limit", 30], ["--quiet-limit", 30, "--quiet-plies", 25]):
         for command in ("query", "best-move"):
             bare = run(command, "--db", db4_rule, "--stones", 4, *args, "W:c5,f2,g7 B:d3,f4,f6 w")

@@ -479,14 +479,25 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
     FEN's rule-50 counter, Malom's moves since a take (at most the limit, where the game
     is drawn, as ``uci`` and ``analyze`` read them; 0 while stones are in hand, where the
     count has not started).  A count given that differs from the text's is refused."""
+    try:
+        quiet_plies = counted(text, rules, quiet_limit, quiet_plies)
+    except ValueError as error:
+        fail(str(error))
+    return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
+
+
+def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int]) -> int:
+    """The count of quiet plies a game taken up at the position ``text`` has made:
+    ``quiet_plies``, or (None) what the text carries (:func:`game_at`); ValueError where
+    both say one and they differ, InvalidNotationError where ``text`` is no position."""
     setup = read_setup(text, rules.stones, rules.board)
     carried = 0 if setup.white_hand or setup.black_hand else min(setup.quiet_plies, quiet_limit)
     if quiet_plies is None:
-        quiet_plies = carried
-    elif carried and quiet_plies != carried:
-        fail(f"--quiet-plies {quiet_plies}, but the position's text says {setup.quiet_plies} plies "
-             f"without a mill: give one count")
-    return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
+        return carried
+    if carried and quiet_plies != carried:
+        raise ValueError(f"--quiet-plies {quiet_plies}, but the position's text says {setup.quiet_plies} "
+                         f"plies without a mill: give one count")
+    return quiet_plies
 
 
 def position_argument(func: Callable) -> Callable:

@@ -31,7 +31,7 @@ from ..rules import Rules
 from .. import storage
 from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
+                     counted, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
 
@@ -93,7 +93,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         return
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
-            if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies or 0, jobs):
+            if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies, jobs):
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
         game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
@@ -184,7 +184,8 @@ def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> N
 BATCH_LINES = 16384
 
 
-def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies: int, jobs: int) -> bool:
+def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies: Optional[int],
+                 jobs: int) -> bool:
     """Print query's JSON object for each position of ``batch`` (a binary file, one
     position a line), a block of lines at a time, in their order; from the second
     block on in ``jobs`` processes.  Returns whether every line was a position."""
@@ -257,11 +258,13 @@ def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies
 
 
 def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quiet_limit: int,
-                 quiet_plies: int) -> tuple[list[str], bool, list[tuple[str, str]]]:
+                 quiet_plies: Optional[int]) -> tuple[list[str], bool, list[tuple[str, str]]]:
     """The output lines of a block of --batch lines (numbered), whether each was a
-    position, and the notes they call for (kind, text), first first."""
+    position, and the notes they call for (kind, text), first first.  Each line's count
+    of quiet plies is ``quiet_plies``, or (None) the one its text carries (:func:`counted`)."""
     notes: list[tuple[str, str]] = []
     block: list[tuple[int, str, object]] = []     # (line number, text, position or its error)
+    counts: dict[int, int] = {}                   # line number: its count
     for number, raw in lines:
         try:
             text = raw.decode("utf-8").strip()
@@ -276,17 +279,23 @@ def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quie
                                ("unreachable", unreachable_note(pos, database.rules))):
                 if note is not None:
                     notes.append((kind, note))
-            Game(pos, database.rules, quiet_limit, quiet_plies)       # (its count checked)
+            counts[number] = counted(text, database.rules, quiet_limit, quiet_plies)
+            Game(pos, database.rules, quiet_limit, counts[number])       # (its count checked)
         except (ValueError, DatabaseError) as error:
             block.append((number, text, error))
             continue
         block.append((number, text, pos))
-    positions = [pos for _, _, pos in block if not isinstance(pos, Exception)]
-    answers = query_lines(database, positions, quiet_plies, line=with_line)
-    answers.reverse()
+    groups: dict[int, list[tuple[int, object]]] = {}     # count: its lines (nearly always one count)
+    for number, _, pos in block:
+        if not isinstance(pos, Exception):
+            groups.setdefault(counts[number], []).append((number, pos))
+    answers: dict[int, str] = {}
+    for count, members in groups.items():
+        found = query_lines(database, [pos for _, pos in members], count, line=with_line)
+        answers.update(zip((number for number, _ in members), found))
     out, ok = [], True
     for number, text, pos in block:
-        answer = pos if isinstance(pos, Exception) else answers.pop()
+        answer = pos if isinstance(pos, Exception) else answers[number]
         if isinstance(answer, str):
             out.append(answer)
             continue
@@ -298,7 +307,7 @@ def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quie
 _worker: tuple = ()
 
 
-def _batch_worker(database, with_line: bool, quiet_limit: int, quiet_plies: int) -> None:
+def _batch_worker(database, with_line: bool, quiet_limit: int, quiet_plies: Optional[int]) -> None:
     """A --batch process's start: the database (opened again here when unpickled)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # (Ctrl-C is the parent's to report)
