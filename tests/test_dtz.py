@@ -915,6 +915,15 @@ def test_the_check_of_one_pair_checks_its_tables_of_the_rule_too(db4_rule, tmp_p
     whole = run("check", "--db", tmp_path, "--stones", 4, "--quiet")
     assert whole.exit_code == 1 and whole.output.count("subspace 3-3 is damaged") == 1, whole.output
     assert f"; rebuild it with: muehle build --db {tmp_path} --stones 4 --phase rule --pair 3-3" in whole.output
+    # the file of the one asked for missing, where the tables are built: named, exit 1
+    (storage.rules_dir(tmp_path, FOUR) / "dtz50-pair-4-4.h5").unlink()
+    (storage.rules_dir(tmp_path, FOUR) / "dtz50-place-2-3+1-0.h5").unlink()
+    for key, phase, command in (("4-4", "all", "--phase rule --pair 4-4"), ("4-4", "rule", "--phase rule --pair 4-4"),
+                                ("2-3+1-0", "rule", "--phase rule")):
+        gone = run("check", "--db", tmp_path, "--stones", 4, "--pair", key, "--phase", phase, "--quiet")
+        assert gone.exit_code == 1 and gone.output.strip().endswith(
+            f"(build it with: muehle build --db {tmp_path} --stones 4 {command})"), (key, phase, gone.output)
+        assert "missing database file" in gone.output, gone.output
 
 
 def test_a_folder_where_a_file_of_the_rule_belongs_is_refused_before_any_work(tmp_path):
@@ -959,9 +968,15 @@ def test_the_count_a_position_carries_is_the_games(db4_rule):
                                       "--quiet-plies", "3"], input=lines)
     first, *rest = [json.loads(line) for line in batch.stdout.splitlines()]
     assert batch.exit_code == 1 and "line 1: --quiet-plies 3, but" in first["error"] and len(rest) == 2, batch.output
-    for args in (["--quiet-limit", 30], ["--quiet-limit", 30, "--quiet-plies", 25]):
+    # a count the text and --quiet-plies both give, past the limit: the game is over
+    past = run("query", "--db", db4_rule, "--stones", 4, "--quiet-plies", 60, fen.format(60))
+    assert past.exit_code == 0 and "the game as given is over: draw (50 plies without a mill)" in past.output, \
+        past.output
+    for args, position in ((["--quiet-limit", 30], "W:c5,f2,g7 B:d3,f4,f6 w"),
+                           (["--quiet-limit", 30, "--quiet-plies", 25], "W:c5,f2,g7 B:d3,f4,f6 w"),
+                           (["--quiet-limit", 30], "W:f6,d6,d7 B:e4,b2,a1 b 0 1")):       # (placing)
         for command in ("query", "best-move"):
-            bare = run(command, "--db", db4_rule, "--stones", 4, *args, "W:c5,f2,g7 B:d3,f4,f6 w")
+            bare = run(command, "--db", db4_rule, "--stones", 4, *args, position)
             assert bare.exit_code == 0 and "note: no tables of the 30-ply rule are built" in bare.output, \
                 (command, args, bare.output)
 

@@ -492,9 +492,9 @@ def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int
     both say one and they differ, InvalidNotationError where ``text`` is no position."""
     setup = read_setup(text, rules.stones, rules.board)
     carried = 0 if setup.white_hand or setup.black_hand else min(setup.quiet_plies, quiet_limit)
-    if quiet_plies is None:
-        return carried
-    if carried and quiet_plies != carried:
+    if quiet_plies is None or (carried and quiet_plies == setup.quiet_plies):
+        return carried          # (the text's count, at most the limit)
+    if carried:
         raise ValueError(f"--quiet-plies {quiet_plies}, but the position's text says {setup.quiet_plies} "
                          f"plies without a mill: give one count")
     return quiet_plies

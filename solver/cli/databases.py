@@ -730,8 +730,8 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
             and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
         _check_rule(db, rules, quiet_limit, None, max_total, jobs)
     if phase == "all" and pair_text is not None and dtz.unserved(rules) is None \
-            and storage.rule_path(db, rules, (pairs + subs)[0], quiet_limit).exists():
-        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)        # (that file's, where built)
+            and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
+        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)        # (that file's, where any are built)
     if phase == "all" and pair_text is None and dice_gap(rules) is None:
         for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
             _check_dice(db, rules, found, None, max_total, jobs)
@@ -807,6 +807,13 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
         pair = Pair.parse(pair_text, rules.stones, rules.board)
         _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
     storage.check_root(db, rules)
+    path = None if pair is None else storage.rule_path(db, rules, pair, limit)
+    if path is not None and not path.exists() and any(storage.rules_dir(db, rules).glob(f"dtz{limit}-*.h5")):
+        # (the tables are built, but not the file asked for: the verdict on the database, exit 1)
+        key = tuple(pair) if isinstance(pair, Pair) else None
+        click.echo(f"muehle: error: missing database file {path} (build it with: "
+                   f"{build_command(db, rules, RULE_PHASE, pair=key, quiet_limit=limit)})", err=True)
+        raise SystemExit(1)
     checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
     command = build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
     if not checked:

@@ -352,10 +352,9 @@ def note_rule_gap(database, game, answer: dict) -> None:
     (its ``"rule"``) needs no look: the moves are not probed again."""
     if "rule" in answer:
         return
-    pos = game.position
     given = game.quiet_counts[0]            # (the count asked for, not --after's moves')
     if ((given or game.quiet_limit != QUIET_PLY_LIMIT) and game.outcome() is None
-            and not pos.in_placement and not database.has_rule_tables()):
+            and not database.has_rule_tables()):
         # (a count or a limit asked for, and no tables of that limit to apply it)
         counted = f" (its {given} quiet plies not counted)" if given else ""
         click.echo(f"note: no tables of the {database.quiet_limit}-ply rule are built in "
