@@ -172,7 +172,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, c
         _print_plan(db, rules, files, gap)
         if rule_too:         # (a note: the plan's lines stay as scripts read them)
             pairs, subs = dtz.plan(rules, max_total, pair)
-            there = sum(storage.rule_path(db, rules, k, quiet_limit).exists() for k in pairs + subs)
+            there = sum(storage.rule_path(db, rules, k, quiet_limit).is_file() for k in pairs + subs)
             click.echo(f"note: then the tables of the {quiet_limit}-ply rule: {len(pairs) + len(subs)} file(s) "
                        f"({there} built), {sum(k.slots for k in pairs + subs):,} slots, about the moving "
                        f"phase's time again ('--phase rule --dry-run' lists them; --no-rule leaves them out)",
@@ -296,7 +296,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     if dry_run:
         for what, keys, need in (("moving", pairs, lambda p: dtz.rule_memory(p, rules)),
                                  ("placement", subs, lambda s: dtz.placement_memory(s, rules))):
-            there = sum(storage.rule_path(db, rules, k, limit).exists() for k in keys)
+            there = sum(storage.rule_path(db, rules, k, limit).is_file() for k in keys)
             click.echo(f"{what} phase under the {limit}-ply rule of rules {rules.name} in "
                        f"{storage.rules_dir(db, rules)}: {len(keys)} file(s) ({there} built), "
                        f"{sum(k.slots for k in keys):,} slots, largest "
