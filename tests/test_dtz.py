@@ -1010,6 +1010,8 @@ def test_stats_of_the_rule_tables(db4_rule, tmp_path):
     none = run("stats", "--db", db4_rule, "--stones", 4, "--rule", "--quiet-limit", 30)
     assert none.exit_code == 2 and none.output.count("\n") == 1, none.output
     assert none.output.startswith("muehle: error: no tables of the 30-ply rule of rules standard-s4"), none.output
+    alone = run("stats", "--db", db4_rule, "--stones", 4, "--quiet-limit", 6)       # (no --rule: refused)
+    assert alone.exit_code == 2 and alone.output.count("\n") == 1 and "give --rule too" in alone.output, alone.output
 
 
 def test_a_placement_file_of_the_rule_needs_its_plain_file(db4_rule, tmp_path):

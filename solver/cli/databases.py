@@ -23,6 +23,7 @@ from ..commands import build_command, explained, repair_command, with_repair
 from ..folder import DatabaseFolder
 from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       Remedy, one_line, with_remedy)
+from ..game import QUIET_PLY_LIMIT
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
 from .common import ceylon_option, ceylon_rule_or_none, db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
@@ -544,6 +545,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
         fail("--reachable counts positions of the plain placement files: not with --rule or --ceylonese")
     if rule and ceylonese is not None:
         fail("give --rule or --ceylonese, not both")
+    if quiet_limit != QUIET_PLY_LIMIT and not rule:
+        fail(f"--quiet-limit {quiet_limit} counts the tables of that quiet-ply rule: give --rule too")
     rows, problems = _collect_stats(db, rules, quiet_limit if rule else None, ceylonese)
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
