@@ -629,9 +629,10 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
 
     Every built file of the chosen phase is checked (placement subspaces from their
     children's stored values); --phase all checks the tables of the quiet-ply rule (of
-    --quiet-limit) too where any are built (with --pair, that pair's or subspace's).  Exit status 1 where the database is at fault: states
-    that disagree with their successors, a file damaged, foreign or missing (each
-    named, with the command that builds it again); 2 where the command cannot run.
+    --quiet-limit) too where any are built (with --pair, that pair's or subspace's).
+    Exit status 1 where the database is at fault: states that disagree with their
+    successors, a file damaged, foreign or missing (each named, with the command that
+    builds it again); 2 where the command cannot run.
     """
     if phase == RULE_PHASE:
         _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)

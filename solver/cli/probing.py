@@ -356,10 +356,10 @@ def note_rule_gap(database, game, answer: dict) -> None:
     if ((given or game.quiet_limit != QUIET_PLY_LIMIT) and game.outcome() is None
             and not database.has_rule_tables()):
         # (a count or a limit asked for, and no tables of that limit to apply it)
-        counted = f" (its {given} quiet plies not counted)" if given else ""
+        uncounted = f" (its {given} quiet plies not counted)" if given else ""
         click.echo(f"note: no tables of the {database.quiet_limit}-ply rule are built in "
                    f"{storage.rules_dir(database.root, database.rules)}, so the answer is without the rule"
-                   f"{counted}; build them with: "
+                   f"{uncounted}; build them with: "
                    f"{build_command(database.root, database.rules, 'rule', quiet_limit=database.quiet_limit)}",
                    err=True)
         return
