@@ -770,13 +770,19 @@ def reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int], np.ndar
 
 def _mended(error: DatabaseError, root: Path, rules: Rules, limit: int, sub: Subspace) -> DatabaseError:
     """``error``, met reading ``sub``'s file of the rule, with the build that makes that
-    file (again) where it has no remedy yet: a pair's alone (``--pair``, which builds what
-    it reads too), a placement subspace's with the rule's phase."""
+    file (again, :func:`rule_remedy`) where it has no remedy yet."""
     if getattr(error, "remedy", None) is None:
-        with_remedy(error, Remedy(root, rules, BUILD_IT if isinstance(error, MissingSubspaceError) else REBUILD_IT,
-                                  phase="rule", quiet_limit=limit,
-                                  pair=tuple(sub.pair) if sub.is_moving else None))
+        with_remedy(error, rule_remedy(root, rules, limit, sub,
+                                       BUILD_IT if isinstance(error, MissingSubspaceError) else REBUILD_IT))
     return error
+
+
+def rule_remedy(root: Path | str, rules: Rules, limit: int, key: Pair | Subspace, advice: str = BUILD_IT) -> Remedy:
+    """The build that makes ``key``'s file of the rule: a pair's (or a moving subspace's
+    pair's) alone (``--pair``, which builds what it reads too), a placement subspace's
+    with the rule's phase."""
+    pair = tuple(key) if isinstance(key, Pair) else tuple(key.pair) if key.is_moving else None
+    return Remedy(root, rules, advice, phase="rule", quiet_limit=limit, pair=pair)
 
 
 def code_reader(root: Path, rules: Rules, limit: int) -> Callable[[int, int, int], int]:
@@ -912,9 +918,7 @@ def require_rule_files(root: Path, rules: Rules, limit: int, who: str, needed) -
         raise MissingSubspaceError(
             first, storage.rule_path(root, rules, first, limit),
             f"{who} reads {', '.join(s.name for s in missing)} under the {limit}-ply rule, not built in "
-            f"{storage.rules_dir(root, rules)}",
-            Remedy(root, rules, phase="rule", quiet_limit=limit,
-                   pair=tuple(first.pair) if first.is_moving else None))
+            f"{storage.rules_dir(root, rules)}", rule_remedy(root, rules, limit, first))
 
 
 def read_placement(root: Path, rules: Rules, limit: int, sub: Subspace, verify: bool = False,

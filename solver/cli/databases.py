@@ -19,7 +19,7 @@ from ..ceylonese import CeylonRule
 from ..dice import DiceRule, dice_gap
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
-from ..commands import build_command, explained, repair_command, with_repair
+from ..commands import build_command, explained, remedy_command, repair_command, with_repair
 from ..folder import DatabaseFolder
 from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       Remedy, one_line, with_remedy)
@@ -487,8 +487,7 @@ def _collect_stats(db: str, rules: Rules, quiet_limit: Optional[int] = None,
             elif quiet_limit is None:
                 problems.append(explained(with_repair(error, db, rules, [held])))
             else:
-                error.remedy = Remedy(db, rules, REBUILD_IT, phase=RULE_PHASE, quiet_limit=quiet_limit,
-                                      pair=tuple(held) if isinstance(held, Pair) else None)
+                error.remedy = dtz.rule_remedy(db, rules, quiet_limit, held, REBUILD_IT)
                 problems.append(explained(error))
             continue
         for sub in (held.subspaces if isinstance(held, Pair) else [held]):
@@ -730,12 +729,8 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                                         max_total=max_total)
         click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
                    err=True)
-    if phase == "all" and pair_text is None and dtz.unserved(rules) is None \
-            and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
-        _check_rule(db, rules, quiet_limit, None, max_total, jobs)
-    if phase == "all" and pair_text is not None and dtz.unserved(rules) is None \
-            and any(storage.rules_dir(db, rules).glob(f"dtz{quiet_limit}-*.h5")):
-        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)        # (that file's, where any are built)
+    if phase == "all" and dtz.unserved(rules) is None and _has_rule_files(db, rules, quiet_limit):
+        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)     # (with --pair, that file's)
     if phase == "all" and pair_text is None and dice_gap(rules) is None:
         for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
             _check_dice(db, rules, found, None, max_total, jobs)
@@ -812,11 +807,10 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
         _refuse_beyond(f"pair {pair.name}", sum(pair), max_total)
     storage.check_root(db, rules)
     path = None if pair is None else storage.rule_path(db, rules, pair, limit)
-    if path is not None and not path.exists() and any(storage.rules_dir(db, rules).glob(f"dtz{limit}-*.h5")):
+    if path is not None and not path.exists() and _has_rule_files(db, rules, limit):
         # (the tables are built, but not the file asked for: the verdict on the database, exit 1)
-        key = tuple(pair) if isinstance(pair, Pair) else None
         click.echo(f"muehle: error: missing database file {path} (build it with: "
-                   f"{build_command(db, rules, RULE_PHASE, pair=key, quiet_limit=limit)})", err=True)
+                   f"{remedy_command(dtz.rule_remedy(db, rules, limit, pair))})", err=True)
         raise SystemExit(1)
     checked, failed = dtz.check_files(db, rules, limit, max_total=max_total, pair=pair, jobs=jobs)
     command = build_command(db, rules, RULE_PHASE, max_total, quiet_limit=limit)
@@ -834,6 +828,11 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
     pairs = sum(isinstance(k, Pair) for k in checked)
     click.echo(f"ok: {pairs} pair(s) and {len(checked) - pairs} placement subspace(s) under the {limit}-ply "
                f"rule, {sum(k.slots for k in checked):,} slots consistent")
+
+
+def _has_rule_files(db: str, rules: Rules, limit: int) -> bool:
+    """Whether any file of the tables of the ``limit``-ply rule is in the folder."""
+    return any(storage.rules_dir(db, rules).glob(f"dtz{limit}-*.h5"))
 
 
 def _at_fault(error: DatabaseError, db: str, rules: Rules, what: str,
