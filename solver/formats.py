@@ -92,6 +92,12 @@ class Setup(NamedTuple):
                 f"plays the take)")
         return self.white, self.black, self.white_hand, self.black_hand, self.turn
 
+    def quiet_count(self, quiet_limit: int) -> int:
+        """The count of quiet plies a game taken up here has made: :attr:`quiet_plies`,
+        at most ``quiet_limit`` (where the game is drawn), and 0 while stones are in
+        hand (the count starts when the last is placed)."""
+        return 0 if self.white_hand or self.black_hand else min(self.quiet_plies, quiet_limit)
+
 
 def is_fen(text: str) -> bool:
     """Whether ``text`` looks like a FEN (its first field holds a ``/``)."""

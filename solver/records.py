@@ -101,10 +101,9 @@ def turn_of_setup(setup: Setup, rules: Rules, quiet_limit: int = QUIET_PLY_LIMIT
     mover's mills, that move made, its take to come: the takes left are the setup's, as
     many as it says.  InvalidNotationError where none could be: nothing to take, no mill
     of the mover's, or more stones to take than a mill takes under ``rules``."""
-    quiet = min(setup.quiet_plies, quiet_limit)
     if not setup.take:
         pos = Position(*setup.position_fields(), board=rules.board)
-        return Turn(Game(pos, rules, quiet_limit, 0 if pos.in_placement else quiet))
+        return Turn(Game(pos, rules, quiet_limit, setup.quiet_count(quiet_limit)))
     mover = "White" if setup.turn == WHITE else "Black"
     own = setup.white if setup.turn == WHITE else setup.black
     opp = setup.black if setup.turn == WHITE else setup.white

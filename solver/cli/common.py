@@ -491,7 +491,7 @@ def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int
     ``quiet_plies``, or (None) what the text carries (:func:`game_at`); ValueError where
     both say one and they differ, InvalidNotationError where ``text`` is no position."""
     setup = read_setup(text, rules.stones, rules.board)
-    carried = 0 if setup.white_hand or setup.black_hand else min(setup.quiet_plies, quiet_limit)
+    carried = setup.quiet_count(quiet_limit)
     if quiet_plies is None or (carried and quiet_plies == setup.quiet_plies):
         return carried          # (the text's count, at most the limit)
     if carried:
