@@ -2,10 +2,12 @@
 """Perfect play under the quiet-ply rule, checked by playing: from sampled positions of
 the moving phase, each at a random count of quiet plies, both sides play
 ``PerfectPlayer`` with the tables of the rule (the winner the nearest winning mill, the
-loser the farthest), and every game must end as the tables say at that count.
+loser the farthest), and every game must end as the tables say at that count.  With
+``--level hard`` both sides are ``HardPlayer``, whose search reads the same tables at
+each line's count.
 
 Usage: python scripts/rule_play.py DB [--rules standard] [--limit 50] [--games 1000]
-                                      [--seed 1] [--pairs 4-5 ...]
+                                      [--seed 1] [--pairs 4-5 ...] [--level perfect|hard]
 
 Positions are drawn from the built files of the rule (``muehle build --phase rule``):
 a third wins whose DTZ allows a count c ≤ limit − DTZ (c drawn at random there; the
@@ -31,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from solver import storage  # noqa: E402
 from solver.build import plan  # noqa: E402
 from solver.game import QUIET_PLY_LIMIT, Game  # noqa: E402
-from solver.players import PerfectPlayer  # noqa: E402
+from solver.players import HardPlayer, PerfectPlayer  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import open_database  # noqa: E402
 from solver.rules import Rules  # noqa: E402
@@ -73,6 +75,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pairs", nargs="*", help="pairs to sample from, e.g. 4-5 6-4 (default: all built)")
+    parser.add_argument("--level", choices=("perfect", "hard"), default="perfect", help="both sides' player")
     args = parser.parse_args()
     rules = Rules.from_name(args.rules)
     rng = random.Random(args.seed)
@@ -81,7 +84,8 @@ def main() -> None:
         wanted = {tuple(sorted(map(int, p.split("-")))) for p in args.pairs}
         pairs = [p for p in pairs if tuple(p) in wanted]
     db = open_database(args.db, rules, quiet_limit=args.limit)
-    player = PerfectPlayer(rules, random.Random(args.seed), database=db)
+    player = {"perfect": PerfectPlayer, "hard": HardPlayer}[args.level](rules, random.Random(args.seed),
+                                                                         database=db)
     kinds = sample(Path(args.db), rules, args.limit, pairs, rng, args.games // 3)
     failed = 0
     start = time.perf_counter()

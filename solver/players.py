@@ -6,7 +6,8 @@ easy      closes mills and blocks the opponent's, otherwise plays at random;
 medium    alpha-beta to depth 3 with a material / mobility / open-mill evaluation
 hard      iterative deepening alpha-beta within a time budget, transposition
           table, exact database values where the moving-phase databases have
-          them; random among equally good moves
+          them (under the quiet-ply rule at the line's count where its tables
+          are built, as perfect); random among equally good moves
 perfect   the databases: shortest win, else a draw, else the longest loss,
           random among equals (a move that draws the game by repetition or by
           the 50-ply rule counts as the draw it makes: :func:`probe_game_moves`);
@@ -42,13 +43,14 @@ from typing import Any, Callable, Optional
 
 from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
-from .game import Game
+from .dtz import decode as decode_dtz
+from .game import QUIET_PLY_LIMIT, Game
 from .kernels import kernels_for
-from .position import Move, Position, after_move, blocked_wdl, decided
+from .position import Move, Position, after_move, blocked_wdl, decided, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
 from .probe import Database, best_of
 from .rules import Rules, as_rules, require_kernels
-from .values import DRAW, WIN, decode
+from .values import DRAW, WDL, WIN, RuleValue, decode
 
 __all__ = ["Player", "EasyPlayer", "MediumPlayer", "HardPlayer", "PerfectPlayer", "UltraPlayer",
            "FalliblePlayer", "LEVELS", "make_player", "probe_game_moves"]
@@ -61,11 +63,17 @@ DECIDED = WIN_SCORE - 10_000
 Say = Callable[[str], None]
 
 
-def _apply(own: int, opp: int, own_hand: int, opp_hand: int, packed: int) -> tuple[int, int, int, int]:
+def _apply(own: int, opp: int, own_hand: int, opp_hand: int, packed: int, count: int,
+           board: Board) -> tuple[int, int, int, int, int]:
     """The state (own, opp, own_hand, opp_hand) after a packed move, the opponent to move
-    (:func:`~solver.position.after_move`)."""
-    own, opp, own_hand = after_move(own, opp, own_hand, Move.unpack(packed))
-    return opp, own, opp_hand, own_hand
+    (:func:`~solver.position.after_move`), and the game's count of quiet plies after it
+    (``count`` before): 0 after a mill (one that takes nothing too) or while stones are
+    in hand, where no count runs, else one more (as :meth:`solver.game.Game.play`)."""
+    move = Move.unpack(packed)
+    placing = own_hand or opp_hand
+    mover, opp, own_hand = after_move(own, opp, own_hand, move)
+    quiet = not placing and not in_mill(mover, move.target, board)
+    return opp, mover, opp_hand, own_hand, count + 1 if quiet else 0
 
 
 def _open_mills(own: int, opp: int, board: Board) -> int:
@@ -210,6 +218,14 @@ class SearchPlayer(Player):
     as exact scores wherever they exist.  Repeating a position of the game or of the
     line searched scores as a draw.  Among root moves of the best score, one is
     chosen at random.
+
+    The search counts the game's quiet plies as the game does (:class:`~solver.game.Game`):
+    a line that reaches the game's limit without a mill is drawn there (unless its last
+    move blocks the other side).  Where the database's tables of the quiet-ply rule of
+    the game's limit are built, a moving-phase position's exact score is its value
+    under the rule at the line's count (a win only where its next mill comes in time,
+    nearer mills scoring higher); else, and for a pair whose file of the rule is
+    missing (said once), its plain value.
     """
 
     level = "search"
@@ -227,6 +243,9 @@ class SearchPlayer(Player):
         self.use_table = table
         self.table: dict[tuple, tuple[int, int, int, int]] = {}
         self._missing: set[tuple[int, int]] = set()
+        self._rule_missing: set[tuple[int, int]] = set()
+        self._limit = QUIET_PLY_LIMIT       # (the searched game's; set by search)
+        self._rule = False                  # whether the database's tables of that limit are built
         self.nodes = 0
         self.reached = 0            # depth of the last completed iteration
         self._stopped = False
@@ -236,10 +255,34 @@ class SearchPlayer(Player):
     def _moves(self, own: int, opp: int, own_hand: int, opp_hand: int) -> list[int]:
         return self._kernels.moves_packed(own, opp, own_hand, opp_hand, self.rules.flags)
 
-    def _db_score(self, own: int, opp: int, ply: int) -> Optional[int]:
-        """Exact score of a moving-phase position from the database, or None."""
+    def _rule_tables(self, limit: int) -> bool:
+        """Whether the database's tables of the quiet-ply rule of ``limit`` are built."""
+        if self.database is None or self.database.quiet_limit != limit:
+            return False
+        try:
+            return self.database.has_rule_tables()
+        except DatabaseError:
+            return False            # (closed: its leaves say so, once, as without the rule)
+
+    def _db_score(self, own: int, opp: int, ply: int, count: int) -> Optional[int]:
+        """Exact score of a moving-phase position after ``count`` quiet plies from the
+        database (under the quiet-ply rule where its tables are built), or None."""
         m, o = own.bit_count(), opp.bit_count()
-        if self.database is None or (m, o) in self._missing or m < 3 or o < 3:
+        if self.database is None or m < 3 or o < 3:
+            return None
+        if self._rule and (m, o) not in self._rule_missing:
+            try:
+                plain, dtz = decode_dtz(self.database.rule_code(own, opp))
+            except DatabaseError as error:
+                self._rule_missing.add((m, o))
+                self.say(f"{self.level}: the tables of the {self._limit}-ply rule cannot answer for {m} against "
+                         f"{o} stones ({self.explain(error)}); searching by the plain values there", key="rule")
+            else:
+                if RuleValue.of(WDL(plain), dtz, self._limit).at(count) == DRAW:
+                    return 0
+                # (the nearest mill first among wins, the farthest among losses: as perfect ranks)
+                return WIN_SCORE - ply - dtz if plain == WIN else -(WIN_SCORE - ply - dtz)
+        if (m, o) in self._missing:
             return None
         try:
             v = decode(self.database.code(own, opp))
@@ -254,8 +297,28 @@ class SearchPlayer(Player):
             return WIN_SCORE - ply - v.plies
         return -(WIN_SCORE - ply - v.plies)
 
-    def _negamax(self, own: int, opp: int, own_hand: int, opp_hand: int, side: int, depth: int,
-                 ply: int, alpha: int, beta: int, seen: set) -> int:
+    def _move_score(self, own: int, opp: int, own_hand: int, opp_hand: int, side: int, count: int,
+                    packed: int, depth: int, ply: int, alpha: int, beta: int, seen: set) -> int:
+        """Score of the move ``packed`` for its mover at ``ply`` (within the window
+        ``alpha``, ``beta``, searched to ``depth`` - 1 beyond it).  Under the quiet-ply
+        rule a moving-phase move that closes a mill scores a win or loss as one whose
+        next mill is one ply away (as perfect ranks it, :class:`~solver.probe.RuleMoveProbe`:
+        a win's next mill, not its end), so a winner closes its mill where waiting would
+        keep the win too, and makes progress; such a move is searched with the whole
+        window, since a bound would not survive that mapping."""
+        o2, w2, h2, k2, c2 = _apply(own, opp, own_hand, opp_hand, packed, count, self.rules.board)
+        if not (self._rule and c2 == 0 and not (own_hand or opp_hand)):
+            return -self._negamax(o2, w2, h2, k2, 1 - side, c2, depth - 1, ply + 1, -beta, -alpha, seen)
+        value = -self._negamax(o2, w2, h2, k2, 1 - side, 0, depth - 1, ply + 1, -WIN_SCORE - 1, WIN_SCORE + 1,
+                               seen)
+        if value >= DECIDED:
+            return WIN_SCORE - ply - 1
+        if value <= -DECIDED:
+            return -(WIN_SCORE - ply - 1)
+        return value
+
+    def _negamax(self, own: int, opp: int, own_hand: int, opp_hand: int, side: int, count: int,
+                 depth: int, ply: int, alpha: int, beta: int, seen: set) -> int:
         self.nodes += 1
         if self._deadline is not None and self.nodes & 1023 == 0 and time.perf_counter() > self._deadline:
             raise _Timeout
@@ -265,20 +328,23 @@ class SearchPlayer(Player):
         key = (own, opp, own_hand, opp_hand, side)
         if ply > 0 and key in seen:
             return 0                                     # a repetition: heading for a draw
-        if own_hand == 0 and opp_hand == 0:
-            exact = self._db_score(own, opp, ply)
+        if own_hand == 0 and opp_hand == 0 and count < self._limit:
+            exact = self._db_score(own, opp, ply, count)
             if exact is not None:
                 return exact
         moves = self._moves(own, opp, own_hand, opp_hand)
         if not moves:                                    # blocked: lost, or drawn on a full board
             return 0 if blocked_wdl(own, opp, self.rules) == DRAW else -(WIN_SCORE - ply)
+        if count >= self._limit:
+            return 0                                     # drawn by the quiet-ply rule
+        entry_key = (*key, count)                        # (a value depends on the count too)
         if depth <= 0:
             self._heuristic = True
             return evaluate(own, opp, own_hand, opp_hand, self.rules.board)
         alpha0 = alpha
         best_move = None
         if self.use_table:
-            entry = self.table.get(key)
+            entry = self.table.get(entry_key)
             if entry is not None:
                 e_depth, flag, value, best_move = entry
                 if e_depth >= depth:
@@ -294,9 +360,8 @@ class SearchPlayer(Player):
         best, best_move = -WIN_SCORE - 1, moves[0]
         try:
             for mv in moves:
-                o2, w2, h2, k2 = _apply(own, opp, own_hand, opp_hand, mv)
-                value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, ply + 1,
-                                       -beta, -alpha, seen)
+                value = self._move_score(own, opp, own_hand, opp_hand, side, count, mv, depth, ply,
+                                         alpha, beta, seen)
                 if value > best:
                     best, best_move = value, mv
                     if value > alpha:
@@ -307,7 +372,7 @@ class SearchPlayer(Player):
             seen.discard(key)
         if self.use_table:
             flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
-            self.table[key] = (depth, flag, self._to_table(best, ply), best_move)
+            self.table[entry_key] = (depth, flag, self._to_table(best, ply), best_move)
         return best
 
     @staticmethod
@@ -327,15 +392,14 @@ class SearchPlayer(Player):
             return value + ply
         return value
 
-    def _root(self, own, opp, own_hand, opp_hand, side, depth, moves, seen) -> tuple[int, list[int]]:
+    def _root(self, own, opp, own_hand, opp_hand, side, count, depth, moves, seen) -> tuple[int, list[int]]:
         """Score of the best root moves and all moves of that score, at ``depth``."""
         best, ties = None, []
         for mv in moves:
-            o2, w2, h2, k2 = _apply(own, opp, own_hand, opp_hand, mv)
             # A window just below the best so far finds every move as good as it.
             alpha = -WIN_SCORE - 1 if best is None else best - 1
-            value = -self._negamax(o2, w2, h2, k2, 1 - side, depth - 1, 1,
-                                   -WIN_SCORE - 1, -alpha, seen)
+            value = self._move_score(own, opp, own_hand, opp_hand, side, count, mv, depth, 0,
+                                     alpha, WIN_SCORE + 1, seen)
             if best is None or value > best:
                 best, ties = value, [mv]
             elif value == best:
@@ -355,13 +419,16 @@ class SearchPlayer(Player):
         self.nodes = 0
         self._deadline = (0.0 if self._stopped else None if self.seconds is None
                           else time.perf_counter() + self.seconds)
-        if len(self.table) > 2_000_000:
-            self.table.clear()
+        rule = self._rule_tables(game.quiet_limit)
+        if len(self.table) > 2_000_000 or (self._limit, self._rule) != (game.quiet_limit, rule):
+            self.table.clear()      # (its scores were of another limit, or without the rule)
+        self._limit, self._rule = game.quiet_limit, rule
         result = None
         for depth in range(1, self.depth + 1):
             self._heuristic = False
             try:
-                score, ties = self._root(own, opp, own_hand, opp_hand, side, depth, moves, seen)
+                score, ties = self._root(own, opp, own_hand, opp_hand, side, game.quiet_plies, depth, moves,
+                                         seen)
             except _Timeout:
                 break
             result = score, ties

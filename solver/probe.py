@@ -550,11 +550,17 @@ class Database:
 
     def _rule_code(self, position: Position) -> int:
         """The stored code of a position (not over) in the tables of the rule."""
-        own, opp = position.own, position.opp
-        sub = self._subspace(popcount(own), popcount(opp), position.own_hand, position.opp_hand)
-        if position.in_placement and not placement.is_placement(sub, self.rules):
+        return self.rule_code(position.own, position.opp, position.own_hand, position.opp_hand)
+
+    def rule_code(self, own: int, opp: int, own_hand: int = 0, opp_hand: int = 0) -> int:
+        """Stored code of the position (own to move, opp; stones in hand: a placement
+        position) in the tables of the quiet-ply rule, as :meth:`code` in the plain
+        ones: in the moving phase a DTZ code (:func:`solver.dtz.decode`), the search
+        players' leaf.  MissingSubspaceError where its file is not built."""
+        sub = self._subspace(popcount(own), popcount(opp), own_hand, opp_hand)
+        if (own_hand or opp_hand) and not placement.is_placement(sub, self.rules):
             raise MissingSubspaceError(sub, storage.rule_path(self.root, self.rules, sub, self.quiet_limit),
-                                       f"no file holds the hands of {position} (no game reaches them)")
+                                       f"no file holds the hands of {sub.name} (no game reaches them)")
         slot = sub.index(own, opp)
         with self._lock:
             self._check_open()

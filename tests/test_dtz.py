@@ -655,7 +655,7 @@ from solver.cli import main
 from solver.errors import CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError
 from solver.game import Game, QUIET_PLIES
 from solver.choice import probe_game_moves
-from solver.players import PerfectPlayer
+from solver.players import HardPlayer, PerfectPlayer
 from solver.probe import open_database
 from solver.values import RuleValue, RuleWDL
 
@@ -1117,10 +1117,11 @@ def test_records_keep_the_limit_and_the_count():
         Game("W:a1 B:a7 w 3 3", FOUR, quiet_plies=3)
 
 
-def perfect_game(db, pos, rules, limit, count) -> Game:
-    """Both sides perfect under the rule from ``pos`` after ``count`` quiet plies."""
+def perfect_game(db, pos, rules, limit, count, player=PerfectPlayer) -> Game:
+    """Both sides perfect under the rule from ``pos`` after ``count`` quiet plies (or
+    both ``player``)."""
     game = Game(pos, rules, limit, count)
-    players = PerfectPlayer(rules, random.Random(1), database=db)
+    players = player(rules, random.Random(1), database=db)
     while game.outcome() is None:
         game.play(players.choose(game))
     return game
@@ -1134,6 +1135,55 @@ def test_perfect_play_wins_what_the_rule_lets_be_won(five, limit):
     defence draws; where the side to move loses under the rule, it loses."""
     rules, _ = five
     perfect_play_wins(rules, limit, [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3)], 12)
+
+
+@pytest.mark.parametrize("limit", [7, 50])
+def test_hard_play_wins_what_the_rule_lets_be_won(five, limit):
+    """The same with hard on both sides, its search reading the tables of the rule (and
+    the plain tables beside them, which it must not go by): every game ends as the rule
+    says at the count, a cursed win drawn, a blessed loss saved."""
+    rules, _ = five
+    perfect_play_wins(rules, limit, [(5, 5), (4, 5), (3, 5)], 8, player=HardPlayer)
+
+
+def test_hard_searches_by_the_values_under_the_rule_at_the_lines_count(five, tmp_path):
+    """Five Men's Morris under a 7-ply rule (many cursed wins and blessed losses), from
+    sampled positions at every count: hard's score is a win, draw or loss as the
+    position's value under the rule at the count, and every move it would choose keeps
+    that value (the value perfect gives the move, :meth:`Database.probe_rule_moves`),
+    though the plain tables beside them call cursed wins wins.  The database of another
+    limit, or none of the rule, leaves it the plain values."""
+    rules, _ = five
+    limit = 7
+    write_tables(tmp_path, rules, limit, plain=True)
+    db = open_database(tmp_path, rules, quiet_limit=limit)
+    rule, _ = tables(rules, limit)
+    rng = random.Random(3)
+    hard = HardPlayer(rules, random.Random(1), database=db, seconds=None, depth=1)
+    cursed = 0
+    for key in [(5, 5), (4, 5), (5, 4), (3, 5), (5, 3), (4, 4)]:
+        sub = Subspace(*key, board=rules.board)
+        slots = np.flatnonzero(rule[key] != SLACK_CODE)
+        for slot in rng.sample(list(slots), 25):
+            pos = Position.from_view(*sub.position(int(slot)), board=rules.board)
+            if pos.terminal_wdl(rules) is not None:
+                continue
+            count = rng.randrange(limit)
+            game = Game(pos, rules, limit, count)
+            score, best = hard.search(game)
+            value = db.probe_rule(pos).at(count)
+            assert {WDL.WIN: score > 0, WDL.DRAW: score == 0, WDL.LOSS: score < 0}[value], (str(pos), count, score)
+            kept = {str(mp.move) for mp in db.probe_rule_moves(pos, count) if mp.value == value}
+            assert {str(m) for m in best} <= kept, (str(pos), count)
+            cursed += value == WDL.DRAW and db.probe(pos).wdl != WDL.DRAW
+    assert cursed >= 10, cursed                 # (where the plain values would have misled it)
+    plain = HardPlayer(rules, random.Random(1), database=open_database(tmp_path, rules, quiet_limit=9),
+                       seconds=None, depth=1)
+    pos = next(Position.from_view(*Subspace(5, 5, board=rules.board).position(int(slot)), board=rules.board)
+               for slot in np.flatnonzero((rule[5, 5] % 2 == 0) & (rule[5, 5] > 2 * limit)
+                                          & (rule[5, 5] != SLACK_CODE)))
+    assert hard.search(Game(pos, rules, limit))[0] == 0                     # a cursed win: drawn
+    assert plain.search(Game(pos, rules, 9))[0] > 0     # no tables of the 9-ply rule: the plain win
 
 
 def test_perfect_play_wins_what_the_rule_lets_be_won_through_mills_that_take_nothing(five_take_none):
@@ -1443,10 +1493,24 @@ def test_a_missing_file_of_the_rule_is_said_where_the_values_fall_back(tmp_path)
     assert result.exit_code == 0 and "note:" not in result.stderr and "under the 50-ply rule" in result.stdout
 
 
+def write_tables(root, rules: Rules, limit: int, plain: bool = False) -> None:
+    """The in-memory tables of ``rules`` under ``limit`` (:func:`tables`) written as a
+    database's files of the rule in ``root``, and with ``plain`` its plain pairs too."""
+    rule, plain_codes = tables(rules, limit)
+    for (m, o), codes in rule.items():
+        if m <= o:
+            held = {Subspace(m, o, board=rules.board): codes, Subspace(o, m, board=rules.board): rule[o, m]}
+            storage.write_file(storage.rule_path(root, rules, (m, o), limit), rules, held, quiet_limit=limit)
+            if plain:
+                storage.write_file(storage.pair_path(root, rules, (m, o)), rules,
+                                   {s: plain_codes[s.m, s.o] for s in held})
+
+
 def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per: int,
-                      positions: list[Position] | None = None) -> dict[str, int]:
-    """Perfect games from ``per`` sampled decided positions of each subspace of ``keys``
-    (or from ``positions``) at random counts end as the tables under the rule say (above)."""
+                      positions: list[Position] | None = None, player=PerfectPlayer) -> dict[str, int]:
+    """Perfect games (or games of ``player`` against itself) from ``per`` sampled decided
+    positions of each subspace of ``keys`` (or from ``positions``) at random counts end
+    as the tables under the rule say (above)."""
     rule, _ = tables(rules, limit)
     root = None
     rng = random.Random(limit)
@@ -1454,11 +1518,7 @@ def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for (m, o), codes in rule.items():
-            if m <= o:
-                storage.write_file(storage.rule_path(root, rules, (m, o), limit), rules,
-                                   {Subspace(m, o, board=rules.board): codes,
-                                    Subspace(o, m, board=rules.board): rule[o, m]}, quiet_limit=limit)
+        write_tables(root, rules, limit, plain=player is not PerfectPlayer)
         db = open_database(root, rules, quiet_limit=limit)
         seen = {"win": 0, "draw": 0, "loss": 0}
         positions_given = positions is not None
@@ -1476,11 +1536,12 @@ def perfect_play_wins(rules: Rules, limit: int, keys: list[tuple[int, int]], per
             value = db.probe_rule(pos)
             count = rng.randrange(0, max(1, limit - value.dtz + 1)) if value.dtz <= limit else rng.randrange(limit)
             expected = value.at(count)
-            game = perfect_game(db, pos, rules, limit, count)
+            game = perfect_game(db, pos, rules, limit, count, player)
             result = game.outcome()
             got = result.value_for(pos.turn)
             assert got == expected, (str(pos), count, value, str(result))
-            if expected == DRAW and value.wdl != RuleWDL.DRAW:
+            # (a search player may repeat a drawn position first: a draw all the same)
+            if expected == DRAW and value.wdl != RuleWDL.DRAW and player is PerfectPlayer:
                 assert result.termination == QUIET_PLIES     # the rule's draw, not another
             seen[expected] += 1
         assert positions_given or all(seen.values()), seen
