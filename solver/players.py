@@ -37,6 +37,7 @@ seeded game replays (hard's time budget aside: a faster machine searches deeper)
 
 from __future__ import annotations
 
+import collections
 import random
 import time
 from typing import Any, Callable, Optional
@@ -44,7 +45,7 @@ from typing import Any, Callable, Optional
 from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
 from .dtz import decode as decode_dtz
-from .game import QUIET_PLY_LIMIT, Game
+from .game import QUIET_PLY_LIMIT, REPETITION_LIMIT, Game
 from .kernels import kernels_for
 from .position import Move, Position, after_move, blocked_wdl, decided, in_mill
 from .errors import DatabaseError, GameOverError, SearchStoppedError, seconds_of
@@ -215,9 +216,11 @@ class SearchPlayer(Player):
 
     ``depth``: the deepest iteration; ``seconds``: time budget per move (None: none);
     ``database``: a :class:`~solver.probe.Database` whose moving-phase values are used
-    as exact scores wherever they exist.  Repeating a position of the game or of the
-    line searched scores as a draw.  Among root moves of the best score, one is
-    chosen at random.
+    as exact scores wherever they exist.  A position the game has had twice already
+    (the third time draws the game) or that is on the line searched already scores as
+    a draw; one the game has had once is scored as any other (under the quiet-ply rule
+    it may be lost now where it was drawn then).  Among root moves of the best score,
+    one is chosen at random.
 
     The search counts the game's quiet plies as the game does (:class:`~solver.game.Game`):
     a line that reaches the game's limit without a mill is drawn there (unless its last
@@ -246,6 +249,7 @@ class SearchPlayer(Player):
         self._rule_missing: set[tuple[int, int]] = set()
         self._limit = QUIET_PLY_LIMIT       # (the searched game's; set by search)
         self._rule = False                  # whether the database's tables of that limit are built
+        self._history: collections.Counter = collections.Counter()    # the searched game's positions
         self.nodes = 0
         self.reached = 0            # depth of the last completed iteration
         self._stopped = False
@@ -326,8 +330,8 @@ class SearchPlayer(Player):
         if ended is not None:
             return WIN_SCORE - ply if ended == WIN else -(WIN_SCORE - ply)
         key = (own, opp, own_hand, opp_hand, side)
-        if ply > 0 and key in seen:
-            return 0                                     # a repetition: heading for a draw
+        if ply > 0 and (key in seen or self._history.get(key, 0) >= REPETITION_LIMIT - 1):
+            return 0              # back on the line (heading for a draw), or the game's third time
         if own_hand == 0 and opp_hand == 0 and count < self._limit:
             exact = self._db_score(own, opp, ply, count)
             if exact is not None:
@@ -337,7 +341,9 @@ class SearchPlayer(Player):
             return 0 if blocked_wdl(own, opp, self.rules) == DRAW else -(WIN_SCORE - ply)
         if count >= self._limit:
             return 0                                     # drawn by the quiet-ply rule
-        entry_key = (*key, count)                        # (a value depends on the count too)
+        # (a value depends on the count where the rule's tables score the leaves, or a line
+        # from here may reach the limit; elsewhere positions met at other counts share it)
+        entry_key = (*key, count) if self._rule or count + depth >= self._limit else key
         if depth <= 0:
             self._heuristic = True
             return evaluate(own, opp, own_hand, opp_hand, self.rules.board)
@@ -411,9 +417,12 @@ class SearchPlayer(Player):
         pos = game.position
         own, opp, own_hand, opp_hand = pos.own, pos.opp, pos.own_hand, pos.opp_hand
         side = 0 if pos.turn == "w" else 1
-        # The game's earlier positions count as repetitions (the current one is the root).
-        seen = {(p.own, p.opp, p.own_hand, p.opp_hand, 0 if p.turn == "w" else 1)
-                for p in game.positions[:-1]}
+        # How often the game has had each position (the root's is one of them): a line
+        # that would make it three is drawn; a line that comes back to one of its own
+        # positions (the root's first) is heading for a draw.
+        self._history = collections.Counter((p.own, p.opp, p.own_hand, p.opp_hand, 0 if p.turn == "w" else 1)
+                                            for p in game.positions)
+        seen = {(own, opp, own_hand, opp_hand, side)}
         moves = self._moves(own, opp, own_hand, opp_hand)
         self.rng.shuffle(moves)
         self.nodes = 0

@@ -1186,6 +1186,23 @@ def test_hard_searches_by_the_values_under_the_rule_at_the_lines_count(five, tmp
     assert plain.search(Game(pos, rules, 9))[0] > 0     # no tables of the 9-ply rule: the plain win
 
 
+def test_hard_does_not_take_a_position_the_game_has_had_once_for_a_draw(five, tmp_path):
+    """A position the game has had once is no draw yet (the third time is), and under
+    the rule it may be lost at the later count: Black's e5-c5 goes back to such a
+    position, lost now, where c1-c2 holds the draw (found by a review: hard took both
+    for draws and chose between them at random)."""
+    rules, _ = five
+    write_tables(tmp_path, rules, 50, plain=True)
+    db = open_database(tmp_path, rules)
+    game = Game("W:a3,a5,b2,d4,e3 B:a1,b3,c1,c5 w", rules, 50, 41)
+    for move in ("d4-c4", "c5-e5", "c4-d4"):
+        game.play(move)
+    values = {str(mp.move): mp.value for mp in db.probe_rule_moves(game.position, game.quiet_plies)}
+    assert values["c1-c2"] == "draw" and values["e5-c5"] == "loss"
+    score, best = HardPlayer(rules, random.Random(0), database=db, seconds=None).search(game)
+    assert (score, [str(m) for m in best]) == (0, ["c1-c2"])
+
+
 def test_perfect_play_wins_what_the_rule_lets_be_won_through_mills_that_take_nothing(five_take_none):
     """Under take-none, from decided positions whose side to move can close a mill that
     takes nothing (and so restarts the count) at random counts: perfect play ends each
