@@ -979,6 +979,14 @@ def test_the_count_a_position_carries_is_the_games(db4_rule):
             bare = run(command, "--db", db4_rule, "--stones", 4, *args, position)
             assert bare.exit_code == 0 and "note: no tables of the 30-ply rule are built" in bare.output, \
                 (command, args, bare.output)
+    # and play, whose computer would play by the plain values (not the levels that read no tables)
+    for level, said in (("hard", True), ("perfect", True), ("medium", False)):
+        played = CliRunner().invoke(main, ["play", "--db", str(db4_rule), "--stones", "4", "--quiet-limit", "30",
+                                           "--level", level, "--color", "white", "--position",
+                                           "W:c5,f2,g7 B:d3,f4,f6 w"], input="quit\n")
+        assert played.exit_code == 0, played.output
+        assert ("note: no tables of the 30-ply rule are built" in played.output) == said, (level, played.output)
+        assert said is False or f"so {level} plays without the rule" in played.output
 
 
 def test_stats_of_the_rule_tables(db4_rule, tmp_path):

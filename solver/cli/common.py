@@ -19,7 +19,7 @@ from typing import Callable, Iterator, NoReturn, Optional
 import click
 
 from .._version import __version__
-from ..commands import explained
+from ..commands import build_command, explained
 from ..ceylonese import CeylonRule
 from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
 from ..errors import MuehleError, one_line
@@ -29,7 +29,7 @@ from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
 from ..values import Value
 from ..rules import MAX_STONES, MILL_RULES, RULESET_NAMES, Rules, require_kernels
-from ..storage import DEFAULT_ROOT, refuse_rules_folder
+from ..storage import DEFAULT_ROOT, refuse_rules_folder, rules_dir
 
 # --- errors ---------------------------------------------------------------------
 
@@ -484,6 +484,19 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
     except ValueError as error:
         fail(str(error))
     return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
+
+
+def unruled_note(database, game: Game, what: str = "the answer is") -> Optional[str]:
+    """What a command says where a count of quiet plies or a limit other than 50 is
+    asked for (``game``'s start) but no tables of the database's rule are built to apply
+    it: that ``what`` without the rule, and the command that builds them; else None."""
+    given = game.quiet_counts[0]
+    if not (given or game.quiet_limit != QUIET_PLY_LIMIT) or database.has_rule_tables():
+        return None
+    uncounted = f" (its {given} quiet plies not counted)" if given else ""
+    return (f"no tables of the {database.quiet_limit}-ply rule are built in "
+            f"{rules_dir(database.root, database.rules)}, so {what} without the rule{uncounted}; "
+            f"build them with: {build_command(database.root, database.rules, 'rule', quiet_limit=database.quiet_limit)}")
 
 
 def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int]) -> int:

@@ -38,7 +38,7 @@ from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
 from ..values import DRAW, LOSS, WIN
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     game_at, quiet_limit_option, rules_options, stone_marks, value_text)
+                     game_at, quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
 from .probing import note_unreachable
 
 HELP = """\
@@ -408,6 +408,10 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     database, reason = open_optional_database(db, rules, quiet_limit)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think, explain=explained)
+    note = None if database is None or level in ("easy", "medium") else \
+        unruled_note(database, game, f"{level} plays")
+    if note is not None:
+        click.echo(f"note: {note}")
     try:
         Session(game, human, player, database, reason or "", marks, placed=placed).run()
     finally:

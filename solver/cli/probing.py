@@ -18,9 +18,9 @@ import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object, rule_gap
 from ..batch import query_lines
-from ..commands import build_command, explained
+from ..commands import explained
 from ..errors import DatabaseError, one_line
-from ..game import QUIET_PLY_LIMIT, Game
+from ..game import Game
 from ..notation import format_position
 from ..ceylonese import unreached
 from ..position import parse_position
@@ -31,7 +31,7 @@ from ..rules import Rules
 from .. import storage
 from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     counted, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
+                     counted, unruled_note, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
 
@@ -352,16 +352,11 @@ def note_rule_gap(database, game, answer: dict) -> None:
     (its ``"rule"``) needs no look: the moves are not probed again."""
     if "rule" in answer:
         return
-    given = game.quiet_counts[0]            # (the count asked for, not --after's moves')
-    if ((given or game.quiet_limit != QUIET_PLY_LIMIT) and game.outcome() is None
-            and not database.has_rule_tables()):
-        # (a count or a limit asked for, and no tables of that limit to apply it)
-        uncounted = f" (its {given} quiet plies not counted)" if given else ""
-        click.echo(f"note: no tables of the {database.quiet_limit}-ply rule are built in "
-                   f"{storage.rules_dir(database.root, database.rules)}, so the answer is without the rule"
-                   f"{uncounted}; build them with: "
-                   f"{build_command(database.root, database.rules, 'rule', quiet_limit=database.quiet_limit)}",
-                   err=True)
+    # (a count or a limit asked for, --after's moves' not counted, and no tables of that
+    # limit to apply it)
+    note = unruled_note(database, game) if game.outcome() is None else None
+    if note is not None:
+        click.echo(f"note: {note}", err=True)
         return
     gap = rule_gap(database, game)
     if gap is not None:
