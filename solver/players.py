@@ -142,7 +142,12 @@ class Player:
     def stop(self) -> None:
         """Cut short a ``choose`` under way in another thread (an engine's ``stop``): a
         search ends at its next look at the clock with the best of the depths it has
-        done.  Nothing for a player that does not search."""
+        done; one asked before the search starts ends it at once.  Nothing for a player
+        that does not search."""
+
+    def resume(self) -> None:
+        """Let a player that was stopped search again (an engine's next ``go``, which keeps
+        the game's player and so what it has learnt: a search's transposition table)."""
 
     def _legal(self, game: Game) -> list[Move]:
         if game.rules != self.rules:
@@ -244,7 +249,8 @@ class SearchPlayer(Player):
         super().__init__(rules, rng, say)
         self.depth, self.seconds, self.database = depth, seconds, database
         self.use_table = table
-        self.table: dict[tuple, tuple[int, int, int, int]] = {}
+        #: (depth, bound, score, best move, whether an evaluation went into the score)
+        self.table: dict[tuple, tuple[int, int, int, int, bool]] = {}
         self._missing: set[tuple[int, int]] = set()
         self._rule_missing: set[tuple[int, int]] = set()
         self._limit = QUIET_PLY_LIMIT       # (the searched game's; set by search)
@@ -352,18 +358,18 @@ class SearchPlayer(Player):
         if self.use_table:
             entry = self.table.get(entry_key)
             if entry is not None:
-                e_depth, flag, value, best_move = entry
+                e_depth, flag, value, best_move, guessed = entry
                 if e_depth >= depth:
                     value = self._from_table(value, ply)
-                    if flag == _EXACT:
-                        return value
-                    if flag == _LOWER and value >= beta:
-                        return value
-                    if flag == _UPPER and value <= alpha:
+                    if (flag == _EXACT or (flag == _LOWER and value >= beta)
+                            or (flag == _UPPER and value <= alpha)):
+                        # (a value an evaluation went into is one still: deeper may change it)
+                        self._heuristic = self._heuristic or guessed
                         return value
         moves.sort(key=lambda mv: (mv != best_move, Move.unpack(mv).take is None))
         seen.add(key)
         best, best_move = -WIN_SCORE - 1, moves[0]
+        outer, self._heuristic = self._heuristic, False     # (whether this node's lines met one)
         try:
             for mv in moves:
                 value = self._move_score(own, opp, own_hand, opp_hand, side, count, mv, depth, ply,
@@ -376,9 +382,11 @@ class SearchPlayer(Player):
                             break
         finally:
             seen.discard(key)
+        guessed = self._heuristic
+        self._heuristic = outer or guessed
         if self.use_table:
             flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
-            self.table[entry_key] = (depth, flag, self._to_table(best, ply), best_move)
+            self.table[entry_key] = (depth, flag, self._to_table(best, ply), best_move, guessed)
         return best
 
     @staticmethod
@@ -464,6 +472,9 @@ class SearchPlayer(Player):
         self._stopped = True        # (asked before the search starts: it starts stopped)
         self._deadline = 0.0        # (past: the search's next look at the clock ends it)
 
+    def resume(self) -> None:
+        self._stopped = False
+
 
 class MediumPlayer(SearchPlayer):
     """Alpha-beta to a fixed depth (3) with the heuristic evaluation; no databases."""
@@ -531,6 +542,9 @@ class PerfectPlayer(Player):
 
     def stop(self) -> None:
         self.fallback.stop()
+
+    def resume(self) -> None:
+        self.fallback.resume()
 
     def _best(self, game: Game) -> Optional[Move]:
         """One of the database's best moves in ``game`` (None: none); raises DatabaseError."""

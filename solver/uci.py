@@ -99,7 +99,7 @@ class Engine:
         self.worker: Optional[threading.Thread] = None
         self.stopped = threading.Event()
         self.planned: Optional[Move] = None           # the move the last go began
-        self.player = None                            # the player of the go under way
+        self.player = None      # the player of the go under way (and of the next, where nothing it plays by changed)
 
     # --- output -----------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -288,6 +288,8 @@ class Engine:
             self.error(f"no position: {self.refused}")
             self.say("bestmove none")
             return
+        if self.player is not None:
+            self.player.resume()        # (a stop of the last go is spent; this go's comes after)
         self.worker = threading.Thread(target=self.search, args=(options,), daemon=True)
         self.worker.start()
 
@@ -337,9 +339,15 @@ class Engine:
                 move = None if choice is None else choice.move
         else:
             seconds = options.get("movetime", self.move_ms) / 1000
-            player = make_player(self.level, self.rules, self.rng, database,
-                                 say=lambda text: self.say(f"info string {text}"), seconds=seconds,
-                                 explain=explained)
+            player = self.player
+            if player is None or (player.level, player.rules, player.rng, getattr(player, "database", None)) \
+                    != (self.level, self.rules, self.rng, database):
+                player = make_player(self.level, self.rules, self.rng, database,
+                                     say=lambda text: self.say(f"info string {text}"), seconds=seconds,
+                                     explain=explained)
+            elif getattr(player, "seconds", None) is not None:
+                # (the game's player goes on: its transposition table and what it said are kept)
+                player.seconds = seconds
             self.player = player
             if not n:
                 move = player.choose(game)

@@ -215,6 +215,22 @@ def test_search_players_take_a_winning_mill():
         assert str(move).startswith("g4-g1x")
 
 
+def test_a_search_again_from_its_own_table_goes_as_deep():
+    """A player keeps its transposition table from move to move (play, uci): a second
+    search of the same position finds its lines there, but a score an evaluation went
+    into is still a guess, so it deepens as far as the first did (it stopped after two
+    plies, taking the table's scores for known results)."""
+    from solver.players import SearchPlayer
+    game = Game(rules=RULES)
+    player = SearchPlayer(RULES, random.Random(1), depth=4, table=True)
+    for _ in range(2):
+        player.search(game)
+        assert player.reached == 4
+    game.play("d2")
+    player.search(game)
+    assert player.reached == 4
+
+
 def test_missing_database_is_said_once_and_search_plays(tmp_path):
     notes = []
     perfect = PerfectPlayer(RULES, random.Random(1), say=notes.append,

@@ -378,3 +378,49 @@ def test_setoption_values_out_of_range_are_said(gui):
              "isready")
     lines = gui.until("readyok")
     assert [line.split()[4] for line in lines[:-1]] == ["Seed:", "Rules:", "MoveTimeMs:"]
+
+
+def test_the_games_player_is_kept_from_go_to_go_and_a_stop_is_spent(root, tmp_path):
+    """hard keeps its player from one go to the next while nothing it plays by changes
+    (its transposition table, and a notice said once, not at every go: a review found it
+    said again each time); a stop ends the go it came in, not the next; another level or
+    seed makes a new player."""
+    import io
+    import shutil
+    from solver import storage
+    from solver.uci import Engine
+
+    shutil.copytree(root, tmp_path, dirs_exist_ok=True)
+    storage.rule_path(tmp_path, FOUR, (3, 4), 50).unlink()      # a file of the rule missing: said once
+    out = io.StringIO()
+    engine = Engine(out, db=str(tmp_path), rules=FOUR)
+    engine.handle("setoption name Level value hard")
+    from solver.formats import fen_text, read_setup
+    start = "W:a1,d1,g1 B:a7,d7,f6,b6 b"         # (4 against 3: its moves lead into pair 3-4)
+    game = Game(start, FOUR)
+    fen = fen_text(read_setup(start))
+    played, moves = [], []
+    for _ in range(3):
+        engine.handle(f"position fen {fen}" + (f" moves {' '.join(moves)}" if moves else ""))
+        engine.handle("go movetime 200")
+        engine.worker.join()             # (its own end: a wait would stop it)
+        played.append(engine.player)
+        quiet = next(m for m in game.legal_moves() if m.take is None)
+        game.play(quiet)
+        moves += actions(quiet)
+    assert played[0] is played[1] is played[2] and played[0].level == "hard"
+    said = [line for line in out.getvalue().splitlines() if "cannot answer for" in line]
+    assert len(said) == 1, out.getvalue()
+    # each command after a go stopped its player (as one coming during a go does): the
+    # next go resumes it (a player still stopped would end its search after one ply)
+    engine.handle("position startpos")
+    assert engine.player._stopped
+    engine.handle("go movetime 300")
+    engine.worker.join()
+    assert engine.player is played[0] and not engine.player._stopped
+    engine.handle("setoption name Level value medium")
+    engine.handle("go")
+    engine.worker.join()
+    assert engine.player is not played[0] and engine.player.level == "medium"
+    engine.finish()
+    assert sum(line.startswith("bestmove") for line in out.getvalue().splitlines()) == 5, out.getvalue()
