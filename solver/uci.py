@@ -100,6 +100,7 @@ class Engine:
         self.stopped = threading.Event()
         self.planned: Optional[Move] = None           # the move the last go began
         self.player = None      # the player of the go under way (and of the next, where nothing it plays by changed)
+        self.player_key: tuple = ()                   # what it plays by
 
     # --- output -----------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -339,16 +340,15 @@ class Engine:
                 move = None if choice is None else choice.move
         else:
             seconds = options.get("movetime", self.move_ms) / 1000
+            # (the game's player goes on while what it plays by is the same: its
+            # transposition table and what it said are kept)
+            key = (self.level, self.rules, self.rng, database, seconds)
+            if self.player is None or self.player_key != key:
+                self.player = make_player(self.level, self.rules, self.rng, database,
+                                          say=lambda text: self.say(f"info string {text}"), seconds=seconds,
+                                          explain=explained)
+                self.player_key = key
             player = self.player
-            if player is None or (player.level, player.rules, player.rng, getattr(player, "database", None)) \
-                    != (self.level, self.rules, self.rng, database):
-                player = make_player(self.level, self.rules, self.rng, database,
-                                     say=lambda text: self.say(f"info string {text}"), seconds=seconds,
-                                     explain=explained)
-            elif getattr(player, "seconds", None) is not None:
-                # (the game's player goes on: its transposition table and what it said are kept)
-                player.seconds = seconds
-            self.player = player
             if not n:
                 move = player.choose(game)
             else:

@@ -384,7 +384,7 @@ def test_the_games_player_is_kept_from_go_to_go_and_a_stop_is_spent(root, tmp_pa
     """hard keeps its player from one go to the next while nothing it plays by changes
     (its transposition table, and a notice said once, not at every go: a review found it
     said again each time); a stop ends the go it came in, not the next; another level or
-    seed makes a new player."""
+    seed (or thinking time) makes a new player."""
     import io
     import shutil
     from solver import storage
@@ -415,7 +415,7 @@ def test_the_games_player_is_kept_from_go_to_go_and_a_stop_is_spent(root, tmp_pa
     # next go resumes it (a player still stopped would end its search after one ply)
     engine.handle("position startpos")
     assert engine.player._stopped
-    engine.handle("go movetime 300")
+    engine.handle("go movetime 200")
     engine.worker.join()
     assert engine.player is played[0] and not engine.player._stopped
     engine.handle("setoption name Level value medium")
