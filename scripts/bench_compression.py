@@ -23,6 +23,7 @@ import zstandard
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver import codec  # noqa: E402
+from solver.kernels import loaded_kernels  # noqa: E402
 
 
 def datasets(group, out):
@@ -35,8 +36,10 @@ def datasets(group, out):
 
 
 def shuffled(chunk: np.ndarray) -> bytes:
-    """The chunk's low bytes, then its high bytes (HDF5's shuffle of uint16)."""
-    return np.ascontiguousarray(chunk.view(np.uint8).reshape(-1, 2).T).tobytes()
+    """The chunk's low bytes, then its high bytes, as the files' writer shuffles it."""
+    out = np.empty(2 * len(chunk), dtype=np.uint8)
+    loaded_kernels().shuffle_chunk(np.ascontiguousarray(chunk, dtype=np.uint16), out)
+    return out.tobytes()
 
 
 def timed(code, decode, chunks):

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from solver import storage  # noqa: E402
 from solver.build import plan  # noqa: E402
 from solver.game import QUIET_PLY_LIMIT, Game  # noqa: E402
-from solver.players import HardPlayer, PerfectPlayer  # noqa: E402
+from solver.players import LEVELS  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import open_database  # noqa: E402
 from solver.rules import Rules  # noqa: E402
@@ -84,8 +84,7 @@ def main() -> None:
         wanted = {tuple(sorted(map(int, p.split("-")))) for p in args.pairs}
         pairs = [p for p in pairs if tuple(p) in wanted]
     db = open_database(args.db, rules, quiet_limit=args.limit)
-    player = {"perfect": PerfectPlayer, "hard": HardPlayer}[args.level](rules, random.Random(args.seed),
-                                                                         database=db)
+    player = LEVELS[args.level](rules, random.Random(args.seed), database=db)
     kinds = sample(Path(args.db), rules, args.limit, pairs, rng, args.games // 3)
     failed = 0
     start = time.perf_counter()
