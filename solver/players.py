@@ -285,8 +285,10 @@ class SearchPlayer(Player):
                 plain, dtz = decode_dtz(self.database.rule_code(own, opp))
             except DatabaseError as error:
                 self._rule_missing.add((m, o))
-                self.say(f"{self.level}: the tables of the {self._limit}-ply rule cannot answer for {m} against "
-                         f"{o} stones ({self.explain(error)}); searching by the plain values there", key="rule")
+                # (the error names the file, not the side that met it: one notice a file)
+                self.say(f"{self.level}: the tables of the {self._limit}-ply rule cannot answer "
+                         f"({self.explain(error)}); searching by the plain values where they cannot",
+                         key="rule")
             else:
                 if RuleValue.of(WDL(plain), dtz, self._limit).at(count) == DRAW:
                     return 0
@@ -298,8 +300,8 @@ class SearchPlayer(Player):
             v = decode(self.database.code(own, opp))
         except DatabaseError as error:
             self._missing.add((m, o))
-            self.say(f"{self.level}: no database for {m} against {o} stones ({self.explain(error)}); "
-                     f"searching without it", key="database")
+            self.say(f"{self.level}: the database cannot answer ({self.explain(error)}); "
+                     f"searching without it where it cannot", key="database")
             return None
         if v.wdl == DRAW:
             return 0

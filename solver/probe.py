@@ -360,7 +360,7 @@ class Database:
                                                   f"{self.rules.name} reaches these hands, so no build makes it")
         if not path.exists():
             _refuse_dangling(path)
-            raise MissingSubspaceError(sub, path, f"subspace {sub.name} is not built: missing {path}",
+            raise MissingSubspaceError(sub, path, f"{_held_by(sub)} is not built: missing {path}",
                                        Remedy(self.root, self.rules, needed=(sub,)))
         return path
 
@@ -370,7 +370,7 @@ class Database:
         path = storage.rule_path(self.root, self.rules, sub, self.quiet_limit)
         if not path.exists():
             _refuse_dangling(path)
-            raise MissingSubspaceError(sub, path, f"subspace {sub.name} under the {self.quiet_limit}-ply "
+            raise MissingSubspaceError(sub, path, f"{_held_by(sub)} under the {self.quiet_limit}-ply "
                                                   f"rule is not built: missing {path}",
                                        Remedy(self.root, self.rules, phase="rule", quiet_limit=self.quiet_limit,
                                               pair=tuple(sub.pair) if sub.is_moving else None))
@@ -781,6 +781,13 @@ class Database:
         """
         best = best_of(self.probe_moves(position), rng)
         return None if best is None else best.move
+
+
+def _held_by(sub: Subspace) -> str:
+    """What the file of ``sub`` holds, as a missing file is named: a moving pair's file
+    holds both orders (3-4 and 4-3), so either side's probe names it alike and one
+    missing file is one notice."""
+    return f"pair {sub.pair.name}" if sub.is_moving else f"subspace {sub.name}"
 
 
 def _refuse_dangling(path: Path) -> None:

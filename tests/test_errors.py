@@ -83,7 +83,11 @@ def test_missing_subspace_is_a_key_error_with_a_plain_message(db4, tmp_path):
     error = info.value
     assert isinstance(error, MissingSubspaceError) and isinstance(error, DatabaseError)
     assert str(error.subspace) == "3-4" and error.path.name == "pair-3-4.h5"
-    assert str(error).startswith("subspace 3-4 is not built")       # not quoted like a KeyError
+    assert str(error).startswith("pair 3-4 is not built")       # not quoted like a KeyError
+    with open_database(tmp_path, FOUR) as db:
+        with pytest.raises(MissingSubspaceError) as other:   # the other order: the same file, named alike
+            db.probe(parse_position("W:a1,d1,g1,b4 B:a7,d7,f6 w", FOUR))
+    assert str(other.value.subspace) == "4-3" and str(other.value) == str(error)
     # the hint builds exactly what is missing, in this folder, under these rules
     assert str(error).endswith(f"missing {error.path}")      # the library writes no command line:
     assert explained(error).endswith(f"(build it with: muehle build --db {tmp_path} --stones 4 --pair 3-4)")

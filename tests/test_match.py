@@ -343,3 +343,24 @@ def test_ctrl_c_prints_the_score_so_far_and_keeps_the_records(root, tmp_path):
     assert len(files) == played and all(f.name.endswith(".txt") for f in files)
     for f in files:
         assert Game.from_record(f.read_text(), FOUR).outcome() is not None
+
+
+def test_a_missing_file_of_the_rule_is_one_note_whichever_side_meets_it(root, tmp_path):
+    """Both players meet the pair 3-4 under the rule, one as 3 against 4 stones, the
+    other as 4 against 3: one file is missing, so the match says so once."""
+    import shutil
+
+    from solver import dtz
+    copy = tmp_path / "db"
+    shutil.copytree(root, copy)
+    dtz.build(copy, FOUR, progress=False)
+    missing = list(copy.rglob("dtz50-pair-3-4.h5"))
+    assert len(missing) == 1
+    missing[0].unlink()
+    starts = tmp_path / "starts.txt"
+    starts.write_text("W:a1,d1,g4,b4 B:g7,b6,d6 w\nW:a1,d1,g4 B:g7,b6,d6,f4 w\n")
+    result = run("match", "hard", "hard", "--stones", "4", "--db", copy, "--games", "4", "--seed", "1",
+                 "--positions", starts, "--quiet", "--jobs", "1", "--think", "0.2")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "cannot answer" in line]
+    assert len(said) == 1 and "pair 3-4 under the 50-ply rule is not built" in said[0], result.output

@@ -127,7 +127,7 @@ def test_analyze_takes_the_rules_of_the_parameter_the_record_or_the_server(clien
     ("/api/query", {"position": "W:a1,b2,c3,d2,e3 B:a7 w"}, 400, "too many stones for White"),
     ("/api/moves", {"position": "startpos", "after": "d2 d2"}, 400, "illegal move d2"),
     ("/api/moves", {"position": "startpos", "after": "q9"}, 400, "cannot parse move 'q9'"),
-    ("/api/query", {"position": MOVING, "rules": "standard"}, 404, "subspace 3-3 is not built"),
+    ("/api/query", {"position": MOVING, "rules": "standard"}, 404, "pair 3-3 is not built"),
 ])
 def test_bad_input_gets_the_cli_message(client, path, params, status, message):
     response = client.get(path, params=params)
