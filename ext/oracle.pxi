@@ -5,7 +5,7 @@
 # the kernels; the driver is solver/verify/oracle.py.
 #
 # Provides: oracle_entries, oracle_rank, oracle_sets, oracle_new, oracle_position,
-#           oracle_index, oracle_sweep, oracle_finish (solver/verify/_oracle.pyi).
+#           oracle_index, oracle_sweep, oracle_finish, oracle_reach (solver/verify/_oracle.pyi).
 # Uses:     board.pxi, rules.pxi, guards.pxi and movegen.pxi, compiled into this module (c_moves_rules, the
 #           move_* accessors and won_by_line); nothing of index.pxi, retro.pxi or check.pxi.
 #
@@ -396,3 +396,105 @@ def oracle_finish(uint16_t[::1] val):
         for i in range(val.shape[0]):
             if val[i] == ORC_UNDECIDED:
                 val[i] = 0
+
+
+# --- The census: every position reachable from the start, raw --------------------------
+# A breadth-first walk from the empty board over c_moves_rules, each position once by its
+# raw stones, hands and colour to move (no symmetry, no index: nothing of the solver's),
+# the way other solvers publish their counts of reachable positions (tests/data/
+# published.toml).  A finished game (fewer than three stones, board plus hand, or no move)
+# is counted and not walked on.  The set is an open-addressing table of the packed keys.
+
+cdef uint64_t ORC_EMPTY_KEY = 0xFFFFFFFFFFFFFFFF
+
+
+cdef inline uint64_t orc_reach_key(uint32_t white, uint32_t black, int wh, int bh, int side) noexcept nogil:
+    return (<uint64_t>white | (<uint64_t>black << 24) | (<uint64_t>wh << 48) | (<uint64_t>bh << 52)
+            | (<uint64_t>side << 56))
+
+
+cdef inline bint orc_reach_add(uint64_t* table, uint64_t mask, int shift, uint64_t key) noexcept nogil:
+    """Put key in the table; whether it was new."""
+    cdef uint64_t at = (key * <uint64_t>0x9E3779B97F4A7C15) >> shift
+    while table[at] != ORC_EMPTY_KEY:
+        if table[at] == key:
+            return False
+        at = (at + 1) & mask
+    table[at] = key
+    return True
+
+
+def oracle_reach(int stones, int rules, int64_t most):
+    """(positions, finished): the positions reachable from the start (``stones`` a side in
+    hand, White to move) under the rule flags ``rules``, and how many of them are
+    finished games; (-1, -1) if they are more than ``most``."""
+    cdef int bits = 1
+    while (<int64_t>1 << bits) < 2 * most:
+        bits += 1
+    cdef uint64_t size = <uint64_t>1 << bits, mask = size - 1
+    cdef int shift = 64 - bits
+    cdef uint64_t* table = <uint64_t*>malloc(size * sizeof(uint64_t))
+    cdef uint64_t* queue = <uint64_t*>malloc(<size_t>most * sizeof(uint64_t))
+    cdef uint32_t* moves = <uint32_t*>malloc(MAX_MOVES * sizeof(uint32_t))
+    if table == NULL or queue == NULL or moves == NULL:
+        free(table); free(queue); free(moves)
+        raise MemoryError(f"the census of {most} positions needs {(size + most) * 8 >> 20} MiB")
+    cdef int64_t head = 0, tail = 0, finished = 0
+    cdef uint64_t key, child
+    cdef uint32_t white, black, own, opp, own2, opp2, mv
+    cdef int wh, bh, side, oh, ph, oh2, n, j, target, origin, take
+    cdef bint over = False
+    with nogil:
+        for key in range(size):
+            table[key] = ORC_EMPTY_KEY
+        key = orc_reach_key(0, 0, stones, stones, 0)
+        orc_reach_add(table, mask, shift, key)
+        queue[tail] = key
+        tail += 1
+        while head < tail:
+            key = queue[head]
+            head += 1
+            white = key & 0xFFFFFF
+            black = (key >> 24) & 0xFFFFFF
+            wh = (key >> 48) & 15
+            bh = (key >> 52) & 15
+            side = key >> 56
+            if side == 0:
+                own = white; opp = black; oh = wh; ph = bh
+            else:
+                own = black; opp = white; oh = bh; ph = wh
+            n = 0
+            if popcount(own) + oh >= 3 and popcount(opp) + ph >= 3:
+                n = c_moves_rules(own, opp, oh, ph, rules, moves)
+            if n == 0:
+                finished += 1
+                continue
+            for j in range(n):
+                mv = moves[j]
+                target = move_target(mv)
+                origin = move_origin(mv)
+                take = move_take(mv)
+                # (a placement's origin, NO_POINT, is bit 31: no point's)
+                own2 = (own & ~((<uint32_t>1) << origin)) | ((<uint32_t>1) << target)
+                opp2 = opp
+                if take != NO_POINT and take != MILL_NO_TAKE:
+                    opp2 = opp & ~((<uint32_t>1) << take)
+                oh2 = oh
+                if origin == NO_POINT:
+                    oh2 = oh - 1
+                if side == 0:
+                    child = orc_reach_key(own2, opp2, oh2, ph, 1)
+                else:
+                    child = orc_reach_key(opp2, own2, ph, oh2, 0)
+                if orc_reach_add(table, mask, shift, child):
+                    if tail == most:
+                        over = True
+                        break
+                    queue[tail] = child
+                    tail += 1
+            if over:
+                break
+    free(table); free(queue); free(moves)
+    if over:
+        return -1, -1
+    return tail, finished

@@ -21,6 +21,7 @@ from solver.index import Pair
 from solver.kernels import kernels_for
 from solver.retro import pairs_in_order
 from solver.rules import RuleFlag, Rules
+from published import SUBSPACES
 
 FOUR = Rules(stones=4)
 
@@ -30,12 +31,9 @@ def flags_of(jumping: bool, take, **more) -> RuleFlag:
     ``"mills"`` for a mill that takes from mills too (Rules.take_from_mills)."""
     return RuleFlag.of(jumping, take is True, take_from_mills=take == "mills", **more)
 
-# Published (Malom) statistics, counted over positions up to symmetry (docs/design.md §6).
-PUBLISHED = {
-    "3-3": dict(wins=140_621, losses=28_736, draws=269, longest_win=25, longest_loss=26),
-    "3-4": dict(wins=102_281, losses=0, draws=658_117, longest_win=33, longest_loss=0),
-    "4-3": dict(wins=75_397, losses=3_095, draws=681_906, longest_win=1, longest_loss=32),
-}
+# Published statistics (tests/data/published.toml, each row with its source), counted
+# over positions up to symmetry (docs/design.md §6).
+PUBLISHED = SUBSPACES
 
 
 def A(obj) -> dict:

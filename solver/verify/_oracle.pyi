@@ -28,3 +28,6 @@ def oracle_sweep(m: int, o: int, val: U16, quiet: U16, cap: U16, k: int, rules: 
     (with hands: a subspace of a cycle of mixed placement, see ext/oracle.pxi)."""
 def oracle_finish(val: U16) -> None:
     """What is still undecided is a draw."""
+def oracle_reach(stones: int, rules: int, most: int) -> tuple[int, int]:
+    """(positions, finished games) reachable from the start, ``stones`` a side in hand,
+    under the rule flags ``rules``; (-1, -1) if more than ``most``."""

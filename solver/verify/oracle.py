@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
@@ -104,6 +105,42 @@ class Oracle:
             self.values[key] = val[s]
             self.sweeps[key] = sweep + 1
             self.seconds[key] = time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class Census:
+    """What a game reaches from its start (:func:`census`): ``positions`` (the stones of
+    both colours, both hands and the colour to move; no symmetry), of which
+    ``finished`` are finished games (fewer than three stones, board plus hand, or no
+    legal move)."""
+
+    positions: int
+    finished: int
+
+
+def census(rules: Rules, most: int = 1 << 28) -> Census:
+    """Every position reachable from the start of ``rules`` by legal play, counted raw as
+    other solvers publish such counts (tests/data/published.toml): a breadth-first walk
+    of the oracle's kernel (``oracle_reach``) over the rules kernel's moves, its own
+    packed keys in its own table, nothing of the index.  The walk starts again with a
+    table four times as large until it holds them all (24 bytes a position it may
+    hold); ValueError past ``most`` positions.
+
+    >>> from solver.rules import Rules
+    >>> census(Rules.from_name("six-mens-s3"))
+    Census(positions=368513, finished=1352)
+    """
+    require_kernels(rules)
+    kernels = oracle_kernels(rules.board)
+    size = 1 << 20
+    while True:
+        positions, finished = kernels.oracle_reach(rules.stones, rules.flags, min(size, most))
+        if positions >= 0:
+            return Census(positions, finished)
+        if size >= most:
+            raise ValueError(f"rules {rules.name!r}: more than {most:,} positions reachable: "
+                             f"too many to count here")
+        size *= 4
 
 
 COMPARE_BLOCK = 1 << 22
