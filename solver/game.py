@@ -41,6 +41,7 @@ from enum import StrEnum
 from typing import Iterable, NamedTuple, Optional, Union
 
 from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
+from .formats import read_setup
 from .notation import COLOUR_NAMES, format_position
 from .position import (BLACK, WHITE, Move, Position, mill_points, parse_legal_move,
                        parse_position, popcount)
@@ -159,13 +160,38 @@ class Outcome(_Outcome):
         return f"{COLOUR_NAMES[self.winner]} wins ({reason})"
 
 
+def carried_quiet_plies(text: str, rules: Rules | str = STANDARD, quiet_limit: int = QUIET_PLY_LIMIT,
+                        quiet_plies: Optional[int] = None) -> int:
+    """The count of quiet plies a game taken up at the position ``text`` has made:
+    ``quiet_plies``, or (None) the count the text carries: a FEN's rule-50 counter,
+    Malom's moves since a take, at most the limit (where the game is drawn) and 0 while
+    stones are in hand (where the count has not started); 0 for muehle's own position
+    text, which carries none.  ValueError where both say one and they differ,
+    InvalidNotationError where ``text`` is no position.
+
+    >>> carried_quiet_plies("*******@/******@O/O@@****O w m s 3 0 4 0 0 0 0 0 0 0 0 46 1", "standard-s4")
+    46
+    """
+    rules = as_rules(rules)
+    setup = read_setup(text, rules.stones, rules.board)
+    carried = setup.quiet_count(quiet_limit)
+    if quiet_plies is None or (carried and quiet_plies in (setup.quiet_plies, carried)):
+        return carried          # (a count past the limit as given, or as read: the limit)
+    if carried:
+        raise ValueError(f"{quiet_plies} quiet plies given, but the position's text says {setup.quiet_plies} "
+                         f"plies without a mill: give one count")
+    return quiet_plies
+
+
 class Game:
     """A game in progress: start position, moves played and the positions after them.
 
     ``start`` is a :class:`Position`, a position string, or None for the start
     position of ``rules``.  ``quiet_limit``: the plies in a row of the moving phase
     without a mill that draw the game (50; Sanmill's games play 100); ``quiet_plies``:
-    how many of them the game had made before ``start`` (a game taken up in the middle).
+    how many of them the game had made before ``start`` (a game taken up in the
+    middle); None: the count ``start``'s text carries (:func:`carried_quiet_plies`: a
+    FEN's or Malom's), else 0.
 
     >>> game = Game("W:a1,d1,a4 B:g7,b6,f6 w")
     >>> _ = game.play("d1-g1")
@@ -174,9 +200,13 @@ class Game:
     """
 
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
-                 quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: int = 0):
+                 quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: Optional[int] = None):
         rules = as_rules(rules)
         check_quiet_limit(quiet_limit)
+        if isinstance(start, str):
+            quiet_plies = carried_quiet_plies(start, rules, quiet_limit, quiet_plies)
+        elif quiet_plies is None:
+            quiet_plies = 0
         if type(quiet_plies) is not int or not 0 <= quiet_plies <= quiet_limit:
             raise ValueError(f"a game starts with 0..{quiet_limit} quiet plies played, not {quiet_plies!r}")
         if start is None:
@@ -206,7 +236,7 @@ class Game:
     @classmethod
     def after(cls, start: Union[Position, str, None], moves: Iterable[Move | str],
               rules: Rules | str = STANDARD, quiet_limit: int = QUIET_PLY_LIMIT,
-              quiet_plies: int = 0) -> "Game":
+              quiet_plies: Optional[int] = None) -> "Game":
         """The game from ``start`` after ``moves`` (Moves or their text, in order; or one
         string of them, space-separated): what the command line's ``--after`` and the
         API's ``after`` mean.
@@ -492,14 +522,15 @@ class Game:
         if not (digits.fullmatch(limit) and MIN_QUIET_LIMIT <= int(limit) <= MAX_QUIET_LIMIT):
             raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from {MIN_QUIET_LIMIT} "
                                        f"to {MAX_QUIET_LIMIT}, not {limit[:20]!r}")
-        played = headers.get("quiet-plies", "0")
-        if not (digits.fullmatch(played) and int(played) <= int(limit)):
+        played = headers.get("quiet-plies")
+        if played is not None and not (digits.fullmatch(played) and int(played) <= int(limit)):
             raise InvalidNotationError(f"record: quiet-plies: is a whole number of plies from 0 to "
                                        f"{limit}, not {played[:20]!r}")
         try:
-            if start is None:
-                start = parse_position(headers.get("start", "startpos"), rules)
-            game = cls(start, rules, int(limit), int(played))
+            # (the start's text, not its position: a FEN's count is the game's where no
+            # quiet-plies: says one, and must agree with one that does)
+            game = cls(headers.get("start", "startpos") if start is None else start, rules, int(limit),
+                       None if played is None else int(played))
         except ValueError as error:
             raise InvalidNotationError(f"record: {error}") from None
         play_record_moves(game, tokens)

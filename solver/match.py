@@ -31,7 +31,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from .errors import InvalidNotationError
 from .game import QUIET_PLY_LIMIT, Game
 from .players import LEVELS, FalliblePlayer, Player, make_player
-from .position import BLACK, WHITE, Position, parse_position
+from .position import BLACK, WHITE, Position
 from .probe import Database
 from .rules import Rules
 from .values import DRAW, LOSS, WIN, WDL
@@ -212,22 +212,24 @@ class GameResult:
     notes: tuple[str, ...] = field(default=())
 
 
-def read_starts(text: str, rules: Rules, name: str = "positions") -> list[Position]:
-    """The positions of a positions file: one per line (as ``query`` reads them), blank
-    lines and lines starting with ``#`` skipped; a bad line raises ValueError naming
-    it, and a file of none is refused too."""
+def read_starts(text: str, rules: Rules, name: str = "positions",
+                quiet_limit: int = QUIET_PLY_LIMIT) -> list[str]:
+    """The positions of a positions file: one per line (as ``query`` reads them, a FEN's
+    count of quiet plies with it), blank lines and lines starting with ``#`` skipped;
+    each line as written, checked to start a game that is not over (under a rule of
+    ``quiet_limit`` quiet plies).  A bad line raises ValueError naming it, and a file of
+    none is refused too."""
     starts = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         try:
-            position = parse_position(line, rules)
-            if Game(position, rules).outcome() is not None:
+            if Game(line, rules, quiet_limit).outcome() is not None:
                 raise InvalidNotationError("the game is already over there")
         except (InvalidNotationError, ValueError) as error:
             raise ValueError(f"{name}: line {number}: {error}") from None
-        starts.append(position)
+        starts.append(line)
     if not starts:
         raise ValueError(f"{name}: no positions in it")
     return starts
@@ -242,7 +244,7 @@ class _Match:
     rules: Rules
     root: Optional[str]
     seed: int
-    starts: tuple[Position, ...]
+    starts: tuple[Position | str, ...]      # (a text: with the count of quiet plies it carries)
     seconds: float
     quiet_limit: int
 
@@ -290,13 +292,14 @@ def _play(match: _Match, database: Optional[Database], number: int) -> GameResul
 
 def play_match(first: PlayerSpec, second: PlayerSpec, games: int, rules: Rules,
                root: Optional[str | Path], seed: int = 0, jobs: int = 1,
-               starts: Sequence[Position] = (), seconds: float = 0.1,
+               starts: Sequence[Position | str] = (), seconds: float = 0.1,
                quiet_limit: int = QUIET_PLY_LIMIT) -> Iterator[GameResult]:
     """Play ``games`` games of ``first`` against ``second`` (colours alternating) and
     yield each game's :class:`GameResult` as it ends (in any order where ``jobs`` > 1).
     ``root``: the database folder (None: none; players that need it then search).
-    ``seconds``: the thinking time of hard.  Closing the iterator (or a Ctrl-C in it)
-    stops the processes at once."""
+    ``seconds``: the thinking time of hard.  ``starts``: the games' start positions in
+    turn (texts: a FEN's count of quiet plies counts, as :class:`~solver.game.Game`
+    reads it).  Closing the iterator (or a Ctrl-C in it) stops the processes at once."""
     if games < 1:
         raise ValueError(f"a match has at least one game, not {games}")
     match = _Match(first, second, rules, None if root is None else str(root), seed,

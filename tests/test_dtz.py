@@ -967,7 +967,7 @@ def test_the_count_a_position_carries_is_the_games(db4_rule):
     batch = CliRunner().invoke(main, ["query", "--db", str(db4_rule), "--stones", "4", "--batch", "-",
                                       "--quiet-plies", "3"], input=lines)
     first, *rest = [json.loads(line) for line in batch.stdout.splitlines()]
-    assert batch.exit_code == 1 and "line 1: --quiet-plies 3, but" in first["error"] and len(rest) == 2, batch.output
+    assert batch.exit_code == 1 and "line 1: --quiet-plies: 3 quiet plies given, but" in first["error"] and len(rest) == 2, batch.output
     # a count the text and --quiet-plies both give, past the limit: the game is over
     past = run("query", "--db", db4_rule, "--stones", 4, "--quiet-plies", 60, fen.format(60))
     assert past.exit_code == 0 and "the game as given is over: draw (50 plies without a mill)" in past.output, \
@@ -987,6 +987,49 @@ def test_the_count_a_position_carries_is_the_games(db4_rule):
         assert played.exit_code == 0, played.output
         assert ("note: no tables of the 30-ply rule are built" in played.output) == said, (level, played.output)
         assert said is False or f"so {level} plays without the rule" in played.output
+
+
+def test_every_reader_of_a_position_text_takes_the_count_it_carries(db4_rule, tmp_path):
+    """A FEN's rule-50 counter is the game's count wherever a game starts from its text,
+    not only in query: a match's positions file, a record's ``start:`` header (a
+    ``quiet-plies:`` header must agree with it) and the browser's API.  The position is
+    won in plain values (next mill in 5) and drawn at count 46."""
+    from solver.errors import InvalidNotationError
+    fen = "*******@/******@O/O@@****O w m s 3 0 4 0 0 0 0 0 0 0 0 46 1"     # W:a7,b6,d7 B:b4,c5,g4,g7 w
+    assert Game(fen, FOUR).quiet_plies == 46
+    assert Game(fen.replace(" 46 1", " 0 1"), FOUR).quiet_plies == 0
+    with pytest.raises(ValueError, match="40 quiet plies given, but the position's text says 46"):
+        Game(fen, FOUR, quiet_plies=40)
+    # a record: the start's count, or a header that agrees
+    for header in ("", "quiet-plies: 46\n"):
+        game = Game.from_record(f"rules: standard-s4\nstart: {fen}\n{header}b6-g1\nc5-d5\n")
+        assert game.quiet_plies == 48, header
+        assert "quiet-plies: 46" in game.record()
+    with pytest.raises(InvalidNotationError, match="record: 40 quiet plies given"):
+        Game.from_record(f"rules: standard-s4\nstart: {fen}\nquiet-plies: 40\nb6-g1\n")
+    # a match from it: drawn by the rule in both colours' games
+    starts = tmp_path / "starts.txt"
+    starts.write_text(fen + "\n")
+    played = run("match", "perfect", "perfect", "--db", db4_rule, "--stones", 4, "--games", 2, "--jobs", 1,
+                 "--positions", starts, "--records", tmp_path / "games", "--json")
+    assert played.exit_code == 0, played.output
+    result = json.loads(played.stdout)
+    assert result["draws"] == 2 and result["terminations"] == {"50 plies without a mill": 2}, result
+    assert "quiet-plies: 46" in (tmp_path / "games" / "game-00000.txt").read_text()
+    # the browser's API, as query --json
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # (as tests/test_web.py: httpx still works)
+        from starlette.testclient import TestClient
+    from solver.web.app import create_app
+    cli = json.loads(run("query", "--db", db4_rule, "--stones", 4, "--json", fen).stdout)
+    with TestClient(create_app(db4_rule, FOUR)) as client:
+        answer = client.get("/api/query", params={"position": fen}).json()
+        best = client.get("/api/best-move", params={"position": fen}).json()
+        game = client.post("/api/game", json={"start": fen, "rules": "standard-s4"}).json()
+    assert answer["rule"] == cli["rule"] and answer["rule"]["quiet_plies"] == 46, answer["rule"]
+    assert answer["rule"]["value"] == "draw" and best["value"] == "draw", best
+    assert game["quiet_plies"] == 46, game
 
 
 def test_stats_of_the_rule_tables(db4_rule, tmp_path):

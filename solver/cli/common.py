@@ -22,9 +22,8 @@ from .._version import __version__
 from ..commands import build_command, explained
 from ..ceylonese import CeylonRule
 from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
-from ..errors import MuehleError, one_line
-from ..formats import read_setup
-from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game
+from ..errors import InvalidNotationError, MuehleError, one_line
+from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game, carried_quiet_plies
 from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
 from ..values import Value
@@ -503,14 +502,12 @@ def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int
     """The count of quiet plies a game taken up at the position ``text`` has made:
     ``quiet_plies``, or (None) what the text carries (:func:`game_at`); ValueError where
     both say one and they differ, InvalidNotationError where ``text`` is no position."""
-    setup = read_setup(text, rules.stones, rules.board)
-    carried = setup.quiet_count(quiet_limit)
-    if quiet_plies is None or (carried and quiet_plies == setup.quiet_plies):
-        return carried          # (the text's count, at most the limit)
-    if carried:
-        raise ValueError(f"--quiet-plies {quiet_plies}, but the position's text says {setup.quiet_plies} "
-                         f"plies without a mill: give one count")
-    return quiet_plies
+    try:
+        return carried_quiet_plies(text, rules, quiet_limit, quiet_plies)
+    except InvalidNotationError:
+        raise
+    except ValueError as error:
+        raise ValueError(f"--quiet-plies: {error}") from None
 
 
 def position_argument(func: Callable) -> Callable:

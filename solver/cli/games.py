@@ -1004,8 +1004,8 @@ def review_text(row: dict, unit: str = "plies") -> str:
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=None,
               help="Seed of the games' random choices (default: one chosen and printed).")
 @click.option("--positions", "positions_file", type=click.Path(dir_okay=False), default=None,
-              help="Start from these positions (one per line, each twice, colours swapped) "
-                   "instead of the empty board.")
+              help="Start from these positions (one per line, each twice, colours swapped; a FEN's "
+                   "count of plies without a mill counts) instead of the empty board.")
 @click.option("--records", "records_dir", type=click.Path(file_okay=False), default=None,
               help="Write every game as a record (game-00000.txt ...) into this new or empty folder.")
 @click.option("--think", type=FiniteRange(0.01, 3600), default=0.1, show_default=True,
@@ -1038,7 +1038,8 @@ def match(db: str, rules: Rules, first: str, second: str, games: int, seed: Opti
     """
     from ..match import PlayerSpec, Score, play_match, read_starts
     specs = [PlayerSpec.parse(first), PlayerSpec.parse(second)]
-    starts = read_starts(read_record_file(positions_file), rules, positions_file) if positions_file else ()
+    starts = (read_starts(read_record_file(positions_file), rules, positions_file, quiet_limit)
+              if positions_file else ())
     root: Optional[str] = None
     needs = [str(spec) for spec in specs if spec.needs_database]
     if (Path(db) / rules.name).is_dir() and kernel_gap(rules) is None:

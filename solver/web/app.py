@@ -234,15 +234,15 @@ class Service:
     def game(self, rules: Rules, start: Optional[str], moves: list[str]) -> Game:
         """The game after ``moves`` from ``start``, extending a recent game where one
         is a prefix (a click adds one move to a game the page had)."""
-        start_pos = parse_position(start or "startpos", rules)
-        key = (rules, start_pos)
+        start_game = Game(start or "startpos", rules)     # (with the count a FEN carries)
+        key = (rules, start_game.start, start_game.quiet_plies)
         best: Optional[tuple] = None
         for cached in self._games:
-            n = len(cached) - 2
-            if cached[:2] == key and n <= len(moves) and (best is None or n > len(best) - 2) \
-                    and list(cached[2:]) == moves[:n]:
+            n = len(cached) - len(key)
+            if cached[:len(key)] == key and n <= len(moves) and (best is None or n > len(best) - len(key)) \
+                    and list(cached[len(key):]) == moves[:n]:
                 best = cached
-        game = self._games[best].copy() if best is not None else Game(start_pos, rules)
+        game = self._games[best].copy() if best is not None else start_game
         for number, text in enumerate(moves[len(game.moves):], len(game.moves) + 1):
             try:
                 game.play(text)
@@ -574,18 +574,22 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             return result if isinstance(result, Response) else json_response(result)
         return handler
 
-    def position_of(params: dict, rules: Rules, required: bool = True):
+    def position_text(params: dict, required: bool = True) -> str:
         text = text_param(params, "position")
         if text is None or not text.strip():
             if required:
                 raise ApiError("give a position (e.g. position=startpos)")
             text = "startpos"
-        return parse_position(text, rules)
+        return text
+
+    def position_of(params: dict, rules: Rules, required: bool = True):
+        return parse_position(position_text(params, required), rules)
 
     def game_after(params: dict, rules: Rules, required: bool = True) -> Game:
         """The game from ``position`` after the moves ``after`` (as the command line's
-        --after): its history's draws count."""
-        return Game.after(position_of(params, rules, required), moves_param(params, "after"), rules)
+        --after): its history's draws count, and the count of quiet plies its text
+        carries (a FEN's), as the command line takes it."""
+        return Game.after(position_text(params, required), moves_param(params, "after"), rules)
 
     def api_query(params: dict) -> dict:
         rules = service.rules_of(params)
