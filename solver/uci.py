@@ -42,9 +42,9 @@ from typing import BinaryIO, Optional, TextIO
 
 from ._version import __version__
 from .analysis import move_plies
-from .choice import probe_game_moves
+from .choice import MoveValues, probe_game_moves
 from .commands import explained
-from .errors import DatabaseError, MuehleError, NotationError, one_line
+from .errors import DatabaseError, MuehleError, NotationError, SearchStoppedError, one_line
 from .formats import read_setup
 from .game import QUIET_PLIES, QUIET_PLY_LIMIT, REPETITION, Game
 from .notation import WHITE, format_position
@@ -101,6 +101,7 @@ class Engine:
         self.planned: Optional[Move] = None           # the move the last go began
         self.player = None      # the player of the go under way (and of the next, where nothing it plays by changed)
         self.player_key: tuple = ()                   # what it plays by
+        self.noted: set[str] = set()                  # the notes said (once each)
 
     # --- output -----------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -120,7 +121,7 @@ class Engine:
         self.finish()
 
     def finish(self) -> None:
-        self.stopped.set()
+        self.halt()
         if self.worker is not None:
             self.worker.join()
         if self.database is not None:
@@ -178,11 +179,19 @@ class Engine:
         comes while it runs stops it first, as stop does (its bestmove comes before the
         command's answer), so that no go infinite waits for a stop that cannot come."""
         if self.worker is not None:
-            self.stopped.set()
-            if self.player is not None:
-                self.player.stop()
+            self.halt()
             self.worker.join()
             self.worker = None
+
+    def halt(self) -> None:
+        """Stop the go under way at once: its player's search and the databases'
+        opening search (which answers a placement position without placement files,
+        a minute or more early in the 9-stone game)."""
+        self.stopped.set()
+        if self.player is not None:
+            self.player.stop()
+        if self.database is not None:
+            self.database.stop_search()
 
     # --- commands ---------------------------------------------------------------------
     def cmd_uci(self) -> None:
@@ -291,6 +300,8 @@ class Engine:
             return
         if self.player is not None:
             self.player.resume()        # (a stop of the last go is spent; this go's comes after)
+        if self.database is not None:
+            self.database.resume_search()
         self.worker = threading.Thread(target=self.search, args=(options,), daemon=True)
         self.worker.start()
 
@@ -316,13 +327,19 @@ class Engine:
             return "draw" if over.termination in (REPETITION, QUIET_PLIES) else "none"
         database = self.open_database(report=True)
         probes = None
+        n = len(turn.partial)
         if database is not None:
             try:
-                probes = probe_game_moves(database, game)
+                if database.needs_search(game.position):
+                    self.note(one_line(explained(database.search_note())))
+                probes = self.probe_moves(database, game)
+            except SearchStoppedError:
+                # (a stop or quit during the opening search: a quick search's move, now)
+                self.note("the opening search was stopped: the move of a short search")
+                return self.quick_move(game, n)
             except DatabaseError as error:
                 self.say(f"info string the databases cannot answer: {one_line(explained(error))}")
         rng = self.rng if self.shuffling else None
-        n = len(turn.partial)
         mover = game.position.turn
         if probes is not None:
             probes = [mp for mp in probes if turn.continues(mp.move)]
@@ -364,9 +381,38 @@ class Engine:
                      f"pv {' '.join(line)}")
         return line[0]
 
+    def quick_move(self, game: Game, n: int) -> str:
+        """The next action of the move a shallow search (medium's) chooses."""
+        move = make_player("medium", self.rules, self.rng).choose(game)
+        self.planned = move
+        return actions(move)[n]
+
+    def probe_moves(self, database: Database, game: Game) -> list:
+        """The game's moves with their values (:func:`~solver.choice.probe_game_moves`);
+        where the tables of the rule are built but one these moves need is not, that
+        is said (once a file): those moves have their plain values."""
+        values = MoveValues(0)
+        probes = probe_game_moves(database, game, values)
+        if values.gap is not None:
+            self.note(f"the tables of the quiet-ply rule are built, but not all these moves need "
+                      f"({one_line(explained(values.gap))}): their plain values there")
+        return probes
+
+    def note(self, text: str) -> None:
+        """Say ``text`` as an info string, once a session."""
+        if text not in self.noted:
+            self.noted.add(text)
+            self.say(f"info string {text}")
+
     def plies(self, game: Game, probe) -> Optional[int]:
-        """The plies to the end of a move's value (:func:`~solver.analysis.move_plies`)."""
-        return move_plies(self.database, game.position, probe)
+        """The plies to the end of a move's value (:func:`~solver.analysis.move_plies`);
+        None where the plain file they are read from is missing or damaged (said once a
+        file): the move chosen by the rule's values stands, its score without plies."""
+        try:
+            return move_plies(self.database, game.position, probe)
+        except DatabaseError as error:
+            self.note(f"scores without their plies where the databases cannot answer: {one_line(explained(error))}")
+            return None
 
     def report_topn(self, probes: list, n: int, mover: str, count: int) -> None:
         """``info topn`` lines: the next actions, best first, each with the value of
@@ -392,7 +438,7 @@ class Engine:
         if database is None:
             self.error("eval: no databases (setoption name DatabasePath, Level)")
             return
-        best = next(mp for mp in probe_game_moves(database, game) if self.turn.continues(mp.move))
+        best = next(mp for mp in self.probe_moves(database, game) if self.turn.continues(mp.move))
         self.say(f"info eval score {score_text(best.value, self.plies(game, best), game.position.turn)}")
 
     def cmd_d(self) -> None:

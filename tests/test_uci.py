@@ -424,3 +424,84 @@ def test_the_games_player_is_kept_from_go_to_go_and_a_stop_is_spent(root, tmp_pa
     assert engine.player is not played[0] and engine.player.level == "medium"
     engine.finish()
     assert sum(line.startswith("bestmove") for line in out.getvalue().splitlines()) == 5, out.getvalue()
+
+
+@pytest.mark.parametrize("missing, said", [
+    ("plain", "scores without their plies where the databases cannot answer: pair 3-4 is not built"),
+    ("rule", "the tables of the quiet-ply rule are built, but not all these moves need (pair 3-4 under "
+             "the 50-ply rule is not built"),
+])
+def test_a_missing_file_is_said_once_and_the_engine_still_moves(root, tmp_path, missing, said):
+    """The position's moves lead into pair 3-4, whose plain file (or file of the rule) is
+    missing: the levels that read the databases still answer a move, not ``bestmove
+    none`` (the plain file missing: the move chosen by the rule's values, its score
+    without plies; the rule's: by the plain values), and the gap is said once, not
+    passed over."""
+    import io
+    import shutil
+    from solver import storage
+    from solver.uci import Engine
+
+    shutil.copytree(root, tmp_path, dirs_exist_ok=True)
+    gone = (storage.pair_path(tmp_path, FOUR, (3, 4)) if missing == "plain"
+            else storage.rule_path(tmp_path, FOUR, (3, 4), 50))
+    gone.unlink()
+    for level in ("perfect", "hard", "ultra"):
+        out = io.StringIO()
+        engine = Engine(out, db=str(tmp_path), rules=FOUR)
+        engine.handle(f"setoption name Level value {level}")
+        engine.handle("setoption name MoveTimeMs value 200")
+        engine.handle("position fen W:a7,b6,d7 B:b4,c5,g4,g7 w")
+        for _ in range(2):
+            engine.handle("go")
+            engine.worker.join()
+        engine.handle("eval")
+        lines = out.getvalue().splitlines()
+        moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
+        assert len(moves) == 2 and "none" not in moves, (level, lines)
+        assert sum(said in line for line in lines) == 1, (level, lines)
+        assert not any("error" in line for line in lines), (level, lines)
+
+
+@pytest.mark.parametrize("ending", ["stop", "quit"])
+def test_a_stop_or_quit_ends_the_opening_search_and_a_move_is_answered(tmp_path, monkeypatch, ending):
+    """Without placement files a placement position is valued by the opening search (a
+    minute or more early in the 9-stone game): the engine says so first, and a ``stop``
+    or ``quit`` ends that search through the databases' stop (here the search waits
+    for it, so the stop surely lands mid-search), then answers a legal action."""
+    import io
+    from solver.build import build
+    from solver.opening import OpeningSearch
+    from solver.uci import Engine
+
+    build(tmp_path, FOUR, phase="moving", progress=False)
+    solve = OpeningSearch.solve
+    waited = []
+
+    def slow_solve(self, position, deadline=None):
+        end = time.monotonic() + WAIT
+        while not self.engine.stopping and time.monotonic() < end:
+            time.sleep(0.01)
+        waited.append(self.engine.stopping)
+        return solve(self, position, deadline)     # (stopped: raises SearchStoppedError)
+
+    monkeypatch.setattr(OpeningSearch, "solve", slow_solve)
+    out = io.StringIO()
+    engine = Engine(out, db=str(tmp_path), rules=FOUR)
+    engine.handle("position startpos moves d2")
+    engine.handle("go")
+    end = time.monotonic() + WAIT
+    while "the opening search answers" not in out.getvalue() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert "no placement files of rules standard-s4" in out.getvalue(), out.getvalue()
+    if ending == "stop":
+        engine.handle("stop")
+    else:
+        assert engine.handle("quit") is False
+        engine.finish()
+    lines = out.getvalue().splitlines()
+    assert waited and all(waited), waited
+    assert "info string the opening search was stopped: the move of a short search" in lines, lines
+    best = lines[-1].split()
+    game = Game.after("startpos", ["d2"], FOUR)
+    assert best[0] == "bestmove" and best[1] in {str(m) for m in game.legal_moves()}, lines
