@@ -309,6 +309,9 @@ def test_match_bad_positions_and_folders(root, tmp_path):
     starts.write_text("W:a1,d1 B:a4,a7,d7 w\n")                 # over: White has two stones
     result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--positions", starts)
     assert result.exit_code == 2 and "line 1: the game is already over" in result.output
+    starts.write_bytes(b"\xff\xfe\n")
+    result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--positions", starts)
+    assert result.exit_code == 2 and result.output.endswith("offset 0): not a positions file\n"), result.output
     full = tmp_path / "full"
     full.mkdir()
     (full / "game-00000.txt").write_text("d2\n")

@@ -861,31 +861,32 @@ def record(rules: Rules, game_file: str, target: str, white: str, black: str) ->
 MAX_RECORD = 16 * 1024 * 1024
 
 
-def read_record_file(name: str) -> str:
+def read_record_file(name: str, kind: str = "a game record") -> str:
     """The text of the game record ``name`` ('-': standard input), at most
     :data:`MAX_RECORD` bytes of UTF-8: ValueError (one line naming the file) for a file
-    that is none (a folder, longer, not text), before more than that is read."""
+    that is none (a folder, longer, not text), before more than that is read.  ``kind``:
+    what the file should be, as the error names it (a positions file)."""
     if not name:
-        raise ValueError("give the file of a game record (or - for standard input)")
+        raise ValueError(f"give the file of {kind} (or - for standard input)")
     if name == "-":
         import sys
         stream = sys.stdin.buffer
         data = stream.read(MAX_RECORD + 1)
     else:
         if Path(name).is_dir():
-            raise ValueError(f"{name} is a folder, not a game record")
+            raise ValueError(f"{name} is a folder, not {kind}")
         try:
             with open(name, "rb") as stream:
                 data = stream.read(MAX_RECORD + 1)
         except OSError as error:
             raise ValueError(f"cannot read {name}: {(error.strerror or str(error)).lower()}") from None
     if len(data) > MAX_RECORD:
-        raise ValueError(f"{name}: more than {MAX_RECORD // 2 ** 20} MiB: not a game record")
+        raise ValueError(f"{name}: more than {MAX_RECORD // 2 ** 20} MiB: not {kind}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"{name}: not UTF-8 text (byte {data[error.start]:#04x} at offset "
-                         f"{error.start}): not a game record") from None
+                         f"{error.start}): not {kind}") from None
 
 
 def _analyze_dice(db: str, text: str, rules: Optional[Rules], as_json: bool) -> None:
@@ -1038,7 +1039,7 @@ def match(db: str, rules: Rules, first: str, second: str, games: int, seed: Opti
     """
     from ..match import PlayerSpec, Score, play_match, read_starts
     specs = [PlayerSpec.parse(first), PlayerSpec.parse(second)]
-    starts = (read_starts(read_record_file(positions_file), rules, positions_file, quiet_limit)
+    starts = (read_starts(read_record_file(positions_file, "a positions file"), rules, positions_file, quiet_limit)
               if positions_file else ())
     root: Optional[str] = None
     needs = [str(spec) for spec in specs if spec.needs_database]
