@@ -193,3 +193,12 @@ def test_a_take_no_game_can_have_pending_is_refused(text, words):
 def test_malom_fields_kept_as_read_are_checked_too(fields, words):
     with pytest.raises(InvalidNotationError, match=words):
         read_malom(",".join(["-1"] * 24) + f",{fields},malom2")
+
+
+@pytest.mark.parametrize("args", [["W:a1 B:a7 w", "--db", "x"], ["--db", "x", "W:a1 B:a7 w"]])
+def test_convert_names_an_option_it_does_not_have(args):
+    """convert takes unknown options as words (Malom's text starts -1,): one that starts
+    -- is said as an option, not read as a malformed position."""
+    result = CliRunner().invoke(main, ["convert", *args])
+    assert result.exit_code == 2 and result.output == \
+        "muehle: error: no such option '--db' (see 'muehle convert --help')\n", result.output

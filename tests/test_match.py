@@ -317,6 +317,9 @@ def test_match_bad_positions_and_folders(root, tmp_path):
     (full / "game-00000.txt").write_text("d2\n")
     result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--records", full)
     assert result.exit_code == 2 and "already holds game records" in result.output
+    result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--records", "/dev/null/games")
+    assert result.exit_code == 2 and result.output == ("muehle: error: cannot make the folder /dev/null/games "
+                                                       "for the game records: not a directory\n"), result.output
     result = run("match", "ultra", "easy", "--stones", "4", "--db", tmp_path / "none")
     assert result.exit_code == 2 and "ultra plays by the databases" in result.output
     assert len(result.output.strip().splitlines()) == 1

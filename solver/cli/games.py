@@ -1104,7 +1104,11 @@ def _records_folder(name: str) -> Path:
     folder = Path(name)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{name} is not a folder (--records names a folder for the game records)")
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot make the folder {name} for the game records: "
+                         f"{(error.strerror or str(error)).lower()}") from None
     if any(folder.glob("game-*.txt")):
         raise ValueError(f"{name} already holds game records: name a new or empty folder")
     return folder

@@ -199,6 +199,9 @@ def convert(position: tuple[str, ...], rules: Rules, target: str, as_json: bool)
       muehle convert 'W:a1,d2,g7 B:a4,b6 w 6 7' --to fen
       muehle convert '********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1'
     """
+    unknown = next((word for word in position if word.startswith("--") and len(word) > 2), None)
+    if unknown is not None:      # (options pass as words here, for Malom's -1,...; none starts --)
+        fail(f"no such option {unknown[:40]!r} (see 'muehle convert --help')")
     obj = convert_object(" ".join(position), rules)
     if as_json:
         click.echo(json.dumps(obj))
