@@ -428,6 +428,8 @@ def oracle_reach(int stones, int rules, int64_t most):
     """(positions, finished): the positions reachable from the start (``stones`` a side in
     hand, White to move) under the rule flags ``rules``, and how many of them are
     finished games; (-1, -1) if they are more than ``most``."""
+    if most < 1 or not 0 <= stones <= 15:
+        raise ValueError(f"oracle_reach: most must be at least 1 and stones 0..15, not {most}, {stones}")
     cdef int bits = 1
     while (<int64_t>1 << bits) < 2 * most:
         bits += 1

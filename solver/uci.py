@@ -182,6 +182,8 @@ class Engine:
             self.halt()
             self.worker.join()
             self.worker = None
+            if self.database is not None:
+                self.database.resume_search()     # (the stop was the go's: eval searches again)
 
     def halt(self) -> None:
         """Stop the go under way at once: its player's search and the databases'
@@ -326,6 +328,8 @@ class Engine:
             self.say(f"info string game over: {over}")
             return "draw" if over.termination in (REPETITION, QUIET_PLIES) else "none"
         database = self.open_database(report=True)
+        if database is not None and self.stopped.is_set():
+            database.stop_search()      # (a stop that came while this thread opened it)
         probes = None
         n = len(turn.partial)
         if database is not None:
@@ -335,8 +339,8 @@ class Engine:
                 probes = self.probe_moves(database, game)
             except SearchStoppedError:
                 # (a stop or quit during the opening search: a quick search's move, now)
-                self.note("the opening search was stopped: the move of a short search")
-                return self.quick_move(game, n)
+                self.say("info string the opening search was stopped: the move of a short search")
+                return self.quick_move(turn, n)
             except DatabaseError as error:
                 self.say(f"info string the databases cannot answer: {one_line(explained(error))}")
         rng = self.rng if self.shuffling else None
@@ -381,9 +385,12 @@ class Engine:
                      f"pv {' '.join(line)}")
         return line[0]
 
-    def quick_move(self, game: Game, n: int) -> str:
-        """The next action of the move a shallow search (medium's) chooses."""
-        move = make_player("medium", self.rules, self.rng).choose(game)
+    def quick_move(self, turn, n: int) -> str:
+        """The next action of the move a shallow search (medium's) chooses; within a
+        move begun (``n`` of its actions played: a mill's take to name), one of the
+        moves that go on from there, as the searching levels choose it."""
+        move = (make_player("medium", self.rules, self.rng).choose(turn.game) if not n
+                else self.rng.choice(turn.candidates()))
         self.planned = move
         return actions(move)[n]
 
@@ -410,6 +417,8 @@ class Engine:
         file): the move chosen by the rule's values stands, its score without plies."""
         try:
             return move_plies(self.database, game.position, probe)
+        except SearchStoppedError:
+            return None                 # (stopped: the move stands, without its plies)
         except DatabaseError as error:
             self.note(f"scores without their plies where the databases cannot answer: {one_line(explained(error))}")
             return None

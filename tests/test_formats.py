@@ -4,6 +4,7 @@ and round trips of random positions; ``muehle convert`` and the commands that re
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -202,3 +203,16 @@ def test_convert_names_an_option_it_does_not_have(args):
     result = CliRunner().invoke(main, ["convert", *args])
     assert result.exit_code == 2 and result.output == \
         "muehle: error: no such option '--db' (see 'muehle convert --help')\n", result.output
+
+
+def test_show_and_moves_count_on_from_a_fens_count_under_their_quiet_limit():
+    """A FEN's count of plies without a take is the game's (as everywhere a game starts
+    from its text): 60 is past muehle's 50 and draws the game, not Sanmill's 100."""
+    fen = "O*O*O***/@*@*@***/******** w m s 3 0 3 0 0 0 0 0 0 0 0 60 30"
+    over = CliRunner().invoke(main, ["moves", fen])
+    assert over.exit_code == 0 and over.output == "no moves: game over, draw (50 plies without a mill)\n", over.output
+    listed = CliRunner().invoke(main, ["moves", "--quiet-limit", "100", "--json", fen])
+    assert listed.exit_code == 0 and json.loads(listed.output)["game_over"] is None, listed.output
+    assert len(json.loads(listed.output)["moves"]) > 0
+    shown = CliRunner().invoke(main, ["show", "--quiet-limit", "100", fen])
+    assert shown.exit_code == 0 and "game over" not in shown.output, shown.output

@@ -50,8 +50,15 @@ def test_the_census_reaches_what_the_readable_rules_reach(name):
 
 
 def test_a_census_too_large_is_refused():
+    from solver.verify.oracle import oracle_kernels
+    rules = Rules.from_name("six-mens-s3")
     with pytest.raises(ValueError, match="more than 1,000 positions"):
-        census(Rules.from_name("six-mens-s3"), most=1000)
+        census(rules, most=1000)
+    for most in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="at least 1"):
+            census(rules, most=most)
+    with pytest.raises(ValueError, match="most must be at least 1"):     # (the kernel's own guard)
+        oracle_kernels(rules.board).oracle_reach(3, rules.flags, 0)
 
 
 @pytest.mark.parametrize("row", [pytest.param(row, id=census_id(row),

@@ -463,24 +463,32 @@ def test_a_missing_file_is_said_once_and_the_engine_still_moves(root, tmp_path, 
         assert not any("error" in line for line in lines), (level, lines)
 
 
-@pytest.mark.parametrize("ending", ["stop", "quit"])
-def test_a_stop_or_quit_ends_the_opening_search_and_a_move_is_answered(tmp_path, monkeypatch, ending):
+@pytest.mark.parametrize("ending, partial, late", [("stop", False, False), ("quit", False, False),
+                                                   ("stop", True, False), ("stop", False, True)],
+                         ids=["stop", "quit", "stop-within-a-move", "stop-before-the-databases-open"])
+def test_a_stop_or_quit_ends_the_opening_search_and_a_move_is_answered(tmp_path, monkeypatch, ending, partial,
+                                                                      late):
     """Without placement files a placement position is valued by the opening search (a
     minute or more early in the 9-stone game): the engine says so first, and a ``stop``
     or ``quit`` ends that search through the databases' stop (here the search waits
-    for it, so the stop surely lands mid-search), then answers a legal action."""
+    for it, so the stop surely lands mid-search), then answers a legal action: within
+    a move begun (a mill placed, its take to name) one that goes on from it.  A stop
+    that comes while the worker still opens the databases stops the search too; after
+    the stop, ``eval`` searches again."""
     import io
+    from solver import uci
     from solver.build import build
     from solver.opening import OpeningSearch
+    from solver.records import actions
     from solver.uci import Engine
 
     build(tmp_path, FOUR, phase="moving", progress=False)
     solve = OpeningSearch.solve
-    waited = []
+    waited, slow = [], [True]
 
     def slow_solve(self, position, deadline=None):
         end = time.monotonic() + WAIT
-        while not self.engine.stopping and time.monotonic() < end:
+        while slow[0] and not self.engine.stopping and time.monotonic() < end:
             time.sleep(0.01)
         waited.append(self.engine.stopping)
         return solve(self, position, deadline)     # (stopped: raises SearchStoppedError)
@@ -488,20 +496,39 @@ def test_a_stop_or_quit_ends_the_opening_search_and_a_move_is_answered(tmp_path,
     monkeypatch.setattr(OpeningSearch, "solve", slow_solve)
     out = io.StringIO()
     engine = Engine(out, db=str(tmp_path), rules=FOUR)
-    engine.handle("position startpos moves d2")
+    if late:
+        opened = uci.open_database
+
+        def slow_open(*args, **kwargs):
+            engine.stopped.wait(WAIT)           # (the stop comes first)
+            return opened(*args, **kwargs)
+
+        monkeypatch.setattr(uci, "open_database", slow_open)
+    start, played = ("W:b6,d6 B:c4,d1 w 2 2", ["f6"]) if partial else ("startpos", ["d2"])
+    engine.handle(f"position fen {start} moves {' '.join(played)}" if partial else "position startpos moves d2")
     engine.handle("go")
     end = time.monotonic() + WAIT
-    while "the opening search answers" not in out.getvalue() and time.monotonic() < end:
+    while not late and "the opening search answers" not in out.getvalue() and time.monotonic() < end:
         time.sleep(0.01)
-    assert "no placement files of rules standard-s4" in out.getvalue(), out.getvalue()
     if ending == "stop":
         engine.handle("stop")
     else:
         assert engine.handle("quit") is False
         engine.finish()
     lines = out.getvalue().splitlines()
+    assert any("no placement files of rules standard-s4" in line for line in lines), lines
     assert waited and all(waited), waited
     assert "info string the opening search was stopped: the move of a short search" in lines, lines
     best = lines[-1].split()
-    game = Game.after("startpos", ["d2"], FOUR)
-    assert best[0] == "bestmove" and best[1] in {str(m) for m in game.legal_moves()}, lines
+    game = Game(start, FOUR)
+    if partial:
+        mill = next(m for m in game.legal_moves() if str(m).startswith("f6x"))
+        assert best[0] == "bestmove" and best[1].startswith("x") and mill.take is not None, lines
+        assert any(actions(m)[:2] == ["f6", best[1]] for m in game.legal_moves()), lines
+    else:
+        game.play("d2")
+        assert best[0] == "bestmove" and best[1] in {str(m) for m in game.legal_moves()}, lines
+    if ending == "stop":
+        slow[0] = False
+        engine.handle("eval")
+        assert out.getvalue().splitlines()[-1].startswith("info eval score"), out.getvalue()

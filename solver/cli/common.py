@@ -511,16 +511,19 @@ def counted(text: str, rules: Rules, quiet_limit: int, quiet_plies: Optional[int
 
 
 def position_argument(func: Callable) -> Callable:
-    """Add a POSITION argument and an ``--after MOVES`` option; pass ``game: Game``.
+    """Add a POSITION argument and the options ``--after MOVES`` and ``--quiet-limit N``;
+    pass ``game: Game`` (taken up after the quiet plies a FEN's text carries, at most
+    that limit, where the game is drawn).
 
     The position may be given as one quoted argument or as several words
     (``muehle show W:a1 B:a4 w``).  Needs ``rules``: put it below ``@rules_options``.
     """
     @click.argument("position", nargs=-1, required=True)
     @after_option
+    @quiet_limit_option
     @functools.wraps(func)
-    def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, **kwargs):
-        return func(*args, game=Game.after(" ".join(position), after.split(), rules), rules=rules,
+    def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, quiet_limit: int, **kwargs):
+        return func(*args, game=Game.after(" ".join(position), after.split(), rules, quiet_limit), rules=rules,
                     **kwargs)
     return wrapper
 

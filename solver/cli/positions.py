@@ -72,8 +72,8 @@ def moves(game: Game, rules: Rules, as_json: bool) -> None:
 
     With --json: {"position", "side", "moves", "game_over"}, where game_over is
     null, "win" or "loss" for the side to move ("draw": a full board where the rules
-    draw it, as Twelve Men's, or --after moves that repeat a position or make 50
-    quiet plies).
+    draw it, as Twelve Men's, or --after moves that repeat a position or make the
+    --quiet-limit's quiet plies, counted on from those a FEN's text carries).
 
     \b
     Example:

@@ -123,14 +123,16 @@ def census(rules: Rules, most: int = 1 << 28) -> Census:
     other solvers publish such counts (tests/data/published.toml): a breadth-first walk
     of the oracle's kernel (``oracle_reach``) over the rules kernel's moves, its own
     packed keys in its own table, nothing of the index.  The walk starts again with a
-    table four times as large until it holds them all (24 bytes a position it may
-    hold); ValueError past ``most`` positions.
+    table four times as large until it holds them all (24 to 40 bytes a position it
+    may hold); ValueError past ``most`` positions.
 
     >>> from solver.rules import Rules
     >>> census(Rules.from_name("six-mens-s3"))
     Census(positions=368513, finished=1352)
     """
     require_kernels(rules)
+    if type(most) is not int or most < 1:
+        raise ValueError(f"most: a number of positions of at least 1, not {most!r}")
     kernels = oracle_kernels(rules.board)
     size = 1 << 20
     while True:
