@@ -70,3 +70,18 @@ def test_a_whole_game_reaches_the_published_positions_and_value(row, tmp_path):
     build(tmp_path, rules, phase="all", progress=False)
     with open_database(tmp_path, rules) as db:
         assert db.probe("startpos").value == row["start"], row["source"]
+
+
+def test_the_census_script_prints_a_row_a_game():
+    """scripts/census.py (docs/results.md): a Markdown row a rule set, the published
+    count beside it where tests/data/published.toml has one."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = Path(__file__).parent.parent / "scripts" / "census.py"
+    done = subprocess.run([sys.executable, str(script), "three-mens", "six-mens-s3:flying"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()[3:]
+    assert rows[0].startswith("| three-mens | 5,390 | - | 416 |"), done.stdout
+    assert rows[1].startswith("| six-mens-s3:flying | 368,513 | - | 1,352 |"), done.stdout
