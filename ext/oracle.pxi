@@ -465,9 +465,9 @@ def oracle_reach(int stones, int rules, int64_t most):
                 own = white; opp = black; oh = wh; ph = bh
             else:
                 own = black; opp = white; oh = bh; ph = wh
-            n = 0
-            if popcount(own) + oh >= 3 and popcount(opp) + ph >= 3:
-                n = c_moves_rules(own, opp, oh, ph, rules, moves)
+            # (no move in a finished game: fewer than three stones, a line that wins,
+            # a blocked side, a full board; c_moves_rules is the one statement of it)
+            n = c_moves_rules(own, opp, oh, ph, rules, moves)
             if n == 0:
                 finished += 1
                 continue
