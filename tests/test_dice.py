@@ -373,6 +373,37 @@ def test_play_dice_from_the_command_line(six4, tmp_path):
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
 
 
+def test_query_dice_takes_the_game_as_a_plain_query_does(std4):
+    """``query --dice`` keeps the rules of play: the moving phase has no dice, so a
+    moving position is the plain query's (its count, repetition, --quiet-plies checked),
+    and a placement position refuses a count (there is none while stones are in hand)."""
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    def query(*args):
+        result = CliRunner().invoke(main, ["query", "--db", str(std4), "--rules", STD4.name,
+                                           "--dice", "double", *args])
+        return result.exit_code, result.stdout, result.output
+    moving = "*******@/******@O/O@@****O w m s 3 0 4 0 0 0 0 0 0 0 0 46 1"     # (a FEN, count 46)
+    plain = CliRunner().invoke(main, ["query", "--db", str(std4), "--rules", STD4.name, "--json", moving])
+    code, out, both = query("--json", moving)
+    assert code == 0 and out == plain.stdout and "no dice are thrown" in both
+    # a count past the limit, and moves that reach it: the game is drawn, as plainly
+    code, out, both = query(moving.replace(" 46 ", " 60 "))
+    assert code == 0 and "draw" in out and "the game as given is over" in both
+    code, out, both = query("--after", "b6-g1", moving.replace(" 46 ", " 49 "))
+    assert code == 0 and "draw" in out and "the moves given end the game" in both
+    # a repetition ends the game; a count where stones are in hand is refused
+    cycle = "b2-b4 f6-f4 b4-b2 f4-f6"
+    code, _, both = query("--after", f"a1 d7 a4 g7 b2 f6 d2 b6 {cycle} {cycle} b2-b4", "startpos")
+    assert code == 2 and "threefold repetition" in both
+    code, _, both = query("--quiet-plies", "20", "W:a1 B: b 3 4")
+    assert code == 2 and both.count("\n") == 1 and "stones in hand" in both
+    code, out, _ = query("--json", "W:a1 B: b 3 4")
+    assert code == 0 and '"expected"' in out and '"dice": "double"' in out
+
+
 # --- records with throws, and their review --------------------------------------------------
 
 def _random_game(rules, dice, seed, quiet_moves=6):

@@ -23,7 +23,7 @@ from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
 from ..ceylonese import unreached
-from ..position import parse_position
+from ..position import Position, parse_position
 from ..opening import OpeningBook, OpeningSearch, build_book
 from ..probe import open_database
 from ..values import RuleValue
@@ -86,17 +86,26 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
             fail("--ceylonese answers one POSITION: not with --batch, --line, --after or --dice")
         _query_ceylonese(db, rules, ceylonese, " ".join(position), as_json)
         return
+    game = None
     if dice is not None:
         if batch is not None or with_line:
             fail("--dice answers one POSITION: not with --batch or --line")
-        _query_dice(db, rules, dice, " ".join(position), after, as_json)
-        return
+        # (the game's count, repetitions and --quiet-plies as a plain query takes them)
+        game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
+        if game.position.in_placement:
+            _query_dice(db, rules, dice, game.position, as_json)
+            return
+        # The moving phase has no dice: its values are the plain tables', and there the
+        # rules of play (the count, repetition) apply as to any game.
+        click.echo("note: no dice are thrown once every stone is placed: the plain tables answer, "
+                   "under the rules of play", err=True)
     with open_database(db, rules, quiet_limit=quiet_limit) as database:
         if batch is not None:
             if not answer_batch(database, batch, with_line, quiet_limit, quiet_plies, jobs):
                 raise SystemExit(1)     # (as analyze: a script must not take the answers for whole)
             return
-        game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
+        if game is None:
+            game = game_at(" ".join(position), after, rules, quiet_limit, quiet_plies)
         pos = game.position
         note_first(database, game)
         obj = query_object(database, pos, with_line, game)
@@ -134,15 +143,14 @@ def _moving(rule: dict) -> str:
     return "" if plies is None else f", moving phase in {plies}"
 
 
-def _query_dice(db: str, rules: Rules, dice, text: str, after: str, as_json: bool) -> None:
-    """``query --dice``: dice mill's expected results (solver.dice_tables)."""
+def _query_dice(db: str, rules: Rules, dice, pos: Position, as_json: bool) -> None:
+    """``query --dice`` of a placement position (``--after``'s ordinary moves played:
+    a replacement needs a throw): dice mill's expected results (solver.dice_tables)."""
     from ..dice import require_dice
     from ..dice_tables import DiceTables
 
     require_dice(rules)
-    pos = parse_position(text, rules)
-    for word in after.split():
-        pos = pos.play(word, rules)     # (ordinary moves only: a replacement needs a throw)
+    note_unreachable(pos, rules)
     with DiceTables(db, rules, dice) as tables:
         obj = tables.query_object(pos)
     if as_json:
