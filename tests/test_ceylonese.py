@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from solver import ceylonese, ceylonese_tables
+from solver import ceylonese, ceylonese_tables, storage
 from solver.ceylonese import CeylonRule, legal_moves, play, terminal
 from solver.errors import UnsupportedRulesError
 from solver.index import Subspace
@@ -433,6 +433,19 @@ def six4_files(tmp_path_factory):
     assert result.exit_code == 0, result.output
     rules = Rules.from_name("six-mens-s4")
     return root, rules, ceylonese_tables.solve(rules, PARKER, jobs=2)
+
+
+def test_a_dry_run_counts_an_unusable_file_to_build(six4_files, tmp_path):
+    import shutil
+
+    root, rules, _ = six4_files
+    shutil.copytree(storage.rules_dir(root, rules), tmp_path / rules.name)
+    files = sorted(storage.rules_dir(tmp_path, rules).glob("ceylonese-*.h5"))
+    files[0].write_bytes(b"")
+    files[3].unlink()
+    files[3].mkdir()
+    plan = _cli("build", "--db", tmp_path, "--rules", "six-mens-s4", "--phase", "ceylonese", "--dry-run")
+    assert plan.exit_code == 0 and f"{len(files)} file(s) ({len(files) - 2} built)" in plan.output, plan.output
 
 
 def test_the_files_hold_the_tables_solved_in_memory_and_a_rerun_resumes(six4_files):

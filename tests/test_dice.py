@@ -262,6 +262,25 @@ def test_files_are_checked_resumed_and_refused_where_foreign(six4, tmp_path):
     assert dt.check_files(root, SIX4, DEFAULT)[1] == []
 
 
+def test_a_dry_run_counts_an_unusable_dice_file_to_build(std4, tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    shutil.copytree(storage.rules_dir(std4, STD4), tmp_path / STD4.name)
+    subs = dt.plan(STD4)
+    dt.dice_path(tmp_path, STD4, subs[0], DEFAULT).write_bytes(b"")
+    whole = dt.dice_path(std4, STD4, subs[4], DEFAULT).read_bytes()
+    dt.dice_path(tmp_path, STD4, subs[4], DEFAULT).write_bytes(whole[:3000])      # (cut short)
+    dt.dice_path(tmp_path, STD4, subs[5], DEFAULT).unlink()
+    dt.dice_path(tmp_path, STD4, subs[5], DEFAULT).mkdir()
+    plan = CliRunner().invoke(main, ["build", "--db", str(tmp_path), "--rules", STD4.name, "--phase", "dice",
+                                     "--dice", "triple", "--dry-run"])
+    assert plan.exit_code == 0 and f"{len(subs)} file(s) ({len(subs) - 3} built)" in plan.output, plan.output
+
+
 def test_build_needs_the_plain_moving_pairs(tmp_path):
     with pytest.raises(Exception) as err:
         dt.build(tmp_path, SIX4, DEFAULT)

@@ -676,6 +676,23 @@ def db4_rule(tmp_path_factory):
     return root
 
 
+def test_a_dry_run_counts_an_unusable_file_of_the_rule_to_build(db4_rule, tmp_path):
+    """A file of the rule that is empty, or another kind's under its name, is one the
+    build would make again: the dry run must not call it built (a hostile trial found
+    it counted every file there)."""
+    import shutil
+
+    shutil.copytree(storage.rules_dir(db4_rule, FOUR), tmp_path / FOUR.name)
+    folder = storage.rules_dir(tmp_path, FOUR)
+    shutil.copy(folder / "pair-3-3.h5", folder / "dtz50-pair-3-3.h5")     # (the plain values)
+    (folder / "dtz50-place-1-1+3-3.h5").write_bytes(b"")
+    plan = run("build", "--db", tmp_path, "--stones", 4, "--phase", "rule", "--dry-run")
+    assert plan.exit_code == 0, plan.output
+    assert "3 file(s) (2 built)" in plan.output and "27 file(s) (26 built)" in plan.output, plan.output
+    whole = run("build", "--db", tmp_path, "--stones", 4, "--dry-run")
+    assert "the 50-ply rule: 30 file(s) (28 built)" in whole.output, whole.output
+
+
 def sha256s(root, rules=FOUR, limit=50) -> dict:
     return {s.name: storage.sha256_of(storage.read_subspace(storage.rule_path(root, rules, tuple(p), limit),
                                                             rules, s.m, s.o, quiet_limit=limit))

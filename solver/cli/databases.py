@@ -173,7 +173,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, c
         _print_plan(db, rules, files, gap)
         if rule_too:         # (a note: the plan's lines stay as scripts read them)
             pairs, subs = dtz.plan(rules, max_total, pair)
-            there = sum(storage.rule_path(db, rules, k, quiet_limit).is_file() for k in pairs + subs)
+            there = sum(_rule_built(db, rules, k, quiet_limit) for k in pairs + subs)
             click.echo(f"note: then the tables of the {quiet_limit}-ply rule: {len(pairs) + len(subs)} file(s) "
                        f"({there} built), {sum(k.slots for k in pairs + subs):,} slots, about the moving "
                        f"phase's time again ('--phase rule --dry-run' lists them; --no-rule leaves them out)",
@@ -297,7 +297,7 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
     if dry_run:
         for what, keys, need in (("moving", pairs, lambda p: dtz.rule_memory(p, rules)),
                                  ("placement", subs, lambda s: dtz.placement_memory(s, rules))):
-            there = sum(storage.rule_path(db, rules, k, limit).is_file() for k in keys)
+            there = sum(_rule_built(db, rules, k, limit) for k in keys)
             click.echo(f"{what} phase under the {limit}-ply rule of rules {rules.name} in "
                        f"{storage.rules_dir(db, rules)}: {len(keys)} file(s) ({there} built), "
                        f"{sum(k.slots for k in keys):,} slots, largest "
@@ -324,6 +324,13 @@ def _build_rule(db: str, rules: Rules, limit: int, max_total: Optional[int], pai
                f"databases in {Path(db) / rules.name}")
 
 
+def _rule_built(db: str, rules: Rules, key, limit: int) -> bool:
+    """Whether a dry run counts ``key``'s file of the quiet-ply rule built: there, for
+    these rules and limit, of its kind and whole as far as its header says (as the plain
+    plan looks: ``check`` reads the values)."""
+    return building.why_not_built(Path(db), rules, key, verify=False, quiet_limit=limit) is None
+
+
 def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int], pair, jobs: int,
                 workers: Optional[int], scheduler: Optional[str], verify: bool, dry_run: bool,
                 memory: Optional[int]) -> None:
@@ -336,7 +343,7 @@ def _build_dice(db: str, rules: Rules, dice: DiceRule, max_total: Optional[int],
         fail("dice mill's tables are the placement phase's: --pair names a moving pair (use --max-total)")
     subs = dice_tables.plan(rules, max_total)
     if dry_run:
-        there = sum(dice_tables.dice_path(db, rules, s, dice).exists() for s in subs)
+        there = sum(dice_tables.why_not_built(db, rules, dice, s, verify=False) is None for s in subs)
         most = max(subs, key=dice_tables.memory_needed)
         click.echo(f"dice phase ({dice.name}: {dice.describe()}): {len(subs)} file(s) ({there} built), "
                    f"{sum(s.slots for s in subs):,} positions, 4 bytes each; largest pass "
@@ -385,10 +392,14 @@ def _build_ceylonese(db: str, rules: Rules, rule: CeylonRule, max_total: Optiona
     subs = ceylonese_tables.planned(rules, rule)
     if dry_run:
         written = [s for s in subs if rule.extra_move or not s.is_moving]
-        files = {ceylonese_tables.table_path(db, rules, s, rule) for s in written}
+        files: dict = {}            # (a moving pair's two subspaces share its file)
+        for s in written:
+            path = ceylonese_tables.table_path(db, rules, s, rule)
+            files[path] = (files.get(path, True)
+                           and ceylonese_tables.why_not_built(db, rules, s, rule, verify=False) is None)
         largest = max(ceylonese_tables.files(rules, rule), key=lambda k: ceylonese_tables.memory_needed(k, rules, rule))
         click.echo(f"ceylonese phase ({rule.name}): {len(files)} file(s) "
-                   f"({sum(f.exists() for f in files)} built), {sum(s.slots for s in written):,} slots, "
+                   f"({sum(files.values())} built), {sum(s.slots for s in written):,} slots, "
                    f"2 bytes each; largest unit "
                    f"{building.size_text(ceylonese_tables.memory_needed(largest, rules, rule))} ({largest.name})"
                    + ("" if rule.extra_move else "; the moving pairs are the plain moving phase's "
