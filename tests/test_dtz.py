@@ -693,6 +693,28 @@ def test_a_dry_run_counts_an_unusable_file_of_the_rule_to_build(db4_rule, tmp_pa
     assert "the 50-ply rule: 30 file(s) (28 built)" in whole.output, whole.output
 
 
+def test_check_names_every_bad_file_in_one_run(db4_rule, tmp_path):
+    """A foreign plain pair, a damaged plain pair that reads it and a damaged file of the
+    rule: ``check`` names all three in one run, each once (it stopped at the first)."""
+    import shutil
+
+    shutil.copytree(storage.rules_dir(db4_rule, FOUR), tmp_path / FOUR.name)
+    other = tmp_path / "other"
+    assert run("build", "--db", other, "--rules", "five-mens", "--pair", "3-4", "--quiet").exit_code == 0
+    folder = storage.rules_dir(tmp_path, FOUR)
+    shutil.copy(other / "five-mens" / "pair-3-4.h5", folder / "pair-3-4.h5")
+    for name in ("pair-4-4.h5", "dtz50-pair-4-4.h5"):
+        data = bytearray((folder / name).read_bytes())
+        data[len(data) // 2] ^= 0x55           # (inside the values' chunks)
+        (folder / name).write_bytes(bytes(data))
+    result = run("check", "--db", tmp_path, "--stones", 4, "--quiet")
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("muehle: error:")]
+    for name in ("pair-3-4.h5", "pair-4-4.h5", "dtz50-pair-4-4.h5"):
+        assert sum(f"/{name}" in line.split()[2] for line in errors) == 1, (name, result.output)
+    assert len(errors) == 3, result.output
+
+
 def sha256s(root, rules=FOUR, limit=50) -> dict:
     return {s.name: storage.sha256_of(storage.read_subspace(storage.rule_path(root, rules, tuple(p), limit),
                                                             rules, s.m, s.o, quiet_limit=limit))

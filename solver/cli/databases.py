@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -654,6 +656,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
         _check_ceylonese(db, rules, ceylonese, pair_text, max_total, jobs)
         return
     pairs, subs = [], []
+    named: set[str] = set()          # (files already said to be missing or unusable)
     if pair_text is not None and "+" in pair_text and phase == "moving":
         fail(f"{pair_text} is a placement subspace (stones in hand), not a pair of the moving phase")
     if pair_text is not None and (phase == "placement" or "+" in pair_text):
@@ -685,7 +688,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
             what = {"moving": "moving-phase files", "placement": "placement files"}.get(phase, "databases")
             fail(f"no {what} of rules {rules.name} in {db} (build them with: "
                  f"{build_command(db, rules, None if phase == 'all' else phase, max_total)})")
-        _refuse_incomplete(db, rules, max_total, phase)
+        named = _name_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
         stray = DatabaseFolder(db, rules).stray()
         if stray:
@@ -701,57 +704,83 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
             raise SystemExit(1)
     total = sum(p.slots for p in pairs) + sum(s.slots for s in subs)
     cache = building.SubspaceCache(Path(db), rules)
+    # Every file is checked and each bad one named, not the first alone (a user mends
+    # them all from one run); a file that a later one reads is named once, where it is
+    # checked itself (children come first in the plan).
+    failed: set[str] = set(named)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
+        def say(line: str) -> None:
+            tqdm.write(line, file=sys.stderr) if not quiet else click.echo(line, err=True)
+
         for what, held, run in ([(f"pair {p}", p, lambda p=p: check_pair(db, rules, p, jobs, progress=bar.update))
                                  for p in pairs]
                                 + [(f"placement subspace {s.name}", s,
                                     lambda s=s: _check_placement(db, rules, s, jobs, bar.update, cache))
                                    for s in subs]):
+            path = storage.file_of(db, rules, held)
             try:
                 bad = run()
             except (CorruptDatabaseError, ForeignDatabaseError, MissingSubspaceError) as error:
                 # the check's verdict, as for values that disagree: the database is bad
                 # (exit 1), not the command (2)
-                bar.close()
-                click.echo(f"muehle: error: {one_line(explained(_at_fault(error, db, rules, what, held)))}", err=True)
-                raise SystemExit(1)
+                line = one_line(explained(_at_fault(error, db, rules, what, held)))
+                if not _names_any(line + f" {getattr(error, 'path', '')}", failed):
+                    say(f"muehle: error: {line}")
+                if _names_any(line, {path.name}):
+                    failed.add(path.name)
+                elif (own := building.why_not_built(Path(db), rules, held)) is not None:
+                    # (a file it reads is at fault, and so is its own: both said now)
+                    say(f"muehle: error: {one_line(own)}; rebuild it with: {repair_command(db, rules, [held])}")
+                    failed.add(path.name)
+                failed.add("")                      # (the verdict, whichever file)
+                continue
             except DatabaseError as error:
                 raise _at_fault(error, db, rules, what, held) from None
             if bad:
-                bar.close()
                 count = (f"{len(bad)}+ states disagree with their" if len(bad) >= MAX_BAD
                          else "1 state disagrees with its" if len(bad) == 1     # (it stops there)
                          else f"{len(bad)} states disagree with their")
-                click.echo(f"{what}: {count} successors; first:", err=True)
+                say(f"{what}: {count} successors; first:")
                 for state in bad[:5]:
-                    click.echo(f"  {state.describe()}", err=True)
-                path = storage.file_of(db, rules, held)
-                click.echo(f"where the files it reads pass their checks, its file {path} is well "
-                           f"formed but wrong (its checksums match what was written): delete it "
-                           f"and build it again with: {repair_command(db, rules, [held])}",
-                           err=True)
-                raise SystemExit(1)
-    click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
-               f"{total:,} slots consistent")
-    if pair_text is None and unbuilt:
-        # (what is built is right, but a builder asking whether the build is done
-        # should not read "ok" as yes)
-        command = build_command(db, rules, phase=None if phase == "all" else phase,
-                                        max_total=max_total)
-        click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
-                   err=True)
+                    say(f"  {state.describe()}")
+                say(f"where the files it reads pass their checks, its file {path} is well "
+                    f"formed but wrong (its checksums match what was written): delete it "
+                    f"and build it again with: {repair_command(db, rules, [held])}")
+                failed.add(path.name)
+                break           # (the files after it may read its wrong values: not judged)
+    if not failed:
+        click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
+                   f"{total:,} slots consistent")
+        if pair_text is None and unbuilt:
+            # (what is built is right, but a builder asking whether the build is done
+            # should not read "ok" as yes)
+            command = build_command(db, rules, phase=None if phase == "all" else phase,
+                                            max_total=max_total)
+            click.echo(f"not built yet: {unbuilt} more file(s) of the plan ('{command}' builds them)",
+                       err=True)
+    others: list[Callable[[frozenset[str]], None]] = []      # (with --pair: that file's rule tables)
     if phase == "all" and dtz.unserved(rules) is None and _has_rule_files(db, rules, quiet_limit):
-        _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)     # (with --pair, that file's)
+        others.append(lambda said: _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs, said))
     if phase == "all" and pair_text is None and dice_gap(rules) is None:
         for found in DatabaseFolder(db, rules).dice_rules():     # (dice mill's tables, where built)
-            _check_dice(db, rules, found, None, max_total, jobs)
+            others.append(lambda said, found=found: _check_dice(db, rules, found, None, max_total, jobs, said))
     if phase == "all" and pair_text is None and max_total is None:
         for found in DatabaseFolder(db, rules).ceylon_rules():   # (Ceylonese mill's, where built)
-            _check_ceylonese(db, rules, found, None, None, jobs)
+            others.append(lambda said, found=found: _check_ceylonese(db, rules, found, None, None, jobs, said))
+    verdicts = [bool(failed)]
+    for other in others:
+        try:
+            other(frozenset(failed))
+        except SystemExit as verdict:        # (bad files there too: named, and on to the next)
+            if verdict.code != 1:
+                raise
+            verdicts.append(True)
+    if any(verdicts):
+        raise SystemExit(1)
 
 
 def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optional[str],
-                     max_total: Optional[int], jobs: int) -> None:
+                     max_total: Optional[int], jobs: int, said: frozenset[str] = frozenset()) -> None:
     """``check --phase ceylonese``: every built file of Ceylonese mill's tables of ``rule``."""
     ceylonese_tables.require_tables(rules, rule)
     if pair_text is not None or max_total is not None:
@@ -761,15 +790,26 @@ def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optiona
     _verdict(problems, len(checked), len(ceylonese_tables.files(rules, rule)),
              build_command(db, rules, ceylonese=rule.name),
              f"no tables of Ceylonese mill ({rule.name}) of rules {rules.name} in {db}",
-             f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent")
+             f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent", said)
 
 
-def _verdict(problems: list, checked: int, planned: int, command: str, none: str, ok: str) -> None:
+def _names_any(line: str, names: set[str] | frozenset[str]) -> bool:
+    """Whether ``line`` names a file of ``names`` (a whole file name, not a part of one:
+    ``pair-4-4.h5`` is not named by ``dtz50-pair-4-4.h5``)."""
+    return any(name and re.search(rf"(?<![\w.-]){re.escape(name)}", line) for name in names)
+
+
+def _verdict(problems: list, checked: int, planned: int, command: str, none: str, ok: str,
+             said: frozenset[str] = frozenset()) -> None:
     """The end of a check of other tables (dice mill's, Ceylonese mill's): each problem in
     one line (an error with a ``remedy`` with its own build, else a file's own fault:
     delete it and build it again) and exit status 1; where none was checked ``none``
-    (exit status 2); else ``ok``, and how many files of the plan are not built yet."""
+    (exit status 2); else ``ok``, and how many files of the plan are not built yet.
+    ``said``: names of files a check before named (a problem that names one is left
+    unsaid: its tables read that file)."""
     for problem in problems:
+        if _names_any(str(problem), said):
+            continue
         if getattr(problem, "remedy", None) is not None:
             click.echo(f"muehle: error: {one_line(explained(problem))}", err=True)
         else:
@@ -786,7 +826,7 @@ def _verdict(problems: list, checked: int, planned: int, command: str, none: str
 
 
 def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str], max_total: Optional[int],
-                jobs: int) -> None:
+                jobs: int, said: frozenset[str] = frozenset()) -> None:
     """``check --phase dice``: every built file of dice mill's tables of ``dice``."""
     gap = dice_gap(rules)
     if gap is not None:
@@ -799,11 +839,11 @@ def _check_dice(db: str, rules: Rules, dice: DiceRule, pair_text: Optional[str],
              build_command(db, rules, max_total=max_total, dice=dice.name),
              f"no dice tables of rules {rules.name} under dice rule {dice.name} in {db}",
              f"ok: {len(checked)} placement subspace(s) under dice rule {dice.name}, "
-             f"{sum(s.slots for s in checked):,} slots consistent")
+             f"{sum(s.slots for s in checked):,} slots consistent", said)
 
 
 def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max_total: Optional[int],
-                jobs: int) -> None:
+                jobs: int, said: frozenset[str] = frozenset()) -> None:
     """``check --phase rule``: every built file of the tables of the quiet-ply rule
     (``pair_text``: one pair's, or one placement subspace's)."""
     dtz.check_rules(rules)
@@ -829,12 +869,14 @@ def _check_rule(db: str, rules: Rules, limit: int, pair_text: Optional[str], max
         fail(f"no tables of the {limit}-ply rule of rules {rules.name} in {db} (build them with: {command})")
     if failed:
         # (a file at fault fails its own check and those of the files that read it: once)
-        lines = list(dict.fromkeys(one_line(explained(line)) for line in failed))
+        lines = [line for line in dict.fromkeys(one_line(explained(line)) for line in failed)
+                 if not _names_any(line, said)]
         for line in lines[:5]:
             click.echo(f"muehle: error: {line}", err=True)
         missing = all(isinstance(line, MissingSubspaceError) for line in failed)
-        click.echo(f"build them with: {command}" if missing else
-                   f"delete the file(s) named and build them again with: {command}", err=True)
+        if lines:
+            click.echo(f"build them with: {command}" if missing else
+                       f"delete the file(s) named and build them again with: {command}", err=True)
         raise SystemExit(1)
     pairs = sum(isinstance(k, Pair) for k in checked)
     click.echo(f"ok: {pairs} pair(s) and {len(checked) - pairs} placement subspace(s) under the {limit}-ply "
@@ -873,22 +915,24 @@ def _refuse_beyond(what: str, stones: int, max_total: Optional[int]) -> None:
              f"give one or the other")
 
 
-def _refuse_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
-                       phase: str = "all") -> None:
+def _name_incomplete(db: str, rules: Rules, max_total: Optional[int] = None,
+                     phase: str = "all") -> set[str]:
     """Before a check of the whole folder (its subspaces of at most ``max_total``
     stones, of ``phase``): every file missing that built ones need, and every file
-    that does not hold what its name says, one line each; then exit 1."""
+    that does not hold what its name says, one line each; returns their names (the
+    check goes on with the others, naming each of these once)."""
     folder = DatabaseFolder(db, rules)
-    problems = []
+    problems, names = [], set()
     missing = folder.missing(max_total, phase)
     if missing:
         problems.append(explained(folder.missing_error(missing)))
-    problems += [explained(with_repair(error, db, rules, [held]))
-                 for held, error in folder.damaged(max_total, phase)]
+        names |= {path.name for path in missing}
+    for held, error in folder.damaged(max_total, phase):
+        problems.append(explained(with_repair(error, db, rules, [held])))
+        names.add(storage.file_of(db, rules, held).name)
     for problem in problems:
         click.echo(f"muehle: error: {one_line(problem)}", err=True)
-    if problems:
-        raise SystemExit(1)
+    return names
 
 
 def _check_placement(db, rules, sub, jobs, progress, cache):
