@@ -448,6 +448,21 @@ def test_a_dry_run_counts_an_unusable_file_to_build(six4_files, tmp_path):
     assert plan.exit_code == 0 and f"{len(files)} file(s) ({len(files) - 2} built)" in plan.output, plan.output
 
 
+def test_options_of_other_tables_are_refused_not_passed_over(six4_files):
+    """--dice or --ceylonese with another phase, and a count of the quiet-ply rule with
+    --ceylonese, were passed over in silence (a hostile trial): now one line, status 2."""
+    root, rules, _ = six4_files
+    for args in (["build", "--dice", "sum12"], ["check", "--dice", "sum12"],
+                 ["build", "--phase", "ceylonese", "--dice", "sum14", "--dry-run"],
+                 ["build", "--phase", "dice", "--ceylonese", "ceylonese", "--dry-run"],
+                 ["check", "--ceylonese", "ceylonese-no-extra"],
+                 ["query", "--ceylonese", "ceylonese", "--quiet-plies", "30", "W:a1 B:b2 w 3 3"],
+                 ["query", "--ceylonese", "ceylonese", "--quiet-limit", "30", "W:a1 B:b2 w 3 3"]):
+        result = _cli(*args[:1], "--db", root, "--rules", "six-mens-s4", *args[1:])
+        assert result.exit_code == 2 and result.output.count("\n") == 1, (args, result.output)
+        assert "--phase" in result.output or "quiet-ply rule" in result.output, result.output
+
+
 def test_the_files_hold_the_tables_solved_in_memory_and_a_rerun_resumes(six4_files):
     root, rules, tables = six4_files
     keys = ceylonese_tables.files(rules, PARKER)

@@ -132,6 +132,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, c
       muehle build --workers 2
       muehle build --scheduler tcp://10.0.0.1:8786 --db /shared/muehle
     """
+    _refuse_other_tables(phase)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     gap = kernel_gap(rules)
     if gap is not None and not dry_run:
@@ -646,6 +647,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     successors, a file damaged, foreign or missing (each named, with the command that
     builds it again); 2 where the command cannot run.
     """
+    _refuse_other_tables(phase)
     if phase == RULE_PHASE:
         _check_rule(db, rules, quiet_limit, pair_text, max_total, jobs)
         return
@@ -791,6 +793,16 @@ def _check_ceylonese(db: str, rules: Rules, rule: CeylonRule, pair_text: Optiona
              build_command(db, rules, ceylonese=rule.name),
              f"no tables of Ceylonese mill ({rule.name}) of rules {rules.name} in {db}",
              f"ok: {len(checked)} file(s) of Ceylonese mill ({rule.name}), consistent", said)
+
+
+def _refuse_other_tables(phase: str) -> None:
+    """``--dice`` names dice mill's tables and ``--ceylonese`` Ceylonese mill's: given
+    with another ``--phase``, build and check would pass them over in silence."""
+    for name, wanted, what in (("dice", DICE_PHASE, "dice mill's tables"),
+                               ("ceylonese", CEYLON_PHASE, "Ceylonese mill's tables")):
+        source = click.get_current_context().get_parameter_source(name)
+        if source is not None and source != click.core.ParameterSource.DEFAULT and phase != wanted:
+            fail(f"--{name} names {what}: give it with --phase {wanted} (not --phase {phase})")
 
 
 def _names_any(line: str, names: set[str] | frozenset[str]) -> bool:

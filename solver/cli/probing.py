@@ -84,6 +84,10 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     if ceylonese is not None:
         if batch is not None or with_line or after.strip() or dice is not None:
             fail("--ceylonese answers one POSITION: not with --batch, --line, --after or --dice")
+        limit = click.get_current_context().get_parameter_source("quiet_limit")
+        if quiet_plies is not None or limit not in (None, click.core.ParameterSource.DEFAULT):
+            fail("Ceylonese mill is played without the quiet-ply rule: not with "
+                 "--quiet-plies or --quiet-limit")
         _query_ceylonese(db, rules, ceylonese, " ".join(position), as_json)
         return
     game = None
