@@ -85,3 +85,10 @@ def test_the_census_script_prints_a_row_a_game():
     rows = done.stdout.splitlines()[3:]
     assert rows[0].startswith("| three-mens | 5,390 | - | 416 |"), done.stdout
     assert rows[1].startswith("| six-mens-s3:flying | 368,513 | - | 1,352 |"), done.stdout
+    # a name it cannot read: one error before any census (it was a traceback, or ran
+    # "three-mens:foo" as flying)
+    for bad in ("bogus", "three-mens:foo", "standard-s9"):
+        done = subprocess.run([sys.executable, str(script), "three-mens", bad],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and not done.stdout, done.stderr
+        assert done.stderr.splitlines()[-1].startswith("census.py: error:"), done.stderr
