@@ -5,7 +5,8 @@ The subset spoken (docs/guide/other-programs.md shows a session)::
 
     uci                       id name, id author, the options, uciok
     isready                   readyok (opens the databases the options name)
-    setoption name N value V  Rules, DatabasePath, Level, Shuffling, Seed, MoveTimeMs
+    setoption name N value V  Rules, DatabasePath, Level, Shuffling, Seed, MoveTimeMs,
+                              QuietLimit
     ucinewgame                forget the game
     position startpos|fen F [moves M ...]
     go [movetime MS] [depth N] [topn N] [infinite] ...
@@ -43,10 +44,10 @@ from typing import BinaryIO, Optional, TextIO
 from ._version import __version__
 from .analysis import move_plies
 from .choice import MoveValues, probe_game_moves
-from .commands import explained
+from .commands import build_command, explained
 from .errors import DatabaseError, MuehleError, NotationError, SearchStoppedError, one_line
 from .formats import read_setup
-from .game import QUIET_PLIES, QUIET_PLY_LIMIT, REPETITION, Game
+from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLIES, QUIET_PLY_LIMIT, REPETITION, Game
 from .notation import WHITE, format_position
 from .players import LEVELS, make_player
 from .position import Move
@@ -82,7 +83,7 @@ def score_text(value: Optional[str], plies: Optional[int], mover: str) -> str:
 class Engine:
     """One engine session: reads commands with :meth:`handle`, writes to ``out``."""
 
-    OPTIONS = ("Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs")
+    OPTIONS = ("Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs", "QuietLimit")
 
     def __init__(self, out: TextIO, db: str = "data", rules: Rules = STANDARD,
                  level: str = "perfect", quiet_limit: int = QUIET_PLY_LIMIT):
@@ -206,6 +207,8 @@ class Engine:
         self.say("option name Shuffling type check default false")
         self.say("option name Seed type spin default 0 min 0 max 2147483647")
         self.say("option name MoveTimeMs type spin default 1000 min 1 max 600000")
+        self.say(f"option name QuietLimit type spin default {self.quiet_limit} min {MIN_QUIET_LIMIT} "
+                 f"max {MAX_QUIET_LIMIT}")
         self.say("uciok")
 
     def cmd_setoption(self, args: list[str]) -> None:
@@ -240,13 +243,21 @@ class Engine:
             if value.lower() not in ("true", "false"):
                 raise ValueError(f"setoption Shuffling: true or false, not {value[:20]!r}")
             self.shuffling = value.lower() == "true"
-        elif name in ("Seed", "MoveTimeMs"):
-            low, high = (1, 600000) if name == "MoveTimeMs" else (0, 2147483647)
+        elif name in ("Seed", "MoveTimeMs", "QuietLimit"):
+            low, high = {"MoveTimeMs": (1, 600000), "Seed": (0, 2147483647),
+                         "QuietLimit": (MIN_QUIET_LIMIT, MAX_QUIET_LIMIT)}[name]
             if not re.fullmatch(r"[0-9]{1,10}", value) or not low <= int(value) <= high:
                 raise ValueError(f"setoption {name}: a whole number from {low} to {high}, not {value[:20]!r}")
             if name == "Seed":
                 self.seed = int(value)
                 self.rng = random.Random(self.seed)
+            elif name == "QuietLimit":
+                # (a game counts to the new limit from its start again, and the tables
+                # of that limit answer: Sanmill's games play 100)
+                if int(value) != self.quiet_limit:
+                    self.quiet_limit = int(value)
+                    self.close_database()
+                    self.turn, self.refused = Turn(Game(None, self.rules, self.quiet_limit)), None
             else:
                 self.move_ms = int(value)
 
@@ -400,6 +411,12 @@ class Engine:
         is said (once a file): those moves have their plain values."""
         values = MoveValues(0)
         probes = probe_game_moves(database, game, values)
+        if not game.position.in_placement and game.quiet_limit != QUIET_PLY_LIMIT \
+                and not database.has_rule_tables():
+            # (a game of another limit, Sanmill's 100, played by values of no limit)
+            self.note(f"no tables of the {game.quiet_limit}-ply rule are built in {database.root}: "
+                      f"the values without the rule (build them with: "
+                      f"{build_command(database.root, self.rules, 'rule', quiet_limit=game.quiet_limit)})")
         if values.gap is not None:
             self.note(f"the tables of the quiet-ply rule are built, but not all these moves need "
                       f"({one_line(explained(values.gap))}): their plain values there")
@@ -472,7 +489,7 @@ def _go_options(args: list[str]) -> dict:
             options["infinite"] = True
         elif word in ("movetime", "depth", "nodes", "topn", "wtime", "btime", "winc", "binc", "movestogo"):
             if i + 1 >= len(args) or not re.fullmatch(r"[0-9]{1,9}", args[i + 1]):
-                raise ValueError(f"go: {word} takes a whole number")
+                raise ValueError(f"go: {word} takes a whole number from 0 to 999999999")
             options[word] = int(args[i + 1])
             i += 1
         i += 1

@@ -100,7 +100,7 @@ def test_handshake_lists_the_options(gui):
     lines = gui.until("uciok")
     assert lines[0].startswith("id name muehle") and lines[1].startswith("id author")
     options = [line.split()[2] for line in lines if line.startswith("option name")]
-    assert options == ["Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs"]
+    assert options == ["Rules", "DatabasePath", "Level", "Shuffling", "Seed", "MoveTimeMs", "QuietLimit"]
     assert "var ultra" in next(line for line in lines if "name Level" in line)
     gui.send("isready")
     assert gui.until("readyok") == ["readyok"]
@@ -270,6 +270,29 @@ def test_a_finished_game_answers_none_or_draw(gui):
     fen = fen_text(read_setup("W:a1,e3,g1 B:a4,a7,b6,e4 b", 4))
     gui.send(f"position fen {fen} moves {' '.join(cycle)}", "go")
     assert gui.until("bestmove")[-1] == "bestmove draw"
+
+
+def test_the_quiet_limit_is_an_option_for_games_of_another_limit(root, gui):
+    """Sanmill's games play to 100 quiet plies: a FEN with 55 is a game going on there,
+    and over at the default 50.  QuietLimit (and --quiet-limit) set the game's limit;
+    where no tables of it are built, that is said once and the plain values play."""
+    fen = "*******@/******@O/O@@****O w m s 3 0 4 0 0 0 0 0 0 0 0 55 1"       # (White wins in 29)
+    gui.send(f"position fen {fen}", "go")
+    assert gui.until("bestmove")[-1] == "bestmove draw"
+    gui.send("setoption name QuietLimit value 100", f"position fen {fen}", "go")
+    lines = gui.until("bestmove")
+    assert lines[-1] == "bestmove b6-g1", lines
+    assert sum("no tables of the 100-ply rule" in line and "--quiet-limit 100" in line for line in lines) == 1
+    gui.send("go")
+    assert not any("100-ply" in line for line in gui.until("bestmove"))     # (once)
+    gui.send("setoption name QuietLimit value 1001")
+    assert "QuietLimit: a whole number from 2 to 1000" in gui.until("info string error")[-1]
+    engine = Gui("--db", root, "--stones", 4, "--quiet-limit", 100)
+    try:
+        engine.send(f"position fen {fen}", "go")
+        assert engine.until("bestmove")[-1] == "bestmove b6-g1"
+    finally:
+        engine.close()
 
 
 def test_without_databases_it_says_so_and_still_plays(tmp_path):

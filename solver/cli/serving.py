@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ..rules import Rules
-from .common import FiniteRange, db_option, fail, main, needs_kernels, rules_options
+from .common import FiniteRange, db_option, fail, main, needs_kernels, quiet_limit_option, rules_options
 
 
 @main.command()
@@ -47,7 +47,8 @@ def serve(db: str, rules: Rules, host: str, port: int, search_seconds: float) ->
 @rules_options
 @click.option("--level", type=click.Choice(["easy", "medium", "hard", "perfect", "ultra"]),
               default="perfect", show_default=True, help="The level it plays (setoption name Level changes it).")
-def uci(db: str, rules: Rules, level: str) -> None:
+@quiet_limit_option
+def uci(db: str, rules: Rules, level: str, quiet_limit: int) -> None:
     """Speak the engine protocol of the Sanmill app (a UCI-like dialect) on standard
     input and output, answering from the databases under --db: for GUIs and bridges
     that drive an engine.  docs/guide/other-programs.md, "muehle uci", lists the commands and shows a session.
@@ -60,4 +61,4 @@ def uci(db: str, rules: Rules, level: str) -> None:
 
     from ..uci import read_lines, serve as run
 
-    run(read_lines(sys.stdin.buffer), sys.stdout, db=db, rules=rules, level=level)
+    run(read_lines(sys.stdin.buffer), sys.stdout, db=db, rules=rules, level=level, quiet_limit=quiet_limit)
