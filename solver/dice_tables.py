@@ -29,8 +29,8 @@ from . import build as building
 from . import placement, storage
 from .dice import (DEFAULT, SLACK, UNIT, DiceRule, Expected, Pair, after_replacement, of_wdl, rank,
                    replacements, require_dice, seen_by_mover)
-from .errors import (ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
-                     MissingSubspaceError, Remedy)
+from .errors import (REBUILD_IT, ConsistencyError, CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
+                     MissingSubspaceError, Remedy, with_remedy)
 from .index import Subspace
 from .position import Move, Position, decided, parse_position
 from .probe import Database
@@ -397,9 +397,13 @@ class DiceTables:
             if not path.exists():
                 raise MissingSubspaceError(sub, path, f"dice values of subspace {sub.name} are not built: "
                                            f"missing {path}", Remedy(self.root, self.rules, dice=self.dice.name))
-            with storage.open_file(path, self.rules, sub, sub, dice=self.dice.name) as f:
-                r = storage.SubspaceReader(f, path, sub)
-                chunk = r.read(k * storage.CHUNK, min(r.slots, (k + 1) * storage.CHUNK))
+            try:
+                with storage.open_file(path, self.rules, sub, sub, dice=self.dice.name) as f:
+                    r = storage.SubspaceReader(f, path, sub)
+                    chunk = r.read(k * storage.CHUNK, min(r.slots, (k + 1) * storage.CHUNK))
+            except (CorruptDatabaseError, ForeignDatabaseError) as error:
+                # (the build of these tables makes it again: it reads every file it keeps)
+                raise with_remedy(error, Remedy(self.root, self.rules, REBUILD_IT, dice=self.dice.name)) from None
             self._chunks[key] = chunk
             while len(self._chunks) > self.CACHE_CHUNKS:
                 self._chunks.popitem(last=False)

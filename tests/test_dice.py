@@ -281,6 +281,31 @@ def test_a_dry_run_counts_an_unusable_dice_file_to_build(std4, tmp_path):
     assert plan.exit_code == 0 and f"{len(subs)} file(s) ({len(subs) - 3} built)" in plan.output, plan.output
 
 
+def test_a_damaged_dice_file_is_named_once_with_its_build(std4, tmp_path):
+    """query names the build that makes a damaged dice file again; check names each bad
+    file once, a folder in a file's place with its own advice only."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from solver.cli import main
+
+    shutil.copytree(storage.rules_dir(std4, STD4), tmp_path / STD4.name)
+    start = dt.dice_path(tmp_path, STD4, Subspace.of(parse_position("startpos", STD4)), DEFAULT)
+    start.write_bytes(start.read_bytes()[:3000])
+    other = dt.dice_path(tmp_path, STD4, dt.plan(STD4)[3], DEFAULT)
+    other.unlink()
+    other.mkdir()
+    cli = lambda *args: CliRunner().invoke(main, [*args, "--db", str(tmp_path), "--rules", STD4.name])  # noqa: E731
+    query = cli("query", "--dice", "triple", "startpos")
+    assert query.exit_code == 2 and query.output.count("\n") == 1, query.output
+    assert query.output.rstrip().endswith("--phase dice"), query.output     # (triple: the default)
+    check = cli("check", "--phase", "dice", "--dice", "triple")
+    lines = check.output.splitlines()
+    assert check.exit_code == 1 and len(lines) == len(set(lines)) == 2, check.output
+    assert any(line.endswith("move it away, then build again") for line in lines), check.output
+
+
 def test_build_needs_the_plain_moving_pairs(tmp_path):
     with pytest.raises(Exception) as err:
         dt.build(tmp_path, SIX4, DEFAULT)

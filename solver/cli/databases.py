@@ -819,14 +819,16 @@ def _verdict(problems: list, checked: int, planned: int, command: str, none: str
     (exit status 2); else ``ok``, and how many files of the plan are not built yet.
     ``said``: names of files a check before named (a problem that names one is left
     unsaid: its tables read that file)."""
+    lines = []
     for problem in problems:
         if _names_any(str(problem), said):
             continue
-        if getattr(problem, "remedy", None) is not None:
-            click.echo(f"muehle: error: {one_line(explained(problem))}", err=True)
+        if getattr(problem, "remedy", None) is not None or str(problem).endswith("then build again"):
+            lines.append(one_line(explained(problem)))      # (its own advice)
         else:
-            click.echo(f"muehle: error: {one_line(str(problem))} (delete it and build it again with: {command})",
-                       err=True)
+            lines.append(f"{one_line(str(problem))} (delete it and build it again with: {command})")
+    for line in dict.fromkeys(lines):       # (a file at fault for two tables that read it: once)
+        click.echo(f"muehle: error: {line}", err=True)
     if problems:
         raise SystemExit(1)
     if not checked:
