@@ -118,6 +118,16 @@ def test_show_phase(position, rules, phase):
     assert f"Phase:     {phase}\n" in run("show", position, *rules).stdout
 
 
+def test_show_says_the_quiet_plies_a_game_has_made():
+    """A FEN's count (or --after's quiet moves) is part of the game: show says it (it
+    said nothing until the count drew the game)."""
+    fen = "*******@/******@O/O@@****O w m s 3 0 4 0 0 0 0 0 0 0 0 46 1"
+    assert "Quiet:     46 plies without a mill, of the 50 that draw\n" in run("show", fen, "--stones", 4).stdout
+    after = run("show", "W:a7,b6,d7 B:b4,c5,g4,g7 w", "--stones", 4, "--after", "b6-a4 b4-b6").stdout
+    assert "Quiet:     2 plies without a mill" in after
+    assert "Quiet:" not in run("show", "W:a7,b6,d7 B:b4,c5,g4,g7 w", "--stones", 4).stdout
+
+
 def test_show_unicode_stones():
     text = run("show", "W:a1 B:g7 b 8 8", "--unicode").stdout
     assert "○" in text and "●" in text and "To move:   Black" in text

@@ -59,6 +59,9 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     if reason is not None and pos.hands_arise(rules):      # (the hands: said above)
         click.echo(f"Note:      {reason}")
     click.echo(f"Phase:     {describe_phase(game)}")
+    if game.quiet_plies and game.outcome() is None:
+        # (a FEN's count, or --after's quiet moves: the game is drawn at the limit)
+        click.echo(f"Quiet:     {game.quiet_plies} plies without a mill, of the {game.quiet_limit} that draw")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")
 
