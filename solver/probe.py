@@ -638,8 +638,14 @@ class Database:
             dtz = (None if value == DRAW or position.in_placement else 1 if milled
                    else after.dtz + 1)
             # (no DTZ while placing: the plies to the end tell its wins apart, as the
-            # plain values do, else a win in 1 by a line ranked with a win in 5)
-            plain = (self.probe(child).for_mover() if position.in_placement and value != DRAW else None)
+            # plain values do, else a win in 1 by a line ranked with a win in 5; in the
+            # moving phase they break the ties of equal DTZ, as query lists the moves:
+            # the shortest win, the longest loss, where the plain file can tell)
+            plain = None
+            if value != DRAW and position.in_placement:
+                plain = self.probe(child).for_mover()
+            elif value != DRAW:
+                plain = self._plain_or_none(child)
             plies = None if plain is None or plain.wdl != value else plain.plies
             placing = None
             if plies is not None and self.rules.mixed:
@@ -649,6 +655,15 @@ class Database:
             result.append(RuleMoveProbe(move, value, dtz, -after.wdl, plies, placing))
         result.sort(key=lambda mp: mp.rank)
         return result
+
+    def _plain_or_none(self, position: Position) -> Optional[Value]:
+        """The plain value of a moving-phase child for the mover, or None where its file
+        cannot give it (missing or unusable: the rule's values still rank the moves,
+        and the plain answers say what is wrong)."""
+        try:
+            return self.probe(position, search=False).for_mover()
+        except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError):
+            return None
 
     def _by_moves(self, position: Position) -> Optional[Value]:
         """The value of ``position`` (not over) as the best of its moves' values, where

@@ -715,6 +715,47 @@ def test_check_names_every_bad_file_in_one_run(db4_rule, tmp_path):
     assert len(errors) == 3, result.output
 
 
+def test_best_move_under_the_rule_is_the_first_query_lists(tmp_path):
+    """Among moves of equal DTZ the shortest win (the longest loss) by the plain tables
+    comes first, in best-move and the perfect player as in query's list: best-move chose
+    at random among all moves of the nearest mill, a win in 13 beside one in 9 (a
+    hostile trial's position of Five Men's Morris, and random games of it)."""
+    from solver.analysis import query_object
+    from solver.build import build
+    from solver.probe import best_of, first_rank
+
+    rules = Rules.from_name("five-mens")
+    build(tmp_path, rules, phase="moving", progress=False)
+    for pair in pairs_in_order(rules):
+        dtz.build_unit(tmp_path, rules, 50, pair)
+    found = run("best-move", "--db", tmp_path, "--rules", "five-mens", "--seed", 4,
+                "W:b2,c4,d4,e3,e5 B:a1,a5,b3,c5,e1 b")
+    assert found.exit_code == 0 and "win in 9 for Black" in found.stdout, found.output
+    rng = random.Random(5)
+    seen = ties = 0
+    with open_database(tmp_path, rules) as db:
+        while seen < 60:
+            game = Game(parse_position("W:a1,c1,e1,b2,d2 B:a5,c5,e5,b4,d4 w", rules), rules)
+            for _ in range(rng.randrange(0, 30)):
+                if game.outcome() is not None:
+                    break
+                game.play(rng.choice(game.legal_moves()))
+            if game.outcome() is not None:
+                continue
+            probes = probe_game_moves(db, game)
+            listed = query_object(db, game.position, False, game)["moves"]
+            plain = {str(mp.move): mp.plies for mp in db.probe_moves(game.position)}
+            best = first_rank(probes)
+            assert len({plain[str(mp.move)] for mp in best}) == 1, [(str(m.move), m.rank) for m in best]
+            for seed in range(3):
+                choice = best_of(probes, random.Random(seed))
+                assert choice.rank == next(mp.rank for mp in probes if str(mp.move) == listed[0]["move"])
+                assert plain[str(choice.move)] == listed[0]["plies"]
+            seen += 1
+            ties += sum(mp.dtz == probes[0].dtz and mp.value == probes[0].value for mp in probes) > len(best)
+    assert ties >= 3, ties
+
+
 def sha256s(root, rules=FOUR, limit=50) -> dict:
     return {s.name: storage.sha256_of(storage.read_subspace(storage.rule_path(root, rules, tuple(p), limit),
                                                             rules, s.m, s.o, quiet_limit=limit))
