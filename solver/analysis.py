@@ -207,10 +207,12 @@ def drawn_in_play(game: Game, moves: list) -> Optional[tuple[int, str]]:
 
 
 def convert_object(text: str, rules) -> dict:
-    """``{"muehle", "fen", "malom", "take", "note"}``: a position given in any format
-    muehle reads (:func:`~solver.formats.read_setup`), checked against ``rules``, written
-    in each: muehle's position string (null where a take is pending: its positions lie
-    between turns, and ``note`` says so), Sanmill's FEN, Malom's clipboard text.
+    """``{"muehle", "fen", "malom", "take", "note", "notes"}``: a position given in any
+    format muehle reads (:func:`~solver.formats.read_setup`), checked against ``rules``,
+    written in each: muehle's position string (null where a take is pending: its
+    positions lie between turns), Sanmill's FEN and Malom's clipboard text (null off the
+    standard board's 24 points); ``notes`` says why of each null format, ``note`` all of
+    that in one line (null where every format is written).
 
     >>> convert_object("startpos", Rules())["fen"]
     '********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1'
@@ -223,12 +225,22 @@ def convert_object(text: str, rules) -> dict:
         raise InvalidNotationError(str(error)) from None
     if setup.take:
         turn_of_setup(setup, rules)         # (a take that no game can have pending: refused)
-    try:
-        ours, note = format_position(Position(*setup.position_fields(), board=rules.board)), None
-    except InvalidNotationError as error:
-        ours, note = None, str(error)
-    return {"muehle": ours, "fen": fen_text(setup, rules.board),
-            "malom": malom_text(setup, rules.board, rules.stones), "take": setup.take, "note": note}
+    notes: dict[str, str] = {}
+
+    def written(name: str, write: Callable[[], str]) -> Optional[str]:
+        # (a format that cannot hold the position: null, and its note says why; Sanmill's
+        # FEN and Malom's text name the 24 points of the standard board only)
+        try:
+            return write()
+        except InvalidNotationError as error:
+            notes[name] = str(error)
+            return None
+    obj = {"muehle": written("muehle", lambda: format_position(Position(*setup.position_fields(),
+                                                                         board=rules.board))),
+           "fen": written("fen", lambda: fen_text(setup, rules.board)),
+           "malom": written("malom", lambda: malom_text(setup, rules.board, rules.stones)),
+           "take": setup.take}
+    return {**obj, "note": "; ".join(notes.values()) or None, "notes": notes}
 
 
 def game_over(game: Game) -> Optional[WDL]:

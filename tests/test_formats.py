@@ -175,6 +175,25 @@ def test_convert_writes_each_format_and_the_commands_read_them():
     assert refused.exit_code == 2 and "takes next" in refused.output
 
 
+@pytest.mark.parametrize("rules, position", [("five-mens", "W:a1 B:e5 w 4 4"), ("three-mens", "W:a1 B:c3 w 2 2"),
+                                             ("seven-mens", "W:a1,d4 B:e5 b 5 6")])
+def test_convert_off_the_standard_board_writes_muehles_string(rules, position):
+    """FEN and Malom's text name the 24 points of the standard board: on another board
+    convert writes the muehle string and says why not the others (it refused all of
+    them, calling the position a FEN)."""
+    runner = CliRunner()
+    out = runner.invoke(main, ["convert", "--rules", rules, position])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0] == f"muehle: {position}" and "FEN names the points of a 24-point board" in lines[1]
+    assert "Malom's text names the points" in lines[2] and len(lines) == 3
+    obj = json.loads(runner.invoke(main, ["convert", "--rules", rules, "--json", position]).output)
+    assert obj["muehle"] == position and obj["fen"] is None and obj["malom"] is None
+    assert set(obj["notes"]) == {"fen", "malom"} and obj["note"] == "; ".join(obj["notes"].values())
+    refused = runner.invoke(main, ["convert", "--rules", rules, "--to", "fen", position])
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1 and "24-point board" in refused.output
+
+
 @pytest.mark.parametrize("text, words", [
     ("********/********/******** w p r 0 9 0 9 1 0 0 0 0 0 0 0 1", "none it may take"),
     ("O*******/@*******/******** w p r 1 8 1 8 1 0 0 0 0 0 0 0 1", "no mill of White's"),

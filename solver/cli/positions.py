@@ -185,7 +185,7 @@ def variants(as_json: bool) -> None:
 @click.option("--to", "target", type=click.Choice(FORMATS + ("all",)), default="all", show_default=True,
               help="The format to write: muehle's position string, Sanmill's FEN, Malom's clipboard text.")
 @click.option("--json", "as_json", is_flag=True,
-              help='Print {"muehle", "fen", "malom", "take", "note"} instead.')
+              help='Print {"muehle", "fen", "malom", "take", "note", "notes"} instead.')
 def convert(position: tuple[str, ...], rules: Rules, target: str, as_json: bool) -> None:
     """Write POSITION, given in any format muehle reads (its own position string,
     Sanmill's FEN, Malom's clipboard text), in another.
@@ -210,8 +210,8 @@ def convert(position: tuple[str, ...], rules: Rules, target: str, as_json: bool)
         click.echo(json.dumps(obj))
     elif target == "all":
         for name in FORMATS:
-            click.echo(f"{name + ':':<8}{obj[name] if obj[name] is not None else '- (' + obj['note'] + ')'}")
+            click.echo(f"{name + ':':<8}{obj[name] if obj[name] is not None else '- (' + obj['notes'][name] + ')'}")
     elif obj[target] is None:
-        raise InvalidNotationError(obj["note"])
+        raise InvalidNotationError(obj["notes"][target])
     else:
         click.echo(obj[target])

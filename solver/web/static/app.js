@@ -431,7 +431,9 @@ async function drawEditBoard(query) {
     $("edit-board").innerHTML = body;
     say("edit-message", "");
     const formats = await api("/api/convert", { rules: S.rules, position: text });
-    $("edit-formats").textContent = `FEN: ${formats.fen}\nMalom: ${formats.malom}`;
+    $("edit-formats").textContent = formats.fen === null && formats.malom === null
+      ? `FEN, Malom: - (${formats.note})`
+      : `FEN: ${formats.fen}\nMalom: ${formats.malom}`;
   } catch (error) {
     say("edit-message", error.message, true);
   } finally {
