@@ -513,8 +513,11 @@ def test_analyze_reads_a_record_of_bounded_size_and_names_the_file_that_is_none(
         f.truncate(17 * 2 ** 20)          # (sparse: nothing written)
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"rules: standard-s4\n\xff\xfe\n")
+    empty = tmp_path / "empty.txt"          # (read as a game of no moves from the start, as the API refuses it)
+    empty.write_text("\n  \n")
     for name, why in ((huge, f"{huge}: more than 16 MiB: not a game record"),
                       (binary, f"{binary}: not UTF-8 text (byte 0xff at offset 19): not a game record"),
+                      (empty, f"{empty} is empty: not a game record"),
                       ("", "give the file of a game record (or - for standard input)")):
         refused = run("analyze", "--db", db4, name)
         assert refused.exit_code == 2 and refused.stderr == f"muehle: error: {why}\n", refused.output

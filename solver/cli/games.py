@@ -883,10 +883,13 @@ def read_record_file(name: str, kind: str = "a game record") -> str:
     if len(data) > MAX_RECORD:
         raise ValueError(f"{name}: more than {MAX_RECORD // 2 ** 20} MiB: not {kind}")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"{name}: not UTF-8 text (byte {data[error.start]:#04x} at offset "
                          f"{error.start}): not {kind}") from None
+    if not text.strip():        # (an empty file is a slip, not a game of no moves: as the API says)
+        raise ValueError(f"{'standard input' if name == '-' else name} is empty: not {kind}")
+    return text
 
 
 def _analyze_dice(db: str, text: str, rules: Optional[Rules], as_json: bool) -> None:
