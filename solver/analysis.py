@@ -376,12 +376,12 @@ def ranked_plies(probe) -> Optional[int]:
 
 
 def plies_to(probe) -> str:
-    """What :func:`ranked_plies` counts to: ``"mill"`` under the rule (but for a placement's
-    win or loss, which has plain plies and no DTZ: ``"end"``, or under mixed placement
+    """What :func:`ranked_plies` counts to: ``"mill"`` under the rule in the moving phase
+    (while placing, where no count runs: ``"end"``, or under mixed placement
     ``"moving"``, the moving phase, :attr:`RuleMoveProbe.placing_plies`), else ``"end"``."""
     if not isinstance(probe, RuleMoveProbe):
         return "end"
-    return "mill" if probe.plain_plies is None else "moving" if probe.placing_plies is not None else "end"
+    return "mill" if probe.moving else "moving" if probe.placing_plies is not None else "end"
 
 
 def review_summary(rows: list[dict]) -> dict:

@@ -88,10 +88,12 @@ class RuleMoveProbe:
     count of quiet plies (win, draw or loss: the rule's draw is a draw), ``dtz`` the
     mover's plies to the next mill (1: the move closes one; None for a draw, and in the
     placement phase, where the count has not started), and ``rule`` the value at a
-    fresh count (a cursed win is a draw in ``value``).  In the placement phase
-    ``plain_plies`` are the plies to the end of a win or loss (the rule keeps a
-    placement position's win or loss as it is without the rule, or draws it), by which
-    its wins, and its losses, rank there."""
+    fresh count (a cursed win is a draw in ``value``).  ``plain_plies`` are the plies to
+    the end of a win or loss by the plain tables: in the placement phase its wins and
+    losses rank by them (the rule keeps a placement position's win or loss as it is
+    without the rule, or draws it); in the moving phase (``moving``) they break the ties
+    of equal DTZ, the shortest win and the longest loss first (None where the plain file
+    cannot tell)."""
 
     move: Move
     value: WDL
@@ -101,6 +103,9 @@ class RuleMoveProbe:
     #: Under mixed placement, a placement's win or loss: the mover's plies to the moving
     #: phase under the rule (:meth:`Database.placing_plies`), by which it ranks there
     placing_plies: Optional[int] = None
+    #: Whether the move is one of the moving phase, where the count runs (its plies
+    #: that rank it are to the next mill)
+    moving: bool = False
 
     #: (a MoveProbe's plies to the end: not known under the rule)
     plies = None
@@ -126,7 +131,7 @@ class RuleMoveProbe:
 
     def drawn(self) -> "RuleMoveProbe":
         """The same move where the game's history makes it a draw (as :meth:`MoveProbe.drawn`)."""
-        return RuleMoveProbe(self.move, DRAW, None, self.rule)
+        return RuleMoveProbe(self.move, DRAW, None, self.rule, moving=True)    # (no draw by play while placing)
 
 
 class Database:
@@ -652,7 +657,8 @@ class Database:
                 # (the moving phase entered counts as a win in 1 or a loss in 0 there:
                 # dtz.entry_codes, as the solve read it)
                 placing = 1 + (self.placing_plies(child) if child.in_placement else 0 if value == WIN else 1)
-            result.append(RuleMoveProbe(move, value, dtz, -after.wdl, plies, placing))
+            result.append(RuleMoveProbe(move, value, dtz, -after.wdl, plies, placing,
+                                        moving=not position.in_placement))
         result.sort(key=lambda mp: mp.rank)
         return result
 

@@ -731,6 +731,13 @@ def test_best_move_under_the_rule_is_the_first_query_lists(tmp_path):
     found = run("best-move", "--db", tmp_path, "--rules", "five-mens", "--seed", 4,
                 "W:b2,c4,d4,e3,e5 B:a1,a5,b3,c5,e1 b")
     assert found.exit_code == 0 and "win in 9 for Black" in found.stdout, found.output
+    from solver.analysis import review_move
+    with open_database(tmp_path, rules) as db:
+        game = Game(parse_position("W:b2,c4,d4,e3,e5 B:a1,a5,b3,c5,e1 b", rules), rules)
+        probes = probe_game_moves(db, game)
+        # under the rule a move of the same DTZ is as good: the review counts to the mill
+        slower = review_move(probes, parse_move("b3-a3xe5", rules.board))
+        assert slower["mark"] is None and slower["plies_to"] == "mill" and slower["best_plies"] == 1, slower
     rng = random.Random(5)
     seen = ties = 0
     with open_database(tmp_path, rules) as db:
