@@ -37,6 +37,7 @@ position: a ``go`` then says so and answers ``bestmove none``).
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 import re
 import threading
 from typing import BinaryIO, Optional, TextIO
@@ -472,11 +473,19 @@ class Engine:
         if self.turn is None:
             self.say(f"# no position: {self.refused}")
             return
-        pos = self.turn.game.position
-        for line in diagram(pos).splitlines():
+        pos = drawn = self.turn.game.position
+        if self.turn.partial and self.turn.candidates():
+            # (a mill closed, its take to come: the board shows the stone placed or moved)
+            move = self.turn.candidates()[0]
+            stones = (pos.white if pos.turn == WHITE else pos.black)
+            stones = stones & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
+            hand = (pos.white_hand if pos.turn == WHITE else pos.black_hand) - (move.origin is None)
+            drawn = (replace(pos, white=stones, white_hand=hand) if pos.turn == WHITE
+                     else replace(pos, black=stones, black_hand=hand))
+        for line in diagram(drawn).splitlines():
             self.say(f"# {line}")
         self.say(f"# {format_position(pos)}"
-                 + (f" after {' '.join(self.turn.partial)}" if self.turn.partial else ""))
+                 + (f" after {' '.join(self.turn.partial)}, its take to come" if self.turn.partial else ""))
 
 
 def _go_options(args: list[str]) -> dict:

@@ -149,6 +149,11 @@ def test_a_mill_is_closed_then_its_take_named(gui, db):
     assert board[-1].startswith("# W:a7,d7,g7 B:b6")
     gui.send(f"position startpos moves {' '.join(moves)} g7{take} b6", "d")
     assert gui.until("# W:")[-1] == board[-1]
+    # between the mill and its take, the board shows the stone that closed it
+    gui.send(f"position startpos moves {' '.join(moves)} g7", "d")
+    shown = gui.until("# W:")
+    assert shown[-1] == "# W:a7,d7 B:a1,d1 w 2 2 after g7, its take to come", shown
+    assert any(line.startswith("# 7 W") and line.endswith("W") for line in shown), shown
 
 
 def test_scores_are_whites_and_match_the_databases(gui, db):
