@@ -23,6 +23,7 @@ from ..commands import build_command, explained
 from ..ceylonese import CeylonRule
 from ..dice import DEFAULT as DEFAULT_DICE, DiceRule
 from ..errors import InvalidNotationError, MuehleError, one_line
+from ..formats import read_setup
 from ..game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game, carried_quiet_plies
 from ..kernels import MAX_JOBS
 from ..notation import COLOUR_NAMES
@@ -482,7 +483,21 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
         quiet_plies = counted(text, rules, quiet_limit, quiet_plies)
     except ValueError as error:
         fail(str(error))
+    note_past_limit(text, rules, quiet_limit)
     return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
+
+
+def note_past_limit(text: str, rules: Rules, quiet_limit: int) -> None:
+    """Where the text of a position carries a count of quiet plies past the limit (a
+    Sanmill game, played to 100), say on stderr that the game is drawn here and which
+    option plays it on: the answer alone ("draw") would not say why."""
+    try:
+        setup = read_setup(text, rules.stones, rules.board)
+    except (ValueError, InvalidNotationError):
+        return                  # (the game's own reading says what is wrong)
+    if setup.quiet_count(MAX_QUIET_LIMIT) > quiet_limit:
+        click.echo(f"note: the position's text says {setup.quiet_plies} plies without a mill, past the "
+                   f"{quiet_limit} that draw the game here (a game to another limit: --quiet-limit N)", err=True)
 
 
 def unruled_note(database, game: Game, what: str = "the answer is") -> Optional[str]:
@@ -523,8 +538,9 @@ def position_argument(func: Callable) -> Callable:
     @quiet_limit_option
     @functools.wraps(func)
     def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, quiet_limit: int, **kwargs):
-        return func(*args, game=Game.after(" ".join(position), after.split(), rules, quiet_limit), rules=rules,
-                    **kwargs)
+        game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
+        note_past_limit(" ".join(position), rules, quiet_limit)
+        return func(*args, game=game, rules=rules, **kwargs)
     return wrapper
 
 
