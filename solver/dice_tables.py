@@ -144,8 +144,9 @@ def why_not_built(root: Path | str, rules: Rules, dice: DiceRule, sub: Subspace,
         if verify:
             read(root, rules, dice, sub, verify=True)
         else:
-            with storage.open_file(dice_path(root, rules, sub, dice), rules, sub, sub, dice=dice.name) as f:
-                storage.SubspaceReader(f, dice_path(root, rules, sub, dice), sub)
+            path = dice_path(root, rules, sub, dice)
+            with storage.open_file(path, rules, sub, sub, dice=dice.name) as f:
+                storage.SubspaceReader(f, path, sub)
     except (MissingSubspaceError, CorruptDatabaseError, ForeignDatabaseError) as exc:
         return str(exc)
     return None

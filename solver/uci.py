@@ -476,12 +476,7 @@ class Engine:
         pos = drawn = self.turn.game.position
         if self.turn.partial and self.turn.candidates():
             # (a mill closed, its take to come: the board shows the stone placed or moved)
-            move = self.turn.candidates()[0]
-            stones = (pos.white if pos.turn == WHITE else pos.black)
-            stones = stones & ~(0 if move.origin is None else 1 << move.origin) | 1 << move.target
-            hand = (pos.white_hand if pos.turn == WHITE else pos.black_hand) - (move.origin is None)
-            drawn = (replace(pos, white=stones, white_hand=hand) if pos.turn == WHITE
-                     else replace(pos, black=stones, black_hand=hand))
+            drawn = pos.play_unchecked(replace(self.turn.candidates()[0], take=None, take2=None))
         for line in diagram(drawn).splitlines():
             self.say(f"# {line}")
         self.say(f"# {format_position(pos)}"

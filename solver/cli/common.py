@@ -487,6 +487,13 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
     return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
 
 
+def option_given(name: str) -> bool:
+    """Whether the running command's option ``name`` was given (on the command line or
+    from the environment), not left at its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (None, click.core.ParameterSource.DEFAULT)
+
+
 def note_past_limit(text: str, rules: Rules, quiet_limit: int) -> None:
     """Where the text of a position carries a count of quiet plies past the limit (a
     Sanmill game, played to 100), say on stderr that the game is drawn here and which

@@ -28,7 +28,7 @@ from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDa
 from ..game import QUIET_PLY_LIMIT
 from ..kernels import MAX_JOBS
 from ..rules import MAX_STONES, Rules, kernel_gap
-from .common import ceylon_option, ceylon_rule_or_none, db_option, dice_option, fail, jobs_option, main, needs_kernels, quiet_limit_option, rules_options
+from .common import ceylon_option, ceylon_rule_or_none, db_option, dice_option, fail, jobs_option, main, needs_kernels, option_given, quiet_limit_option, rules_options
 
 
 def parse_size(text: str) -> int:
@@ -709,7 +709,8 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     # Every file is checked and each bad one named, not the first alone (a user mends
     # them all from one run); a file that a later one reads is named once, where it is
     # checked itself (children come first in the plan).
-    failed: set[str] = set(named)
+    failed: set[str] = set(named)       # (the files named bad)
+    walk_bad = bool(named)               # (the plain walk's verdict, whichever file)
     with tqdm(total=total, unit="states", unit_scale=True, desc="check", disable=quiet) as bar:
         def say(line: str) -> None:
             tqdm.write(line, file=sys.stderr) if not quiet else click.echo(line, err=True)
@@ -734,7 +735,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                     # (a file it reads is at fault, and so is its own: both said now)
                     say(f"muehle: error: {one_line(own)}; rebuild it with: {repair_command(db, rules, [held])}")
                     failed.add(path.name)
-                failed.add("")                      # (the verdict, whichever file)
+                walk_bad = True
                 continue
             except DatabaseError as error:
                 raise _at_fault(error, db, rules, what, held) from None
@@ -749,8 +750,9 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                     f"formed but wrong (its checksums match what was written): delete it "
                     f"and build it again with: {repair_command(db, rules, [held])}")
                 failed.add(path.name)
+                walk_bad = True
                 break           # (the files after it may read its wrong values: not judged)
-    if not failed:
+    if not walk_bad:
         click.echo(f"ok: {len(pairs)} pair(s) and {len(subs)} placement subspace(s), "
                    f"{total:,} slots consistent")
         if pair_text is None and unbuilt:
@@ -769,15 +771,15 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
     if phase == "all" and pair_text is None and max_total is None:
         for found in DatabaseFolder(db, rules).ceylon_rules():   # (Ceylonese mill's, where built)
             others.append(lambda said, found=found: _check_ceylonese(db, rules, found, None, None, jobs, said))
-    verdicts = [bool(failed)]
+    bad = walk_bad
     for other in others:
         try:
             other(frozenset(failed))
         except SystemExit as verdict:        # (bad files there too: named, and on to the next)
             if verdict.code != 1:
                 raise
-            verdicts.append(True)
-    if any(verdicts):
+            bad = True
+    if bad:
         raise SystemExit(1)
 
 
@@ -800,15 +802,14 @@ def _refuse_other_tables(phase: str) -> None:
     with another ``--phase``, build and check would pass them over in silence."""
     for name, wanted, what in (("dice", DICE_PHASE, "dice mill's tables"),
                                ("ceylonese", CEYLON_PHASE, "Ceylonese mill's tables")):
-        source = click.get_current_context().get_parameter_source(name)
-        if source is not None and source != click.core.ParameterSource.DEFAULT and phase != wanted:
+        if option_given(name) and phase != wanted:
             fail(f"--{name} names {what}: give it with --phase {wanted} (not --phase {phase})")
 
 
 def _names_any(line: str, names: set[str] | frozenset[str]) -> bool:
     """Whether ``line`` names a file of ``names`` (a whole file name, not a part of one:
     ``pair-4-4.h5`` is not named by ``dtz50-pair-4-4.h5``)."""
-    return any(name and re.search(rf"(?<![\w.-]){re.escape(name)}", line) for name in names)
+    return any(re.search(rf"(?<![\w.-]){re.escape(name)}", line) for name in names)
 
 
 def _verdict(problems: list, checked: int, planned: int, command: str, none: str, ok: str,

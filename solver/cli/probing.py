@@ -30,7 +30,7 @@ from ..values import RuleValue
 from ..rules import Rules
 from .. import storage
 from ..kernels import MAX_JOBS
-from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels, option_given,
                      counted, unruled_note, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
@@ -84,8 +84,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     if ceylonese is not None:
         if batch is not None or with_line or after.strip() or dice is not None:
             fail("--ceylonese answers one POSITION: not with --batch, --line, --after or --dice")
-        limit = click.get_current_context().get_parameter_source("quiet_limit")
-        if quiet_plies is not None or limit not in (None, click.core.ParameterSource.DEFAULT):
+        if quiet_plies is not None or option_given("quiet_limit"):
             fail("Ceylonese mill is played without the quiet-ply rule: not with "
                  "--quiet-plies or --quiet-limit")
         _query_ceylonese(db, rules, ceylonese, " ".join(position), as_json)
