@@ -256,6 +256,25 @@ def test_every_parameter_of_play_is_checked_before_the_computer_thinks(client, m
         assert response.status_code == 400 and response.json()["error"].startswith(message), bad
 
 
+def test_a_misspelt_parameter_is_refused_not_passed_over(client):
+    # A parameter the endpoint does not read would leave the answer that of another
+    # request: positon= gave "give a position", but seeed= an unseeded move and
+    # rule= the server's rule set, each answered as if right.
+    for path, params, unknown in (("/api/best-move", {"position": "startpos", "seeed": 3}, "seeed"),
+                                  ("/api/query", {"position": MOVING, "rule": "lasker"}, "rule"),
+                                  ("/api/moves", {"position": MOVING, "line": True}, "line"),
+                                  ("/api/play", {"moves": [], "levle": "easy"}, "levle"),
+                                  ("/api/board.svg", {"position": MOVING, "hints": False}, "hints")):
+        response = client.post(path, json=params)
+        assert response.status_code == 400, (path, response.text)
+        error = response.json()["error"]
+        assert error.startswith(f"unknown parameter {unknown!r} ({path} takes rules, "), error
+    # in the query string too; every parameter the page sends is taken
+    assert client.get("/api/moves?position=startpos&positon=x").status_code == 400
+    assert client.post("/api/game", json={"rules": "standard-s4", "start": "startpos", "moves": [],
+                                          "hints": False, "dice": None, "seed": 0, "ceylonese": None}).status_code == 200
+
+
 def test_an_error_that_echoes_a_huge_input_stays_a_short_line(client):
     for path, body in (("/api/query", {"position": "a" * 200_000}),
                        ("/api/moves", {"position": MOVING, "after": ["x" * 200_000]}),

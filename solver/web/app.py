@@ -318,6 +318,10 @@ class Service:
         return obj
 
 
+#: The parameters of a game's state (``/api/game``; ``/api/play`` adds its own).
+GAME_PARAMS = ("start", "moves", "hints", "dice", "seed", "ceylonese")
+
+
 def json_response(obj: Any, status: int = 200) -> Response:
     """``obj`` as JSON written as the command line writes it (``json.dumps``), so an
     answer is the same text as ``muehle ... --json`` prints."""
@@ -523,9 +527,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
     # of a page waiting for a long search do not queue one search each.
     one_at_a_time = anyio.Lock()
 
-    def endpoint(work: Callable[[dict], Any], shared: bool = True, blocking: bool = True) -> Callable:
+    def endpoint(work: Callable[[dict], Any], takes: tuple[str, ...], shared: bool = True,
+                 blocking: bool = True) -> Callable:
         """Read the parameters, run ``work``, and answer with JSON (a ``Response`` is
-        passed through).
+        passed through).  ``takes``: the parameters it reads (besides ``rules``); any
+        other is refused (400), since a misspelt one (``positon``, ``seeed``) would be
+        passed over and the answer be of some other request.
 
         ``shared`` work (anything that reads the databases, the games or a player) runs
         in a worker thread, one at a time (and under the service's lock), never in the
@@ -538,6 +545,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         async def handler(request: Request) -> Response:
             try:
                 params = await read_params(request)
+                unknown = sorted(set(params) - set(takes) - {"rules"})
+                if unknown:
+                    raise ApiError(f"unknown parameter {unknown[0][:40]!r} ({request.url.path} takes "
+                                   f"{', '.join(('rules',) + takes)})")
                 if shared:
                     gone = threading.Event()
 
@@ -796,15 +807,19 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
 
     routes = [
         Route("/", index),
-        Route("/api/query", endpoint(api_query), methods=["GET", "POST"]),
-        Route("/api/moves", endpoint(api_moves, shared=False, blocking=False), methods=["GET", "POST"]),
-        Route("/api/convert", endpoint(api_convert, shared=False, blocking=False), methods=["GET", "POST"]),
-        Route("/api/best-move", endpoint(api_best_move), methods=["GET", "POST"]),
-        Route("/api/analyze", endpoint(api_analyze), methods=["POST"]),
-        Route("/api/rules", endpoint(api_rules, shared=False), methods=["GET"]),
-        Route("/api/game", endpoint(api_game), methods=["GET", "POST"]),
-        Route("/api/play", endpoint(api_play), methods=["POST"]),
-        Route("/api/board.svg", endpoint(api_board, shared=False, blocking=False), methods=["GET", "POST"]),
+        Route("/api/query", endpoint(api_query, ("position", "after", "line")), methods=["GET", "POST"]),
+        Route("/api/moves", endpoint(api_moves, ("position", "after"), shared=False, blocking=False),
+              methods=["GET", "POST"]),
+        Route("/api/convert", endpoint(api_convert, ("position",), shared=False, blocking=False),
+              methods=["GET", "POST"]),
+        Route("/api/best-move", endpoint(api_best_move, ("position", "after", "seed", "traps")),
+              methods=["GET", "POST"]),
+        Route("/api/analyze", endpoint(api_analyze, ("record",)), methods=["POST"]),
+        Route("/api/rules", endpoint(api_rules, (), shared=False), methods=["GET"]),
+        Route("/api/game", endpoint(api_game, GAME_PARAMS), methods=["GET", "POST"]),
+        Route("/api/play", endpoint(api_play, GAME_PARAMS + ("level", "think")), methods=["POST"]),
+        Route("/api/board.svg", endpoint(api_board, ("position", "last", "marks", "arrows", "coordinates", "size"),
+                                         shared=False, blocking=False), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     async def api_not_found(request: Request, error: HTTPException) -> Response:
