@@ -238,3 +238,16 @@ def test_show_and_moves_count_on_from_a_fens_count_under_their_quiet_limit():
     assert len(json.loads(listed.output)["moves"]) > 0
     shown = CliRunner().invoke(main, ["show", "--quiet-limit", "100", fen])
     assert shown.exit_code == 0 and "game over" not in shown.output, shown.output
+
+
+def test_a_fens_count_while_stones_are_in_hand_is_said_not_counted():
+    """The quiet-ply rule's count starts when the last stone is placed: a FEN of the
+    placement phase that carries one (Sanmill writes 0 there) gets a note that it is not
+    counted, not silence that would let a user believe it was."""
+    fen = "O*O*****/@*@*****/******** w p p 2 7 2 7 0 0 0 0 0 0 0 30 3"
+    shown = CliRunner().invoke(main, ["moves", fen])
+    assert shown.exit_code == 0, shown.output
+    assert shown.stderr == ("note: the position's text says 30 plies without a mill, but stones are in hand: "
+                            "not counted (the count of the quiet-ply rule starts when the last stone is placed)\n")
+    counted = CliRunner().invoke(main, ["moves", fen.replace(" 30 3", " 0 3")])
+    assert counted.exit_code == 0 and counted.stderr == ""

@@ -483,7 +483,7 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
         quiet_plies = counted(text, rules, quiet_limit, quiet_plies)
     except ValueError as error:
         fail(str(error))
-    note_past_limit(text, rules, quiet_limit)
+    note_uncounted(text, rules, quiet_limit)
     return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
 
 
@@ -494,15 +494,22 @@ def option_given(name: str) -> bool:
     return source not in (None, click.core.ParameterSource.DEFAULT)
 
 
-def note_past_limit(text: str, rules: Rules, quiet_limit: int) -> None:
-    """Where the text of a position carries a count of quiet plies past the limit (a
-    Sanmill game, played to 100), say on stderr that the game is drawn here and which
-    option plays it on: the answer alone ("draw") would not say why."""
+def note_uncounted(text: str, rules: Rules, quiet_limit: int) -> None:
+    """Where the text of a position carries a count of quiet plies that the game does
+    not take as written, say why on stderr (the answer alone would not): a count past
+    the limit (a Sanmill game, played to 100) draws the game here, and the option that
+    plays it on is named; a count while stones are in hand is not counted, since the
+    count starts when the last stone is placed (Sanmill counts only moves too: such a
+    text was written by hand or by another program)."""
     try:
         setup = read_setup(text, rules.stones, rules.board)
     except (ValueError, InvalidNotationError):
         return                  # (the game's own reading says what is wrong)
-    if setup.quiet_count(MAX_QUIET_LIMIT) > quiet_limit:
+    if setup.quiet_plies and (setup.white_hand or setup.black_hand):
+        click.echo(f"note: the position's text says {setup.quiet_plies} plies without a mill, but stones are "
+                   f"in hand: not counted (the count of the quiet-ply rule starts when the last stone is "
+                   f"placed)", err=True)
+    elif setup.quiet_count(MAX_QUIET_LIMIT) > quiet_limit:
         click.echo(f"note: the position's text says {setup.quiet_plies} plies without a mill, past the "
                    f"{quiet_limit} that draw the game here (a game to another limit: --quiet-limit N)", err=True)
 
@@ -546,7 +553,7 @@ def position_argument(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args, position: tuple[str, ...], after: str, rules: Rules, quiet_limit: int, **kwargs):
         game = Game.after(" ".join(position), after.split(), rules, quiet_limit)
-        note_past_limit(" ".join(position), rules, quiet_limit)
+        note_uncounted(" ".join(position), rules, quiet_limit)
         return func(*args, game=game, rules=rules, **kwargs)
     return wrapper
 
