@@ -306,23 +306,51 @@ def seconds_of(value: Any, what: str, zero: bool = True) -> float:
                      f"not {str(value)[:20]!r}")
 
 
-#: Characters of an error line as the command line and the browser's API show it.
+#: Characters of an error line as the command line and the browser's API show it, where
+#: the input it echoes makes it longer.
 MESSAGE_LIMIT = 300
+#: A line may run to this length to keep whole the paths it names (a file to rebuild, in
+#: a folder of deep names): cut, they could not be pasted.
+PATH_LINE_LIMIT = 4 * MESSAGE_LIMIT
+#: Characters an echoed word keeps where a line is shortened (its start and end).
+WORD_KEEP = 40
 
 
 def one_line(message: Any, limit: int = MESSAGE_LIMIT) -> str:
-    """``message`` as one line of at most ``limit`` characters: tools that read the
-    command line's stderr, and the page, rely on one line.  A message that echoes input
-    (a 1 MB argument) loses its middle: the start says what is wrong and with which
-    file, the end what to do (the command that rebuilds it).
+    """``message`` as one line: tools that read the command line's stderr, and the page,
+    rely on one line.  A message that echoes input (a 1 MB argument) is shortened to
+    ``limit`` characters: its longest words lose their middles first, down to
+    :data:`WORD_KEEP` characters, so that the start still says what is wrong and the
+    end what to do.  A path (a word with a ``/``) stays whole: the line may be as long as
+    ``limit`` without its paths, and at most :data:`PATH_LINE_LIMIT`.  A line still
+    longer loses its middle.
 
     >>> one_line("cannot parse   move 'x'")
     "cannot parse move 'x'"
-    >>> one_line("cannot parse position " + "a" * 1000 + ": expected W:...", 41)
-    'cannot parse positio…aaaa: expected W:...'
+    >>> one_line("cannot parse position " + "a" * 1000 + ": expected W:...", 80)
+    'cannot parse position aaaaaaaaaaaaaaaaaaaaa…aaaaaaaaaaaaaaaaaaaa: expected W:...'
+    >>> deep = "/tmp/" + "x" * 100
+    >>> line = f"{deep}/pair-3-4.h5 is damaged; rebuild it with: muehle build --db {deep}"
+    >>> one_line(line, 80) == line
+    True
     """
     text = " ".join(str(message).split()) or "error"
-    if len(text) > limit:
+    if len(text) <= limit:
+        return text
+    words = text.split(" ")
+    excess = len(text) - limit
+    for i in sorted(range(len(words)), key=lambda i: -len(words[i])):
+        word = words[i]
+        if excess <= 0 or len(word) <= WORD_KEEP:
+            break
+        if "/" in word and len(word) < PATH_LINE_LIMIT:
+            continue
+        half = (max(WORD_KEEP, len(word) - excess) - 1) // 2
+        words[i] = word[:half] + "…" + word[len(word) - half:]
+        excess -= len(word) - len(words[i])
+    text = " ".join(words)
+    paths = sum(len(word) for word in words if "/" in word and len(word) < PATH_LINE_LIMIT)
+    if len(text) - paths > limit or len(text) > PATH_LINE_LIMIT:
         half = (limit - 1) // 2
         text = text[:half] + "…" + text[len(text) - half:]
     return text

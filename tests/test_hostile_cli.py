@@ -658,3 +658,16 @@ def test_uci_and_record_read_endless_input_in_bounded_memory(db4):
                             capture_output=True, text=True, timeout=120)
     assert record.returncode == 2
     assert record.stderr == "muehle: error: /dev/zero: more than 16 MiB: not a game record\n"
+
+
+def test_an_error_line_keeps_a_long_path_whole(tmp_path):
+    """A line shortened to its limit lost its middle, and with it the middle of the
+    folder it named and of the command that builds it: neither could be pasted. The
+    echoed input is shortened now, and paths stay whole."""
+    deep = tmp_path / ("folder-of-a-long-name-" * 8) / ("x" * 150)
+    result = run("query", "--db", deep, "--stones", 4, "W:a1,d1,g1 B:a7,d7,f6 w")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"database folder {deep} does not exist" in result.stderr
+    assert f"muehle build --db {deep} --stones 4" in result.stderr and "…" not in result.stderr
+    echoed = run("moves", "--stones", 4, "W:a1 B:a7 w junk" + "k" * 100_000)
+    assert echoed.exit_code == 2 and len(echoed.stderr) < 400 and "…" in echoed.stderr, echoed.stderr

@@ -1043,14 +1043,7 @@ def test_rule_sets_a_client_names_hold_no_memory_for_good(db4):
     stay open now, and no search is made where it has nothing to read."""
     names = ["standard-s3", "no-jumping-s3", "take-none-s3", "twelve-mens-s3", "morabaraba-s3",
              "six-mens-s3", "standard-s5"]
-    # a short path to the databases: the server's one-line errors (errors.MESSAGE_LIMIT)
-    # keep their middle, which a long temporary folder (pytest-xdist's) would cut out
-    folder = Path(tempfile.mkdtemp(prefix="w", dir="/tmp"))
-    (folder / "db").symlink_to(db4)
-    try:
-        _no_database_kept_open(folder / "db", names)
-    finally:
-        shutil.rmtree(folder)
+    _no_database_kept_open(db4, names)
 
 
 def _no_database_kept_open(root, names) -> None:
