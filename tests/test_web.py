@@ -358,7 +358,7 @@ def test_game_cache_extends_and_forks(client):
 
 
 def test_board_svg_endpoint(client):
-    response = client.get("/api/board.svg", params={"position": MOVING, "last": "a7-d7",
+    response = client.get("/api/board.svg", params={"position": MOVING, "last": "g4-g1",
                                                     "marks": "g7:win d5:#123456", "arrows": "f6-g7"})
     assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
     root = ET.fromstring(response.text)
@@ -368,6 +368,12 @@ def test_board_svg_endpoint(client):
     for move in ("a1-a4:win", "a1xd7:win", "d2:win:x"):       # a mark is on a point, not a move
         bad = client.get("/api/board.svg", params={"marks": move})
         assert bad.status_code == 400 and "error" in bad.json(), move
+    # a last move is one that could have led to the position: its target holds a stone,
+    # its origin and what it took are empty (any move was drawn)
+    for last, why in (("a1-a4", "a4 is empty"), ("d7-a7", "d7 holds a stone"), ("a4-a7xf6", "f6 holds a stone")):
+        bad = client.get("/api/board.svg", params={"position": MOVING, "last": last})
+        assert bad.status_code == 400, last
+        assert bad.json()["error"].endswith(f"cannot have led to this position: {why}"), bad.json()
 
 
 def test_page_and_static_files(client):

@@ -425,6 +425,21 @@ def number_param(params: dict, name: str, default: float, low: float, high: floa
     return value
 
 
+def last_move_of(text: str, pos, rules: Rules):
+    """The move ``text`` as the one that led to ``pos`` (``/api/board.svg``'s ``last``):
+    ApiError where it cannot be, since the board would show a move the game never
+    made: its target must hold a stone, its origin and the points it took be empty."""
+    move = parse_move(text, rules.board)
+    stones = pos.white | pos.black
+    name = rules.board.points
+    if not stones >> move.target & 1:
+        raise ApiError(f"last: {move} cannot have led to this position: {name[move.target]} is empty")
+    for point in (move.origin, move.take, getattr(move, "take2", None)):
+        if point is not None and stones >> point & 1:
+            raise ApiError(f"last: {move} cannot have led to this position: {name[point]} holds a stone")
+    return move
+
+
 def play_rng(seed: Optional[int], ply: int) -> random.Random:
     """The random choices of /api/play's move at ``ply`` of a game seeded with ``seed``
     (unseeded: None): one stream per seed and ply, the same on every request, so that a
@@ -796,7 +811,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         if len(arrows) > MAX_ARROWS:           # (each drawn costs the loop, and 150 bytes)
             raise ApiError(f"too many arrows: {len(arrows)} (at most {MAX_ARROWS})", 413)
         size = params.get("size")
-        svg = board_svg(pos, last_move=parse_move(last, rules.board) if last else None, marks=marks,
+        svg = board_svg(pos, last_move=last_move_of(last, pos, rules) if last else None, marks=marks,
                         arrows=[parse_move(a, rules.board) for a in arrows],
                         coordinates=bool_param(params, "coordinates", True),
                         size=None if size in (None, "") else int(number_param(params, "size", 400, 50, 4000)))
