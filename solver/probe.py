@@ -292,8 +292,17 @@ class Database:
         tables of the quiet-ply rule with ``rule``: many probes at once, each chunk they
         fall in read and verified once (``query --batch``).  Slack codes are returned as
         stored.  MissingSubspaceError where the file is not built; a damaged one as
-        :meth:`code` and :meth:`probe_rule` say it."""
-        slots = np.asarray(slots, dtype=np.int64)
+        :meth:`code` and :meth:`probe_rule` say it; IndexError for a slot outside the
+        subspace and ValueError for slots that are not whole numbers in one row (the
+        caller's mistake: no file is blamed, no negative slot counted from the end)."""
+        given = np.asarray(slots)
+        if given.ndim != 1 or (given.size and given.dtype.kind not in "iu"):
+            raise ValueError(f"slots: a row of whole numbers, not an array of {given.dtype} "
+                             f"of shape {given.shape}")
+        if given.size and (given.min() < 0 or given.max() >= sub.slots):
+            bad = given.min() if given.min() < 0 else given.max()
+            raise IndexError(f"slot {bad} outside subspace {sub.name} (slots 0..{sub.slots - 1})")
+        slots = given.astype(np.int64)
         out = np.empty(len(slots), dtype=np.uint16)
         with self._lock:
             self._check_open()

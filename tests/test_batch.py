@@ -204,3 +204,25 @@ def test_blocks_answered_in_processes_come_out_in_order(whole4, tmp_path, monkey
     assert pooled.stdout == alone.stdout and len(pooled.stdout.splitlines()) == len(lines)
     assert pooled.stderr == alone.stderr and alone.stderr.count("note: ") == 1
     assert json.loads(pooled.stdout.splitlines()[102])["error"].startswith("line 103: ")
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_codes_at_refuses_a_bad_slot_without_blaming_the_file(db4, in_memory):
+    """A slot outside the subspace is the caller's mistake: it was called a damaged file
+    to rebuild (read from disk), a bare IndexError, or (in memory) a negative slot read
+    from the end; a float slot was cut to a whole one."""
+    import numpy as np
+    from solver.index import Subspace
+    from solver.rules import Rules
+    db = open_database(db4, Rules(stones=4), in_memory=in_memory)
+    sub = Subspace(3, 3)
+    for bad in ([-1], [-70000], [sub.slots], [2 ** 40]):
+        with pytest.raises(IndexError, match=rf"^slot {bad[0]} outside subspace 3-3 \(slots 0\.\.{sub.slots - 1}\)$"):
+            db.codes_at(sub, np.array(bad))
+    for bad in (np.array([1.9]), np.array([[1]])):
+        with pytest.raises(ValueError, match="^slots: a row of whole numbers"):
+            db.codes_at(sub, bad)
+    good = np.array([0, 5, sub.slots - 1])
+    assert list(db.codes_at(sub, good)) == [db.subspace(3, 3)[s] for s in good]
+    assert len(db.codes_at(sub, np.array([]))) == 0
+    db.close()
