@@ -379,7 +379,9 @@ def record_format(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and all(is_malom(line) for line in lines):
         return "malom"
-    if re.search(r"^\s*[0-9]+\.?\s+(Place to |[a-z][0-9]{1,2}\s*->)", text, re.M):
+    # (spaces within a line only: \s at a line's start ran over every blank line after
+    # it, from each line, so a record of blank lines took quadratic time)
+    if re.search(r"^[ \t]*[0-9]+\.?[ \t]+(Place to |[a-z][0-9]{1,2}[ \t]*->)", text, re.M):
         return "goldtoken"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
     plain = re.sub(r";[^\n]*", " ", re.sub(r"\{[^}]*\}", " ", movetext))
