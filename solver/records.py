@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, is_malom, read_malom, read_setup
-from .game import QUIET_PLY_LIMIT, Game, record_rules
+from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game, record_rules
 from .notation import WHITE, format_position
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
@@ -207,7 +207,7 @@ def _tags_and_movetext(text: str) -> tuple[dict[str, str], str, int]:
             match = _TAG.match(stripped)
             if not match:
                 raise InvalidNotationError(f"line {number}: a tag is [Name \"value\"], not {stripped[:40]!r}")
-            tags[match.group(1)] = match.group(2)
+            tags[match.group(1)] = re.sub(r"\\(.)", r"\1", match.group(2))     # (PGN's \" and \\)
             start = number
         elif stripped:
             break
@@ -247,7 +247,11 @@ def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
                                        f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
         rules = record_rules(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"), rules)
     rules = rules or STANDARD
-    return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules)
+    limit = tags.get("QuietLimit", str(QUIET_PLY_LIMIT))
+    if not re.fullmatch(r"[0-9]{1,4}", limit) or not MIN_QUIET_LIMIT <= int(limit) <= MAX_QUIET_LIMIT:
+        raise InvalidNotationError(f"tag QuietLimit: the plies without a mill that draw the game, "
+                                   f"{MIN_QUIET_LIMIT} to {MAX_QUIET_LIMIT}, not {_shown(limit)!r}")
+    return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules, int(limit))
 
 
 def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
@@ -412,13 +416,28 @@ def read_any_record(text: str, rules: Optional[Rules] = None,
     return Game.from_record(text, rules, default=default), []
 
 
+def _tag_value(value: str) -> str:
+    """``value`` as a PGN tag's string: ``\\`` and ``"`` escaped, line breaks and other
+    control characters made spaces (a tag is one line)."""
+    if not isinstance(value, str):
+        raise TypeError(f"a PGN tag's value is a string, not {type(value).__name__}")
+    value = "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in value)
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehle game",
              date: Optional[datetime.date] = None) -> str:
     """The PGN of ``game`` as the Sanmill app writes it: its tags (``Variant``: the app's
     name of the rules, else ``muehle:<rules>``, ``FEN`` and ``SetUp`` where the game does not start from the
-    start, ``PlyCount`` counting the takes as the app does), the moves two a line with
-    the takes glued, the result marker."""
+    start, ``PlyCount`` counting the takes as the app does; muehle's own ``QuietLimit``
+    where the game is drawn after other than 50 plies without a mill), the moves two a
+    line with the takes glued, the result marker.  A tag's ``"`` and ``\\`` are escaped
+    as PGN escapes them, its line breaks made spaces, so that the record reads back.
+    InvalidNotationError where the game starts elsewhere than at the start on a board
+    a FEN cannot name (FEN names the 24 points of the standard board)."""
     date = date or datetime.date.today()
+    if not isinstance(date, datetime.date):
+        raise TypeError(f"date: a datetime.date, not {type(date).__name__}")
     result = game.outcome()
     marker = "*" if result is None else "1/2-1/2" if result.winner == "draw" else \
         "1-0" if result.winner == "w" else "0-1"
@@ -426,16 +445,21 @@ def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehl
             ("Round", "1"), ("White", white), ("Black", black), ("Result", marker)]
     tags.append(("Variant", {v: k for k, v in VARIANT_TAGS.items()}.get(game.rules.name)
                   or f"muehle:{game.rules.name}"))
+    if game.quiet_limit != QUIET_PLY_LIMIT:
+        tags.append(("QuietLimit", str(game.quiet_limit)))
     start = Position(*read_setup("startpos", game.rules.stones, game.rules.board).position_fields(),
                      board=game.rules.board)
     if game.start != start:
         from .formats import Setup, fen_text
         s = game.start
-        tags += [("FEN", fen_text(Setup(s.white, s.black, s.white_hand, s.black_hand, s.turn,
-                                        quiet_plies=game.quiet_counts[0]), game.rules.board)),
-                 ("SetUp", "1")]
+        try:
+            fen = fen_text(Setup(s.white, s.black, s.white_hand, s.black_hand, s.turn,
+                                 quiet_plies=game.quiet_counts[0]), game.rules.board)
+        except InvalidNotationError as error:
+            raise InvalidNotationError(f"PGN: the game starts elsewhere than at the start, and {error}") from None
+        tags += [("FEN", fen), ("SetUp", "1")]
     tags.append(("PlyCount", str(sum(len(actions(m)) for m in game.moves))))
-    lines = [f'[{name} "{value}"]' for name, value in tags] + [""]
+    lines = [f'[{name} "{_tag_value(value)}"]' for name, value in tags] + [""]
     moves = [str(m) for m in game.moves]
     number, i, row = 1, 0, []
     if game.start.turn == "b" and moves:

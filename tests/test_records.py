@@ -259,3 +259,25 @@ def test_a_record_of_blank_lines_is_read_in_linear_time():
         game, _ = read_any_record(text)
         assert [str(m) for m in game.moves] == ["d2"]
         assert time.process_time() - start < 10
+
+
+def test_pgn_reads_back_what_it_writes_names_with_quotes_and_the_quiet_limit():
+    """pgn_text wrote a name's quotes unescaped (the record did not read back), and not
+    the game's quiet-ply limit: a game of Sanmill's 100 at count 60 read back as a game
+    of 50, over before its first move."""
+    import datetime
+    game = Game("W:a1,d1,a4 B:a7,d7,g7 w", quiet_limit=100, quiet_plies=60)
+    game.play("a4-b4")
+    text = pgn_text(game, white='Jo "JJ" \\Smith', event="line\nbreak")
+    assert '[White "Jo \\"JJ\\" \\\\Smith"]' in text and '[Event "line break"]' in text
+    assert '[QuietLimit "100"]' in text
+    back, notes = read_any_record(text)
+    assert (back.quiet_limit, back.quiet_counts, [str(m) for m in back.moves]) == (100, (60, 61), ["a4-b4"])
+    assert '[QuietLimit' not in pgn_text(Game())          # (50, the rule everyone plays, is not written)
+    with pytest.raises(InvalidNotationError, match="tag QuietLimit: .* 2 to 1000, not '1'"):
+        read_any_record(text.replace('[QuietLimit "100"]', '[QuietLimit "1"]'))
+    with pytest.raises(TypeError, match="^date: a datetime.date, not str$"):
+        pgn_text(game, date="2020-01-01")
+    assert '[Date "2020.01.02"]' in pgn_text(game, date=datetime.date(2020, 1, 2))
+    with pytest.raises(InvalidNotationError, match="^PGN: the game starts elsewhere than at the start, and a FEN"):
+        pgn_text(Game("W:a5 B:c5 w 5 5", rules="six-mens"))
