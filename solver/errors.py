@@ -316,6 +316,21 @@ PATH_LINE_LIMIT = 4 * MESSAGE_LIMIT
 WORD_KEEP = 40
 
 
+def echoed(text: Any, limit: int = 60) -> str:
+    """The ``repr`` of input an error message quotes, at most about ``limit`` characters:
+    a long input keeps its start and end, its middle left out (``…``), so that the
+    message of a 1 MB argument stays a message.
+
+    >>> echoed("W:a1 B:a7 w"), echoed("x" * 1000, 20)
+    ("'W:a1 B:a7 w'", "'xxxxxxxx…xxxxxxxx'")
+    """
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    half = (limit - 1) // 2
+    return shown[:half] + "…" + shown[len(shown) - half:]
+
+
 def one_line(message: Any, limit: int = MESSAGE_LIMIT) -> str:
     """``message`` as one line: tools that read the command line's stderr, and the page,
     rely on one line.  A message that echoes input (a 1 MB argument) is shortened to

@@ -36,7 +36,7 @@ import re
 from typing import Iterable, Optional
 
 from .board import STANDARD_BOARD, Board, points_of
-from .errors import InvalidNotationError, NotationError
+from .errors import InvalidNotationError, NotationError, echoed
 
 __all__ = ["NotationError", "read_position", "read_move", "position_text", "move_text",
            "format_position", "format_moves", "parse_point", "too_many_stones", "COLOUR_NAMES"]
@@ -108,7 +108,7 @@ def parse_point(name: str, board: Board = STANDARD_BOARD) -> int:
 def _parse_stones(token: str, colour: str, board: Board) -> int:
     prefix = colour + ":"
     if not token.startswith(prefix):
-        raise InvalidNotationError(f"expected {prefix} followed by {colour}'s points, got {token!r}")
+        raise InvalidNotationError(f"expected {prefix} followed by {colour}'s points, got {echoed(token)}")
     body = token[len(prefix):]
     mask = 0
     if not body:
@@ -146,7 +146,7 @@ def read_position(text: str, stones: int = STANDARD_STONES,
         return 0, 0, stones, stones, WHITE
     if len(tokens) not in (3, 5):
         raise InvalidNotationError(
-            f"cannot parse position {text!r}: expected 'W:<points> B:<points> w|b [white-hand black-hand]' or 'startpos'")
+            f"cannot parse position {echoed(text)}: expected 'W:<points> B:<points> w|b [white-hand black-hand]' or 'startpos'")
     white = _parse_stones(tokens[0], "W", board)
     black = _parse_stones(tokens[1], "B", board)
     both = white & black
@@ -154,7 +154,7 @@ def read_position(text: str, stones: int = STANDARD_STONES,
         raise InvalidNotationError(f"point {board.points[points_of(both)[0]]} given to both colours")
     turn = tokens[2]
     if turn not in (WHITE, BLACK):
-        raise InvalidNotationError(f"side to move must be 'w' or 'b', got {turn!r}")
+        raise InvalidNotationError(f"side to move must be 'w' or 'b', got {echoed(turn, 20)}")
     white_hand = black_hand = 0
     if len(tokens) == 5:
         white_hand = _parse_hand(tokens[3], "White")
@@ -192,7 +192,7 @@ def read_move(text: str, board: Board = STANDARD_BOARD
     move that takes two."""
     m = _MOVE_RE.match(text.strip()) if isinstance(text, str) else None
     if not m:
-        raise InvalidNotationError(f"cannot parse move {text!r}: expected d2, d2xa4, d2-d3 or d2-d3xa4")
+        raise InvalidNotationError(f"cannot parse move {echoed(text, 40)}: expected d2, d2xa4, d2-d3 or d2-d3xa4")
     first, second, take, take2 = m.groups()
     try:
         if second is None:
