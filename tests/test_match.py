@@ -317,6 +317,11 @@ def test_match_bad_positions_and_folders(root, tmp_path):
     (full / "game-00000.txt").write_text("d2\n")
     result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--records", full)
     assert result.exit_code == 2 and "already holds game records" in result.output
+    # any other file too: the database folder given by mistake took the records
+    result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--records", root, "--games", "1")
+    assert result.exit_code == 2 and result.output == (
+        f"muehle: error: {root} already holds files: name a new or empty folder for the game records\n"), result.output
+    assert not list(Path(root).glob("game-*.txt"))
     result = run("match", "perfect", "easy", "--stones", "4", "--db", root, "--records", "/dev/null/games")
     assert result.exit_code == 2 and result.output == ("muehle: error: cannot make the folder /dev/null/games "
                                                        "for the game records: not a directory\n"), result.output

@@ -1102,18 +1102,20 @@ def match(db: str, rules: Rules, first: str, second: str, games: int, seed: Opti
 
 
 def _records_folder(name: str) -> Path:
-    """The folder for a match's records: new, or empty of records (one match's games are
-    never mixed with another's)."""
+    """The folder for a match's records: new, or empty (one match's games are never
+    mixed with another's, nor written among other files: the database folder, given
+    by mistake, took a match's records beside its rules' folders)."""
     folder = Path(name)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{name} is not a folder (--records names a folder for the game records)")
+    if folder.is_dir() and any(folder.iterdir()):
+        what = "game records" if any(folder.glob("game-*.txt")) else "files"
+        raise ValueError(f"{name} already holds {what}: name a new or empty folder for the game records")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ValueError(f"cannot make the folder {name} for the game records: "
                          f"{(error.strerror or str(error)).lower()}") from None
-    if any(folder.glob("game-*.txt")):
-        raise ValueError(f"{name} already holds game records: name a new or empty folder")
     return folder
 
 
