@@ -476,6 +476,11 @@ def test_check_names_files_no_build_writes(db4, tmp_path):
     assert result.exit_code == 0 and result.stdout.startswith("ok: 3 pair(s)"), result.output
     assert (f"note: 2 file(s) in {folder} that no build of rules {FOUR.name} writes, not checked: "
             f"pair-6-6.h5, random.h5") in result.stderr
+    # stats names them too (it passed them over in silence), and counts the others
+    stats = CliRunner().invoke(main, ["stats", "--db", str(tmp_path), "--stones", "4"])
+    assert stats.exit_code == 0 and stats.stderr == (
+        f"note: 2 file(s) in {folder} that no build of rules {FOUR.name} writes, not counted: "
+        f"pair-6-6.h5, random.h5\n"), stats.stderr
 
 
 def test_sigterm_stops_a_build_with_one_line_and_the_rerun_resumes(tmp_path):

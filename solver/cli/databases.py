@@ -563,6 +563,8 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
     rows, problems = _collect_stats(db, rules, quiet_limit if rule else None, ceylonese)
     for problem in problems:
         click.echo(f"muehle: warning: {one_line(problem)}", err=True)
+    if rows or problems:
+        note_stray(db, rules, "counted")
     if not rows and not problems:
         storage.check_root(db, rules)
         command = build_command(db, rules, RULE_PHASE if rule else None, quiet_limit=quiet_limit,
@@ -600,6 +602,17 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
         _print_stats(rules, rows, totals, reachable)
     if problems:
         raise SystemExit(1)
+
+
+def note_stray(db: str, rules: Rules, what: str) -> None:
+    """Name on stderr the ``.h5`` files of the rules' folder that no build of them writes
+    (a pair of more stones than the rules have, a file copied in), not ``what`` (checked,
+    counted): a note, since the files of the plan are judged without them."""
+    stray = DatabaseFolder(db, rules).stray()
+    if stray:
+        names = ", ".join(path.name for path in stray[:5]) + (" ..." if len(stray) > 5 else "")
+        click.echo(f"note: {len(stray)} file(s) in {storage.rules_dir(db, rules)} that no build of "
+                   f"rules {rules.name} writes, not {what}: {names}", err=True)
 
 
 def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) -> None:
@@ -692,11 +705,7 @@ def check(db: str, rules: Rules, pair_text: Optional[str], phase: str, quiet_lim
                  f"{build_command(db, rules, None if phase == 'all' else phase, max_total)})")
         named = _name_incomplete(db, rules, max_total, phase)
         unbuilt = planned - len(pairs) - len(subs)
-        stray = DatabaseFolder(db, rules).stray()
-        if stray:
-            names = ", ".join(path.name for path in stray[:5]) + (" ..." if len(stray) > 5 else "")
-            click.echo(f"note: {len(stray)} file(s) in {storage.rules_dir(db, rules)} that no build of "
-                       f"rules {rules.name} writes, not checked: {names}", err=True)
+        note_stray(db, rules, "checked")
     pairs = [Pair(*p, board=rules.board) for p in pairs]
     for held in pairs + subs:
         path = storage.file_of(db, rules, held)
