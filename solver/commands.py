@@ -142,12 +142,52 @@ def remedy_command(remedy: Remedy) -> str:
 
 def explained(error: BaseException) -> str:
     """The message of ``error`` as a user reads it: with its remedy's command where it
-    has one (a message that ends ": rebuild it" says so with the command instead)."""
+    has one (a message that ends ": rebuild it" says so with the command instead), and
+    where the folder it would build in holds nothing of its rules, what may have been
+    meant (:func:`meant`).
+
+    >>> explained(DatabaseError("database folder no-such-folder does not exist", remedy=Remedy("no-such-folder", Rules())))
+    'database folder no-such-folder does not exist (build it with: muehle build --db no-such-folder)'
+    """
     text = str(error)
     remedy = getattr(error, "remedy", None)
     if remedy is None:
         return text
-    return text.removesuffix(": rebuild it") + remedy.advice.format(remedy_command(remedy))
+    text = text.removesuffix(": rebuild it") + remedy.advice.format(remedy_command(remedy))
+    return text if remedy.book is not None else text + meant(remedy.root, remedy.rules)
+
+
+def meant(root: Path | str, rules: Rules) -> str:
+    """Where ``root`` holds no folder of ``rules``, what a user may have meant, as the
+    end of a message ("" where nothing is found): the rule sets whose files ``root``
+    holds (a ``--stones`` or ``--rules`` left out sends a build of hours to the standard
+    game), or where ``root`` does not exist, the folders beside it of a like name (a
+    typo that the build command would repeat)."""
+    import difflib
+
+    root = Path(root)
+    try:
+        if (root / rules.name).is_dir():
+            return ""
+        if root.is_dir():
+            held = sorted(d.name for d in root.iterdir() if d.is_dir() and _is_rules_name(d.name)
+                          and any(d.glob("*.h5")))[:5]
+            return (f"; {root} holds the files of rules {', '.join(held)} (--rules {held[0]} reads "
+                    f"{'them' if len(held) == 1 else 'the first'})") if held else ""
+        parent = root.parent if str(root.parent) else Path(".")
+        beside = [d.name for d in parent.iterdir() if d.is_dir()] if parent.is_dir() else []
+        like = difflib.get_close_matches(root.name, beside, n=1, cutoff=0.75)
+        return f"; a folder of a like name: {parent / like[0] if str(root.parent) != '.' else like[0]}" if like else ""
+    except OSError:
+        return ""
+
+
+def _is_rules_name(name: str) -> bool:
+    try:
+        Rules.from_name(name)
+    except ValueError:
+        return False
+    return True
 
 
 def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:

@@ -671,3 +671,30 @@ def test_an_error_line_keeps_a_long_path_whole(tmp_path):
     assert f"muehle build --db {deep} --stones 4" in result.stderr and "…" not in result.stderr
     echoed = run("moves", "--stones", 4, "W:a1 B:a7 w junk" + "k" * 100_000)
     assert echoed.exit_code == 2 and len(echoed.stderr) < 400 and "…" in echoed.stderr, echoed.stderr
+
+
+def test_a_folder_of_other_rules_or_a_typo_of_it_is_named(db4, tmp_path, monkeypatch):
+    """A --stones left out sent the user to build the standard game (hours), and a typo
+    of --db was repeated in the build command; serve and play said nothing of a folder
+    that does not exist. Each now says what the folder holds, or one of a like name."""
+    position = "W:a1,d1,g1 B:a7,d7,f6 w"
+    other = run("query", "--db", db4, position)
+    assert other.exit_code == 2, other.output
+    assert other.stderr.rstrip().endswith(f"; {db4} holds the files of rules standard-s4 "
+                                          f"(--rules standard-s4 reads them)"), other.stderr
+    stats = run("stats", "--db", db4)
+    assert stats.exit_code == 2 and "holds the files of rules standard-s4" in stats.stderr
+    typo = Path(str(db4)[:-1] + str(db4)[-1] * 2)            # (a letter doubled)
+    missing = run("query", "--db", typo, "--stones", 4, position)
+    assert missing.exit_code == 2 and missing.stderr.rstrip().endswith(f"; a folder of a like name: {db4}"), \
+        missing.stderr
+    played = run("play", "--db", tmp_path / "nowhere", "--stones", 4, "--level", "perfect", input="quit\n")
+    assert played.exit_code == 0
+    assert played.stdout.startswith(f"note: no databases for rules standard-s4 in {tmp_path / 'nowhere'} "
+                                    f"(build them with: muehle build --db {tmp_path / 'nowhere'} --stones 4)\n")
+    import solver.web
+    monkeypatch.setattr(solver.web, "serve", lambda db, rules, announce, **kw: announce("http://x/"))
+    served = run("serve", "--db", tmp_path / "nowhere", "--stones", 4)
+    assert served.exit_code == 0 and served.stderr == (
+        f"note: database folder {tmp_path / 'nowhere'} does not exist: no answers from databases (build them "
+        f"with: muehle build --db {tmp_path / 'nowhere'} --stones 4)\n"), served.stderr

@@ -21,7 +21,7 @@ from ..ceylonese import CeylonRule
 from ..dice import DiceRule, dice_gap
 from ..verify.check import MAX_BAD, check_pair, check_placement
 from ..index import Pair, Subspace, parse_pair
-from ..commands import build_command, explained, remedy_command, repair_command, with_repair
+from ..commands import build_command, explained, meant, remedy_command, repair_command, with_repair
 from ..folder import DatabaseFolder
 from ..errors import (REBUILD_IT, CorruptDatabaseError, DatabaseError, ForeignDatabaseError, MissingSubspaceError,
                       Remedy, one_line, with_remedy)
@@ -572,7 +572,7 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
         what = (f"no tables of the {quiet_limit}-ply rule of rules" if rule else
                 f"no tables of Ceylonese mill ({ceylonese.name}) of rules" if ceylonese is not None else
                 "no databases for rules")
-        fail(f"{what} {rules.name} in {db} (build them with: {command})")
+        fail(f"{what} {rules.name} in {db} (build them with: {command}){meant(db, rules)}")
     if reachable:
         # minutes for 9 stones: a bar on stderr (a terminal only) shows it going
         subs = placement.plan(rules)

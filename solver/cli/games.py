@@ -35,7 +35,7 @@ from ..ceylonese_tables import FileTables
 from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_move, parse_position, popcount
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
-from ..commands import build_command, explained
+from ..commands import build_command, explained, meant
 from ..values import DRAW, LOSS, WIN
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      game_at, quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
@@ -63,7 +63,7 @@ def open_optional_database(db: str, rules: Rules, quiet_limit: int = QUIET_PLY_L
     folder = Path(db) / rules.name
     if not folder.is_dir():
         return None, (f"no databases for rules {rules.name} in {db} "
-                      f"(build them with: {build_command(db, rules)})")
+                      f"(build them with: {build_command(db, rules)}){meant(db, rules)}")
     return open_database(db, rules, in_memory=rules.stones <= 4, quiet_limit=quiet_limit), None
 
 
@@ -406,6 +406,8 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
     # (a FEN's or Malom's count of quiet plies is the game's)
     game = Game(start, rules, quiet_limit) if start is None else game_at(start, "", rules, quiet_limit, None)
     database, reason = open_optional_database(db, rules, quiet_limit)
+    if database is None and reason and level not in ("easy", "medium"):
+        click.echo(f"note: {reason}")       # (which folder was looked in: a typo of --db shows)
     player = make_player(level, rules, rng, database, say=lambda msg: click.echo(f"note: {msg}"),
                          seconds=think, explain=explained)
     note = None if database is None or level in ("easy", "medium") else \

@@ -3,8 +3,11 @@ engine protocol of game apps (:mod:`solver.uci`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from ..commands import build_command, meant
 from ..rules import Rules
 from .common import FiniteRange, db_option, fail, main, needs_kernels, quiet_limit_option, rules_options
 
@@ -38,6 +41,9 @@ def serve(db: str, rules: Rules, host: str, port: int, search_seconds: float) ->
 
     if not host.strip():    # (an unset $HOST would otherwise listen on every interface)
         fail("--host is empty: give an address, e.g. 127.0.0.1, or 0.0.0.0 for every interface")
+    if not Path(db).is_dir():       # (served all the same: the page plays by the rules)
+        click.echo(f"note: database folder {db} does not exist: no answers from databases (build them "
+                   f"with: {build_command(db, rules)}){meant(db, rules)}", err=True)
     run(db, rules, host=host, port=port, search_seconds=search_seconds or None,
         announce=lambda url: click.echo(f"muehle: serving {url} (databases in {db}; Ctrl-C stops)"))
 
