@@ -251,3 +251,16 @@ def test_a_fens_count_while_stones_are_in_hand_is_said_not_counted():
                             "not counted (the count of the quiet-ply rule starts when the last stone is placed)\n")
     counted = CliRunner().invoke(main, ["moves", fen.replace(" 30 3", " 0 3")])
     assert counted.exit_code == 0 and counted.stderr == ""
+
+
+def test_malom_text_without_dashes_dashes_gets_the_way_to_give_it():
+    """Malom's text starts -1, which click reads as an unknown option: the line says to
+    put -- before it (notation.md did; the error did not)."""
+    text = ",".join(["-1"] * 24) + ",0,0,0,1,0,0,0,0,False,0,0,0,0,malom2"
+    result = CliRunner().invoke(main, ["show", text])
+    assert result.exit_code == 2 and result.stderr == (
+        "muehle: error: No such option '-1': a position in Malom's text starts with -1; put -- before it "
+        "(muehle show -- '-1,...')\n"), result.stderr
+    assert CliRunner().invoke(main, ["show", "--", text]).exit_code == 0
+    other = CliRunner().invoke(main, ["show", "-5"])
+    assert other.exit_code == 2 and "Malom" not in other.stderr

@@ -333,6 +333,11 @@ class MuehleGroup(click.Group):
             # Wrong options or arguments of a command: click would print the usage
             # and a hint over several lines; keep our one-line promise.
             where = error.ctx.command_path if error.ctx else "muehle"
+            name = getattr(error, "option_name", "") or ""
+            if isinstance(error, click.NoSuchOption) and name == "-1":
+                # (Malom's text starts -1,: click reads it as an option)
+                raise CliError(f"{error.format_message().rstrip('.')}: a position in Malom's text starts "
+                               f"with -1; put -- before it ({where} -- '-1,...')") from error
             raise CliError(f"{error.format_message()} (see '{where} --help')") from error
 
 
