@@ -258,9 +258,10 @@ def test_malom_text_without_dashes_dashes_gets_the_way_to_give_it():
     put -- before it (notation.md did; the error did not)."""
     text = ",".join(["-1"] * 24) + ",0,0,0,1,0,0,0,0,False,0,0,0,0,malom2"
     result = CliRunner().invoke(main, ["show", text])
-    assert result.exit_code == 2 and result.stderr == (
-        "muehle: error: No such option '-1': a position in Malom's text starts with -1; put -- before it "
-        "(muehle show -- '-1,...')\n"), result.stderr
+    assert result.exit_code == 2 and result.stderr.startswith(
+        "muehle: error: No such option '-1': a position in Malom's text starts with -1; put -- before it ("), \
+        result.stderr
+    assert result.stderr.endswith(" show -- '-1,...')\n")           # (the runner's name for muehle before it)
     assert CliRunner().invoke(main, ["show", "--", text]).exit_code == 0
     other = CliRunner().invoke(main, ["show", "-5"])
     assert other.exit_code == 2 and "Malom" not in other.stderr
