@@ -553,11 +553,11 @@ def build(root: Path | str, rules: Rules, rule: CeylonRule = CeylonRule(), *, jo
         from . import cluster
 
         root = root.resolve()         # (the workers find the folder by the same path)
-        with building.BuildLock(building.prepare_folder(root, rules)):
+        with building.locked_folder(root, rules):
             require_plain_pairs(root, rules, rule)
             return cluster.run_graph(root, rules, client, plan_units(rules, rule), _cluster_task, (rule, verify),
                                      prefix=f"{rule.name}-", progress=progress, timeout=timeout)
-    with building.BuildLock(building.prepare_folder(root, rules)):
+    with building.locked_folder(root, rules):
         require_plain_pairs(root, rules, rule)
         held = file_cache(root, rules, rule)
         reports = []

@@ -240,7 +240,7 @@ def build(root: Path | str, rules: Rules, client: Client, *, phase: str = "all",
     """
     # Workers find the folder by the same absolute path (a shared file system).
     root = Path(root).resolve()
-    with building.BuildLock(building.prepare_folder(root, rules)):
+    with building.locked_folder(root, rules):
         if quiet_limit is None:
             units = building.plan_units(rules, max_total, pair, phase)
             building.check_plan(root, rules, units)

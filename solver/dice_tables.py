@@ -257,12 +257,12 @@ def build(root: Path | str, rules: Rules, dice: DiceRule = DEFAULT, *, max_total
         from . import cluster
 
         root = root.resolve()         # (the workers find the folder by the same path)
-        with building.BuildLock(building.prepare_folder(root, rules)):
+        with building.locked_folder(root, rules):
             require_pairs(root, rules, subs)
             return cluster.run_graph(root, rules, client, plan_units(rules, max_total), _cluster_task,
                                      (dice, verify), prefix=f"dice-{dice.name}-", progress=progress,
                                      timeout=timeout)
-    with building.BuildLock(building.prepare_folder(root, rules)):
+    with building.locked_folder(root, rules):
         require_pairs(root, rules, subs)
         read_file = reader(root, rules, dice)
         held: dict[Subspace, np.ndarray] = {}       # children read, kept while a sibling reads them

@@ -1213,7 +1213,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     root = Path(root)
     pairs, subs = plan(rules, max_total, pair)
     units = [[s] for s in subs] if not rules.mixed else placement.units(rules, max_total) if subs else []
-    with building.BuildLock(building.prepare_folder(root, rules)):
+    with building.locked_folder(root, rules):
         if not rules.mixed:
             require_plain_placement(root, rules, limit, subs)
         check_places(root, rules, limit, max_total, pair)

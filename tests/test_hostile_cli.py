@@ -698,3 +698,20 @@ def test_a_folder_of_other_rules_or_a_typo_of_it_is_named(db4, tmp_path, monkeyp
     assert served.exit_code == 0 and served.stderr == (
         f"note: database folder {tmp_path / 'nowhere'} does not exist: no answers from databases (build them "
         f"with: muehle build --db {tmp_path / 'nowhere'} --stones 4)\n"), served.stderr
+
+
+def test_a_refused_build_leaves_no_folder_it_made(tmp_path):
+    """A build refused before it wrote a file (here by --memory) left the folders it made
+    and its lock behind: later commands took the folder for a database one. Folders
+    that were there stay."""
+    new = tmp_path / "new"
+    refused = run("build", "--db", new, "--stones", 4, "--memory", "1M", "--quiet")
+    assert refused.exit_code == 2 and "nothing was built" in refused.stderr, refused.output
+    assert not new.exists()
+    (tmp_path / "old").mkdir()
+    refused = run("build", "--db", tmp_path / "old", "--stones", 4, "--memory", "1M", "--quiet")
+    assert refused.exit_code == 2 and list((tmp_path / "old").iterdir()) == []
+    built = run("build", "--db", new, "--stones", 4, "--max-total", 6, "--quiet")
+    assert built.exit_code == 0 and (new / "standard-s4" / "pair-3-3.h5").exists()
+    again = run("build", "--db", new, "--stones", 4, "--memory", "1M", "--quiet")      # (a folder in use)
+    assert again.exit_code == 2 and (new / "standard-s4" / "pair-3-3.h5").exists()

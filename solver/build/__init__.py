@@ -87,6 +87,15 @@ def built_later(root: Path, rules: Rules, names: list[str]) -> list[bool]:
     return [made_from.get(name, False) for name in names]
 
 
+def locked_folder(root: Path | str, rules: Rules) -> BuildLock:
+    """The lock of a build of ``rules`` under ``root`` (:class:`BuildLock`), the rules'
+    folder made first (:func:`prepare_folder`); the folders made for it go again if the
+    build fails before it writes a file in them."""
+    folder = storage.rules_dir(root, rules)
+    made = tuple(p for p in (folder, folder.parent) if not os.path.lexists(p))
+    return BuildLock(prepare_folder(root, rules), made)
+
+
 def prepare_folder(root: Path | str, rules: Rules) -> Path:
     """Create the rules' folder and delete the temporaries of killed builds; returns it."""
     folder = storage.rules_dir(root, rules)
@@ -126,7 +135,7 @@ def build(root: Path | str, rules: Rules, *, phase: str = "all", max_total: int 
     root = Path(root)
     reports: list = []
     units = plan_units(rules, max_total, pair, phase)
-    with BuildLock(prepare_folder(root, rules)):
+    with locked_folder(root, rules):
         # (under the lock: a plan checked while another build writes the files it needs
         # would be refused for their want, not for that build)
         check_plan(root, rules, units, memory)

@@ -18,10 +18,11 @@ class BuildLock:
     killed build's lock is free again at once: the kernel drops it with the process), and
     naming its holder (pid, host, start time) for the build that finds it taken."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, made: tuple[Path, ...] = ()):
         self.path = Path(folder) / ".build.lock"
         self._fd: int | None = None
         self._folder_fd: int | None = None
+        self._made = made           # (folders made for this build: removed if it fails in them empty)
 
     def __enter__(self) -> "BuildLock":
         import fcntl
@@ -118,6 +119,22 @@ class BuildLock:
         if self._folder_fd is not None:
             os.close(self._folder_fd)
             self._folder_fd = None
+        if exc and exc[0] is not None:
+            self._remove_made()
+
+    def _remove_made(self) -> None:
+        """A build refused or failed before it wrote a file (too little memory or disk, a
+        bad plan) leaves no folder it made: one holding only its lock would be taken for
+        a database folder by later commands, and a typo of --db would stay on disk."""
+        folder = self.path.parent
+        if folder not in self._made or any(p.name != self.path.name for p in folder.iterdir()):
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+            for made in self._made:             # (the rules' folder first, then the root)
+                made.rmdir()
+        except OSError:
+            pass                        # (another build came in, or a file: kept as it is)
 
 
 def remove_stale_temporaries(folder: Path, name: str = "pair-*.h5") -> None:

@@ -208,7 +208,7 @@ def build(db: str, rules: Rules, phase: str, quiet_limit: int, dice: DiceRule, c
         # lock and checks the plan again for the build itself).
         if scheduler is not None:
             cluster.check_scheduler(scheduler)
-        with building.BuildLock(building.prepare_folder(db, rules)):
+        with building.locked_folder(db, rules):
             building.check_plan(Path(db), rules, building.plan_units(rules, max_total, pair, phase), share)
         with _cluster(workers, scheduler, jobs, memory) as client:
             reports = cluster.build(db, rules, client, phase=phase, **options)
@@ -376,7 +376,7 @@ def _on_cluster(db: str, rules: Rules, workers: Optional[int], scheduler: Option
     if scheduler is not None:
         from .. import cluster
         cluster.check_scheduler(scheduler)
-    with building.BuildLock(building.prepare_folder(db, rules)):
+    with building.locked_folder(db, rules):
         require()
     with _cluster(workers, scheduler, jobs, memory) as client:
         return run(client)
