@@ -292,7 +292,7 @@ class Engine:
                     self.database = open_database(self.db, self.rules, quiet_limit=self.quiet_limit)
                 except DatabaseError as error:
                     if report:
-                        self.say(f"info string no databases: {one_line(explained(error))}")
+                        self.note(f"no databases: {one_line(explained(error))}")
             return self.database
 
     def close_database(self) -> None:

@@ -309,6 +309,10 @@ def test_without_databases_it_says_so_and_still_plays(tmp_path):
         engine.send("position fen " + "O*******/O*O*****/@@**@*** w m s 3 0 3 0 0 0 0 0 0 0 0 0 1", "go movetime 100")
         lines = engine.until("bestmove")
         assert bestmove(lines) not in ("none", "draw")
+        # said once, not again at every isready, go and eval
+        assert not any("no databases" in line for line in lines)
+        engine.send("isready")
+        assert not any("no databases" in line for line in engine.until("readyok"))
     finally:
         engine.close()
 
