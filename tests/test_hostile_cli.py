@@ -715,3 +715,13 @@ def test_a_refused_build_leaves_no_folder_it_made(tmp_path):
     assert built.exit_code == 0 and (new / "standard-s4" / "pair-3-3.h5").exists()
     again = run("build", "--db", new, "--stones", 4, "--memory", "1M", "--quiet")      # (a folder in use)
     assert again.exit_code == 2 and (new / "standard-s4" / "pair-3-3.h5").exists()
+
+
+def test_a_rule_set_name_and_stones_that_disagree_are_refused():
+    """--rules standard-s5 --stones 4 answered for standard-s4 without a word; a name
+    without a count of stones is still changed by --stones."""
+    both = run("show", "--rules", "standard-s5", "--stones", 4, "startpos")
+    assert both.exit_code == 2 and both.stderr == (
+        "muehle: error: --rules standard-s5 names 5 stones a side and --stones 4 another: give one\n")
+    assert "Rules:     standard-s5" in run("show", "--rules", "standard-s5", "--stones", 5, "startpos").stdout
+    assert "Rules:     no-jumping-s4" in run("show", "--rules", "no-jumping", "--stones", 4, "startpos").stdout

@@ -394,6 +394,10 @@ def rules_options(func: Callable) -> Callable:
                 stones: Optional[int], **kwargs):
         if jumping and no_jumping:
             fail("--jumping and --no-jumping contradict each other")
+        if stones and stones != ruleset.stones and ruleset.name.endswith(f"-s{ruleset.stones}"):
+            # (a name that says its stones: one of the two was not meant)
+            fail(f"--rules {ruleset.name} names {ruleset.stones} stones a side and --stones {stones} "
+                 f"another: give one")
         rules = replace(ruleset, stones=stones or ruleset.stones,
                         jumping=(ruleset.jumping or jumping) and not no_jumping,
                         mill_rule=mill_rule or ruleset.mill_rule)
