@@ -169,7 +169,7 @@ def test_commands_work_on_three_mens_from_the_files(tmp_path):
     assert (db / "three-mens" / "dtz50-pair-3-3.h5").exists()
     assert start.stdout.splitlines()[1] == "under the 50-ply rule: win", start.output
     query = run("query", "--db", db, "--rules", "three-mens", WON_IN_ONE)
-    assert query.exit_code == 0 and "win in 1 plies for White" in query.stdout.splitlines()[0], query.output
+    assert query.exit_code == 0 and "win in 1 ply for White" in query.stdout.splitlines()[0], query.output
     assert query.stdout.splitlines()[1] == "under the 50-ply rule: win, next mill in 1", query.output
     best = run("best-move", "--db", db, "--rules", "three-mens", WON_IN_ONE)
     assert best.exit_code == 0 and best.stdout.split()[0] in WINS_IN_ONE, best.output

@@ -496,6 +496,11 @@ def game_at(text: str, after: str, rules: Rules, quiet_limit: int, quiet_plies: 
     return Game.after(text, after.split(), rules, quiet_limit, quiet_plies)
 
 
+def counted_words(n: int, one: str, many: str) -> str:
+    """``n`` and its noun: '1 ply', '3 plies'."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def option_given(name: str) -> bool:
     """Whether the running command's option ``name`` was given (on the command line or
     from the environment), not left at its default."""

@@ -621,9 +621,9 @@ class CeylonSession(TablesSession):
 
 
 def turns(value) -> str:
-    """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'draw' (as plies
-    are written: 'win in 1 turns', like 'win in 1 plies')."""
-    return str(value) if value.plies is None else f"{value} turns"
+    """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'win in 1 turn',
+    'draw'."""
+    return str(value) if value.plies is None else f"{value} {'turn' if value.plies == 1 else 'turns'}"
 
 
 def save_record(name: str, text: str, out: Callable[[str], None]) -> None:

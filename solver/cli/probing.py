@@ -31,7 +31,7 @@ from ..rules import Rules
 from .. import storage
 from ..kernels import MAX_JOBS
 from .common import (COLOUR_NAMES, MAX_LINE, after_option, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels, option_given,
-                     counted, unruled_note, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
+                     counted, counted_words, unruled_note, game_at, quiet_limit_option, quiet_plies_option, rules_options, value_text)
 
 
 
@@ -120,7 +120,7 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     if as_json:
         click.echo(json.dumps(obj))
         return
-    plies = "" if obj["plies"] is None else f" in {obj['plies']} plies"
+    plies = "" if obj["plies"] is None else f" in {counted_words(obj['plies'], 'ply', 'plies')}"
     click.echo(f"{obj['position']}: {obj['value']}{plies} for {COLOUR_NAMES[pos.turn]}")
     if with_line:
         click.echo(f"line: {' '.join(obj['line']) or '(none: the game is over)'}")
@@ -183,7 +183,7 @@ def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> N
     if as_json:
         click.echo(json.dumps(obj))
         return
-    turns = "" if obj["turns"] is None else f" in {obj['turns']} turns"
+    turns = "" if obj["turns"] is None else f" in {counted_words(obj['turns'], 'turn', 'turns')}"
     click.echo(f"{obj['position']}: {obj['value']}{turns} for {COLOUR_NAMES[pos.turn]} (Ceylonese mill, {rule.name})")
     for mv in obj["moves"]:
         turns = "" if mv["turns"] is None else f" in {mv['turns']}"
