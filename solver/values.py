@@ -28,7 +28,7 @@ import functools
 import math
 import operator
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Callable, Optional
 
 import numpy as np
@@ -43,11 +43,14 @@ def _by_score(compare: Callable[[int, int], bool]) -> Callable:
     """A comparison of values of one kind (:class:`WDL`, :class:`RuleWDL`, or their
     words) by score (their str's comparisons would order the words as text)."""
     def method(self, other):
+        if not isinstance(other, str) or (isinstance(other, Enum) and not isinstance(other, type(self))):
+            return NotImplemented       # (the other kind's own comparison answers, as before)
         try:
-            score = type(self)(other).score if isinstance(other, str) else None
+            score = type(self)(other).score
         except ValueError:
-            score = None
-        return NotImplemented if score is None else compare(self.score, score)
+            # (not NotImplemented: str's own comparison would answer, as text)
+            raise TypeError(f"a {type(self).__name__} compares with its words, not {str(other)[:20]!r}") from None
+        return compare(self.score, score)
     return method
 
 
@@ -74,7 +77,10 @@ class WDL(StrEnum):
 
     @classmethod
     def from_score(cls, score: int) -> "WDL":
-        """The value of a negamax score's sign: 1 win, 0 draw, -1 loss."""
+        """The value of a negamax score's sign: 1 win, 0 draw, -1 loss (ValueError for a
+        score that has none: NaN)."""
+        if score != score:
+            raise ValueError("a score of NaN has no sign")
         return WIN if score > 0 else LOSS if score < 0 else DRAW
 
     def __neg__(self) -> "WDL":
@@ -197,8 +203,12 @@ class RuleWDL(StrEnum):
 
     @classmethod
     def from_score(cls, score: int) -> "RuleWDL":
-        """The value of a score (:attr:`score`): ``RuleWDL.from_score(1)`` is a cursed win."""
-        return _RULE_BY_SCORE[score]
+        """The value of a score (:attr:`score`): ``RuleWDL.from_score(1)`` is a cursed win;
+        ValueError for a score other than -2..2."""
+        try:
+            return _RULE_BY_SCORE[integer(score, "a score under the rule", "is -2, -1, 0, 1 or 2")]
+        except KeyError:
+            raise ValueError(f"a score under the rule is -2, -1, 0, 1 or 2, not {score!r}") from None
 
     __lt__ = _by_score(operator.lt)
     __le__ = _by_score(operator.le)
@@ -234,6 +244,7 @@ class RuleValue:
     def __post_init__(self) -> None:
         wdl = RuleWDL(self.wdl)
         object.__setattr__(self, "wdl", wdl)
+        object.__setattr__(self, "limit", integer(self.limit, "the quiet-ply limit", "is a whole number of plies"))
         if wdl == RuleWDL.DRAW:
             if self.dtz is not None:
                 raise ValueError(f"a draw has no DTZ, not {self.dtz!r}")
@@ -252,6 +263,8 @@ class RuleValue:
         ``dtz`` plies from its next mill."""
         if plain == DRAW:
             return cls(RuleWDL.DRAW, None, limit)
+        if dtz is None:
+            raise ValueError(f"a {plain} of the moving phase has a DTZ, not None")
         cursed = dtz > limit
         if plain == WIN:
             return cls(RuleWDL.CURSED_WIN if cursed else RuleWDL.WIN, dtz, limit)

@@ -1772,3 +1772,23 @@ def test_the_placement_phase_under_the_rule_is_the_minimax_of_its_moves(db4_rule
         assert {"win", "loss"} <= seen
     # the start under the rule of 50 plies: a draw, as without it
     assert open_database(db4_rule, FOUR).probe_rule("startpos").wdl == RuleWDL.DRAW
+
+
+def test_the_value_types_refuse_what_is_no_value():
+    """A bare KeyError, a TypeError from inside, or an answer for input that is none: a
+    score of 3, a win without DTZ, a limit as text, NaN's sign, a word no value has."""
+    with pytest.raises(ValueError, match=r"^a score under the rule is -2, -1, 0, 1 or 2, not 3$"):
+        RuleWDL.from_score(3)
+    assert RuleWDL.from_score(1) == RuleWDL.CURSED_WIN
+    with pytest.raises(ValueError, match="^a win of the moving phase has a DTZ, not None$"):
+        RuleValue.of(WDL.WIN, None, 50)
+    for limit in ("50", 50.5, None):
+        with pytest.raises(ValueError, match="^the quiet-ply limit is a whole number of plies"):
+            RuleValue("win", 7, limit)
+    with pytest.raises(ValueError, match="NaN"):
+        WDL.from_score(float("nan"))
+    with pytest.raises(TypeError, match="compares with its words, not 'bogus'"):
+        WDL.WIN < "bogus"
+    with pytest.raises(TypeError):
+        WDL.WIN < RuleWDL.CURSED_WIN                # (two kinds: no common scale)
+    assert WDL.LOSS < "draw" < WDL.WIN and RuleWDL.CURSED_WIN < "win"
