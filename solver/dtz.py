@@ -1209,7 +1209,7 @@ def build(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *, max_t
     but for the plain placement files the placement phase's are stored against
     (:func:`store_placement`), which must be built."""
     check_rules(rules)
-    check_quiet_limit(limit)
+    limit = check_quiet_limit(limit)
     root = Path(root)
     pairs, subs = plan(rules, max_total, pair)
     units = [[s] for s in subs] if not rules.mixed else placement.units(rules, max_total) if subs else []
@@ -1271,7 +1271,7 @@ def check_files(root: Path | str, rules: Rules, limit: int = QUIET_PLY_LIMIT, *,
     the plain check's ``--pair``; the pairs its mills lead into are read, not checked),
     or that placement subspace alone (its children read, not checked)."""
     check_rules(rules)
-    check_quiet_limit(limit)
+    limit = check_quiet_limit(limit)
     root = Path(root)
     lookup = reader(root, rules, limit)
     checked, failed = [], []

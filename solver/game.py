@@ -40,7 +40,7 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Iterable, NamedTuple, Optional, Union
 
-from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError
+from .errors import GameOverError, IllegalMoveError, InvalidNotationError, NotationError, integer
 from .formats import read_setup
 from .notation import COLOUR_NAMES, format_position
 from .position import (BLACK, WHITE, Move, Position, mill_points, parse_legal_move,
@@ -60,12 +60,15 @@ QUIET_PLY_LIMIT = 50
 MIN_QUIET_LIMIT, MAX_QUIET_LIMIT = 2, 1000
 
 
-def check_quiet_limit(limit: int) -> None:
-    """ValueError unless ``limit`` is a quiet-ply limit a game and the tables of the rule
-    take (:data:`MIN_QUIET_LIMIT` .. :data:`MAX_QUIET_LIMIT` plies)."""
-    if type(limit) is not int or not MIN_QUIET_LIMIT <= limit <= MAX_QUIET_LIMIT:
-        raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
-                         f"{MAX_QUIET_LIMIT}, not {limit!r}")
+def check_quiet_limit(limit: int) -> int:
+    """``limit`` as an int (numpy integers too), ValueError unless it is a quiet-ply limit
+    a game and the tables of the rule take (:data:`MIN_QUIET_LIMIT` ..
+    :data:`MAX_QUIET_LIMIT` plies)."""
+    rule = f"is a whole number of plies from {MIN_QUIET_LIMIT} to {MAX_QUIET_LIMIT}"
+    limit = integer(limit, "the quiet-ply limit", rule)
+    if not MIN_QUIET_LIMIT <= limit <= MAX_QUIET_LIMIT:
+        raise ValueError(f"the quiet-ply limit {rule}, not {limit!r}")
+    return limit
 
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
@@ -202,12 +205,14 @@ class Game:
     def __init__(self, start: Union[Position, str, None] = None, rules: Rules | str = STANDARD,
                  quiet_limit: int = QUIET_PLY_LIMIT, quiet_plies: Optional[int] = None):
         rules = as_rules(rules)
-        check_quiet_limit(quiet_limit)
+        quiet_limit = check_quiet_limit(quiet_limit)
+        if quiet_plies is not None:
+            quiet_plies = integer(quiet_plies, "a game", f"starts with 0..{quiet_limit} quiet plies played")
         if isinstance(start, str):
             quiet_plies = carried_quiet_plies(start, rules, quiet_limit, quiet_plies)
         elif quiet_plies is None:
             quiet_plies = 0
-        if type(quiet_plies) is not int or not 0 <= quiet_plies <= quiet_limit:
+        if not 0 <= quiet_plies <= quiet_limit:
             raise ValueError(f"a game starts with 0..{quiet_limit} quiet plies played, not {quiet_plies!r}")
         if start is None:
             start = "startpos"

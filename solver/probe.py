@@ -157,7 +157,7 @@ class Database:
         cache_mib = integer(cache_mib, "cache_mib", "is a whole number of MiB")
         if cache_mib < 0:
             raise ValueError(f"cache_mib is a whole number of MiB, not {cache_mib}")
-        check_quiet_limit(quiet_limit)
+        quiet_limit = check_quiet_limit(quiet_limit)
         self.quiet_limit = quiet_limit
         self._given = (cache_mib, book, quiet_limit)
         # opening book: given, else <root>/<rules>/opening-book.npz if there (read on first use)

@@ -273,6 +273,11 @@ class RuleValue:
     def at(self, quiet_plies: int) -> WDL:
         """The value in a played game that has made ``quiet_plies`` plies without a mill
         (0..limit): a win or loss where its next mill comes within the plies left."""
+        if not isinstance(quiet_plies, bool):
+            try:
+                quiet_plies = operator.index(quiet_plies)       # (numpy integers too)
+            except TypeError:
+                pass
         if type(quiet_plies) is not int or not 0 <= quiet_plies <= self.limit:
             raise ValueError(f"a game under the {self.limit}-ply rule has made 0..{self.limit} quiet "
                              f"plies, not {quiet_plies!r}")

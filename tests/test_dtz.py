@@ -1792,3 +1792,21 @@ def test_the_value_types_refuse_what_is_no_value():
     with pytest.raises(TypeError):
         WDL.WIN < RuleWDL.CURSED_WIN                # (two kinds: no common scale)
     assert WDL.LOSS < "draw" < WDL.WIN and RuleWDL.CURSED_WIN < "win"
+
+
+def test_numpy_integers_are_taken_as_counts_and_limits(db4):
+    """Value, Move, Position, Rules and Subspace take numpy integers; a game's limit and
+    count, a database's limit and RuleValue.at refused them (and a limit given so must
+    come out a plain int, which JSON writes)."""
+    import numpy as np
+    from solver.game import Game
+    from solver.probe import open_database
+    game = Game("W:a1,d1,a4 B:a7,d7,g7 w", quiet_limit=np.int64(60), quiet_plies=np.int64(3))
+    assert (game.quiet_limit, game.quiet_counts) == (60, (3,)) and type(game.quiet_limit) is int
+    assert type(game.quiet_counts[0]) is int
+    assert RuleValue("win", 7, 50).at(np.int64(3)) == "win"
+    with open_database(db4, "standard-s4", quiet_limit=np.int64(50)) as database:
+        assert type(database.quiet_limit) is int
+    for bad in ("50", 1, True, 2.0):
+        with pytest.raises(ValueError, match="^the quiet-ply limit is a whole number of plies from 2 to 1000, not"):
+            Game(quiet_limit=bad)
