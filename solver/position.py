@@ -27,7 +27,7 @@ from .errors import (AmbiguousMoveError, GameOverError, IllegalMoveError, Invali
                      integer)
 from .formats import read_setup
 from .notation import BLACK, WHITE, format_position, move_text, read_move, too_many_stones
-from .rules import MAX_STONES, STANDARD, Rules
+from .rules import MAX_STONES, STANDARD, Rules, as_rules
 from .values import DRAW, LOSS, WDL, WIN
 
 from .board import NUM_POINTS  # noqa: F401,E402  (the standard board's size, as always exported)
@@ -754,20 +754,19 @@ class Position:
 
 # --- from text (the notation itself: solver.notation) -------------------------------
 
-def parse_position(text: str, rules: Rules = STANDARD) -> Position:
+def parse_position(text: str, rules: Rules | str = STANDARD) -> Position:
     """Parse a position string strictly; InvalidNotationError says what is wrong.
     Sanmill's FEN and Malom's clipboard text are read too (:mod:`solver.formats`).
 
-    ``rules`` fixes the board, whose point names the text uses, and the stones per
-    side, against which stones on the board plus stones in hand are checked.
+    ``rules`` (a :class:`Rules` or a rule set's name) fixes the board, whose point names
+    the text uses, and the stones per side, against which stones on the board plus stones in hand are checked.
 
     >>> str(parse_position("W:g7,a1,d2 B:b6,a4 w"))
     'W:a1,d2,g7 B:a4,b6 w'
     >>> parse_position("W:a1,b2 B:c3 b", Rules.from_name("three-mens")).black
     4
     """
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+    rules = as_rules(rules)
     pos = Position(*read_setup(text, rules.stones, rules.board).position_fields(), board=rules.board)
     try:
         pos.check_rules(rules)
@@ -787,14 +786,13 @@ def parse_move(text: str, board: Board = STANDARD_BOARD) -> Move:
     return Move(*read_move(text, board), board=board)
 
 
-def parse_legal_move(text: str, pos: Position, rules: Rules = STANDARD) -> Move:
+def parse_legal_move(text: str, pos: Position, rules: Rules | str = STANDARD) -> Move:
     """Parse ``text`` as a legal move in ``pos``; the error says why it is not:
     InvalidNotationError (no move at all), IllegalMoveError (GameOverError when no
     move is legal), or AmbiguousMoveError for a move that closes a mill without
     naming the stone it takes (its ``takes`` are the moves it may mean).
     """
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules, not {type(rules).__name__}")
+    rules = as_rules(rules)
     move = parse_move(text, rules.board)
     legal = pos.legal_moves(rules)
     if move in legal:

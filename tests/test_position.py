@@ -295,3 +295,12 @@ def test_a_game_records_a_move_of_a_board_named_alike_on_its_own_board():
     by_move.play(parse_move("d2"))          # a standard board's move, taken on Morabaraba's
     by_text.play("d2")
     assert by_move.moves == by_text.moves and by_move.moves[0] in by_move.start.legal_moves(mora)
+
+
+def test_parse_position_takes_a_rule_set_name_as_game_and_open_database_do():
+    from solver.position import parse_legal_move, parse_position
+    pos = parse_position("startpos", "standard-s4")
+    assert (pos.white_hand, pos.black_hand) == (4, 4)
+    assert str(parse_legal_move("d2", pos, "standard-s4")) == "d2"
+    with pytest.raises(TypeError, match="^rules are a Rules or a rule set's name, not int$"):
+        parse_position("startpos", 3)
