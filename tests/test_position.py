@@ -267,7 +267,7 @@ def test_transform_refuses_numbers_that_are_no_symmetry():
 
 
 def test_parse_position_and_parse_move_refuse_wrong_types():
-    with pytest.raises(TypeError, match="rules must be a Rules"):
+    with pytest.raises(TypeError, match="rules are a Rules or a rule set.s name"):
         parse_position("startpos", None)
     assert parse_move("a1", "three-mens") == Move(6, board="three-mens")
 
