@@ -140,6 +140,10 @@ class Outcome(_Outcome):
         outcome.quiet_limit = quiet_limit
         return outcome
 
+    def __repr__(self) -> str:
+        limit = "" if self.quiet_limit == QUIET_PLY_LIMIT else f", quiet_limit={self.quiet_limit}"
+        return f"Outcome(winner={self.winner!r}, termination={str(self.termination)!r}{limit})"
+
     @property
     def reason(self) -> str:
         """How the game ended, in words: the termination's, with the game's own limit of

@@ -332,3 +332,11 @@ def test_copy_copy_of_a_game_is_independent_and_players_take_rule_set_names():
         Outcome("w", RESIGNATION).value_for("x")
     with pytest.raises(ValueError, match="a game that ends by resignation is won, not 'draw'"):
         Outcome("draw", RESIGNATION)
+
+
+def test_an_outcome_under_another_limit_shows_it_in_its_repr():
+    game = Game("W:a1,d1,a4 B:a7,d7,g7 w", quiet_limit=2)
+    game.play("a4-b4")
+    game.play("a7-b6")
+    assert repr(game.outcome()).endswith(", quiet_limit=2)") and str(game.outcome()) == "draw (2 plies without a mill)"
+    assert eval(repr(game.outcome()), vars(__import__("solver.game").game)) == game.outcome()
