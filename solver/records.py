@@ -21,7 +21,7 @@ from typing import Optional
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, is_malom, read_malom, read_setup
 from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game, record_rules
-from .notation import WHITE, format_position
+from .notation import WHITE, format_position, parse_point
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
 
@@ -78,6 +78,8 @@ class Turn:
         prefix = self.partial + [action]
         moves = [m for m in self.game.legal_moves() if actions(m)[:len(prefix)] == prefix]
         if not moves:
+            for point in re.findall(r"[a-z][0-9]+", action):
+                parse_point(point, self.game.rules.board)       # (no point of the board: said so)
             over = self.game.outcome()
             if over is not None:
                 raise NotationError(f"{action}: the game is over ({over})")

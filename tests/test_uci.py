@@ -564,3 +564,13 @@ def test_a_stop_or_quit_ends_the_opening_search_and_a_move_is_answered(tmp_path,
         slow[0] = False
         engine.handle("eval")
         assert out.getvalue().splitlines()[-1].startswith("info eval score"), out.getvalue()
+
+
+def test_a_move_to_no_point_of_the_board_is_called_so(gui):
+    """'d4' in a position's moves was said to be 'not legal here': it is no point."""
+    gui.send("position startpos moves d2 d4", "isready")
+    lines = gui.until("readyok")
+    assert "info string error: position: move 2 (d4): unknown point 'd4' (points are a1..g7 on the board's lines)" \
+        in lines, lines
+    gui.send("position startpos moves d2 d2", "isready")
+    assert any("d2 is not legal here" in line for line in gui.until("readyok"))
