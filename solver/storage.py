@@ -106,6 +106,11 @@ def check_root(root: Path | str, rules: Rules) -> None:
         raise DatabaseError(f"{root} is not a folder (the database folder holds the rules' folders: "
                             f"give one, such as {root.parent / 'data'})")
     folder = rules_dir(root, rules)
+    if folder.is_symlink() and not folder.exists():
+        # (a loop or a link to nothing: every file in it would read as "not built", and
+        # a build would fail to make the folder)
+        raise DatabaseError(f"{folder} is a link to {os.readlink(folder)}, which leads to no folder "
+                            f"(a loop, or its target is gone): remove it or make its target")
     if folder.exists() and not folder.is_dir():
         raise DatabaseError(f"{folder} is a file where the folder of rules {rules.name} belongs: "
                             f"move it away")

@@ -549,3 +549,18 @@ def test_a_stop_that_arrives_inside_a_finaliser_is_not_lost(signum, capfd):
                 sum(range(1000))
             pytest.fail(f"the {signum} raised in a finaliser was lost")
     assert capfd.readouterr().err == ""
+
+
+def test_a_rules_folder_that_is_a_link_to_no_folder_is_said_so(tmp_path):
+    """A looping link (or one whose target is gone) in place of a rules' folder read as
+    a folder with nothing built: probe said 'not built' and get returned its default."""
+    from click.testing import CliRunner
+    from solver.cli import main
+    from solver.errors import DatabaseError
+    from solver.probe import open_database
+    (tmp_path / FOUR.name).symlink_to(FOUR.name)
+    with pytest.raises(DatabaseError, match=rf"^{tmp_path / FOUR.name} is a link to {FOUR.name}, which leads "
+                                            rf"to no folder \(a loop, or its target is gone\)"):
+        open_database(tmp_path, FOUR)
+    result = CliRunner().invoke(main, ["query", "--db", str(tmp_path), "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6 w"])
+    assert result.exit_code == 2 and "which leads to no folder" in result.stderr, result.output
