@@ -45,7 +45,7 @@ from .errors import integer
 from .kernels import MAX_JOBS, kernels_for
 from .notation import STANDARD_STONES
 
-_NAME = re.compile(r"^(\d{1,2})-(\d{1,2})(?:\+(\d{1,2})-(\d{1,2}))?$")
+_NAME = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})(?:\+([0-9]{1,2})-([0-9]{1,2}))?$")    # (ASCII digits: \d also takes other scripts')
 
 
 def max_stones(board: Board = STANDARD_BOARD) -> int:
@@ -451,7 +451,7 @@ def parse_pair(text: str, stones: int) -> tuple[int, int]:
     """``'8-7'`` -> (7, 8), for any stone count (:meth:`Pair.parse` makes a Pair of it);
     ValueError naming what is wrong (counts must lie in 3..stones; not a string included)."""
     try:
-        if not isinstance(text, str):
+        if not isinstance(text, str) or not re.fullmatch(r"[0-9]+-[0-9]+", text.strip()):
             raise ValueError
         a, b = (int(x) for x in text.split("-"))
     except ValueError:

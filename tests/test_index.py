@@ -148,6 +148,14 @@ def test_names_and_values():
             Subspace(*bad)
     with pytest.raises(ValueError):
         Subspace.parse("3x3")
+    # digits of other scripts are no stone counts (\d and int() took them, as other
+    # parsers of positions and moves do not)
+    from solver.index import parse_pair
+    for name in ("\u0663-\u0663", "3-\uff13"):
+        with pytest.raises(ValueError):
+            Subspace.parse(name)
+        with pytest.raises(ValueError):
+            parse_pair(name, 9)
 
 
 def test_slot_counts():
