@@ -564,3 +564,24 @@ def test_a_rules_folder_that_is_a_link_to_no_folder_is_said_so(tmp_path):
         open_database(tmp_path, FOUR)
     result = CliRunner().invoke(main, ["query", "--db", str(tmp_path), "--stones", "4", "W:a1,d1,g1 B:a7,d7,f6 w"])
     assert result.exit_code == 2 and "which leads to no folder" in result.stderr, result.output
+
+
+def test_a_lock_removed_while_taken_is_not_held(tmp_path, monkeypatch):
+    """A failed build clears the folder it made, lock included, while it still holds the
+    lock; a build that opened that lock file just before must not hold the removed file
+    as if it were the folder's lock (it would write into a folder that is gone)."""
+    import fcntl
+    from solver.build.lock import BuildLock
+    from solver.errors import DatabaseError
+    lock = BuildLock(tmp_path)
+    real = fcntl.flock
+
+    def cleared_meanwhile(fd, how):
+        (tmp_path / ".build.lock").unlink()         # (the failed build's clearing)
+        return real(fd, how)
+    monkeypatch.setattr(fcntl, "flock", cleared_meanwhile)
+    with pytest.raises(DatabaseError, match="was removed while this build took it"):
+        lock.__enter__()
+    monkeypatch.setattr(fcntl, "flock", real)
+    with BuildLock(tmp_path):                        # (taken again, it holds)
+        assert (tmp_path / ".build.lock").exists()

@@ -91,9 +91,11 @@ def locked_folder(root: Path | str, rules: Rules) -> BuildLock:
     """The lock of a build of ``rules`` under ``root`` (:class:`BuildLock`), the rules'
     folder made first (:func:`prepare_folder`); the folders made for it go again if the
     build fails before it writes a file in them."""
-    folder = storage.rules_dir(root, rules)
-    made = tuple(p for p in (folder, folder.parent) if not os.path.lexists(p))
-    return BuildLock(prepare_folder(root, rules), made)
+    made, part = [], storage.rules_dir(root, rules)
+    while not os.path.lexists(part) and part != part.parent:
+        made.append(part)               # (the rules' folder, and the folders above it made too)
+        part = part.parent
+    return BuildLock(prepare_folder(root, rules), tuple(made))
 
 
 def prepare_folder(root: Path | str, rules: Rules) -> Path:

@@ -56,6 +56,16 @@ class BuildLock:
             error = taken(fd)
             os.close(fd)
             raise error from None
+        try:
+            current = os.stat(self.path, follow_symlinks=False).st_ino
+        except OSError:
+            current = None
+        if current != os.fstat(fd).st_ino:
+            # (a failed build removed the lock and its folder between our open and our
+            # lock: what we hold is no longer the folder's lock)
+            os.close(fd)
+            raise DatabaseError(f"the build lock {self.path} was removed while this build took it "
+                                f"(a build beside it failed and cleared its folder): run the build again")
         # The folder is locked too: a lock file deleted while a build holds it (by hand,
         # a clean-up script) would let a second build make a new one and run beside it;
         # the folder cannot go while it holds the files.  (Where the file system cannot
@@ -112,6 +122,8 @@ class BuildLock:
                             "there?): delete it unless a build there is still writing it", tmp, host)
 
     def __exit__(self, *exc) -> None:
+        if exc and exc[0] is not None and self._fd is not None:
+            self._remove_made()         # (under the lock: no build takes it meanwhile)
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
             os.close(self._fd)          # releases the flock
@@ -119,19 +131,18 @@ class BuildLock:
         if self._folder_fd is not None:
             os.close(self._folder_fd)
             self._folder_fd = None
-        if exc and exc[0] is not None:
-            self._remove_made()
 
     def _remove_made(self) -> None:
         """A build refused or failed before it wrote a file (too little memory or disk, a
         bad plan) leaves no folder it made: one holding only its lock would be taken for
-        a database folder by later commands, and a typo of --db would stay on disk."""
+        a database folder by later commands, and a typo of --db would stay on disk.  A
+        build that opened the lock meanwhile finds it gone when it takes it (above)."""
         folder = self.path.parent
-        if folder not in self._made or any(p.name != self.path.name for p in folder.iterdir()):
-            return
         try:
+            if folder not in self._made or any(p.name != self.path.name for p in folder.iterdir()):
+                return
             self.path.unlink(missing_ok=True)
-            for made in self._made:             # (the rules' folder first, then the root)
+            for made in self._made:             # (the rules' folder first, then those above)
                 made.rmdir()
         except OSError:
             pass                        # (another build came in, or a file: kept as it is)
