@@ -314,6 +314,10 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
         raise InvalidNotationError(f"PlayOK: {error}") from None
 
 
+#: How a line of a GoldToken move list starts (its number, then a placement or a move).
+_GOLDTOKEN_START = re.compile(r"\s*[0-9]+\.?\s+(Place to |[a-z][0-9]{1,2}\s*->)")
+
+
 def read_goldtoken(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
     """The game of a GoldToken move list (its printed game: a line a move, ``1\tPlace
     to d6``, ``3\td6 -> d7``, ``4\tf4 -> f6, take d6``; the site's header lines up to
@@ -385,12 +389,15 @@ def record_format(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and all(is_malom(line) for line in lines):
         return "malom"
-    # (spaces within a line only: \s at a line's start ran over every blank line after
-    # it, from each line, so a record of blank lines took quadratic time)
-    if re.search(r"^[ \t]*[0-9]+\.?[ \t]+(Place to |[a-z][0-9]{1,2}[ \t]*->)", text, re.M):
+    # (a line at a time: \s at a line's start ran over every blank line after it, from
+    # each line, so a record of blank lines took quadratic time; \s within a line, as
+    # read_goldtoken reads it: a web page's no-break spaces)
+    if any(_GOLDTOKEN_START.match(line) for line in text.splitlines()):
         return "goldtoken"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
-    plain = re.sub(r";[^\n]*", " ", re.sub(r"\{[^}]*\}", " ", movetext))
+    # (a comment not closed runs to the end: looked for its end from each "{", a text of
+    # "{" took quadratic time; the reader says it is not closed)
+    plain = re.sub(r";[^\n]*", " ", re.sub(r"\{[^}]*(?:\}|\Z)", " ", movetext))
     if re.search(r"(^|\s)1\.", plain) and not re.search(r"[a-gA-G]", plain):
         return "playok"
     if tags or re.search(r"(^|\s)1\.", plain):
