@@ -172,8 +172,8 @@ def meant(root: Path | str, rules: Rules) -> str:
         if root.is_dir():
             held = sorted(d.name for d in root.iterdir() if d.is_dir() and _is_rules_name(d.name)
                           and any(d.glob("*.h5")))[:5]
-            return (f"; {root} holds the files of rules {', '.join(held)} (--rules {held[0]} reads "
-                    f"{'them' if len(held) == 1 else 'the first'})") if held else ""
+            # (the rule set's name only: each interface names it in its own terms)
+            return f"; {root} holds the files of rules {', '.join(held)}" if held else ""
         parent = root.parent if str(root.parent) else Path(".")
         beside = [d.name for d in parent.iterdir() if d.is_dir()] if parent.is_dir() else []
         like = difflib.get_close_matches(root.name, beside, n=1, cutoff=0.75)

@@ -309,22 +309,22 @@ def seconds_of(value: Any, what: str, zero: bool = True) -> float:
 #: Characters of an error line as the command line and the browser's API show it, where
 #: the input it echoes makes it longer.
 MESSAGE_LIMIT = 300
-#: A line may run to this length to keep whole the paths it names (a file to rebuild, in
-#: a folder of deep names): cut, they could not be pasted.
-PATH_LINE_LIMIT = 4 * MESSAGE_LIMIT
+#: A line may run to this many times its limit to keep whole the paths it names (a file to
+#: rebuild, in a folder of deep names): cut, they could not be pasted.
+PATH_ROOM = 4
 #: Characters an echoed word keeps where a line is shortened (its start and end).
 WORD_KEEP = 40
 
 
 def echoed(text: Any, limit: int = 60) -> str:
-    """The ``repr`` of input an error message quotes, at most about ``limit`` characters:
+    """The ``repr`` of input an error message quotes, on one line and at most about ``limit`` characters:
     a long input keeps its start and end, its middle left out (``…``), so that the
     message of a 1 MB argument stays a message.
 
     >>> echoed("W:a1 B:a7 w"), echoed("x" * 1000, 20)
     ("'W:a1 B:a7 w'", "'xxxxxxxx…xxxxxxxx'")
     """
-    shown = repr(text)
+    shown = " ".join(repr(text).split())        # (one line: a numpy array's repr has several)
     if len(shown) <= limit:
         return shown
     half = (limit - 1) // 2
@@ -337,8 +337,8 @@ def one_line(message: Any, limit: int = MESSAGE_LIMIT) -> str:
     ``limit`` characters: its longest words lose their middles first, down to
     :data:`WORD_KEEP` characters, so that the start still says what is wrong and the
     end what to do.  A path (a word with a ``/``) stays whole: the line may be as long as
-    ``limit`` without its paths, and at most :data:`PATH_LINE_LIMIT`.  A line still
-    longer loses its middle.
+    ``limit`` without its paths, and at most :data:`PATH_ROOM` times ``limit``.  A line
+    still longer loses its middle.  (Input quoted with ``repr`` is :func:`echoed`.)
 
     >>> one_line("cannot parse   move 'x'")
     "cannot parse move 'x'"
@@ -358,14 +358,14 @@ def one_line(message: Any, limit: int = MESSAGE_LIMIT) -> str:
         word = words[i]
         if excess <= 0 or len(word) <= WORD_KEEP:
             break
-        if "/" in word and len(word) < PATH_LINE_LIMIT:
+        if "/" in word and len(word) < PATH_ROOM * limit:
             continue
         half = (max(WORD_KEEP, len(word) - excess) - 1) // 2
         words[i] = word[:half] + "…" + word[len(word) - half:]
         excess -= len(word) - len(words[i])
     text = " ".join(words)
-    paths = sum(len(word) for word in words if "/" in word and len(word) < PATH_LINE_LIMIT)
-    if len(text) - paths > limit or len(text) > PATH_LINE_LIMIT:
+    paths = sum(len(word) for word in words if "/" in word and len(word) < PATH_ROOM * limit)
+    if len(text) - paths > limit or len(text) > PATH_ROOM * limit:
         half = (limit - 1) // 2
         text = text[:half] + "…" + text[len(text) - half:]
     return text

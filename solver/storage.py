@@ -42,7 +42,7 @@ import numpy as np
 
 from .board import STANDARD_BOARD, Board
 from .errors import (CorruptDatabaseError, DatabaseError, Remedy, ForeignDatabaseError, InsufficientMemoryError,
-                     MissingSubspaceError, one_line)
+                     MissingSubspaceError, echoed, one_line)
 from .index import Pair, Subspace, shape_name
 from .kernels import kernels_for
 from .rules import Rules
@@ -467,17 +467,17 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
                 raise ForeignDatabaseError(f"{path} is not a complete muehle database file")
             if attrs.get("rules") != rules.name:
                 raise ForeignDatabaseError(f"{path} was built for rules "
-                                           f"{one_line(repr(attrs.get('rules')), QUOTE_LIMIT)}, not {rules.name!r}")
+                                           f"{echoed(attrs.get('rules'), QUOTE_LIMIT)}, not {rules.name!r}")
             scheme = kernels_for(rules.board).INDEX_SCHEME
             if attrs.get("index_scheme") != scheme:
                 raise ForeignDatabaseError(
-                    f"{path} uses index scheme {one_line(repr(attrs.get('index_scheme')), QUOTE_LIMIT)}, "
+                    f"{path} uses index scheme {echoed(attrs.get('index_scheme'), QUOTE_LIMIT)}, "
                     f"this solver reads {scheme!r}: rebuild it")
             if not attrs.get("complete", False):
                 raise CorruptDatabaseError(f"{path} is not a complete muehle database file")
             version = _plain(attrs.get("format_version"))
             if version not in (1, FORMAT_VERSION):
-                raise ForeignDatabaseError(f"{path} has format version {one_line(repr(version), QUOTE_LIMIT)}, "
+                raise ForeignDatabaseError(f"{path} has format version {echoed(version, QUOTE_LIMIT)}, "
                                            f"this solver reads 1 and {FORMAT_VERSION}: rebuild it")
             if version >= 2 and attrs.get(META_KEY) != meta_digest(attrs):
                 raise CorruptDatabaseError(f"{path} is damaged: its attributes fail their checksum")
@@ -485,9 +485,9 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
             if limit != quiet_limit:
                 raise ForeignDatabaseError(
                     f"{path} holds plain values, not those of the quiet-ply rule" if limit is None else
-                    f"{path} holds values under a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet "
+                    f"{path} holds values under a rule of {echoed(limit, QUOTE_LIMIT)} quiet "
                     f"plies, not plain values" if quiet_limit is None else
-                    f"{path} was built for a rule of {one_line(repr(limit), QUOTE_LIMIT)} quiet plies, "
+                    f"{path} was built for a rule of {echoed(limit, QUOTE_LIMIT)} quiet plies, "
                     f"not {quiet_limit}")
             _require_kind(path, attrs, "dice", dice, "dice mill", "dice rule")
             _require_kind(path, attrs, "ceylonese", ceylonese, "Ceylonese mill", "rule")
@@ -511,7 +511,7 @@ def _require_kind(path: Path, attrs: dict, attr: str, wanted: str | None, game: 
         raise ForeignDatabaseError(
             f"{path} holds {game}'s values, not plain ones" if wanted is None else
             f"{path} holds plain values, not {game}'s" if kind is None else
-            f"{path} holds {game}'s values under {rule} {one_line(repr(kind), QUOTE_LIMIT)}, not {wanted!r}")
+            f"{path} holds {game}'s values under {rule} {echoed(kind, QUOTE_LIMIT)}, not {wanted!r}")
 
 
 class SubspaceReader:

@@ -265,3 +265,5 @@ def test_malom_text_without_dashes_dashes_gets_the_way_to_give_it():
     assert CliRunner().invoke(main, ["show", "--", text]).exit_code == 0
     other = CliRunner().invoke(main, ["show", "-5"])
     assert other.exit_code == 2 and "Malom" not in other.stderr
+    no_position = CliRunner().invoke(main, ["build", "-1"])         # (build takes no position)
+    assert no_position.exit_code == 2 and "Malom" not in no_position.stderr

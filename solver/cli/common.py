@@ -334,7 +334,8 @@ class MuehleGroup(click.Group):
             # and a hint over several lines; keep our one-line promise.
             where = error.ctx.command_path if error.ctx else "muehle"
             name = getattr(error, "option_name", "") or ""
-            if isinstance(error, click.NoSuchOption) and name == "-1":
+            takes_position = error.ctx is not None and any(p.name == "position" for p in error.ctx.command.params)
+            if isinstance(error, click.NoSuchOption) and name == "-1" and takes_position:
                 # (Malom's text starts -1,: click reads it as an option)
                 raise CliError(f"{error.format_message().rstrip('.')}: a position in Malom's text starts "
                                f"with -1; put -- before it ({where} -- '-1,...')") from error
