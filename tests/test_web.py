@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import warnings
-from pathlib import Path
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -269,10 +266,14 @@ def test_a_misspelt_parameter_is_refused_not_passed_over(client):
         assert response.status_code == 400, (path, response.text)
         error = response.json()["error"]
         assert error.startswith(f"unknown parameter {unknown!r} ({path} takes rules, "), error
-    # in the query string too; every parameter the page sends is taken
+    # /api/rules takes none; a plain game's state no seed (its dice's)
+    assert client.get("/api/rules?rules=bogus").json()["error"] == "unknown parameter 'rules' (/api/rules takes none)"
+    seeded = client.post("/api/game", json={"rules": "standard-s4", "moves": [], "seed": 5})
+    assert seeded.status_code == 400 and seeded.json()["error"] == "seed: the seed of dice mill's throws; give dice too"
+    # in the query string too; the parameters the page sends are taken
     assert client.get("/api/moves?position=startpos&positon=x").status_code == 400
     assert client.post("/api/game", json={"rules": "standard-s4", "start": "startpos", "moves": [],
-                                          "hints": False, "dice": None, "seed": 0, "ceylonese": None}).status_code == 200
+                                          "hints": False, "dice": None, "ceylonese": None}).status_code == 200
 
 
 def test_an_error_that_echoes_a_huge_input_stays_a_short_line(client):

@@ -319,7 +319,7 @@ class Service:
 
 
 #: The parameters of a game's state (``/api/game``; ``/api/play`` adds its own).
-GAME_PARAMS = ("start", "moves", "hints", "dice", "seed", "ceylonese")
+GAME_PARAMS = ("rules", "start", "moves", "hints", "dice", "seed", "ceylonese")
 
 
 def json_response(obj: Any, status: int = 200) -> Response:
@@ -560,10 +560,10 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         async def handler(request: Request) -> Response:
             try:
                 params = await read_params(request)
-                unknown = sorted(set(params) - set(takes) - {"rules"})
+                unknown = sorted(set(params) - set(takes))
                 if unknown:
                     raise ApiError(f"unknown parameter {unknown[0][:40]!r} ({request.url.path} takes "
-                                   f"{', '.join(('rules',) + takes)})")
+                                   f"{', '.join(takes) or 'none'})")
                 if shared:
                     gone = threading.Event()
 
@@ -735,6 +735,9 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
         dice = dice_of(params)
         if dice is not None:
             return web_dice.state(service, *dice, bool_param(params, "hints", True))
+        if params.get("seed") not in (None, ""):
+            # (the seed of a game's state is its dice's: without them it would be passed over)
+            raise ApiError("seed: the seed of dice mill's throws; give dice too")
         return service.state(game_of(params), bool_param(params, "hints", True))
 
     def api_play(params: dict) -> dict:
@@ -822,19 +825,19 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
 
     routes = [
         Route("/", index),
-        Route("/api/query", endpoint(api_query, ("position", "after", "line")), methods=["GET", "POST"]),
-        Route("/api/moves", endpoint(api_moves, ("position", "after"), shared=False, blocking=False),
+        Route("/api/query", endpoint(api_query, ("rules", "position", "after", "line")), methods=["GET", "POST"]),
+        Route("/api/moves", endpoint(api_moves, ("rules", "position", "after"), shared=False, blocking=False),
               methods=["GET", "POST"]),
-        Route("/api/convert", endpoint(api_convert, ("position",), shared=False, blocking=False),
+        Route("/api/convert", endpoint(api_convert, ("rules", "position"), shared=False, blocking=False),
               methods=["GET", "POST"]),
-        Route("/api/best-move", endpoint(api_best_move, ("position", "after", "seed", "traps")),
+        Route("/api/best-move", endpoint(api_best_move, ("rules", "position", "after", "seed", "traps")),
               methods=["GET", "POST"]),
-        Route("/api/analyze", endpoint(api_analyze, ("record",)), methods=["POST"]),
+        Route("/api/analyze", endpoint(api_analyze, ("rules", "record")), methods=["POST"]),
         Route("/api/rules", endpoint(api_rules, (), shared=False), methods=["GET"]),
         Route("/api/game", endpoint(api_game, GAME_PARAMS), methods=["GET", "POST"]),
         Route("/api/play", endpoint(api_play, GAME_PARAMS + ("level", "think")), methods=["POST"]),
-        Route("/api/board.svg", endpoint(api_board, ("position", "last", "marks", "arrows", "coordinates", "size"),
-                                         shared=False, blocking=False), methods=["GET", "POST"]),
+        Route("/api/board.svg", endpoint(api_board, ("rules", "position", "last", "marks", "arrows", "coordinates",
+                                                     "size"), shared=False, blocking=False), methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     async def api_not_found(request: Request, error: HTTPException) -> Response:
