@@ -44,7 +44,7 @@ def _by_score(compare: Callable[[int, int], bool]) -> Callable:
     words) by score (their str's comparisons would order the words as text)."""
     def method(self, other):
         if not isinstance(other, str) or (isinstance(other, Enum) and not isinstance(other, type(self))):
-            return NotImplemented       # (the other kind's own comparison answers, as before)
+            return NotImplemented       # (another kind of value: no common scale, a TypeError)
         try:
             score = type(self)(other).score
         except ValueError:
@@ -273,14 +273,10 @@ class RuleValue:
     def at(self, quiet_plies: int) -> WDL:
         """The value in a played game that has made ``quiet_plies`` plies without a mill
         (0..limit): a win or loss where its next mill comes within the plies left."""
-        if not isinstance(quiet_plies, bool):
-            try:
-                quiet_plies = operator.index(quiet_plies)       # (numpy integers too)
-            except TypeError:
-                pass
-        if type(quiet_plies) is not int or not 0 <= quiet_plies <= self.limit:
-            raise ValueError(f"a game under the {self.limit}-ply rule has made 0..{self.limit} quiet "
-                             f"plies, not {quiet_plies!r}")
+        rule = f"has made 0..{self.limit} quiet plies"
+        quiet_plies = integer(quiet_plies, f"a game under the {self.limit}-ply rule", rule)
+        if not 0 <= quiet_plies <= self.limit:
+            raise ValueError(f"a game under the {self.limit}-ply rule {rule}, not {quiet_plies!r}")
         if self.wdl == RuleWDL.DRAW or (self.dtz if self.dtz is not None else 0) > self.limit - quiet_plies:
             return DRAW
         return self.wdl.plain if abs(self.wdl.score) == 2 else DRAW

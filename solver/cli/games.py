@@ -37,7 +37,7 @@ from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained, meant
 from ..values import DRAW, LOSS, WIN
-from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, db_option, dice_rule_or_none, fail, main, needs_kernels,
+from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, counted_words, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      game_at, quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
 from .probing import note_unreachable
 
@@ -623,7 +623,7 @@ class CeylonSession(TablesSession):
 def turns(value) -> str:
     """A value of Ceylonese mill's tables in words: 'win in 3 turns', 'win in 1 turn',
     'draw'."""
-    return str(value) if value.plies is None else f"{value} {'turn' if value.plies == 1 else 'turns'}"
+    return str(value) if value.plies is None else f"{value.wdl} in {counted_words(value.plies, 'turn', 'turns')}"
 
 
 def save_record(name: str, text: str, out: Callable[[str], None]) -> None:
@@ -962,7 +962,7 @@ def _print_rows(obj: dict, unit: str, ruled: bool = False) -> None:
 
     def text(value, count) -> str:
         words = value_text(value, count)
-        return words if count is None or unit == "plies" else f"{words} {unit}"
+        return words if count is None or unit == "plies" else f"{words} {'turn' if count == 1 else 'turns'}"
     width = 12 if unit == "plies" else 16
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<{width}}  {'after':<{width}}  review")
     for r in rows:
@@ -994,7 +994,9 @@ def review_text(row: dict, unit: str = "plies") -> str:
             slower += " to the next mill"
         elif row["plies_to"] == "moving":
             slower += " to the moving phase"
-        words = f"{row['plies_lost']} {unit} {slower}" if row["plies_lost"] is not None else slower
+        lost = row["plies_lost"]
+        words = slower if lost is None else \
+            f"{counted_words(lost, 'ply' if unit == 'plies' else 'turn', unit)} {slower}"
     else:
         words = row["blunder"]
     return f"{row['mark']} {words} (best {row['best']})"

@@ -22,7 +22,7 @@ from ..position import popcount
 from ..rules import VARIANTS, Rules, kernel_gap
 from ..dice import DEFAULT as DEFAULT_DICE, THROW_RULES, dice_gap
 from ..svg import board_svg
-from .common import COLOUR_NAMES, fail, main, position_argument, rules_options, stone_marks
+from .common import COLOUR_NAMES, counted_words, fail, main, position_argument, rules_options, stone_marks
 
 
 @main.command()
@@ -61,7 +61,8 @@ def show(game: Game, rules: Rules, unicode: bool, svg_file: Optional[str]) -> No
     click.echo(f"Phase:     {describe_phase(game)}")
     if game.quiet_plies and game.outcome() is None:
         # (a FEN's count, or --after's quiet moves: the game is drawn at the limit)
-        click.echo(f"Quiet:     {game.quiet_plies} plies without a mill, of the {game.quiet_limit} that draw")
+        click.echo(f"Quiet:     {counted_words(game.quiet_plies, 'ply', 'plies')} without a mill, of the "
+                   f"{game.quiet_limit} that draw")
     if rules != Rules():
         click.echo(f"Rules:     {rules.name}")
 

@@ -127,7 +127,8 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
     rule = obj.get("rule")
     if rule is not None:
         text = str(RuleValue(rule["wdl"], rule["dtz"], rule["limit"]))
-        count = (f"; after {rule['quiet_plies']} quiet plies: {rule['value']}" if rule["quiet_plies"] else "")
+        count = (f"; after {counted_words(rule['quiet_plies'], 'quiet ply', 'quiet plies')}: {rule['value']}"
+                 if rule["quiet_plies"] else "")
         click.echo(f"under the {rule['limit']}-ply rule: {text}{_moving(rule)}{count}")
         if with_line:
             click.echo(f"line under the rule: {' '.join(rule['line']) or '(none: the game is over)'}")
