@@ -253,6 +253,9 @@ class Game:
         >>> Game.after("startpos", ["d2", "f4"]).position.turn, len(Game.after("startpos", "d2 f4"))
         ('w', 2)
         """
+        if isinstance(moves, (bytes, bytearray)) or not isinstance(moves, (str, Iterable)):
+            # (bytes would be played as their numbers, None would fail inside)
+            raise TypeError(f"moves are Moves or their text (a list, or one string), not {type(moves).__name__}")
         game = cls(start, rules, quiet_limit, quiet_plies)
         for move in (moves.split() if isinstance(moves, str) else moves):
             game.play(move)

@@ -341,3 +341,12 @@ def test_an_outcome_under_another_limit_shows_it_in_its_repr():
     assert repr(game.outcome()).endswith(", quiet_limit=2)") and str(game.outcome()) == "draw (2 plies without a mill)"
     again = eval(repr(game.outcome()), vars(__import__("solver.game").game))
     assert again == game.outcome() and again.quiet_limit == 2          # (tuples compare without it)
+
+
+def test_game_after_refuses_moves_that_are_no_moves():
+    """None failed inside ('NoneType' is not iterable) and bytes were played as their
+    numbers ('not int'): both are a TypeError that says what moves are."""
+    for moves in (None, b"d2 f4", 3):
+        with pytest.raises(TypeError, match=r"^moves are Moves or their text \(a list, or one string\), not "):
+            Game.after("startpos", moves)
+    assert len(Game.after("startpos", iter(["d2", "f4"]))) == 2
