@@ -21,7 +21,7 @@ from .game import QUIET_PLY_LIMIT
 from .index import Pair, Subspace
 from .notation import STANDARD_STONES
 from .rules import Rules
-from .storage import pair_path
+from .storage import pair_path, rule_set_folders
 
 
 def rule_words(rules: Rules) -> list[str]:
@@ -170,8 +170,7 @@ def meant(root: Path | str, rules: Rules) -> str:
         if (root / rules.name).is_dir():
             return ""
         if root.is_dir():
-            held = sorted(d.name for d in root.iterdir() if d.is_dir() and _is_rules_name(d.name)
-                          and any(d.glob("*.h5")))[:5]
+            held = [d.name for d, _ in rule_set_folders(root) if d.is_dir() and any(d.glob("*.h5"))][:5]
             # (the rule set's name only: each interface names it in its own terms)
             return f"; {root} holds the files of rules {', '.join(held)}" if held else ""
         parent = root.parent if str(root.parent) else Path(".")
@@ -181,13 +180,6 @@ def meant(root: Path | str, rules: Rules) -> str:
     except OSError:
         return ""
 
-
-def _is_rules_name(name: str) -> bool:
-    try:
-        Rules.from_name(name)
-    except ValueError:
-        return False
-    return True
 
 
 def with_repair(error: DatabaseError, root: Path | str, rules: Rules, subs: list) -> DatabaseError:

@@ -108,8 +108,8 @@ def parse_point(name: str, board: Board = STANDARD_BOARD) -> int:
 def _parse_stones(token: str, colour: str, board: Board) -> int:
     prefix = colour + ":"
     if not token.startswith(prefix):
-        name = "White" if colour == "W" else "Black"
-        raise InvalidNotationError(f"expected {prefix} followed by {name}'s points, got {echoed(token)}")
+        raise InvalidNotationError(f"expected {prefix} followed by {COLOUR_NAMES[colour.lower()]}'s points, "
+                                   f"got {echoed(token)}")
     body = token[len(prefix):]
     mask = 0
     if not body:

@@ -116,6 +116,21 @@ def check_root(root: Path | str, rules: Rules) -> None:
                             f"move it away")
 
 
+def rule_set_folders(root: Path | str) -> list[tuple[Path, Rules]]:
+    """The entries of ``root`` named as a rule set (:meth:`Rules.from_name`), in order of
+    name, with their rules; other names passed by.  [] where ``root`` is no folder."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    found = []
+    for entry in sorted(root.iterdir()):
+        try:
+            found.append((entry, Rules.from_name(entry.name)))
+        except ValueError:
+            continue
+    return found
+
+
 def pair_path(root: Path | str, rules: Rules, pair: tuple[int, int]) -> Path:
     """File that holds the pair {m, o}: a :class:`Pair`, or m and o in either order (so a
     moving :class:`Subspace` gives the file that holds it)."""

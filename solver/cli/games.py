@@ -36,7 +36,7 @@ from ..position import BLACK, WHITE, Move, Position, parse_legal_move, parse_mov
 from ..probe import RuleMoveProbe, open_database
 from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained, meant
-from ..values import DRAW, LOSS, WIN
+from ..values import DRAW, LOSS, WIN, Value
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, counted_words, db_option, dice_rule_or_none, fail, main, needs_kernels,
                      game_at, quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
 from .probing import note_unreachable
@@ -961,8 +961,8 @@ def _print_rows(obj: dict, unit: str, ruled: bool = False) -> None:
     rows = obj["moves"]
 
     def text(value, count) -> str:
-        words = value_text(value, count)
-        return words if count is None or unit == "plies" else f"{words} {'turn' if count == 1 else 'turns'}"
+        return (value_text(value, count) if value is None or count is None or unit == "plies"
+                else turns(Value(value, count)))
     width = 12 if unit == "plies" else 16
     click.echo(f"{'ply':>4}  {'side':<5}  {'move':<10}  {'before':<{width}}  {'after':<{width}}  review")
     for r in rows:

@@ -54,7 +54,7 @@ from ..probe import BOOK_NAME, Database, open_database
 from ..folder import DatabaseFolder
 from ..rules import RULESET_NAMES, STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained
-from ..storage import rules_dir
+from ..storage import rule_set_folders, rules_dir
 from ..svg import VALUE_COLOURS, board_svg
 from . import ceylonese as web_ceylonese
 from . import dice as web_dice
@@ -261,12 +261,7 @@ class Service:
         databases: what is built, what is missing and how to build it (only rule sets the
         compiled kernels handle: the others have nothing to build yet)."""
         candidates = [self.rules] + [Rules.from_name(n) for n in RULESET_NAMES]
-        if self.root.is_dir():
-            for folder in sorted(self.root.iterdir()):
-                try:
-                    candidates.append(Rules.from_name(folder.name))
-                except ValueError:
-                    continue
+        candidates += [rules for _, rules in rule_set_folders(self.root)]
         seen, out = set(), []
         for rules in candidates:
             if rules in seen or kernel_gap(rules) is not None:      # nothing to build yet
@@ -434,7 +429,7 @@ def last_move_of(text: str, pos, rules: Rules):
     name = rules.board.points
     if not stones >> move.target & 1:
         raise ApiError(f"last: {move} cannot have led to this position: {name[move.target]} is empty")
-    for point in (move.origin, move.take, getattr(move, "take2", None)):
+    for point in (move.origin, *move.takes):
         if point is not None and stones >> point & 1:
             raise ApiError(f"last: {move} cannot have led to this position: {name[point]} holds a stone")
     return move
@@ -545,8 +540,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
     def endpoint(work: Callable[[dict], Any], takes: tuple[str, ...], shared: bool = True,
                  blocking: bool = True) -> Callable:
         """Read the parameters, run ``work``, and answer with JSON (a ``Response`` is
-        passed through).  ``takes``: the parameters it reads (besides ``rules``); any
-        other is refused (400), since a misspelt one (``positon``, ``seeed``) would be
+        passed through).  ``takes``: the parameters it reads; any other is refused (400), since a misspelt one (``positon``, ``seeed``) would be
         passed over and the answer be of some other request.
 
         ``shared`` work (anything that reads the databases, the games or a player) runs
