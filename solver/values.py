@@ -150,6 +150,10 @@ class Value:
         position it leads to (the opponent to move there): win and loss swap, one ply more."""
         if self.wdl == DRAW:
             return Value(DRAW)
+        if self.wdl == WIN and self.plies == 0:
+            # (won already by the side to move: its opponent's move cannot have made that)
+            raise ValueError("no move leads to a position won already by the side to move there "
+                             "(Value('win', 0))")
         return Value(-self.wdl, None if self.plies is None else self.plies + 1)
 
     @property

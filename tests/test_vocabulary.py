@@ -74,6 +74,10 @@ def test_values_are_strings_in_json():
     assert Value(WIN, 3).for_mover() == Value(LOSS, 4)
     assert Value(LOSS, 0).for_mover() == Value(WIN, 1) and Value(DRAW).for_mover() == Value(DRAW)
     assert Value(WIN).for_mover() == Value(LOSS)                # no plies known: none after
+    # won already by the side to move: no move makes that, said as such (it said "a loss
+    # takes an even number of plies, not 1")
+    with pytest.raises(ValueError, match="no move leads to a position won already"):
+        Value(WIN, 0).for_mover()
     ranked = sorted([Value(LOSS, 2), Value(WIN, 5), Value(DRAW), Value(LOSS, 8), Value(WIN, 1)],
                     key=lambda v: v.rank)
     assert ranked == [Value(WIN, 1), Value(WIN, 5), Value(DRAW), Value(LOSS, 8), Value(LOSS, 2)]
