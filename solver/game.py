@@ -70,6 +70,20 @@ def check_quiet_limit(limit: int) -> int:
         raise ValueError(f"the quiet-ply limit {rule}, not {limit!r}")
     return limit
 
+def read_quiet_limit(text: str) -> int:
+    """A quiet-ply limit written in a record (ASCII digits: ``str.isdigit`` takes '²'
+    too), as :func:`check_quiet_limit` takes it; ValueError saying what a limit is,
+    quoting at most 20 characters of ``text``.
+
+    >>> read_quiet_limit("100")
+    100
+    """
+    if not re.fullmatch("[0-9]{1,6}", text):
+        raise ValueError(f"the quiet-ply limit is a whole number of plies from {MIN_QUIET_LIMIT} to "
+                         f"{MAX_QUIET_LIMIT}, not {text[:20]!r}")
+    return check_quiet_limit(int(text))
+
+
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
 
@@ -529,19 +543,18 @@ class Game:
         if "rules" in headers:
             rules = record_rules(headers["rules"], rules)
         rules = rules or default
-        limit = headers.get("quiet-limit", str(QUIET_PLY_LIMIT))
-        digits = re.compile("[0-9]{1,6}")          # (str.isdigit takes '²' too)
-        if not (digits.fullmatch(limit) and MIN_QUIET_LIMIT <= int(limit) <= MAX_QUIET_LIMIT):
-            raise InvalidNotationError(f"record: quiet-limit: is a whole number of plies from {MIN_QUIET_LIMIT} "
-                                       f"to {MAX_QUIET_LIMIT}, not {limit[:20]!r}")
+        try:
+            limit = read_quiet_limit(headers.get("quiet-limit", str(QUIET_PLY_LIMIT)))
+        except ValueError as error:
+            raise InvalidNotationError(f"record: quiet-limit: {error}") from None
         played = headers.get("quiet-plies")
-        if played is not None and not (digits.fullmatch(played) and int(played) <= int(limit)):
+        if played is not None and not (re.fullmatch("[0-9]{1,6}", played) and int(played) <= limit):
             raise InvalidNotationError(f"record: quiet-plies: is a whole number of plies from 0 to "
                                        f"{limit}, not {played[:20]!r}")
         try:
             # (the start's text, not its position: a FEN's count is the game's where no
             # quiet-plies: says one, and must agree with one that does)
-            game = cls(headers.get("start", "startpos") if start is None else start, rules, int(limit),
+            game = cls(headers.get("start", "startpos") if start is None else start, rules, limit,
                        None if played is None else int(played))
         except ValueError as error:
             raise InvalidNotationError(f"record: {error}") from None

@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, is_malom, read_malom, read_setup
-from .game import MAX_QUIET_LIMIT, MIN_QUIET_LIMIT, QUIET_PLY_LIMIT, Game, record_rules
+from .game import QUIET_PLY_LIMIT, Game, read_quiet_limit, record_rules
 from .notation import WHITE, format_position, parse_point
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
@@ -249,11 +249,11 @@ def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
                                        f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
         rules = record_rules(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"), rules)
     rules = rules or STANDARD
-    limit = tags.get("QuietLimit", str(QUIET_PLY_LIMIT))
-    if not re.fullmatch(r"[0-9]{1,4}", limit) or not MIN_QUIET_LIMIT <= int(limit) <= MAX_QUIET_LIMIT:
-        raise InvalidNotationError(f"tag QuietLimit: the plies without a mill that draw the game, "
-                                   f"{MIN_QUIET_LIMIT} to {MAX_QUIET_LIMIT}, not {_shown(limit)!r}")
-    return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules, int(limit))
+    try:
+        limit = read_quiet_limit(tags.get("QuietLimit", str(QUIET_PLY_LIMIT)))
+    except ValueError as error:
+        raise InvalidNotationError(f"tag QuietLimit: {error}") from None
+    return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules, limit)
 
 
 def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from solver.cli import main
 from solver.errors import InvalidNotationError
-from solver.game import Game
+from solver.game import Game, read_quiet_limit
 from solver.records import PLAYOK_POINTS, pgn_text, read_any_record, record_format
 from solver.rules import Rules
 
@@ -281,10 +281,26 @@ def test_pgn_reads_back_what_it_writes_names_with_quotes_and_the_quiet_limit():
     back, notes = read_any_record(text)
     assert (back.quiet_limit, back.quiet_counts, [str(m) for m in back.moves]) == (100, (60, 61), ["a4-b4"])
     assert '[QuietLimit' not in pgn_text(Game())          # (50, the rule everyone plays, is not written)
-    with pytest.raises(InvalidNotationError, match="tag QuietLimit: .* 2 to 1000, not '1'"):
+    with pytest.raises(InvalidNotationError, match="tag QuietLimit: the quiet-ply limit is .* from 2 to 1000, not 1$"):
         read_any_record(text.replace('[QuietLimit "100"]', '[QuietLimit "1"]'))
     with pytest.raises(TypeError, match="^date: a datetime.date, not str$"):
         pgn_text(game, date="2020-01-01")
     assert '[Date "2020.01.02"]' in pgn_text(game, date=datetime.date(2020, 1, 2))
     with pytest.raises(InvalidNotationError, match="^PGN: the game starts elsewhere than at the start, and a FEN"):
         pgn_text(Game("W:a5 B:c5 w 5 5", rules="six-mens"))
+
+
+@pytest.mark.parametrize("written", ["1", "1001", "²", "", "5O", "0100000"])
+def test_both_record_kinds_refuse_a_quiet_limit_as_one_reader_does(written):
+    """muehle's records (``quiet-limit:``) and PGN (``QuietLimit``) read the limit by one
+    reader, so they take and refuse the same texts and say the same of them."""
+    said = f"the quiet-ply limit is a whole number of plies from 2 to 1000, not "
+    game = Game("W:a1,d1,g1 B:a7,d7,f6,b6 b", Rules(stones=4), quiet_limit=100)
+    game.play("b6-b4")
+    own = game.record().replace("quiet-limit: 100", f"quiet-limit: {written}")
+    pgn = pgn_text(game).replace('[QuietLimit "100"]', f'[QuietLimit "{written}"]')
+    with pytest.raises(InvalidNotationError, match=f"^record: quiet-limit: {said}"):
+        Game.from_record(own, Rules(stones=4))
+    with pytest.raises(InvalidNotationError, match=f"^PGN: tag QuietLimit: {said}"):
+        read_any_record(pgn)
+    assert read_quiet_limit("0100") == 100 and read_quiet_limit("7") == 7
