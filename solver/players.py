@@ -40,7 +40,7 @@ from __future__ import annotations
 import collections
 import random
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from .board import STANDARD_BOARD, Board
 from .choice import MoveValues, probe_game_moves, trap_choice
@@ -134,9 +134,11 @@ class Player:
         if self._say is not None:
             self._say(message)
 
-    def choose(self, game: Game) -> Move:
+    def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
         """A legal move of ``game`` (of this player's rules; ValueError for another's,
-        GameOverError once it is over)."""
+        GameOverError once it is over); with ``among``, one of those moves, chosen as
+        this player chooses (an engine's take after a mill whose move the GUI played:
+        the moves that go on from it), ValueError where none of them is legal."""
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -149,13 +151,18 @@ class Player:
         """Let a player that was stopped search again (an engine's next ``go``, which keeps
         the game's player and so what it has learnt: a search's transposition table)."""
 
-    def _legal(self, game: Game) -> list[Move]:
+    def _legal(self, game: Game, among: Optional[Iterable[Move]] = None) -> list[Move]:
         if game.rules != self.rules:
             raise ValueError(f"a player of rules {self.rules.name} cannot play a game of rules "
                              f"{game.rules.name}")
         moves = game.legal_moves()
         if not moves:
             raise GameOverError("the game is over: there is no move to choose")
+        if among is not None:
+            allowed = set(among)
+            moves = [m for m in moves if m in allowed]
+            if not moves:
+                raise ValueError("none of the moves to choose among is legal here")
         return moves
 
 
@@ -197,8 +204,8 @@ class EasyPlayer(Player):
         take-none also one that takes nothing)."""
         return pos.closes_mill(move)
 
-    def choose(self, game: Game) -> Move:
-        moves = self._legal(game)
+    def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
+        moves = self._legal(game, among)
         pos = game.position
         scored = [(self._score(pos, m), m) for m in moves]
         if self.rng.random() < self.mistakes:
@@ -422,8 +429,9 @@ class SearchPlayer(Player):
                 ties.append(mv)
         return best, ties
 
-    def search(self, game: Game) -> tuple[int, list[Move]]:
-        """(score, best moves) for the side to move in ``game``."""
+    def search(self, game: Game, among: Optional[list[Move]] = None) -> tuple[int, list[Move]]:
+        """(score, best moves) for the side to move in ``game``, of ``among`` where given
+        (legal moves of it)."""
         pos = game.position
         own, opp, own_hand, opp_hand = pos.own, pos.opp, pos.own_hand, pos.opp_hand
         side = 0 if pos.turn == "w" else 1
@@ -434,6 +442,9 @@ class SearchPlayer(Player):
                                             for p in game.positions)
         seen = {(own, opp, own_hand, opp_hand, side)}
         moves = self._moves(own, opp, own_hand, opp_hand)
+        if among is not None:
+            allowed = set(among)
+            moves = [mv for mv in moves if Move.unpack(mv, self.rules.board) in allowed]
         self.rng.shuffle(moves)
         self.nodes = 0
         self._deadline = (0.0 if self._stopped else None if self.seconds is None
@@ -463,11 +474,11 @@ class SearchPlayer(Player):
         score, ties = result
         return score, [Move.unpack(mv, self.rules.board) for mv in ties]
 
-    def choose(self, game: Game) -> Move:
-        moves = self._legal(game)
+    def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
+        moves = self._legal(game, among)
         if len(moves) == 1:
             return moves[0]
-        _, best = self.search(game)
+        _, best = self.search(game, None if among is None else moves)
         return self.rng.choice(best)
 
     def stop(self) -> None:
@@ -521,13 +532,14 @@ class PerfectPlayer(Player):
         if database is None:
             self.say("perfect: no database; playing by search instead", key="database")
 
-    def choose(self, game: Game) -> Move:
-        moves = self._legal(game)
+    def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
+        moves = self._legal(game, among)
+        among = None if among is None else moves
         if self.database is not None:
             try:
                 if game.position.in_placement:
                     self._note_opening_search(game.position)
-                best = self._best(game)
+                best = self._best(game, among)
                 if self.gap is not None:
                     self.say(f"{self.level}: the tables of the quiet-ply rule are built, but not all it needs "
                              f"({self.explain(self.gap)}); playing by the plain values where they are not",
@@ -540,7 +552,7 @@ class PerfectPlayer(Player):
                 # (out of time: a server's time for the opening search is up)
                 self.say(f"perfect: the database cannot answer ({self.explain(error)}); playing by search "
                          f"where it cannot", key="database")
-        return self.fallback.choose(game) if len(moves) > 1 else moves[0]
+        return self.fallback.choose(game, among) if len(moves) > 1 else moves[0]
 
     def stop(self) -> None:
         self.fallback.stop()
@@ -548,10 +560,14 @@ class PerfectPlayer(Player):
     def resume(self) -> None:
         self.fallback.resume()
 
-    def _best(self, game: Game) -> Optional[Move]:
-        """One of the database's best moves in ``game`` (None: none); raises DatabaseError."""
+    def _best(self, game: Game, among: Optional[list[Move]] = None) -> Optional[Move]:
+        """One of the database's best moves in ``game`` (of ``among`` where given; None:
+        none); raises DatabaseError."""
         values = MoveValues(0)              # (nothing remembered: it notes a missing file of the rule)
-        best = best_of(probe_game_moves(self.database, game, values), self.rng)
+        probes = probe_game_moves(self.database, game, values)
+        if among is not None:
+            probes = [mp for mp in probes if mp.move in among]
+        best = best_of(probes, self.rng)
         self.gap = self.gap or values.gap
         return None if best is None else best.move
 
@@ -574,7 +590,9 @@ class UltraPlayer(PerfectPlayer):
         super().__init__(*args, **kwargs)
         self.values = MoveValues()          # (its looks ahead meet their positions again)
 
-    def _best(self, game: Game) -> Optional[Move]:
+    def _best(self, game: Game, among: Optional[list[Move]] = None) -> Optional[Move]:
+        if among is not None:               # (a take to name: the best of those, no traps)
+            return super()._best(game, among)
         best = trap_choice(self.database, game, self.rng, self.values)
         self.gap = self.gap or self.values.gap
         return None if best is None else best.move
@@ -595,11 +613,11 @@ class FalliblePlayer(PerfectPlayer):
         super().__init__(rules, rng, say, database, seconds)
         self.epsilon = float(epsilon)
 
-    def choose(self, game: Game) -> Move:
-        moves = self._legal(game)
+    def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
+        moves = self._legal(game, among)
         if self.rng.random() < self.epsilon:
             return self.rng.choice(moves)
-        return super().choose(game)
+        return super().choose(game, None if among is None else moves)
 
 
 LEVELS = {"easy": EasyPlayer, "medium": MediumPlayer, "hard": HardPlayer,

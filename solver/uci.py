@@ -25,7 +25,8 @@ rule, ``bestmove none`` where it is over otherwise.
 Scores are White's, as the dialect's: ``score mate N`` where White wins in N plies
 (a move with its take is one ply), ``score mate -N`` where Black does, ``score cp 0``
 for a draw, ``score cp 80`` / ``-80`` (the dialect's value of a won game) for a win
-whose plies the values do not give (the opening search's).  ``go topn N`` lists the
+whose plies the values do not give (the opening search's) and for a game over
+already (``mate 0`` would not say who won).  ``go topn N`` lists the
 best N actions (``info topn rank R move M score ...``) before its bestmove; muehle
 lists every action with its value when N is at least their number.
 
@@ -59,6 +60,8 @@ from .values import DRAW, WIN
 
 #: The dialect's score of a won game whose plies are not known (its VALUE_MATE).
 MATE_CP = 80
+#: The levels that play by the databases (the others open them for eval and topn only).
+DATABASE_LEVELS = ("hard", "perfect", "ultra")
 
 
 def setup_turn(text: str, rules: Rules, quiet_limit: int) -> Turn:
@@ -68,15 +71,18 @@ def setup_turn(text: str, rules: Rules, quiet_limit: int) -> Turn:
 
 
 def score_text(value: Optional[str], plies: Optional[int], mover: str) -> str:
-    """The dialect's score (White's) of a value for ``mover``.
+    """The dialect's score (White's) of a value for ``mover``; a game won already (0
+    plies) as a win of unknown plies, as ``mate 0`` would not say who won.
 
     >>> score_text("win", 5, "b"), score_text("draw", None, "w"), score_text("loss", None, "w")
     ('mate -5', 'cp 0', 'cp -80')
+    >>> score_text("loss", 0, "w"), score_text("loss", 0, "b")
+    ('cp -80', 'cp 80')
     """
     if value == DRAW or value is None:
         return "cp 0"
     white_wins = (value == WIN) == (mover == WHITE)
-    if plies is None:
+    if not plies:
         return f"cp {MATE_CP if white_wins else -MATE_CP}"
     return f"mate {plies if white_wins else -plies}"
 
@@ -101,6 +107,7 @@ class Engine:
         self.worker: Optional[threading.Thread] = None
         self.stopped = threading.Event()
         self.planned: Optional[Move] = None           # the move the last go began
+        self.planned_at = None                        # the position it was chosen in
         self.player = None      # the player of the go under way (and of the next, where nothing it plays by changed)
         self.player_key: tuple = ()                   # what it plays by
         self.noted: set[str] = set()                  # the notes said (once each)
@@ -132,13 +139,13 @@ class Engine:
 
     def handle(self, line: str) -> bool:
         """Answer one command line; False after ``quit``."""
+        if isinstance(line, LineTooLong):
+            self.error(f"a line longer than {line} bytes: ignored")
+            return True
         words = line.split()
         if not words:
             return True
         command, args = words[0], words[1:]
-        if command == "\x00too-long":
-            self.error(f"a line longer than {args[0]} bytes: ignored")
-            return True
         try:
             if command == "quit":
                 return False
@@ -263,7 +270,9 @@ class Engine:
                 self.move_ms = int(value)
 
     def cmd_position(self, args: list[str]) -> None:
-        self.turn, self.planned = None, None
+        # (the plan is kept: a GUI sends the move that closed a mill back, and the take
+        # of the move the engine chose is the next action; choose checks the position)
+        self.turn = None
         self.refused = "the last position command was refused"
         if "moves" in args:
             at = args.index("moves")
@@ -285,9 +294,12 @@ class Engine:
                 raise NotationError(f"position: move {i + 1} ({token[:20]}): {error}") from None
         self.turn, self.refused = turn, None
 
-    def open_database(self, report: bool = False) -> Optional[Database]:
+    def open_database(self, report: bool = False, any_level: bool = False) -> Optional[Database]:
+        """The databases the options name, opened once (None where they cannot be: said
+        once with ``report``); for the levels that play by them, or ``any_level`` (eval
+        and go topn value moves at any level)."""
         with self.db_lock:          # (isready may come while a go's worker opens them)
-            if self.database is None and self.level in ("hard", "perfect", "ultra"):
+            if self.database is None and (any_level or self.level in DATABASE_LEVELS):
                 try:
                     self.database = open_database(self.db, self.rules, quiet_limit=self.quiet_limit)
                 except DatabaseError as error:
@@ -339,12 +351,14 @@ class Engine:
         if over is not None:
             self.say(f"info string game over: {over}")
             return "draw" if over.termination in (REPETITION, QUIET_PLIES) else "none"
-        database = self.open_database(report=True)
+        database = self.open_database(report=True, any_level="topn" in options)
         if database is not None and self.stopped.is_set():
             database.stop_search()      # (a stop that came while this thread opened it)
         probes = None
         n = len(turn.partial)
-        if database is not None:
+        # (easy and medium choose without them: valued only for topn, as the opening
+        # search that may answer takes minutes early in the 9-stone game)
+        if database is not None and (self.level in DATABASE_LEVELS or "topn" in options):
             try:
                 if database.needs_search(game.position):
                     self.note(one_line(explained(database.search_note())))
@@ -362,11 +376,16 @@ class Engine:
         if "topn" in options and probes is not None:
             self.report_topn(probes, n, mover, options["topn"])
         move = None
-        if self.planned is not None and n and turn.continues(self.planned):
+        among = turn.candidates() if n else None    # (a move begun: the moves that go on)
+        if (self.planned is not None and n and self.planned_at == (game.position, game.quiet_plies)
+                and turn.continues(self.planned)):
             move = self.planned               # (the take of the move the last go began)
         elif probes is not None and self.level in ("perfect", "ultra"):
             if self.level == "ultra" and not n:
-                player = make_player("ultra", self.rules, self.rng, database)
+                player = self.player = make_player("ultra", self.rules, self.rng, database)
+                self.player_key = ()
+                if self.stopped.is_set():
+                    player.stop()
                 move = player.choose(game)
             else:
                 choice = best_of(probes, rng)
@@ -382,11 +401,12 @@ class Engine:
                                           explain=explained)
                 self.player_key = key
             player = self.player
-            if not n:
-                move = player.choose(game)
-            else:
-                move = self.rng.choice(turn.candidates())
-        self.planned = move
+            if self.stopped.is_set():
+                # (a stop or quit that came before this go's player was made found none
+                # to stop: halt sets the event first, so one of the two sees the other)
+                player.stop()
+            move = player.choose(game, among)
+        self.planned, self.planned_at = move, (game.position, game.quiet_plies)
         if move is None:
             return "none"
         chosen = next((mp for mp in probes or [] if mp.move == move), None)
@@ -401,9 +421,8 @@ class Engine:
         """The next action of the move a shallow search (medium's) chooses; within a
         move begun (``n`` of its actions played: a mill's take to name), one of the
         moves that go on from there, as the searching levels choose it."""
-        move = (make_player("medium", self.rules, self.rng).choose(turn.game) if not n
-                else self.rng.choice(turn.candidates()))
-        self.planned = move
+        move = make_player("medium", self.rules, self.rng).choose(turn.game, turn.candidates() if n else None)
+        self.planned, self.planned_at = move, (turn.game.position, turn.game.quiet_plies)
         return actions(move)[n]
 
     def probe_moves(self, database: Database, game: Game) -> list:
@@ -461,9 +480,9 @@ class Engine:
             value = over.value_for(game.position.turn)
             self.say(f"info eval score {score_text(value, 0 if value != DRAW else None, game.position.turn)}")
             return
-        database = self.open_database(report=True)
+        database = self.open_database(report=True, any_level=True)
         if database is None:
-            self.error("eval: no databases (setoption name DatabasePath, Level)")
+            self.error("eval: no databases (setoption name DatabasePath)")
             return
         best = next(mp for mp in self.probe_moves(database, game) if self.turn.continues(mp.move))
         self.say(f"info eval score {score_text(best.value, self.plies(game, best), game.position.turn)}")
@@ -506,10 +525,15 @@ def _go_options(args: list[str]) -> dict:
 MAX_COMMAND = 1 << 20
 
 
+class LineTooLong(str):
+    """What :func:`read_lines` gives for a line longer than its limit (the limit, as
+    text): a type of its own, so that no line a GUI sends can pass for one."""
+
+
 def read_lines(stream: BinaryIO, limit: int = MAX_COMMAND):
     """The lines of a byte stream as text (bytes that are no UTF-8 replaced), each at most
-    ``limit`` bytes: a longer one is read past in pieces, not held, and comes out as one
-    line that no command starts with, so that the engine says it ignored it."""
+    ``limit`` bytes: a longer one is read past in pieces, not held, and comes out as a
+    :class:`LineTooLong`, so that the engine says it ignored it."""
     while True:
         line = stream.readline(limit + 1)
         if not line:
@@ -519,7 +543,7 @@ def read_lines(stream: BinaryIO, limit: int = MAX_COMMAND):
                 rest = stream.readline(limit)
                 if not rest or rest.endswith(b"\n"):
                     break
-            yield f"\x00too-long {limit}"
+            yield LineTooLong(limit)
             continue
         yield line.decode("utf-8", "replace")
 

@@ -389,3 +389,26 @@ def test_analyze_bad_file_is_one_line_error(db_root, tmp_path):
     path.write_text("rules: standard-s4\nd2\nd2\n")
     result = run("analyze", "--db", db_root, path)
     assert result.exit_code == 2 and result.stderr.startswith("muehle: error: line 3")
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "perfect", "ultra", "fallible"])
+def test_every_level_chooses_among_the_moves_it_is_given(db, level):
+    """``choose(game, among)``: a move of ``among`` (an engine's take after a mill the GUI
+    played), chosen as the level chooses; where the databases answer, the best of them
+    (here the take that wins, not those that draw); ValueError where none is legal."""
+    from solver.players import FalliblePlayer
+    rules = Rules(stones=4)
+    game = Game("W:a7,c3,d7,f2 B:a4,g1,g7 b", rules)
+    takes = [m for m in game.legal_moves() if str(m).startswith("a4-g4x")]
+    assert {str(m) for m in takes} == {"a4-g4xa7", "a4-g4xc3", "a4-g4xd7", "a4-g4xf2"}
+    if level == "fallible":
+        player = FalliblePlayer(rules, random.Random(3), database=db, epsilon=0.0)
+    else:
+        player = make_player(level, rules, random.Random(3), db, seconds=0.5)
+    for _ in range(5):
+        move = player.choose(game, takes)
+        assert move in takes
+        if level in ("hard", "perfect", "ultra", "fallible"):
+            assert db.probe(game.position.play(move, rules)).for_mover().wdl == WIN, move
+    with pytest.raises(ValueError, match="none of the moves to choose among is legal here"):
+        player.choose(game, [Game("startpos", rules).legal_moves()[0]])

@@ -574,3 +574,129 @@ def test_a_move_to_no_point_of_the_board_is_called_so(gui):
         in lines, lines
     gui.send("position startpos moves d2 d2", "isready")
     assert any("d2 is not legal here" in line for line in gui.until("readyok"))
+
+
+def _engine_go(engine, *lines):
+    """Send ``lines`` (the last a go) and wait for that go's own end."""
+    for line in lines:
+        engine.handle(line)
+    engine.worker.join()
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_the_take_named_after_the_engines_mill_is_the_one_it_chose(root, db, level):
+    """A GUI sends the engine's mill back, then go: the take named is the one the engine
+    chose with the move (a review found the searching levels took a random stone, a
+    drawn one where the move they announced won), and at hard, that keeps the win."""
+    import io
+    from solver.uci import Engine
+
+    fen = "position fen W:a7,c3,d7,f2 B:a4,g1,g7 b"       # a4-g4 closes g1-g4-g7; xf2 wins
+    for seed in range(1, 7):
+        out = io.StringIO()
+        engine = Engine(out, db=str(root), rules=FOUR)
+        engine.handle(f"setoption name Level value {level}")
+        engine.handle(f"setoption name Seed value {seed}")
+        _engine_go(engine, fen, "go movetime 300")
+        first = out.getvalue().splitlines()[-1].split()[1]
+        planned = engine.planned
+        if planned.take is None:
+            engine.finish()
+            continue                                      # (no mill this time: nothing to name)
+        _engine_go(engine, f"{fen} moves {first}", "go movetime 300")
+        take = out.getvalue().splitlines()[-1].split()[1]
+        engine.finish()
+        assert take == actions(planned)[1], (seed, first, take, planned)
+        if level == "hard":
+            after = Game(fen.split(" fen ")[1], FOUR).position.play(f"{first}{take}", FOUR)
+            assert db.probe(after).for_mover().wdl == "win", (seed, first, take)
+
+
+def test_a_take_after_a_mill_the_gui_made_is_chosen_by_the_level(root, db):
+    """No plan (the GUI made the move that closed the mill): hard chooses among the
+    takes that go on from it by its search, and so keeps the win."""
+    import io
+    from solver.uci import Engine
+
+    for seed in range(1, 5):
+        out = io.StringIO()
+        engine = Engine(out, db=str(root), rules=FOUR, level="hard")
+        engine.handle(f"setoption name Seed value {seed}")
+        _engine_go(engine, "position fen W:a7,c3,d7,f2 B:a4,g1,g7 b moves a4-g4", "go movetime 300")
+        take = out.getvalue().splitlines()[-1].split()[1]
+        engine.finish()
+        after = Game("W:a7,c3,d7,f2 B:a4,g1,g7 b", FOUR).position.play(f"a4-g4{take}", FOUR)
+        assert db.probe(after).for_mover().wdl == "win", (seed, take)
+
+
+@pytest.mark.parametrize("ending", ["stop", "quit"])
+def test_a_stop_before_the_searching_player_exists_ends_the_go(tmp_path, monkeypatch, ending):
+    """The first go of a level that searches makes its player in the worker; a stop or
+    quit that came before it was made found none to stop and was lost (a review: a
+    go movetime 20000 then stop took the whole 20 s; with 600000, quit hung 10 minutes).
+    The player is made here only once the stop has come, as happens when it is quick."""
+    import io
+    from solver import uci
+    from solver.uci import Engine
+
+    out = io.StringIO()
+    engine = Engine(out, db=str(tmp_path / "none"), rules=Rules(), level="hard")   # the 9-stone game, no files
+    made = uci.make_player
+
+    def late(*args, **kwargs):
+        assert engine.stopped.wait(WAIT)
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(uci, "make_player", late)
+    started = time.monotonic()
+    engine.handle("position startpos")
+    engine.handle("go movetime 600000")
+    if ending == "stop":
+        engine.handle("stop")
+    else:
+        engine.finish()
+    assert engine.worker is None or not engine.worker.is_alive()
+    assert time.monotonic() - started < 120           # (not the 600 s asked for)
+    assert out.getvalue().splitlines()[-1].split()[1] in Rules().board.points
+    engine.finish()
+
+
+def test_a_line_that_looks_like_the_too_long_mark_is_only_a_line(root):
+    """read_lines marks a line past its limit by a type of its own: a GUI's line that
+    reads as the old text mark is ignored as any unknown command (it was taken for one,
+    and '\\x00too-long' alone raised an IndexError with a traceback)."""
+    import io
+    from solver.uci import LineTooLong, serve
+
+    out = io.StringIO()
+    serve(["\x00too-long\n", "\x00too-long abc\n", LineTooLong(1000), "isready\n"], out, db=str(root), rules=FOUR)
+    assert out.getvalue().splitlines() == ["info string error: a line longer than 1000 bytes: ignored",
+                                           "readyok"]
+
+
+def test_eval_of_a_game_over_says_who_won(gui):
+    """mate 0 has no sign: a game over already is scored as the dialect's won game,
+    White's way (-80: Black has won)."""
+    gui.send("position fen W:a4,b6 B:a1,d2,g7 w", "eval", "position fen W:a1,d2,g7 B:a4,b6 w", "eval")
+    assert gui.until("info eval")[-1] == "info eval score cp -80"
+    assert gui.until("info eval")[-1] == "info eval score cp 80"
+
+
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_eval_and_topn_read_the_databases_at_every_level(root, db, level):
+    """easy and medium choose without the databases, but eval and go topn value moves
+    from them (they said "no databases" and listed nothing)."""
+    import io
+    from solver.uci import Engine
+
+    out = io.StringIO()
+    engine = Engine(out, db=str(root), rules=FOUR, level=level)
+    engine.handle("position fen W:a1,d1,g4,b4 B:a7,d7,f6 w")
+    engine.handle("eval")
+    _engine_go(engine, "go topn 3")
+    engine.finish()
+    lines = out.getvalue().splitlines()
+    best = db.probe("W:a1,d1,g4,b4 B:a7,d7,f6 w")
+    assert lines[0] == f"info eval score {score_text(best.wdl, best.plies, 'w')}", lines
+    assert [line.split()[:4] for line in lines[1:4]] == [["info", "topn", "rank", str(r)] for r in (1, 2, 3)], lines
+    assert lines[1].split()[-2:] == score_text(best.wdl, best.plies, "w").split(), lines
