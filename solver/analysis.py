@@ -415,7 +415,9 @@ def analyze_object(database: Database, game: Game,
     ``problems`` says why (each reason once, in the words ``explain`` gives an error:
     an interface adds the command that mends it).  ``rule_before`` and ``rule_after``: the
     values in the game under its quiet-ply rule at its real count (moving phase, where
-    the database's tables of that rule are built; else null).
+    the database's tables of that rule are built; else null).  A move that draws the
+    game by threefold repetition or the quiet plies has ``after`` (and ``rule_after``)
+    a draw, as the game has.
 
     The review (:func:`review_move`, :func:`review_summary`) judges each move among
     the position's moves as the perfect player sees them in this game: under the rule
@@ -466,6 +468,12 @@ def analyze_object(database: Database, game: Game,
             review = {"mark": None, "plies_lost": None, "best": None, "best_value": None,
                       "best_plies": None, "plies_to": None, "is_best": None}
         replay.play(move)
+        ended = replay.outcome()
+        if ended is not None and ended.winner == DRAW:
+            # (drawn by the rules of play, threefold repetition or the quiet plies: the
+            # position's value in the tables is no longer the game's)
+            after, after_plies = DRAW, None
+            rule_after = None if rule_after is None else DRAW
         if review["is_best"] is not None:
             words = blunder(review["best_value"], None if review["mark"] in (None, SLOWER)
                             else DRAW if review["mark"] == LOST_TO_A_DRAW else LOSS)

@@ -84,6 +84,34 @@ def read_quiet_limit(text: str) -> int:
     return check_quiet_limit(int(text))
 
 
+def record_limit(written: Optional[str], given: Optional[int] = None) -> int:
+    """The quiet-ply limit of a game record: the one it writes (:func:`read_quiet_limit`),
+    which must be ``given`` where one is given; else ``given``, else 50 (a record writes
+    none for 50).  ValueError says what is wrong.
+
+    >>> record_limit(None), record_limit(None, 100), record_limit("100", 100)
+    (50, 100, 100)
+    """
+    if written is None:
+        return QUIET_PLY_LIMIT if given is None else check_quiet_limit(given)
+    limit = read_quiet_limit(written)
+    if given is not None and limit != check_quiet_limit(given):
+        raise ValueError(f"the record's game is drawn after {limit} quiet plies, not the {given} asked for")
+    return limit
+
+
+def over_by_quiet_plies(game: "Game", error: NotationError) -> NotationError:
+    """``error`` (a record's move refused), with a word on the limit where the game was
+    drawn by its quiet plies before it: a record of a game to another limit (the Sanmill
+    app's games draw after 100) that does not name it reads as if drawn after 50."""
+    over = game.outcome()
+    if over is None or over.termination != QUIET_PLIES:
+        return error
+    return type(error)(f"{error} (a game drawn after more than {game.quiet_limit} quiet plies, as the "
+                       f"Sanmill app's 100, is read at its limit: the record names it, or it is given "
+                       f"as the quiet-ply limit)")
+
+
 def _other(colour: str) -> str:
     return BLACK if colour == WHITE else WHITE
 
@@ -501,6 +529,8 @@ class Game:
             lines.append(f"quiet-limit: {self.quiet_limit}")
         if self._quiet[0]:
             lines.append(f"quiet-plies: {self._quiet[0]}")
+        if not lines and not self._moves:
+            lines.append("start: startpos")     # (a record of nothing would be an empty file)
         lines += [str(m) for m in self._moves]
         if self._resigned is not None:
             lines.append(f"resigned: {self._resigned}")
@@ -511,14 +541,15 @@ class Game:
 
     @classmethod
     def from_record(cls, text: str, rules: Optional[Rules] = None,
-                    default: Rules = STANDARD) -> "Game":
+                    default: Rules = STANDARD, quiet_limit: Optional[int] = None) -> "Game":
         """Read a game record, checking every move; NotationError names the bad line.
 
         Header lines (``rules: <name>``, ``start: <position>``, ``quiet-limit: <plies>``
         where not 50, ``quiet-plies: <plies>`` made before the start where not 0) come
         before the first move; ``rules``, where given, must agree with the record's when it names
-        them, and is the game's rules when it does not (else ``default``).  A last
-        line ``resigned: w`` (or ``b``), after the moves, resigns for that side.
+        them, and is the game's rules when it does not (else ``default``); ``quiet_limit``
+        likewise (:func:`record_limit`).  A last line ``resigned: w`` (or ``b``), after
+        the moves, resigns for that side.
 
         >>> game = Game.from_record("# a short game\\nd2 f4\\nd3")
         >>> [str(m) for m in game.moves]
@@ -531,11 +562,11 @@ class Game:
         if "ceylonese" in record.headers:
             raise InvalidNotationError("record: of Ceylonese mill (a ceylonese: header): its moves are "
                                        "played by its rules (solver.ceylonese.read_ceylon_record)")
-        return cls.from_parts(record, rules, default)
+        return cls.from_parts(record, rules, default, quiet_limit=quiet_limit)
 
     @classmethod
     def from_parts(cls, record: "RecordText", rules: Optional[Rules] = None, default: Rules = STANDARD,
-                   start: Optional[Position] = None) -> "Game":
+                   start: Optional[Position] = None, quiet_limit: Optional[int] = None) -> "Game":
         """The game of a record's parts (:func:`read_record`), as :meth:`from_record`
         plays them; from ``start`` where given instead of the ``start:`` header (the
         moves after those another reader played: dice mill's placements)."""
@@ -544,7 +575,7 @@ class Game:
             rules = record_rules(headers["rules"], rules)
         rules = rules or default
         try:
-            limit = read_quiet_limit(headers.get("quiet-limit", str(QUIET_PLY_LIMIT)))
+            limit = record_limit(headers.get("quiet-limit"), quiet_limit)
         except ValueError as error:
             raise InvalidNotationError(f"record: quiet-limit: {error}") from None
         played = headers.get("quiet-plies")
@@ -588,6 +619,8 @@ def play_record_moves(game, tokens: list[tuple[int, str]]) -> None:
         try:
             game.play(token)
         except NotationError as error:
+            if isinstance(game, Game):
+                error = over_by_quiet_plies(game, error)
             raise error.prefixed(f"line {number}: ") from None
 
 

@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, is_malom, read_malom, read_setup
-from .game import QUIET_PLY_LIMIT, Game, read_quiet_limit, record_rules
+from .game import QUIET_PLY_LIMIT, Game, over_by_quiet_plies, record_limit, record_rules
 from .notation import WHITE, format_position, parse_point
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
@@ -97,6 +97,16 @@ class Turn:
             self.act(action)
 
 
+def pending_take_note(turn: Turn) -> list[str]:
+    """A note where a record's start has a take pending (:func:`turn_of_setup`): the game
+    then starts a move earlier, with a move that closes the mill, which the record did
+    not hold and which any record written from it shows (an empty list otherwise)."""
+    if not turn.partial:
+        return []
+    return [f"the start has a take pending: the game starts before a move that closes such a mill "
+            f"({' '.join(turn.partial)}, one of those that could have), and its records show that move"]
+
+
 def turn_of_setup(setup: Setup, rules: Rules, quiet_limit: int = QUIET_PLY_LIMIT) -> Turn:
     """The :class:`Turn` of a :class:`~solver.formats.Setup`.  A take pending (a FEN's
     action ``r``, Malom's flag) becomes the position before a move that closed one of the
@@ -167,7 +177,7 @@ def _strip(text: str) -> tuple[str, int]:
             blank(i, end + 1)
             i = end + 1
             continue
-        if c == ";" and depth == 0:
+        if c == ";":                    # (in a variation too: a ')' in it closes nothing)
             end = text.find("\n", i)
             end = len(text) if end < 0 else end
             blank(i, end)
@@ -195,7 +205,9 @@ def _where(text: str, at: int, first_line: int = 1) -> str:
     return f"line {line} column {at - text.rfind(chr(10), 0, at)}"
 
 
-_TAG = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]$')
+# (the value unrolled, [^"\\]* then escapes: a group repeated a character at a time
+# held about 165 bytes a character of a long value)
+_TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"([^"\\]*(?:\\.[^"\\]*)*)"\s*\]\s*')
 
 
 def _tags_and_movetext(text: str) -> tuple[dict[str, str], str, int]:
@@ -206,10 +218,14 @@ def _tags_and_movetext(text: str) -> tuple[dict[str, str], str, int]:
     for number, line in enumerate(lines, 1):
         stripped = line.strip()
         if stripped.startswith("["):
-            match = _TAG.match(stripped)
-            if not match:
-                raise InvalidNotationError(f"line {number}: a tag is [Name \"value\"], not {stripped[:40]!r}")
-            tags[match.group(1)] = re.sub(r"\\(.)", r"\1", match.group(2))     # (PGN's \" and \\)
+            at = 0                      # (several tags may share a line)
+            while at < len(stripped):
+                match = _TAG.match(stripped, at)
+                if not match:
+                    raise InvalidNotationError(f"line {number}: a tag is [Name \"value\"], not "
+                                               f"{stripped[at:at + 40]!r}")
+                tags[match.group(1)] = re.sub(r"\\(.)", r"\1", match.group(2))     # (PGN's \" and \\)
+                at = match.end()
             start = number
         elif stripped:
             break
@@ -217,9 +233,24 @@ def _tags_and_movetext(text: str) -> tuple[dict[str, str], str, int]:
 
 
 def _tokens(movetext: str, first_line: int) -> tuple[list[tuple[str, str]], int]:
-    """(word, where) of every word of the movetext outside comments and variations."""
+    """(word, where) of every word of the movetext outside comments and variations; a
+    tag there (a second game's) refused.  The lines are counted as the words go (counted
+    from the start for each word, a long record took quadratic time)."""
     plain, skipped = _strip(movetext)
-    return [(m.group(), _where(movetext, m.start(), first_line)) for m in re.finditer(r"\S+", plain)], skipped
+    words, line, line_start, seen = [], first_line, 0, 0
+    for match in re.finditer(r"\S+", plain):
+        at = match.start()
+        newlines = movetext.count("\n", seen, at)
+        if newlines:
+            line += newlines
+            line_start = movetext.rfind("\n", seen, at) + 1
+        seen = at
+        where = f"line {line} column {at - line_start + 1}"
+        if match.group().startswith("[") and _TAG.match(plain, at):
+            raise InvalidNotationError(f"{where}: a tag after the moves (a second game?): a record holds "
+                                       f"one game")
+        words.append((match.group(), where))
+    return words, skipped
 
 
 def _replay(turn: Turn, tokens: list[tuple[str, str]]) -> Game:
@@ -227,7 +258,7 @@ def _replay(turn: Turn, tokens: list[tuple[str, str]]) -> Game:
         try:
             turn.play_token(token)
         except NotationError as error:
-            raise InvalidNotationError(f"{where} ({_shown(token)}): {error}") from None
+            raise InvalidNotationError(f"{where} ({_shown(token)}): {over_by_quiet_plies(turn.game, error)}") from None
     if turn.partial:
         raise InvalidNotationError(f"the record ends after {' '.join(turn.partial)}, a mill without its take")
     return turn.game
@@ -238,7 +269,7 @@ def _shown(token: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in token[:20])
 
 
-def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
+def _start(tags: dict[str, str], rules: Optional[Rules], quiet_limit: Optional[int] = None) -> Turn:
     """The turn a record starts from: the rules of its ``Variant`` tag (the app's names,
     muehle's ``muehle:<rules>``; ``rules`` where given must agree), from its ``FEN`` tag
     (a take pending there is the first move's to make) or the start."""
@@ -250,53 +281,104 @@ def _start(tags: dict[str, str], rules: Optional[Rules]) -> Turn:
         rules = record_rules(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"), rules)
     rules = rules or STANDARD
     try:
-        limit = read_quiet_limit(tags.get("QuietLimit", str(QUIET_PLY_LIMIT)))
+        limit = record_limit(tags.get("QuietLimit"), quiet_limit)
     except ValueError as error:
         raise InvalidNotationError(f"tag QuietLimit: {error}") from None
     return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules, limit)
 
 
-def read_pgn(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+def read_pgn(text: str, rules: Optional[Rules] = None,
+             quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of a PGN record of the Sanmill app: its tags (``Variant`` names the rules;
     ``FEN`` with ``SetUp "1"`` the start), its moves (``1. d6 f4``, the takes glued or as
     tokens of their own, ``N...`` for Black first), comments, NAGs and a result marker
     skipped, variations skipped with a note.  Returns (game, notes)."""
     tags, movetext, first = _tags_and_movetext(text)
     try:
-        turn = _start(tags, rules)
+        turn = _start(tags, rules, quiet_limit)
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PGN: {error}") from None
-    words, skipped = _tokens(movetext, first)
+    try:
+        words, skipped = _tokens(movetext, first)
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PGN: {error}") from None
     tokens = []
     for word, where in words:
         word = re.sub(r"^[0-9]+\.(\.\.)?", "", word)             # a move number, glued or not
         word = re.sub(r"[!?]+$", "", word)                       # a move's mark
-        if not word or word in ("*", "1-0", "0-1", "1/2-1/2") or re.fullmatch(r"\$[0-9]+", word):
+        if not word or re.fullmatch(r"\$[0-9]+", word):
             continue
         tokens.append((word.lower(), where))
     notes = [f"{skipped} variation{'s' if skipped != 1 else ''} skipped (the main line is read)"] if skipped else []
+    notes += pending_take_note(turn)
     try:
-        return _replay(turn, tokens), notes
+        tokens, marker = _result_marker(tokens, tags)
+        return _ended_as(_replay(turn, tokens), marker, notes), notes
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PGN: {error}") from None
 
 
-def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+#: PGN's result markers: White won, Black won, drawn, not over.
+RESULT_MARKERS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+def _result_marker(tokens: list[tuple[str, str]], tags: dict[str, str]) -> tuple[list[tuple[str, str]], Optional[str]]:
+    """(the moves, the result): the marker that ends the movetext, else the ``Result``
+    tag's; a move after a marker refused (it ends the game's moves)."""
+    for i, (token, where) in enumerate(tokens):
+        if token in RESULT_MARKERS:
+            if i + 1 < len(tokens):
+                after, at = tokens[i + 1]
+                raise InvalidNotationError(f"{at} ({_shown(after)}): a move after the result {token}, which "
+                                           f"ends the moves")
+            return tokens[:i], token
+    marker = tags.get("Result")
+    return tokens, marker if marker in RESULT_MARKERS else None
+
+
+def _ended_as(game: Game, marker: Optional[str], notes: list[str]) -> Game:
+    """``game`` ended as its record's result says: a win of a game that goes on is the
+    loser's resignation (as muehle writes one; a loss on time reads so too), a result
+    that is not the game's end here refused; a draw of a game that goes on is said in
+    ``notes`` (muehle's games end by the rules' draws only)."""
+    if marker in (None, "*"):
+        return game
+    winner = {"1-0": "w", "0-1": "b", "1/2-1/2": "draw"}[marker]
+    over = game.outcome()
+    if over is not None:
+        if over.winner != winner:
+            raise InvalidNotationError(f"the result {marker} is not how the game ends here: {over}")
+    elif winner == "draw":
+        notes.append("the result 1/2-1/2 is no end of the game under these rules: it goes on after its "
+                     "last move")
+    else:
+        game.resign("b" if winner == "w" else "w")
+    return game
+
+
+def read_playok(text: str, rules: Optional[Rules] = None,
+                quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of a PlayOK move list (``1. 5 14 2. 8-9x11``: points numbered 1..24 row
     by row from a7; ``N`` placed, ``N-M`` moved, ``xN`` or ``NxM`` taken).  Returns
     (game, notes)."""
     tags, movetext, first = _tags_and_movetext(text)
     try:
-        turn = _start(tags, rules)
+        turn = _start(tags, rules, quiet_limit)
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PlayOK: {error}") from None
     if turn.game.rules.board.num_points != 24:
         raise InvalidNotationError(f"PlayOK: its points are those of a 24-point board, not of the "
                                    f"{turn.game.rules.board.name} board")
-    words, _ = _tokens(movetext, first)
+    try:
+        words, _ = _tokens(movetext, first)
+    except InvalidNotationError as error:
+        raise InvalidNotationError(f"PlayOK: {error}") from None
     tokens = []
     for word, where in words:
-        if re.fullmatch(r"[0-9]+\.(\.\.)?", word) or word in ("*", "1-0", "0-1", "1/2-1/2"):
+        if re.fullmatch(r"[0-9]+\.(\.\.)?", word):
+            continue
+        if word in RESULT_MARKERS:
+            tokens.append((word, where))
             continue
         match = re.fullmatch(r"(x?)([0-9]{1,2})(?:-([0-9]{1,2}))?(?:x([0-9]{1,2}))?", word)
         if not match:
@@ -308,8 +390,10 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
         x, a, b, take = match.groups()
         token = ("x" if x else "") + name(a) + (f"-{name(b)}" if b else "") + (f"x{name(take)}" if take else "")
         tokens.append((token, where))
+    notes = pending_take_note(turn)
     try:
-        return _replay(turn, tokens), []
+        tokens, marker = _result_marker(tokens, tags)
+        return _ended_as(_replay(turn, tokens), marker, notes), notes
     except InvalidNotationError as error:
         raise InvalidNotationError(f"PlayOK: {error}") from None
 
@@ -318,11 +402,12 @@ def read_playok(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[st
 _GOLDTOKEN_START = re.compile(r"\s*[0-9]+\.?\s+(Place to |[a-z][0-9]{1,2}\s*->)")
 
 
-def read_goldtoken(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+def read_goldtoken(text: str, rules: Optional[Rules] = None,
+                   quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of a GoldToken move list (its printed game: a line a move, ``1\tPlace
     to d6``, ``3\td6 -> d7``, ``4\tf4 -> f6, take d6``; the site's header lines up to
     the first move left out).  Returns (game, notes)."""
-    turn = _start({}, rules)
+    turn = _start({}, rules, quiet_limit)
     tokens, started = [], False
     for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
         match = re.fullmatch(r"\s*[0-9]+\.?\s+(?:Place to\s+([a-z][0-9]{1,2})|([a-z][0-9]{1,2})\s*->\s*"
@@ -344,7 +429,8 @@ def read_goldtoken(text: str, rules: Optional[Rules] = None) -> tuple[Game, list
         raise InvalidNotationError(f"GoldToken: {error}") from None
 
 
-def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, list[str]]:
+def read_malom_history(text: str, rules: Optional[Rules] = None,
+                       quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of Malom's copied history: a line of its clipboard text a state, the
     first the start, each next one step on (a stone placed or moved, or a stone taken
     after a mill).  Returns (game, notes)."""
@@ -356,7 +442,10 @@ def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, 
             states.append((number, read_malom(line, rules.stones, rules.board)))
         except InvalidNotationError as error:
             raise InvalidNotationError(f"Malom: line {number}: {error}") from None
-    turn = turn_of_setup(states[0][1], rules)
+    try:
+        turn = turn_of_setup(states[0][1], rules, record_limit(None, quiet_limit))
+    except ValueError as error:
+        raise InvalidNotationError(f"Malom: {error}") from None
     names = rules.board.points
     tokens = []
     for (_, before), (number, after) in zip(states, states[1:]):
@@ -374,8 +463,9 @@ def read_malom_history(text: str, rules: Optional[Rules] = None) -> tuple[Game, 
         else:
             raise InvalidNotationError(f"Malom: line {number}: the board is not one step on from the line before")
         tokens.append((action, f"line {number}"))
+    notes = pending_take_note(turn)
     try:
-        return _replay(turn, tokens), []
+        return _replay(turn, tokens), notes
     except InvalidNotationError as error:
         raise InvalidNotationError(f"Malom: {error}") from None
 
@@ -392,7 +482,9 @@ def record_format(text: str) -> str:
     # (a line at a time: \s at a line's start ran over every blank line after it, from
     # each line, so a record of blank lines took quadratic time; \s within a line, as
     # read_goldtoken reads it: a web page's no-break spaces)
-    if any(_GOLDTOKEN_START.match(line) for line in text.splitlines()):
+    # (a record that opens with a PGN tag is PGN or PlayOK's, whatever its comments say)
+    first = next((line.strip() for line in text.removeprefix("\ufeff").splitlines() if line.strip()), "")
+    if not _TAG.match(first) and any(_GOLDTOKEN_START.match(line) for line in text.splitlines()):
         return "goldtoken"
     tags, movetext, _ = _tags_and_movetext(text) if text.lstrip().startswith("[") else ({}, text, 1)
     # (a comment not closed runs to the end: looked for its end from each "{", a text of
@@ -406,23 +498,25 @@ def record_format(text: str) -> str:
 
 
 def read_any_record(text: str, rules: Optional[Rules] = None,
-                    default: Rules = STANDARD) -> tuple[Game, list[str]]:
+                    default: Rules = STANDARD, quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of a record in any format muehle reads (:data:`RECORD_FORMATS`), and
-    notes on what was left out; InvalidNotationError says what is wrong, and where."""
+    notes on what was left out; InvalidNotationError says what is wrong, and where.
+    ``quiet_limit``: the plies without a mill that draw the game where the record names
+    none (else 50; one it names must agree: :func:`~solver.game.record_limit`)."""
     if not isinstance(text, str):
         raise InvalidNotationError(f"a game record is a string, not {type(text).__name__}")
     kind = record_format(text)
     # (a Variant tag names the rules where no rules are given: the default gives way)
     given = rules if rules is not None else None if "[Variant" in text else default
     if kind == "playok":
-        return read_playok(text, given)
+        return read_playok(text, given, quiet_limit)
     if kind == "goldtoken":
-        return read_goldtoken(text, given)
+        return read_goldtoken(text, given, quiet_limit)
     if kind == "malom":
-        return read_malom_history(text, given)
+        return read_malom_history(text, given, quiet_limit)
     if kind == "pgn":
-        return read_pgn(text, given)
-    return Game.from_record(text, rules, default=default), []
+        return read_pgn(text, given, quiet_limit)
+    return Game.from_record(text, rules, default=default, quiet_limit=quiet_limit), []
 
 
 def _tag_value(value: str) -> str:

@@ -6,7 +6,7 @@ The subset spoken (docs/guide/other-programs.md shows a session)::
     uci                       id name, id author, the options, uciok
     isready                   readyok (opens the databases the options name)
     setoption name N value V  Rules, DatabasePath, Level, Shuffling, Seed, MoveTimeMs,
-                              QuietLimit
+                              QuietLimit (also by Sanmill's name, NMoveRule)
     ucinewgame                forget the game
     position startpos|fen F [moves M ...]
     go [movetime MS] [depth N] [topn N] [infinite] ...
@@ -225,7 +225,7 @@ class Engine:
         if not match:
             raise ValueError(f"setoption: expected 'name N value V', got {text[:60]!r}")
         name, value = match.group(1).strip(), (match.group(2) or "").strip()
-        known = {n.lower(): n for n in self.OPTIONS}
+        known = {n.lower(): n for n in self.OPTIONS} | {"nmoverule": "QuietLimit"}   # (Sanmill's name)
         if name.lower() not in known:
             self.say(f"info string unknown option {name[:40]!r} ignored (options: {', '.join(self.OPTIONS)})")
             return
@@ -233,7 +233,7 @@ class Engine:
         if name == "Rules":
             if not value:
                 raise ValueError("setoption Rules: give a rule set's name (standard, standard-s4, ...)")
-            rules = Rules.from_name(value)
+            rules = Rules.from_name(value.lower())     # (as Level's value, any case)
             if rules != self.rules:
                 self.rules = rules
                 self.close_database()

@@ -304,3 +304,129 @@ def test_both_record_kinds_refuse_a_quiet_limit_as_one_reader_does(written):
     with pytest.raises(InvalidNotationError, match=f"^PGN: tag QuietLimit: {said}"):
         read_any_record(pgn)
     assert read_quiet_limit("0100") == 100 and read_quiet_limit("7") == 7
+
+
+def test_long_movetexts_and_long_tags_are_read_in_linear_time_and_memory():
+    """Each word's line and column were counted from the start of the text (a 1.2 MB
+    PGN of NAGs took 160 s), and a tag's value was matched a character at a time by a
+    repeated group (a 4 MB name held 730 MB): now a pass each (the bounds are generous:
+    a test of the growth, not a benchmark)."""
+    import time
+    import tracemalloc
+    start = time.process_time()
+    game, _ = read_any_record("1. d6 f4 " + "$1 " * 100_000 + "\n2. d2")
+    assert [str(m) for m in game.moves] == ["d6", "f4", "d2"]
+    assert time.process_time() - start < 3
+    tracemalloc.start()
+    try:
+        game, _ = read_any_record('[White "' + "a" * 2_000_000 + '"]\n1. d6 f4\n')
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(game.moves) == 2 and peak < 60_000_000        # (the text itself is 2 MB; 375 MB before)
+
+
+def test_pgn_tags_may_share_a_line_and_a_second_game_is_refused():
+    game, _ = read_any_record('[Event "x"] [Variant "muehle:standard-s4"]\n\n1. d6 f4\n')
+    assert game.rules == Rules(stones=4) and len(game.moves) == 2
+    with pytest.raises(InvalidNotationError, match=r"^PGN: line 4 column 1: a tag after the moves \(a second game"):
+        read_any_record('[Event "x"]\n1. d6 f4\n\n[Event "y"]\n1. d2\n')
+    with pytest.raises(InvalidNotationError, match=r"^line 2: a tag is \[Name \"value\"\], not '\[Black'"):
+        read_any_record('[Event "x"]\n[White "a"] [Black\n1. d6\n')
+
+
+def test_a_remark_in_a_variation_is_a_remark_and_comments_do_not_make_goldtoken():
+    """';' runs to the end of its line inside a variation too (its ')' closed the
+    variation), and a comment that looks like a GoldToken line leaves a PGN a PGN."""
+    game, notes = read_any_record("1. d6 (f4 ; x )\n d2) f4\n")
+    assert [str(m) for m in game.moves] == ["d6", "f4"] and notes == ["1 variation skipped (the main line is read)"]
+    text = '[Event "x"]\n1. d6 f4 {\n3 Place to d2}\n'
+    assert record_format(text) == "pgn" and [str(m) for m in read_any_record(text)[0].moves] == ["d6", "f4"]
+
+
+def test_the_result_ends_the_moves_and_a_resignation_reads_back():
+    """The result marker (else the Result tag) is read: a win where the game goes on is
+    the loser's resignation (muehle writes a resignation so: it was lost on a round
+    trip), a result the game contradicts is refused, a move after the marker too."""
+    four = Rules(stones=4)
+    game = Game(rules=four)
+    game.play("d6")
+    game.play("f4")
+    game.resign("w")
+    back, _ = read_any_record(pgn_text(game))
+    assert back.outcome() == game.outcome() and back.record() == game.record()
+    tagged, _ = read_any_record('[Variant "muehle:standard-s4"] [Result "1-0"]\n1. d6 f4\n')
+    assert str(tagged.outcome()) == "White wins (Black resigns)"
+    drawn, notes = read_any_record('[Variant "muehle:standard-s4"]\n1. d6 f4 1/2-1/2\n')
+    assert drawn.outcome() is None and "no end of the game under these rules" in notes[0]
+    with pytest.raises(InvalidNotationError, match=r"^PGN: line 2 column 17 \(d2\): a move after the result 1-0"):
+        read_any_record('[Variant "muehle:standard-s4"]\n1. d6 f4 1-0 2. d2\n')
+    won = Game("W:a1,d1,g4 B:a7,d7 w", four)       # (over already: Black has two stones)
+    with pytest.raises(InvalidNotationError, match=r"^PGN: the result 0-1 is not how the game ends here: White wins"):
+        read_any_record(pgn_text(won).replace("1-0", "0-1"))
+
+
+def test_a_game_of_another_quiet_limit_reads_with_it_given_and_says_so_without():
+    """The Sanmill app's PGN names no limit for its 100: a game with more than 50 quiet
+    plies then reads only with the limit given (--quiet-limit), and the refusal says so;
+    a record that names a limit must agree with one given."""
+    four = Rules(stones=4)
+    game = Game("W:a1,d1,g4,b4 B:a7,d7,f6,b6 w", four, quiet_limit=100)
+    rng = random.Random(5)
+    while game.quiet_counts[-1] < 60:          # (quiet moves that neither repeat nor block)
+        for move in rng.sample(game.legal_moves(), len(game.legal_moves())):
+            if move.take is None:
+                game.play(move)
+                if game.outcome() is None:
+                    break
+                game.undo()
+        else:
+            raise AssertionError("no quiet move goes on")
+    text = pgn_text(game).replace('[QuietLimit "100"]\n', "")
+    with pytest.raises(InvalidNotationError, match=r"the game is over \(draw \(50 plies without a mill\)\) "
+                                                   r"\(a game drawn after more than 50 quiet plies, as the Sanmill"):
+        read_any_record(text)
+    back, _ = read_any_record(text, quiet_limit=100)
+    assert back.moves == game.moves and back.quiet_limit == 100
+    with pytest.raises(InvalidNotationError, match="the record's game is drawn after 100 quiet plies, not the 50"):
+        read_any_record(pgn_text(game), quiet_limit=50)
+    own = game.record()
+    assert Game.from_record(own, four, quiet_limit=100).moves == game.moves
+    result = CliRunner().invoke(main, ["record", "--rules", "standard-s4", "--quiet-limit", "100", "--to", "muehle",
+                                       "-"], input=text)
+    assert result.exit_code == 0 and "quiet-limit: 100" in result.stdout
+
+
+def test_an_empty_game_writes_a_record_that_reads_back(tmp_path):
+    result = CliRunner().invoke(main, ["record", "--to", "muehle", "-"], input='[Event "x"]\n')
+    assert result.exit_code == 0 and result.stdout == "start: startpos\n"
+    (tmp_path / "empty.txt").write_text(result.stdout)
+    again = CliRunner().invoke(main, ["record", "--to", "muehle", str(tmp_path / "empty.txt")])
+    assert again.exit_code == 0 and again.stdout == "start: startpos\n"
+
+
+def test_a_start_with_a_take_pending_is_noted():
+    """A FEN with a take pending starts the game a move before, with a move no one
+    played (one that could have closed the mill): said in a note."""
+    text = ('[Variant "muehle:standard-s4"]\n[FEN "********/*@******/@*@O*OOO w m r 4 0 3 0 1 0 0 0 0 0 0 0 1"]\n'
+            '[SetUp "1"]\n\n1. xf6\n')
+    game, notes = read_any_record(text)
+    assert [str(m) for m in game.moves] == ["b4-a4xf6"]
+    assert notes == ["the start has a take pending: the game starts before a move that closes such a mill "
+                     "(b4-a4, one of those that could have), and its records show that move"]
+
+
+def test_analyze_calls_the_move_that_repeats_a_third_time_a_draw_after_it(db4, tmp_path):
+    """The move that draws by threefold repetition was marked as losing the win with
+    the tables' value after it (a loss), where the game is a draw."""
+    path = tmp_path / "rep.txt"
+    path.write_text("rules: standard-s4\nstart: W:a1,d1,g4,b4 B:a7,d7,f6 w\n"
+                    "b4-b2 f6-f4 b2-b4 f4-f6 b4-b2 f6-f4 b2-b4 f4-f6\n")
+    result = CliRunner().invoke(main, ["analyze", "--db", str(db4), "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    obj = json.loads(result.stdout)
+    last = obj["moves"][-1]
+    assert obj["result"] == "draw (threefold repetition)"
+    assert (last["before"], last["after"], last["after_plies"], last["blunder"]) == ("win", "draw", None,
+                                                                                      "lost the win")
+    assert all(row["after"] == "loss" for row in obj["moves"][:-1])

@@ -700,3 +700,15 @@ def test_eval_and_topn_read_the_databases_at_every_level(root, db, level):
     assert lines[0] == f"info eval score {score_text(best.wdl, best.plies, 'w')}", lines
     assert [line.split()[:4] for line in lines[1:4]] == [["info", "topn", "rank", str(r)] for r in (1, 2, 3)], lines
     assert lines[1].split()[-2:] == score_text(best.wdl, best.plies, "w").split(), lines
+
+
+def test_sanmills_name_of_the_quiet_limit_and_a_rule_set_in_capitals_are_taken(root):
+    import io
+    from solver.uci import Engine
+
+    out = io.StringIO()
+    engine = Engine(out, db=str(root), rules=FOUR)
+    engine.handle("setoption name NMoveRule value 100")
+    engine.handle("setoption name Rules value STANDARD-S4")
+    engine.finish()
+    assert (engine.quiet_limit, engine.rules) == (100, FOUR) and out.getvalue() == ""

@@ -433,6 +433,14 @@ quiet_limit_option = click.option(
     show_default=True,
     help="Plies in a row without a mill (in the moving phase) that draw a played game: the rule "
          "whose tables (build --phase rule) are built and read (Sanmill's games play 100).")
+#: ``--quiet-limit N`` for a game record: its limit where the record names none.
+record_quiet_limit_option = click.option(
+    "--quiet-limit", type=click.IntRange(MIN_QUIET_LIMIT, MAX_QUIET_LIMIT), default=None,
+    help="Plies in a row without a mill that draw the record's game where the record names "
+         "none (default 50; a record that names one must agree): Sanmill's PGN names none "
+         "for its 100.")
+
+
 def _dice_rule(ctx, param, value):
     try:
         return DiceRule.from_name(value)

@@ -38,7 +38,7 @@ from ..rules import STANDARD, Rules, kernel_gap
 from ..commands import build_command, explained, meant
 from ..values import DRAW, LOSS, WIN, Value
 from .common import (COLOUR_NAMES, MAX_LINE, FiniteRange, ceylon_rule_or_none, counted_words, db_option, dice_rule_or_none, fail, main, needs_kernels,
-                     game_at, quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
+                     game_at, quiet_limit_option, record_quiet_limit_option, rules_options, stone_marks, unruled_note, value_text)
 from .probing import note_unreachable
 
 HELP = """\
@@ -767,7 +767,8 @@ class DiceSession(TablesSession):
 @needs_kernels
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead.")
-def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
+@record_quiet_limit_option
+def analyze(db: str, rules: Rules, game_file: str, as_json: bool, quiet_limit: Optional[int]) -> None:
     """The value of every move of a saved game (a record of 'save' or Game.record(), the
     Sanmill app's PGN, a PlayOK move list; GAME_FILE '-': standard input; at most 16 MiB
     of UTF-8 text).
@@ -802,13 +803,16 @@ def analyze(db: str, rules: Rules, game_file: str, as_json: bool) -> None:
     stderr says why, the values there are '?' (null), and the exit status is 1.
     """
     text = read_record_file(game_file)
+    if quiet_limit is not None and (is_dice_record(text) or is_ceylon_record(text)):
+        fail(f"--quiet-limit: a record of {'dice' if is_dice_record(text) else 'Ceylonese'} mill is read as "
+             f"it is written (muehle's records name a limit other than 50: quiet-limit:)")
     if is_dice_record(text):
         _analyze_dice(db, text, None if rules == STANDARD else rules, as_json)
         return
     if is_ceylon_record(text):
         _analyze_ceylonese(db, text, None if rules == STANDARD else rules, as_json)
         return
-    game, notes = read_any_record(text, None if rules == STANDARD else rules)
+    game, notes = read_any_record(text, None if rules == STANDARD else rules, quiet_limit=quiet_limit)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     with open_database(db, game.rules, quiet_limit=game.quiet_limit) as database:
@@ -837,7 +841,9 @@ def _report(obj: dict, problems: list[str], as_json: bool, show: Callable[[], No
               help="Write the game as PGN (as the Sanmill app reads it) or as muehle's own record.")
 @click.option("--white", default="?", show_default=True, help="PGN: White's name.")
 @click.option("--black", default="?", show_default=True, help="PGN: Black's name.")
-def record(rules: Rules, game_file: str, target: str, white: str, black: str) -> None:
+@record_quiet_limit_option
+def record(rules: Rules, game_file: str, target: str, white: str, black: str,
+           quiet_limit: Optional[int]) -> None:
     """Write a game record (muehle's, the Sanmill app's PGN, a PlayOK move list; GAME_FILE
     '-': standard input) as PGN or as muehle's record; every move is checked.
 
@@ -853,7 +859,7 @@ def record(rules: Rules, game_file: str, target: str, white: str, black: str) ->
     if is_ceylon_record(text):
         fail("a record of Ceylonese mill: PGN and the plain record have no place for its turns "
              "(muehle analyze reads it)")
-    game, notes = read_any_record(text, None if rules == STANDARD else rules)
+    game, notes = read_any_record(text, None if rules == STANDARD else rules, quiet_limit=quiet_limit)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
     click.echo(pgn_text(game, white, black) if target == "pgn" else game.record(), nl=False)
