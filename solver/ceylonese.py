@@ -105,17 +105,18 @@ class CeylonRule:
         ...
         ValueError: unknown Ceylonese rule 'ceylonese-open' (ceylonese, then -open<N> and -no-extra)
         """
-        rest = name if isinstance(name, str) else ""
+        text = name.strip().lower() if isinstance(name, str) else ""    # (as dice rules are read)
+        rest = text
         open_points, extra = 2, True
         if rest.endswith("-no-extra"):
             rest, extra = rest[:-len("-no-extra")], False
         head, sep, tail = rest.partition("-open")
-        if sep and tail.isascii() and tail.isdigit() and len(tail) <= 2:
+        if sep and tail.isascii() and tail.isdigit() and len(tail) <= 6:   # (the range: CeylonRule's)
             rest, open_points = head, int(tail)
         if rest != "ceylonese":
             raise ValueError(f"unknown Ceylonese rule {str(name)[:40]!r} (ceylonese, then -open<N> and -no-extra)")
         rule = cls(open_points, extra)
-        if rule.name != name:
+        if rule.name != text:
             raise ValueError(f"Ceylonese rule {name[:40]!r} is called {rule.name!r}")
         return rule
 
@@ -154,7 +155,10 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
     put aside then), a side to move with nothing to place while the other places (it
     is passed over), or in the moving phase fewer points free than the placement leaves
     (it ends with ``rule.open_points`` free, and no move fills one), a side with fewer
-    than two stones or both with two (a game ends when a side is left with two); given ``rules``,
+    than two stones or both with two (a game ends when a side is left with two), except
+    where the placement has just ended so (``rule.open_points`` free: open points that
+    leave few stones on the board; the side to move short of three stones has lost
+    there, else the other side); given ``rules``,
     also a side whose stones on the board and in hand are not ``rules.stones`` while
     stones are placed (nothing is taken then).
 
@@ -170,6 +174,10 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
     if not pos.in_placement:
         counts = {"White": pos.white.bit_count(), "Black": pos.black.bit_count()}
         few = [name for name, n in counts.items() if n < 2]
+        if free == rule.open_points and (few or max(counts.values()) < 3):
+            # (open points that leave few stones: the placement ended so, nothing taken
+            # yet; the side to move short of three has lost, else the other: decided)
+            return None
         if few:
             return f"{few[0]} has {counts[few[0]]} stone(s): a game ends when a side is left with two"
         if max(counts.values()) < 3:

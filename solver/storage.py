@@ -504,8 +504,7 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
                     f"plies, not plain values" if quiet_limit is None else
                     f"{path} was built for a rule of {echoed(limit, QUOTE_LIMIT)} quiet plies, "
                     f"not {quiet_limit}")
-            _require_kind(path, attrs, "dice", dice, "dice mill", "dice rule")
-            _require_kind(path, attrs, "ceylonese", ceylonese, "Ceylonese mill", "rule")
+            _require_kind(path, attrs, {"dice": dice, "ceylonese": ceylonese})
             if held is not None:
                 attribute, name, expected = _contents(holding(held, rules.board))
                 names = set(f.keys())
@@ -518,15 +517,30 @@ def open_file(path: Path, rules: Rules, held=None, subspace=None, quiet_limit: i
     return f
 
 
-def _require_kind(path: Path, attrs: dict, attr: str, wanted: str | None, game: str, rule: str) -> None:
-    """ForeignDatabaseError unless the file's attribute ``attr`` (its kind of values: a
-    game's under a rule of that name, absent in a file of plain values) is ``wanted``."""
-    kind = _plain(attrs.get(attr))
-    if kind != wanted:
-        raise ForeignDatabaseError(
-            f"{path} holds {game}'s values, not plain ones" if wanted is None else
-            f"{path} holds plain values, not {game}'s" if kind is None else
-            f"{path} holds {game}'s values under {rule} {echoed(kind, QUOTE_LIMIT)}, not {wanted!r}")
+#: The games whose files say so by an attribute (its value: the game's rule), with
+#: their names and the word for their rule: a file without any holds plain values.
+GAME_KINDS = (("dice", "dice mill", "dice rule"), ("ceylonese", "Ceylonese mill", "rule"))
+
+
+def _require_kind(path: Path, attrs: dict, wanted: dict[str, str | None]) -> None:
+    """ForeignDatabaseError unless the file's kind of values (a game's under a rule of
+    that name, by the attributes of :data:`GAME_KINDS`; none in a file of plain values)
+    is the one ``wanted`` names (attribute: rule, None where not that game's)."""
+    held = {attr: _plain(attrs.get(attr)) for attr, _, _ in GAME_KINDS}
+
+    def what(kinds: dict) -> str:
+        return next((f"{game}'s values" for attr, game, _ in GAME_KINDS if kinds.get(attr) is not None),
+                    "plain values")
+
+    for attr, game, rule in GAME_KINDS:
+        if held[attr] == wanted.get(attr):
+            continue
+        if held[attr] is not None and wanted.get(attr) is not None:     # (the game's, another rule)
+            raise ForeignDatabaseError(f"{path} holds {game}'s values under {rule} "
+                                       f"{echoed(held[attr], QUOTE_LIMIT)}, not {wanted[attr]!r}")
+        theirs = what(wanted)
+        raise ForeignDatabaseError(f"{path} holds {what(held)}, not "
+                                   f"{'plain ones' if theirs == 'plain values' else theirs.removesuffix(' values')}")
 
 
 class SubspaceReader:

@@ -577,6 +577,11 @@ def test_damaged_wrong_and_missing_files_are_named_and_built_again(six4_files, t
     shutil.copy(plain, ceylonese_tables.table_path(root, rules, pair))
     with pytest.raises(ceylonese_tables.ForeignDatabaseError, match="holds plain values, not Ceylonese mill's"):
         ceylonese_tables.read(root, rules, pair.subspaces[0])
+    # and one of dice mill is named as such (it said "plain values")
+    storage.write_file(ceylonese_tables.table_path(root, rules, pair), rules,
+                       {s: tables.codes[s] for s in pair.subspaces}, dice="triple")
+    with pytest.raises(ceylonese_tables.ForeignDatabaseError, match="holds dice mill's values, not Ceylonese mill's$"):
+        ceylonese_tables.read(root, rules, pair.subspaces[0])
     # missing: the placement that reads it says so, with the build
     ceylonese_tables.table_path(root, rules, pair).unlink()
     first_reader = next(s for s in ceylonese_tables.placement_subspaces(rules)
@@ -961,3 +966,33 @@ def test_the_files_are_probed_a_chunk_at_a_time(tmp_path):
             assert files.code(pos) == whole[slot], str(pos)
     kept = files.codes.chunks
     assert 0 < len(kept) <= files.codes.CHUNKS and all(len(c) <= storage.CHUNK for c in kept.values())
+
+
+def test_open_points_that_end_the_placement_short_of_three_stones_are_played_out(tmp_path):
+    """With open points that leave few stones (six-mens-s3, -open12: four on the board),
+    the placement can end with a side, or both, short of three stones: the tables said
+    who had lost, but play and query refused the position as one no game reaches. The
+    side to move short of three has lost there, else the other (design.md §12)."""
+    rule = CeylonRule.from_name("ceylonese-open12")
+    rules = Rules.from_name("six-mens-s3")
+    both = parse_position("W:a5,e5 B:b4,c5 w", rules)
+    assert ceylonese.why_not_ceylonese(both, rule, rules) is None
+    assert "both sides have two stones" in ceylonese.why_not_ceylonese(both, PARKER, rules)
+    assert terminal(both, rules, rule) == LOSS
+    one = parse_position("W:a5 B:c5 w 2 2", rules)
+    thirteen = CeylonRule.from_name("ceylonese-open13")
+    after = play(one, parse_move("e5", rules.board), rules, thirteen)
+    assert (str(after), terminal(after, rules, thirteen)) == ("W:a5,e5 B:c5 b", LOSS)
+    assert ceylonese.why_not_ceylonese(after, CeylonRule.from_name("ceylonese-open13"), rules) is None
+    built = _cli("build", "--db", tmp_path, "--rules", "six-mens-s3", "--phase", "ceylonese",
+                 "--ceylonese", "ceylonese-open12", "--quiet")
+    assert built.exit_code == 0, built.output
+    from click.testing import CliRunner
+    from solver.cli import main
+    played = CliRunner().invoke(main, ["play", "--db", str(tmp_path), "--rules", "six-mens-s3", "--ceylonese",
+                                       "ceylonese-open12", "--level", "perfect"], input="a5\ne5\n")
+    assert played.exit_code == 0, played.output
+    assert "Game over: Black wins (fewer than three stones)" in played.output
+    query = _cli("query", "--db", tmp_path, "--rules", "six-mens-s3", "--ceylonese", "ceylonese-open12",
+                 "W:a5,e5 B:c5 b 1 2")
+    assert query.exit_code == 0 and "win in 1 turn for Black" in query.output, query.output

@@ -681,7 +681,10 @@ def test_the_api_plays_dice_mill_and_hands_over_to_the_game_without_dice(six4):
         assert bad.status_code == 400 and bad.json()["error"].startswith("move 2: ")
         for params, message in [({"dice": "sum3"}, "no dice rule 'sum3'"),
                                 ({"rules": "three-mens"}, "needs mills that take"),
-                                ({"level": "genius"}, "unknown level")]:
+                                ({"level": "genius"}, "unknown level"),
+                                # (checked while placing with dice too, as in every other game)
+                                ({"think": "x"}, "think must be"), ({"think": -5}, "think must be"),
+                                ({"hints": "maybe"}, "hints")]:
             got = post("/api/play", **params)
             assert got.status_code == 400 and message in got.json()["error"], got.json()
         hints = post("/api/game", dice="double").json()["hints"]

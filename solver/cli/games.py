@@ -379,8 +379,9 @@ def play(db: str, rules: Rules, level: str, colour: str, seed: Optional[int], st
          think: float, unicode: bool, quiet_limit: int, dice, ceylonese) -> None:
     """Play a game against the computer in the terminal.
 
-    Moves and commands (help, moves, hint, undo, resign, save FILE, quit) are read
-    one per line from standard input, so the game can also be scripted:
+    Moves and commands (help, moves, hint, undo, resign, save FILE, quit; a game of
+    dice mill or Ceylonese mill has no resign: its own help lists its commands) are
+    read one per line from standard input, so the game can also be scripted:
 
     \b
       printf 'd2\\nd3\\n...' | muehle play --stones 4 --level easy

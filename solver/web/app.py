@@ -448,7 +448,7 @@ def play_rng(seed: Optional[int], ply: int) -> random.Random:
 
 
 def seed_param(params: dict, name: str = "seed") -> Optional[int]:
-    """An integer seed (a JSON integer, or its digits in a query string), or None.
+    """An integer seed (a JSON integer, or its digits in a query string, a minus sign allowed), or None.
 
     Anything else (``"x"``, ``1e400``, ``true``) is refused, not turned into some seed:
     it is a mistake, and only an integer seeds as ``muehle best-move --seed`` does.
@@ -744,11 +744,13 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             if not dgame.in_placement:
                 raise ApiError("the game is over")
             level = level_of(params)
+            hints = bool_param(params, "hints", True)
+            number_param(params, "think", 1.0, *THINK_RANGE)      # (unused: checked as the plain game's)
             move = web_dice.computer_move(service, dgame, level, play_rng(seed_param(params), len(dgame.moves)))
             dgame.play(move)
             dice = web_dice.replay(service, dgame.rules, dgame.dice, format_position(dgame.positions[0]),
                                    [str(m) for m in dgame.moves], dgame.seed)
-            state = web_dice.state(service, *dice, bool_param(params, "hints", True))
+            state = web_dice.state(service, *dice, hints)
             state.update(computer_move=str(move), notes=[])
             return state
         if dice is not None:                         # every stone placed: the game without dice
