@@ -519,6 +519,22 @@ def read_any_record(text: str, rules: Optional[Rules] = None,
     return Game.from_record(text, rules, default=default, quiet_limit=quiet_limit), []
 
 
+def record_tags(text: str) -> dict[str, str]:
+    """The tags of a PGN or PlayOK record (``{}`` for a record of another format, or one
+    whose tags cannot be read: its reader says why): what a record written from it
+    keeps of the players, the event and the date.
+
+    >>> record_tags('[White "Ann"]\\n[Black "Bo"]\\n1. d6 f4')["White"]
+    'Ann'
+    """
+    if record_format(text) not in ("pgn", "playok"):
+        return {}
+    try:
+        return _tags_and_movetext(text)[0]
+    except InvalidNotationError:
+        return {}
+
+
 def _tag_value(value: str) -> str:
     """``value`` as a PGN tag's string: ``\\`` and ``"`` escaped, line breaks and other
     control characters made spaces (a tag is one line)."""

@@ -430,3 +430,16 @@ def test_analyze_calls_the_move_that_repeats_a_third_time_a_draw_after_it(db4, t
     assert (last["before"], last["after"], last["after_plies"], last["blunder"]) == ("win", "draw", None,
                                                                                       "lost the win")
     assert all(row["after"] == "loss" for row in obj["moves"][:-1])
+
+
+def test_record_keeps_the_players_event_and_date_of_a_pgn():
+    """A PGN written from a PGN keeps its White, Black, Event and Date tags (they were
+    dropped, the date made today's); --white and --black still override them."""
+    text = '[Event "Club"]\n[Date "2025.03.04"]\n[White "Ann"]\n[Black "Bo"]\n\n1. d6 f4\n'
+    result = CliRunner().invoke(main, ["record", "-"], input=text)
+    assert result.exit_code == 0
+    for tag in ('[Event "Club"]', '[Date "2025.03.04"]', '[White "Ann"]', '[Black "Bo"]'):
+        assert tag in result.stdout, result.stdout
+    again = CliRunner().invoke(main, ["record", "--white", "Cy", "-"], input=text.replace("2025.03.04", "2025.13.04"))
+    assert '[White "Cy"]' in again.stdout and '[Black "Bo"]' in again.stdout
+    assert '[Date "2025.13.04"]' not in again.stdout            # (no such day: today's, as before)

@@ -10,10 +10,13 @@ then a readable transcript), and end of input ends the game.
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
 import math
 import os
 import random
+import re
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -21,7 +24,7 @@ from typing import Callable, Optional
 import click
 
 from ..analysis import analyze_object, ceylon_analyze_object, dice_analyze_object, plies_to, ranked_plies
-from ..records import pgn_text, read_any_record
+from ..records import pgn_text, read_any_record, record_tags
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
@@ -840,10 +843,10 @@ def _report(obj: dict, problems: list[str], as_json: bool, show: Callable[[], No
 @click.argument("game_file", type=click.Path(dir_okay=False))
 @click.option("--to", "target", type=click.Choice(["pgn", "muehle"]), default="pgn", show_default=True,
               help="Write the game as PGN (as the Sanmill app reads it) or as muehle's own record.")
-@click.option("--white", default="?", show_default=True, help="PGN: White's name.")
-@click.option("--black", default="?", show_default=True, help="PGN: Black's name.")
+@click.option("--white", default=None, help="PGN: White's name (default: the record's White tag, else '?').")
+@click.option("--black", default=None, help="PGN: Black's name (default: the record's Black tag, else '?').")
 @record_quiet_limit_option
-def record(rules: Rules, game_file: str, target: str, white: str, black: str,
+def record(rules: Rules, game_file: str, target: str, white: Optional[str], black: Optional[str],
            quiet_limit: Optional[int]) -> None:
     """Write a game record (muehle's, the Sanmill app's PGN, a PlayOK move list; GAME_FILE
     '-': standard input) as PGN or as muehle's record; every move is checked.
@@ -863,7 +866,18 @@ def record(rules: Rules, game_file: str, target: str, white: str, black: str,
     game, notes = read_any_record(text, None if rules == STANDARD else rules, quiet_limit=quiet_limit)
     for note in notes:
         click.echo(f"muehle: note: {note}", err=True)
-    click.echo(pgn_text(game, white, black) if target == "pgn" else game.record(), nl=False)
+    if target == "muehle":
+        click.echo(game.record(), nl=False)
+        return
+    # (a PGN written from a PGN or PlayOK record keeps its players, event and date)
+    tags = record_tags(text)
+    date = None
+    if re.fullmatch(r"[0-9]{4}\.[0-9]{2}\.[0-9]{2}", tags.get("Date", "")):
+        with contextlib.suppress(ValueError):
+            date = datetime.date(*map(int, tags["Date"].split(".")))
+    click.echo(pgn_text(game, white if white is not None else tags.get("White", "?"),
+                        black if black is not None else tags.get("Black", "?"),
+                        tags.get("Event", "muehle game"), date), nl=False)
 
 
 #: Largest game record read (one of 5,000 moves is some 40 KB; comments may be long).
