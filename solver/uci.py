@@ -375,7 +375,7 @@ class Engine:
             probes = [mp for mp in probes if turn.continues(mp.move)]
         if "topn" in options and probes is not None:
             self.report_topn(probes, n, mover, options["topn"])
-        move = None
+        move, depth = None, 1         # (depth: plies searched; a lookup in the tables is one)
         among = turn.candidates() if n else None    # (a move begun: the moves that go on)
         if (self.planned is not None and n and self.planned_at == (game.position, game.quiet_plies)
                 and turn.continues(self.planned)):
@@ -406,6 +406,7 @@ class Engine:
                 # to stop: halt sets the event first, so one of the two sees the other)
                 player.stop()
             move = player.choose(game, among)
+            depth = max(1, getattr(player, "reached", 1))
         self.planned, self.planned_at = move, (game.position, game.quiet_plies)
         if move is None:
             return "none"
@@ -413,7 +414,7 @@ class Engine:
         line = actions(move)[n:]
         if chosen is not None:
             plies = self.plies(game, chosen)
-            self.say(f"info depth {options.get('depth', 1)} score {score_text(chosen.value, plies, mover)} "
+            self.say(f"info depth {depth} score {score_text(chosen.value, plies, mover)} "
                      f"pv {' '.join(line)}")
         return line[0]
 

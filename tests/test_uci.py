@@ -712,3 +712,11 @@ def test_sanmills_name_of_the_quiet_limit_and_a_rule_set_in_capitals_are_taken(r
     engine.handle("setoption name Rules value STANDARD-S4")
     engine.finish()
     assert (engine.quiet_limit, engine.rules) == (100, FOUR) and out.getvalue() == ""
+
+
+def test_info_depth_says_the_depth_searched_not_the_one_asked(gui):
+    """go depth N is no limit here: the depth said is the move's own (1, a move read
+    from the tables), not the N asked (it echoed N)."""
+    gui.send("position fen W:a1,d1,g4,b4 B:a7,d7,f6 w", "go depth 7")
+    lines = gui.until("bestmove")
+    assert any(line.startswith("info depth 1 score") for line in lines), lines
