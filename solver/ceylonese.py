@@ -176,7 +176,12 @@ def why_not_ceylonese(pos: Position, rule: CeylonRule = CeylonRule(), rules: Opt
         few = [name for name, n in counts.items() if n < 2]
         if free == rule.open_points and (few or max(counts.values()) < 3):
             # (open points that leave few stones: the placement ended so, nothing taken
-            # yet; the side to move short of three has lost, else the other: decided)
+            # yet; the side to move short of three has lost, else the other: decided.
+            # With a side at one stone or none no mill has been closed, so the turns
+            # alternated from White's)
+            if min(counts.values()) <= 1 and not 0 <= counts["White"] - counts["Black"] <= 1:
+                return (f"White {counts['White']}, Black {counts['Black']} stones where the placement ended "
+                        f"before any mill: the sides placed in turn, White first")
             return None
         if few:
             return f"{few[0]} has {counts[few[0]]} stone(s): a game ends when a side is left with two"

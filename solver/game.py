@@ -100,16 +100,21 @@ def record_limit(written: Optional[str], given: Optional[int] = None) -> int:
     return limit
 
 
-def over_by_quiet_plies(game: "Game", error: NotationError) -> NotationError:
-    """``error`` (a record's move refused), with a word on the limit where the game was
-    drawn by its quiet plies before it: a record of a game to another limit (the Sanmill
-    app's games draw after 100) that does not name it reads as if drawn after 50."""
+def over_by_quiet_plies_words(game: "Game") -> str:
+    """Where ``game`` is drawn by its quiet plies, a word on the limit (else ''): a
+    record of a game to another limit (the Sanmill app's games draw after 100) that does
+    not name it reads at 50."""
     over = game.outcome()
     if over is None or over.termination != QUIET_PLIES:
-        return error
-    return type(error)(f"{error} (a game drawn after more than {game.quiet_limit} quiet plies, as the "
-                       f"Sanmill app's 100, is read at its limit: the record names it, or it is given "
-                       f"as the quiet-ply limit)")
+        return ""
+    return (f" (a game of another quiet-ply limit than {game.quiet_limit}, as the Sanmill app's 100, is "
+            f"read at its own: the record names it, or it is given as the quiet-ply limit)")
+
+
+def over_by_quiet_plies(game: "Game", error: NotationError) -> NotationError:
+    """``error`` (a record's move refused) with :func:`over_by_quiet_plies_words`."""
+    words = over_by_quiet_plies_words(game)
+    return type(error)(f"{error}{words}") if words else error
 
 
 def _other(colour: str) -> str:
@@ -575,7 +580,8 @@ class Game:
             rules = record_rules(headers["rules"], rules)
         rules = rules or default
         try:
-            limit = record_limit(headers.get("quiet-limit"), quiet_limit)
+            # (a record of muehle's names its limit where it is not 50: none is 50)
+            limit = record_limit(headers.get("quiet-limit", str(QUIET_PLY_LIMIT)), quiet_limit)
         except ValueError as error:
             raise InvalidNotationError(f"record: quiet-limit: {error}") from None
         played = headers.get("quiet-plies")

@@ -20,7 +20,7 @@ from typing import Optional
 
 from .errors import InvalidNotationError, NotationError
 from .formats import Setup, is_malom, read_malom, read_setup
-from .game import QUIET_PLY_LIMIT, Game, over_by_quiet_plies, record_limit, record_rules
+from .game import QUIET_PLY_LIMIT, Game, over_by_quiet_plies, over_by_quiet_plies_words, record_limit, record_rules
 from .notation import WHITE, format_position, parse_point
 from .position import Move, Position, in_mill, takeable
 from .rules import STANDARD, Rules
@@ -158,9 +158,10 @@ def turn_of_setup(setup: Setup, rules: Rules, quiet_limit: int = QUIET_PLY_LIMIT
                                f"just been closed")
 
 
-def _strip(text: str) -> tuple[str, int]:
+def _strip(text: str, first_line: int = 1) -> tuple[str, int]:
     """The movetext with its comments, variations and ``;`` remarks blanked (newlines
-    kept, so that every token keeps its line and column), and the variations skipped."""
+    kept, so that every token keeps its line and column), and the variations skipped;
+    an error names the line counted from ``first_line`` (the movetext's in the record)."""
     out, depth, skipped, i = list(text), 0, 0, 0
 
     def blank(a: int, b: int) -> None:
@@ -173,7 +174,7 @@ def _strip(text: str) -> tuple[str, int]:
         if c == "{":
             end = text.find("}", i)
             if end < 0:
-                raise InvalidNotationError(f"PGN: {_where(text, i)}: a comment is opened and not closed")
+                raise InvalidNotationError(f"{_where(text, i, first_line)}: a comment is opened and not closed")
             blank(i, end + 1)
             i = end + 1
             continue
@@ -188,14 +189,14 @@ def _strip(text: str) -> tuple[str, int]:
             skipped += depth == 1
         elif c == ")":
             if not depth:
-                raise InvalidNotationError(f"PGN: {_where(text, i)}: a ')' closes no variation")
+                raise InvalidNotationError(f"{_where(text, i, first_line)}: a ')' closes no variation")
             depth -= 1
             blank(i, i + 1)
         if depth:
             blank(i, i + 1)
         i += 1
     if depth:
-        raise InvalidNotationError("PGN: a variation '(' is not closed")
+        raise InvalidNotationError("a variation '(' is not closed")
     return "".join(out), skipped
 
 
@@ -236,7 +237,7 @@ def _tokens(movetext: str, first_line: int) -> tuple[list[tuple[str, str]], int]
     """(word, where) of every word of the movetext outside comments and variations; a
     tag there (a second game's) refused.  The lines are counted as the words go (counted
     from the start for each word, a long record took quadratic time)."""
-    plain, skipped = _strip(movetext)
+    plain, skipped = _strip(movetext, first_line)
     words, line, line_start, seen = [], first_line, 0, 0
     for match in re.finditer(r"\S+", plain):
         at = match.start()
@@ -280,8 +281,10 @@ def _start(tags: dict[str, str], rules: Optional[Rules], quiet_limit: Optional[i
                                        f"{' and '.join(VARIANT_TAGS)}, and its own muehle:<rules>")
         rules = record_rules(VARIANT_TAGS.get(named) or named.removeprefix("muehle:"), rules)
     rules = rules or STANDARD
+    # (muehle's own PGN writes no tag for 50; the Sanmill app's none for its 100)
+    written = tags.get("QuietLimit", str(QUIET_PLY_LIMIT) if tags.get("Site") == "muehle" else None)
     try:
-        limit = record_limit(tags.get("QuietLimit"), quiet_limit)
+        limit = record_limit(written, quiet_limit)
     except ValueError as error:
         raise InvalidNotationError(f"tag QuietLimit: {error}") from None
     return turn_of_setup(read_setup(tags.get("FEN", "startpos"), rules.stones, rules.board), rules, limit)
@@ -291,8 +294,9 @@ def read_pgn(text: str, rules: Optional[Rules] = None,
              quiet_limit: Optional[int] = None) -> tuple[Game, list[str]]:
     """The game of a PGN record of the Sanmill app: its tags (``Variant`` names the rules;
     ``FEN`` with ``SetUp "1"`` the start), its moves (``1. d6 f4``, the takes glued or as
-    tokens of their own, ``N...`` for Black first), comments, NAGs and a result marker
-    skipped, variations skipped with a note.  Returns (game, notes)."""
+    tokens of their own, ``N...`` for Black first), comments and NAGs skipped,
+    variations skipped with a note, the result read (:func:`_ended_as`).  Returns
+    (game, notes)."""
     tags, movetext, first = _tags_and_movetext(text)
     try:
         turn = _start(tags, rules, quiet_limit)
@@ -338,16 +342,19 @@ def _result_marker(tokens: list[tuple[str, str]], tags: dict[str, str]) -> tuple
 
 def _ended_as(game: Game, marker: Optional[str], notes: list[str]) -> Game:
     """``game`` ended as its record's result says: a win of a game that goes on is the
-    loser's resignation (as muehle writes one; a loss on time reads so too), a result
-    that is not the game's end here refused; a draw of a game that goes on is said in
-    ``notes`` (muehle's games end by the rules' draws only)."""
+    loser's resignation (as muehle writes one; a loss on time reads so too); a result
+    that is not the game's end under these rules (another program's: the Sanmill app
+    loses Twelve Men's Morris on a full board, or plays to 100 quiet plies) is said in
+    ``notes``, the game's own end standing, as is a draw of a game that goes on
+    (muehle's games end by the rules' draws only)."""
     if marker in (None, "*"):
         return game
     winner = {"1-0": "w", "0-1": "b", "1/2-1/2": "draw"}[marker]
     over = game.outcome()
     if over is not None:
         if over.winner != winner:
-            raise InvalidNotationError(f"the result {marker} is not how the game ends here: {over}")
+            notes.append(f"the result {marker} is not how the game ends under rules {game.rules.name}: "
+                         f"{over}, which stands" + over_by_quiet_plies_words(game))
     elif winner == "draw":
         notes.append("the result 1/2-1/2 is no end of the game under these rules: it goes on after its "
                      "last move")

@@ -220,6 +220,7 @@ class Engine:
         self.say("uciok")
 
     def cmd_setoption(self, args: list[str]) -> None:
+        self.planned = None         # (what the take is chosen by, or under which rules, may change)
         text = " ".join(args)
         match = re.match(r"^name\s+(.+?)(?:\s+value(?:\s+(.*))?)?$", text)
         if not match:

@@ -979,6 +979,11 @@ def test_open_points_that_end_the_placement_short_of_three_stones_are_played_out
     assert ceylonese.why_not_ceylonese(both, rule, rules) is None
     assert "both sides have two stones" in ceylonese.why_not_ceylonese(both, PARKER, rules)
     assert terminal(both, rules, rule) == LOSS
+    # with a side at one stone no mill was closed: the turns alternated, White first
+    lone = parse_position("W:a1 B:" + ",".join(["a7", "b2", "b4", "b6", "c3", "c4", "c5", "d1", "d2", "d3",
+                                                "d5"]) + " w", Rules(stones=12))
+    assert "the sides placed in turn, White first" in ceylonese.why_not_ceylonese(
+        lone, CeylonRule.from_name("ceylonese-open12"), Rules(stones=12))
     one = parse_position("W:a5 B:c5 w 2 2", rules)
     thirteen = CeylonRule.from_name("ceylonese-open13")
     after = play(one, parse_move("e5", rules.board), rules, thirteen)

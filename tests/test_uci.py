@@ -720,3 +720,31 @@ def test_info_depth_says_the_depth_searched_not_the_one_asked(gui):
     gui.send("position fen W:a1,d1,g4,b4 B:a7,d7,f6 w", "go depth 7")
     lines = gui.until("bestmove")
     assert any(line.startswith("info depth 1 score") for line in lines), lines
+
+
+def test_a_setoption_forgets_the_take_planned_with_the_last_move(root, db):
+    """A plan made at one level (or under other rules) is not the next level's: after a
+    setoption the take is chosen anew (perfect, here: the one that wins)."""
+    import io
+    from solver.uci import Engine
+
+    fen = "position fen W:a7,c3,d7,f2 B:a4,g1,g7 b"
+    start = Game(fen.split(" fen ")[1], FOUR).position
+    drawn_plans = 0
+    for seed in range(1, 9):
+        out = io.StringIO()
+        engine = Engine(out, db=str(root), rules=FOUR, level="easy")
+        engine.handle(f"setoption name Seed value {seed}")
+        _engine_go(engine, fen, "go")
+        first = out.getvalue().splitlines()[-1].split()[1]
+        if first != "a4-g4":
+            engine.finish()
+            continue
+        drawn_plans += db.probe(start.play(engine.planned, FOUR)).for_mover().wdl != "win"
+        engine.handle("setoption name Level value perfect")
+        _engine_go(engine, f"{fen} moves a4-g4", "go")
+        take = out.getvalue().splitlines()[-1].split()[1]
+        engine.finish()
+        after = start.play(f"a4-g4{take}", FOUR)
+        assert db.probe(after).for_mover().wdl == "win", (seed, take)
+    assert drawn_plans                      # (easy planned a take that draws at least once)

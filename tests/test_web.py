@@ -1130,3 +1130,17 @@ def test_the_analysis_reads_pgn_and_playok_records(client):
     assert [r["move"] for r in playok["moves"]] == [r["move"] for r in answer["moves"]]
     bad = client.post("/api/analyze", json={"record": "1. d6 f4 2. d6", "rules": "standard-s4"})
     assert bad.status_code == 400 and "line 1 column 13" in bad.json()["error"]
+
+
+def test_analyze_takes_the_quiet_limit_of_a_record_that_names_none(client):
+    """As analyze --quiet-limit: the limit where the record names none (the Sanmill
+    app's PGN, for its 100); one it names must agree; a bad one is a 400."""
+    pgn = '[Site "Sanmill"]\n[Variant "muehle:standard-s4"]\n\n1. d6 f4\n'
+    plain = client.post("/api/analyze", json={"record": pgn}).json()
+    hundred = client.post("/api/analyze", json={"record": pgn, "quiet_limit": 100})
+    assert hundred.status_code == 200 and len(hundred.json()["moves"]) == len(plain["moves"]) == 2
+    named = client.post("/api/analyze", json={"record": "rules: standard-s4\nd6\n", "quiet_limit": 100})
+    assert named.status_code == 400 and "not the 100 asked for" in named.json()["error"]
+    for bad in (1, "x", 1001):
+        got = client.post("/api/analyze", json={"record": pgn, "quiet_limit": bad})
+        assert got.status_code == 400 and got.json()["error"].startswith("quiet_limit"), got.json()

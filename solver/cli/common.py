@@ -437,8 +437,8 @@ quiet_limit_option = click.option(
 record_quiet_limit_option = click.option(
     "--quiet-limit", type=click.IntRange(MIN_QUIET_LIMIT, MAX_QUIET_LIMIT), default=None,
     help="Plies in a row without a mill that draw the record's game where the record names "
-         "none (default 50; a record that names one must agree): Sanmill's PGN names none "
-         "for its 100.")
+         "none (default 50; a record that names one must agree, and muehle's own records and "
+         "PGN name theirs, none written being 50): Sanmill's PGN names none for its 100.")
 
 
 def _dice_rule(ctx, param, value):

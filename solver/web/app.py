@@ -39,7 +39,7 @@ from starlette.staticfiles import StaticFiles
 from ..analysis import (analyze_object, best_move_object, ceylon_analyze_object, convert_object, dice_analyze_object,
                         moves_object, query_object)
 from ..records import read_any_record, record_format
-from ..game import REPETITION_LIMIT, Game, describe_phase, read_record
+from ..game import REPETITION_LIMIT, Game, check_quiet_limit, describe_phase, read_record
 from ..errors import (CorruptDatabaseError, DatabaseError, ForeignDatabaseError,
                       MissingSubspaceError, MuehleError, SearchStoppedError, UnsupportedRulesError,
                       one_line)
@@ -650,7 +650,12 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
             return analyze_ceylonese(record, given)
         if record_format(record) == "muehle" and len(read_record(record).moves) > MAX_MOVES:
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
-        game, notes = read_any_record(record, given, default=service.rules)
+        limit = seed_param(params, "quiet_limit")      # (an integer or None, checked below)
+        try:
+            limit = None if limit is None else check_quiet_limit(limit)
+        except ValueError as error:
+            raise ApiError(f"quiet_limit: {error}") from None
+        game, notes = read_any_record(record, given, default=service.rules, quiet_limit=limit)
         if len(game.moves) > MAX_MOVES:       # (a PGN's or PlayOK's, counted once read)
             raise ApiError(f"game record too long: more than {MAX_MOVES} moves", 413)
         obj, problems = analyze_object(service.database(game.rules), game, explained)
@@ -828,7 +833,7 @@ def create_app(root: Path | str = "data", rules: Rules = STANDARD,
               methods=["GET", "POST"]),
         Route("/api/best-move", endpoint(api_best_move, ("rules", "position", "after", "seed", "traps")),
               methods=["GET", "POST"]),
-        Route("/api/analyze", endpoint(api_analyze, ("rules", "record")), methods=["POST"]),
+        Route("/api/analyze", endpoint(api_analyze, ("rules", "record", "quiet_limit")), methods=["POST"]),
         Route("/api/rules", endpoint(api_rules, (), shared=False), methods=["GET"]),
         Route("/api/game", endpoint(api_game, GAME_PARAMS), methods=["GET", "POST"]),
         Route("/api/play", endpoint(api_play, GAME_PARAMS + ("level", "think")), methods=["POST"]),
