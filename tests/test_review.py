@@ -88,10 +88,12 @@ def test_every_drawing_move_of_a_drawn_position_is_best():
 
 def test_a_move_that_draws_by_repetition_from_a_win_lost_the_win(db):
     """The review counts the game's history: White's last move brings a position back a
-    third time, which the databases rate a win for it but which the game draws."""
+    third time, which the databases rate a win for it but which the game draws: its
+    value after is the game's, a draw (it was the tables' win beside the mark)."""
     cycle = ["a7-d7", "e3-g7", "d7-a7", "g7-e3"]
     game = Game.after("W:a1,e3,g1 B:a4,a7,b6,e4 b", cycle * 2, RULES)
     assert "repetition" in str(game.outcome())
     obj, _ = analyze_object(db, game)
     last = obj["moves"][-1]
-    assert (last["side"], last["after"], last["mark"], last["blunder"]) == ("w", "win", "?", "lost the win")
+    assert (last["side"], last["after"], last["after_plies"], last["mark"], last["blunder"]) == \
+        ("w", "draw", None, "?", "lost the win")
