@@ -95,10 +95,7 @@ def query_object(database: Database, pos: Position, line: bool = False,
     if rule is not None:
         obj["rule"] = rule
         for mv in obj["moves"]:
-            under = by_move[mv["move"]]
-            mv["rule"] = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
-            if under.placing_plies is not None:         # (mixed placement's win or loss)
-                mv["rule"]["placing_plies"] = under.placing_plies
+            mv["rule"] = rule_move_object(by_move[mv["move"]])
         # best first in the game: by the values under the rule (stable: the plain order
         # among equals)
         obj["moves"].sort(key=lambda mv: by_move[mv["move"]].rank)
@@ -109,6 +106,16 @@ def query_object(database: Database, pos: Position, line: bool = False,
         obj["line_drawn"] = None if drawn is None else {"ply": drawn[0], "termination": drawn[1]}
         if rule is not None:
             rule["line"] = [str(m) for m in rule_line(database, played)]
+    return obj
+
+
+def rule_move_object(under: RuleMoveProbe) -> dict:
+    """A move's ``"rule"`` in query's and best-move's objects: ``{"value", "dtz", "wdl"}``
+    (its value for its mover at the game's count, its plies to the next mill, its value
+    at a fresh count), and ``"placing_plies"`` under mixed placement where it has them."""
+    obj = {"value": under.value, "dtz": under.dtz, "wdl": under.rule}
+    if under.placing_plies is not None:         # (mixed placement's win or loss)
+        obj["placing_plies"] = under.placing_plies
     return obj
 
 
@@ -262,7 +269,9 @@ def best_move_object(database: Database, pos: Position,
     """``{"position", "move", "value", "plies"}``: the database's best move (shortest
     win, else a draw, else the longest loss; random among equals with ``rng``:
     :func:`~solver.probe.best_of`) and its value for the mover; ``move`` null when the
-    game is over.  ``game``: the game that reached ``pos``, over also where its history
+    game is over.  Where the tables of the quiet-ply rule choose it, ``value`` and
+    ``plies`` are still the plain ones (as in query's moves), and ``"rule"`` holds the
+    move's values under the rule (:func:`rule_move_object`).  ``game``: the game that reached ``pos``, over also where its history
     drew it (:func:`drawn_by_play`), and whose history makes a move that repeats a
     position for the third time (or is the 50th quiet ply) the draw it is there, as the
     perfect player counts it (:func:`~solver.choice.probe_game_moves`).  ``traps``: among
@@ -285,7 +294,10 @@ def best_move_object(database: Database, pos: Position,
     obj = {"position": format_position(pos), "move": str(choice.move), "value": choice.value,
            "plies": choice.plies}
     if isinstance(choice, RuleMoveProbe):   # chosen under the quiet-ply rule
-        obj.update(plies=move_plies(database, pos, choice), dtz=choice.dtz, rule=choice.rule)
+        # (the keys mean what they mean in query's moves: the plain value and plies,
+        # and under "rule" the value in the game at its count, the DTZ, the class)
+        plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
+        obj.update(value=plain.wdl, plies=plain.plies, rule=rule_move_object(choice))
     if traps:
         obj["trap_chance"] = round(chance, 4)
     return obj

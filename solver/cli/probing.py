@@ -460,7 +460,10 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
         click.echo(f"{obj['position']}: no move, the game is over ({obj['value']} for {COLOUR_NAMES[pos.turn]})")
         return
     trap = f"; the opponent errs with chance {obj['trap_chance']:.1%}" if traps else ""
-    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]}{trap})")
+    under = obj.get("rule")
+    rule = "" if under is None else (f"; under the rule: {under['value']}"
+                                     + ("" if under["dtz"] is None else f", next mill in {under['dtz']}"))
+    click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]}{rule}{trap})")
 
 
 @main.command("solve-opening")
