@@ -285,8 +285,8 @@ def read_malom(text: str, stones: int = STANDARD_STONES, board: Board = STANDARD
     form = _MALOM_FORMS.get(len(fields))
     if form is None or fields[-1] != form:
         raise InvalidNotationError(
-            f"Malom's text: {len(fields)} comma-separated fields ending in {fields[-1][:20]!r}, but it has "
-            f"38 ending in malom2 (or 34 to 36 ending in malom)")
+            f"Malom's text has 38 comma-separated fields ending in malom2 (or 34 to 36 ending in malom), not "
+            f"{len(fields)} ending in {fields[-1][:20]!r}")
 
     def number(i: int, what: str, low: int, high: int) -> int:
         if not re.fullmatch(r"-?[0-9]{1,7}", fields[i]) or not low <= int(fields[i]) <= high:
@@ -341,6 +341,8 @@ def malom_text(setup: Setup, board: Board = STANDARD_BOARD, stones: int = STANDA
     """
     if board.num_points != 24 or not set(MALOM_POINTS) <= set(board.points):
         raise InvalidNotationError(f"Malom's text names the points of a 24-point board, not of the {board.name} board")
+    if setup.take > 1:
+        raise InvalidNotationError(f"Malom's text says whether a take is pending, not that {setup.take} are")
     points = []
     for name in MALOM_POINTS:
         bit = 1 << board.point_index(name)

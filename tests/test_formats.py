@@ -267,3 +267,21 @@ def test_malom_text_without_dashes_dashes_gets_the_way_to_give_it():
     assert other.exit_code == 2 and "Malom" not in other.stderr
     no_position = CliRunner().invoke(main, ["build", "-1"])         # (build takes no position)
     assert no_position.exit_code == 2 and "Malom" not in no_position.stderr
+
+
+def test_malom_says_what_its_text_has_and_holds_no_second_take():
+    """The count of fields was said the wrong way round ('42 fields ..., but it has 38'),
+    and two takes pending (a rule of two takes) became one in Malom's text, silently."""
+    text = malom_text(read_setup("startpos"))
+    longer = ",".join(text.split(",")[:-1] + ["0"] * 4 + ["malom2"])
+    with pytest.raises(InvalidNotationError, match=r"^Malom's text has 38 comma-separated fields ending in malom2 "
+                                                   r"\(or 34 to 36 ending in malom\), not 42 ending in 'malom2'$"):
+        read_malom(longer)
+    two = read_setup("OOOO***O/@*@*@***/******** w p r 5 4 3 6 2 0 0 0 0 0 0 0 5")
+    assert two.take == 2
+    with pytest.raises(InvalidNotationError, match="says whether a take is pending, not that 2 are"):
+        malom_text(two)
+    result = CliRunner().invoke(main, ["convert", "--rules", "standard-two-takes-two", "--json",
+                                       "OOOO***O/@*@*@***/******** w p r 5 4 3 6 2 0 0 0 0 0 0 0 5"])
+    obj = json.loads(result.stdout)
+    assert obj["malom"] is None and "not that 2 are" in obj["notes"]["malom"]

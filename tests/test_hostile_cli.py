@@ -481,9 +481,21 @@ def test_query_batch_stops_at_a_line_no_position_is_and_says_so_in_its_status(db
     fine = "W:a1,d1,g1 B:a7,d7,f6 b"
     long = tmp_path / "long.txt"
     long.write_bytes(f"{fine}\n".encode() + b"\0" * 100_000)
+    # a line too long for a position is read past in pieces and answered as an error
+    # in its place (it stopped the batch, the lines after it never answered); one of
+    # 16 MiB without an end stops it
+    long.write_bytes(f"{fine}\n".encode() + b"\0" * 100_000 + f"\n{fine}\n".encode())
+    answered = run("query", "--db", db4, "--stones", 4, "--batch", long)
+    objects = [json.loads(line) for line in answered.stdout.splitlines()]
+    assert answered.exit_code == 1 and [o["position"] for o in objects] == [fine, "", fine]
+    assert objects[1]["error"] == "line 2: more than 4096 bytes: not a position"
+    long.write_bytes(f"{fine}\n".encode() + b"\0" * (17 << 20))
     stopped = run("query", "--db", db4, "--stones", 4, "--batch", long)
     assert stopped.exit_code == 2 and json.loads(stopped.stdout)["position"] == fine
-    assert stopped.stderr == "muehle: error: --batch line 2: more than 4096 bytes: not one position a line; stopped there\n"
+    assert stopped.stderr == ("muehle: error: --batch line 2: more than 16777216 bytes without a line's end: "
+                              "not one position a line; stopped there\n")
+    bom = run("query", "--db", db4, "--stones", 4, "--batch", "-", input=f"\ufeff{fine}\n")
+    assert bom.exit_code == 0 and json.loads(bom.stdout)["position"] == fine    # (a BOM first: no error)
     mixed = run("query", "--db", db4, "--stones", 4, "--batch", "-", input=f"{fine}\nxx\n")
     assert mixed.exit_code == 1 and "error" in json.loads(mixed.stdout.splitlines()[1])
 

@@ -192,9 +192,10 @@ def convert(position: tuple[str, ...], rules: Rules, target: str, as_json: bool)
     Sanmill's FEN, Malom's clipboard text), in another.
 
     What a format has and the other lacks is kept or defaulted: a FEN's count of plies
-    without a take and its move number carry over to Malom's text (as the moves since
-    the last take) and back; fields muehle has no use for are written back as read to
-    the format they came from.  A position with a take pending (a mill just closed) has
+    without a take carries over to Malom's text (as the moves since the last take) and
+    back; a FEN's move number, Malom's move count and the other fields muehle has no use
+    for are written back as read to the format they came from only (the other format
+    gets its default), and two takes pending (a rule of two takes) have no Malom text.  A position with a take pending (a mill just closed) has
     no muehle position string: converting it to one is refused.  Malom's text starts
     with -1: put -- before it for the other commands (muehle show -- '-1,...').
 

@@ -194,6 +194,9 @@ def _query_ceylonese(db: str, rules: Rules, rule, text: str, as_json: bool) -> N
 #: Lines of a --batch file answered together (query_lines): their moves' positions
 #: read subspace by subspace, each chunk of values once.
 BATCH_LINES = 16384
+#: The longest line --batch reads past (an error in its place) before it stops: a line
+#: without end (/dev/zero) is no collection of positions.
+MAX_SKIPPED_LINE = 16 * 1024 * 1024
 
 
 def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies: Optional[int],
@@ -252,12 +255,21 @@ def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies
                 break
             number += 1
             if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                # (no position is that long: /dev/zero, a binary file; stop before
-                # reading all of it into one line)
-                flush(False)
-                drain()
-                fail(f"--batch line {number}: more than {MAX_LINE} bytes: not one position a "
-                     f"line; stopped there")
+                # (no position is that long: read past it in pieces, not held, and
+                # answered as an error in its place; one without end, /dev/zero or a
+                # binary file, stops the batch before it is all read)
+                skipped = len(raw)
+                while skipped <= MAX_SKIPPED_LINE:
+                    rest = batch.readline(MAX_LINE)
+                    skipped += len(rest)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                else:
+                    flush(False)
+                    drain()
+                    fail(f"--batch line {number}: more than {MAX_SKIPPED_LINE} bytes without a line's end: "
+                         f"not one position a line; stopped there")
+                raw = None
             block.append((number, raw))
             if len(block) >= BATCH_LINES:
                 flush(True)
@@ -269,7 +281,7 @@ def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies
     return ok
 
 
-def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quiet_limit: int,
+def answer_block(database, lines: list[tuple[int, Optional[bytes]]], with_line: bool, quiet_limit: int,
                  quiet_plies: Optional[int]) -> tuple[list[str], bool, list[tuple[str, str]]]:
     """The output lines of a block of --batch lines (numbered), whether each was a
     position, and the notes they call for (kind, text), first first.  Each line's count
@@ -278,8 +290,13 @@ def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quie
     block: list[tuple[int, str, object]] = []     # (line number, text, position or its error)
     counts: dict[int, int] = {}                   # line number: its count
     for number, raw in lines:
+        if raw is None:               # (read past: see batch)
+            block.append((number, "", ValueError(f"more than {MAX_LINE} bytes: not a position")))
+            continue
         try:
             text = raw.decode("utf-8").strip()
+            if number == 1:
+                text = text.removeprefix("\ufeff").strip()     # (a byte-order mark, as editors write)
         except UnicodeDecodeError:
             block.append((number, raw.decode("utf-8", "replace").strip(), ValueError("not UTF-8 text")))
             continue
@@ -326,7 +343,7 @@ def _batch_worker(database, with_line: bool, quiet_limit: int, quiet_plies: Opti
     _worker = (database, with_line, quiet_limit, quiet_plies)
 
 
-def _batch_block(lines: list[tuple[int, bytes]]) -> tuple[list[str], bool, list[tuple[str, str]]]:
+def _batch_block(lines: list[tuple[int, Optional[bytes]]]) -> tuple[list[str], bool, list[tuple[str, str]]]:
     database, with_line, quiet_limit, quiet_plies = _worker
     return answer_block(database, lines, with_line, quiet_limit, quiet_plies)
 
