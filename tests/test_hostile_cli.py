@@ -619,6 +619,10 @@ def test_a_phase_with_no_files_and_a_rules_folder_that_is_a_file_are_named(db4, 
     counted = run("stats", "--db", db4, "--stones", 4, "--reachable")
     assert counted.exit_code == 0 and "note: --reachable counts the positions of the placement files, " \
                                       "and none is built here" in counted.stderr
+    # and its total of none counted is no count ('-', null), not 0 (a helper's trial)
+    assert counted.stdout.splitlines()[-1].split()[-1] == "-", counted.stdout
+    as_json = run("stats", "--db", db4, "--stones", 4, "--reachable", "--json")
+    assert json.loads(as_json.stdout)["total"]["reachable"] is None
 
 
 def test_unicode_stones_on_an_output_that_cannot_write_them_are_one_line(tmp_path):

@@ -595,7 +595,9 @@ def stats(db: str, rules: Rules, as_json: bool, reachable: bool, jobs: int, rule
     totals["longest_win"] = max((r["longest_win"] for r in longest), default=0)
     totals["longest_loss"] = max((r["longest_loss"] for r in longest), default=0)
     if reachable:
-        totals["reachable"] = sum(r.get("reachable", 0) for r in rows)
+        # (null where no row was counted: no placement file, not a count of none)
+        counted = [r["reachable"] for r in rows if "reachable" in r]
+        totals["reachable"] = sum(counted) if counted else None
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "subspaces": rows, "total": totals}))
     else:
@@ -625,7 +627,8 @@ def _print_stats(rules: Rules, rows: list[dict], totals: dict, reachable: bool) 
     for r in rows + [dict(totals, subspace="total")]:
         click.echo(f"{r['subspace']:>8} {r['wins']:>14,} {r['losses']:>14,} {r['draws']:>14,} "
                    f"{r['longest_win']:>12} {r['longest_loss']:>12}"
-                   + (f" {r['reachable']:>14,}" if "reachable" in r else "")
+                   + (f" {r['reachable']:>14,}" if r.get("reachable") is not None else
+                      f" {'-':>14}" if "reachable" in r else "")
                    + (f" {r['cursed_wins']:>14,} {r['blessed_losses']:>14,}" if "cursed_wins" in r else
                       f" {'':>14} {'':>14}" if rule else ""))
 
