@@ -740,3 +740,13 @@ def test_a_rule_set_name_and_stones_that_disagree_are_refused():
         "muehle: error: --rules standard-s5 names 5 stones a side and --stones 4 another: give one\n")
     assert "Rules:     standard-s5" in run("show", "--rules", "standard-s5", "--stones", 5, "startpos").stdout
     assert "Rules:     no-jumping-s4" in run("show", "--rules", "no-jumping", "--stones", 4, "startpos").stdout
+
+
+def test_solve_opening_without_any_moving_files_says_so_as_every_command(tmp_path):
+    """It named one pair to build (--pair 6-7), where every other command says there are
+    no databases and how to build them (a helper's trial)."""
+    (tmp_path / "seven-mens").mkdir()
+    result = run("solve-opening", "--db", tmp_path, "--rules", "seven-mens")
+    assert result.exit_code == 2 and result.stderr == (
+        f"muehle: error: no databases for rules seven-mens in {tmp_path} (build them with: "
+        f"muehle build --db {tmp_path} --rules seven-mens)\n"), result.stderr

@@ -18,7 +18,7 @@ import click
 
 from ..analysis import best_move_object, drawn_by_play, query_object, rule_gap
 from ..batch import query_lines
-from ..commands import explained
+from ..commands import build_command, explained, meant
 from ..errors import DatabaseError, one_line
 from ..game import Game
 from ..notation import format_position
@@ -509,6 +509,9 @@ def solve_opening(db: str, rules: Rules, position: tuple[str, ...], as_json: boo
             fail("an opening book starts from a placement position")
         OpeningBook.check_target(book[1])
     with open_database(db, rules) as database:
+        if not database.has_moving():       # (the search's leaves: said as every command says it)
+            fail(f"no databases for rules {rules.name} in {db} (build them with: "
+                 f"{build_command(db, rules)}){meant(db, rules)}")
         search = OpeningSearch(rules, wdl=database.wdl, table_bits=table_bits)
         if pos.in_placement and rules.stones >= 9:
             # (otherwise a minute without a word; measured in docs/results.md)
