@@ -125,7 +125,8 @@ def _parse_stones(token: str, colour: str, board: Board) -> int:
 def _parse_hand(token: str, colour: str) -> int:
     # isdigit() alone also accepts digits like '²' that int() rejects.
     if not (token.isascii() and token.isdigit()):
-        raise InvalidNotationError(f"stones in hand for {colour} must be a number, got {token[:20]!r}")
+        what = "a whole number, not negative" if token.startswith("-") else "a number"
+        raise InvalidNotationError(f"stones in hand for {colour} must be {what}, got {token[:20]!r}")
     digits = token.lstrip("0") or "0"
     if len(digits) > 2:           # no int() of a 5,000-digit string (no stone count has 3)
         raise InvalidNotationError(f"stones in hand for {colour}: {token[:20]}"

@@ -43,7 +43,7 @@ def test_hands_and_startpos():
     ("W:a1 B: x", "side to move"),
     ("W:a1 B: w 9", "cannot parse"),
     ("W:a1 B: w 9 x", "must be a number"),
-    ("W:a1 B: w -1 0", "must be a number"),
+    ("W:a1 B: w -1 0", "must be a whole number, not negative"),
     ("W:a1 B: w ² 0", "must be a number"),
     ("W:a1,d1 B: w 8 0", "too many stones for White"),
     ("W: B:a1,a4,a7,d7,g7,g4,g1,d1,b2,b4 w", "too many stones for Black"),
