@@ -28,7 +28,7 @@ from .choice import probe_game_moves, trap_choice
 from .records import turn_of_setup
 from .rules import Rules
 from .probe import Database, MoveProbe, RuleMoveProbe, best_of
-from .values import DRAW, LOSS, WDL, WIN, RuleWDL
+from .values import DRAW, LOSS, WDL, WIN, RuleWDL, Value
 
 #: Words for a move that threw a value away (a win it had for a draw or loss, a draw for a loss).
 LOST_THE_WIN = "lost the win"
@@ -296,7 +296,10 @@ def best_move_object(database: Database, pos: Position,
     if isinstance(choice, RuleMoveProbe):   # chosen under the quiet-ply rule
         # (the keys mean what they mean in query's moves: the plain value and plies,
         # and under "rule" the value in the game at its count, the DTZ, the class)
-        plain = database.probe(pos.play_unchecked(choice.move)).for_mover()
+        # (a move the game draws, by a third repetition or the last quiet ply, is that
+        # draw, as without the tables of the rule: probe_game_moves)
+        drawn = game is not None and game.draw_after(choice.move) is not None
+        plain = Value(DRAW) if drawn else database.probe(pos.play_unchecked(choice.move)).for_mover()
         obj.update(value=plain.wdl, plies=plain.plies, rule=rule_move_object(choice))
     if traps:
         obj["trap_chance"] = round(chance, 4)

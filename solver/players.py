@@ -476,6 +476,7 @@ class SearchPlayer(Player):
 
     def choose(self, game: Game, among: Optional[Iterable[Move]] = None) -> Move:
         moves = self._legal(game, among)
+        self.reached = 0                # (this move's depth: none where there is no choice)
         if len(moves) == 1:
             return moves[0]
         _, best = self.search(game, None if among is None else moves)

@@ -552,23 +552,31 @@ def _tag_value(value: str) -> str:
 
 
 def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehle game",
-             date: Optional[datetime.date] = None) -> str:
+             date: Optional[datetime.date | str] = None, round: str = "1") -> str:
     """The PGN of ``game`` as the Sanmill app writes it: its tags (``Variant``: the app's
     name of the rules, else ``muehle:<rules>``, ``FEN`` and ``SetUp`` where the game does not start from the
     start, ``PlyCount`` counting the takes as the app does; muehle's own ``QuietLimit``
     where the game is drawn after other than 50 plies without a mill), the moves two a
     line with the takes glued, the result marker.  A tag's ``"`` and ``\\`` are escaped
     as PGN escapes them, its line breaks made spaces, so that the record reads back.
-    InvalidNotationError where the game starts elsewhere than at the start on a board
-    a FEN cannot name (FEN names the 24 points of the standard board)."""
+    ``date``: a ``datetime.date`` (default today) or PGN's own text of one, ``?`` where a
+    part is not known (``2023.??.??``, as a record read gives it).  InvalidNotationError
+    where the game starts elsewhere than at the start on a board a FEN cannot name (FEN
+    names the 24 points of the standard board)."""
     date = date or datetime.date.today()
-    if not isinstance(date, datetime.date):
-        raise TypeError(f"date: a datetime.date, not {type(date).__name__}")
+    if isinstance(date, str):
+        if not re.fullmatch(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}", date):
+            raise ValueError(f"date: PGN writes a date YYYY.MM.DD ('?' for a part not known), not {date[:20]!r}")
+        dated = date
+    elif isinstance(date, datetime.date):
+        dated = f"{date.year:04d}.{date.month:02d}.{date.day:02d}"
+    else:
+        raise TypeError(f"date: a datetime.date or PGN's text of one, not {type(date).__name__}")
     result = game.outcome()
     marker = "*" if result is None else "1/2-1/2" if result.winner == "draw" else \
         "1-0" if result.winner == "w" else "0-1"
-    tags = [("Event", event), ("Site", "muehle"), ("Date", f"{date.year:04d}.{date.month:02d}.{date.day:02d}"),
-            ("Round", "1"), ("White", white), ("Black", black), ("Result", marker)]
+    tags = [("Event", event), ("Site", "muehle"), ("Date", dated),
+            ("Round", round), ("White", white), ("Black", black), ("Result", marker)]
     tags.append(("Variant", {v: k for k, v in VARIANT_TAGS.items()}.get(game.rules.name)
                   or f"muehle:{game.rules.name}"))
     if game.quiet_limit != QUIET_PLY_LIMIT:

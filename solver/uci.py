@@ -108,6 +108,7 @@ class Engine:
         self.stopped = threading.Event()
         self.planned: Optional[Move] = None           # the move the last go began
         self.planned_at = None                        # the position it was chosen in
+        self.planned_depth = 1                        # the depth it was searched to
         self.player = None      # the player of the go under way (and of the next, where nothing it plays by changed)
         self.player_key: tuple = ()                   # what it plays by
         self.noted: set[str] = set()                  # the notes said (once each)
@@ -381,6 +382,7 @@ class Engine:
         if (self.planned is not None and n and self.planned_at == (game.position, game.quiet_plies)
                 and turn.continues(self.planned)):
             move = self.planned               # (the take of the move the last go began)
+            depth = self.planned_depth
         elif probes is not None and self.level in ("perfect", "ultra"):
             if self.level == "ultra" and not n:
                 player = self.player = make_player("ultra", self.rules, self.rng, database)
@@ -408,7 +410,7 @@ class Engine:
                 player.stop()
             move = player.choose(game, among)
             depth = max(1, getattr(player, "reached", 1))
-        self.planned, self.planned_at = move, (game.position, game.quiet_plies)
+        self.planned, self.planned_at, self.planned_depth = move, (game.position, game.quiet_plies), depth
         if move is None:
             return "none"
         chosen = next((mp for mp in probes or [] if mp.move == move), None)

@@ -1810,3 +1810,15 @@ def test_numpy_integers_are_taken_as_counts_and_limits(db4):
     for bad in ("50", 1, True, 2.0):
         with pytest.raises(ValueError, match="^the quiet-ply limit is a whole number of plies from 2 to 1000, not"):
             Game(quiet_limit=bad)
+
+
+def test_best_move_calls_a_move_that_repeats_a_third_time_the_draw_it_is(db4_rule):
+    """With the tables of the rule built, best-move's plain value of a move that repeats
+    a position a third time was the tables' (a loss in 2), where without them it is the
+    game's draw; the text blamed the rule for it."""
+    after = "d5-g7 d7-a7 g7-d5 a7-d7 d5-g7 d7-a7 g7-d5"
+    result = run("best-move", "--db", db4_rule, "--stones", 4, "--json", "--after", after, "W:a1,d5,g1 B:a4,d7,g4 w")
+    obj = json.loads(result.stdout)
+    assert (obj["move"], obj["value"], obj["plies"], obj["rule"]["value"]) == ("a7-d7", "draw", None, "draw"), obj
+    text = run("best-move", "--db", db4_rule, "--stones", 4, "--after", after, "W:a1,d5,g1 B:a4,d7,g4 w")
+    assert text.stdout == "a7-d7 (draw for Black)\n", text.stdout

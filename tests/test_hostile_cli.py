@@ -487,7 +487,7 @@ def test_query_batch_stops_at_a_line_no_position_is_and_says_so_in_its_status(db
     long.write_bytes(f"{fine}\n".encode() + b"\0" * 100_000 + f"\n{fine}\n".encode())
     answered = run("query", "--db", db4, "--stones", 4, "--batch", long)
     objects = [json.loads(line) for line in answered.stdout.splitlines()]
-    assert answered.exit_code == 1 and [o["position"] for o in objects] == [fine, "", fine]
+    assert answered.exit_code == 1 and [o["position"] for o in objects] == [fine, "\0" * 80, fine]
     assert objects[1]["error"] == "line 2: more than 4096 bytes: not a position"
     long.write_bytes(f"{fine}\n".encode() + b"\0" * (17 << 20))
     stopped = run("query", "--db", db4, "--stones", 4, "--batch", long)
@@ -743,8 +743,9 @@ def test_a_rule_set_name_and_stones_that_disagree_are_refused():
 
 
 def test_solve_opening_without_any_moving_files_says_so_as_every_command(tmp_path):
-    """It named one pair to build (--pair 6-7), where every other command says there are
-    no databases and how to build them (a helper's trial)."""
+    """It named one pair to build (--pair 6-7), where stats, play and the others that
+    need the whole phase say there are no databases and how to build them (a helper's
+    trial)."""
     (tmp_path / "seven-mens").mkdir()
     result = run("solve-opening", "--db", tmp_path, "--rules", "seven-mens")
     assert result.exit_code == 2 and result.stderr == (

@@ -283,8 +283,10 @@ def test_pgn_reads_back_what_it_writes_names_with_quotes_and_the_quiet_limit():
     assert '[QuietLimit' not in pgn_text(Game())          # (50, the rule everyone plays, is not written)
     with pytest.raises(InvalidNotationError, match="tag QuietLimit: the quiet-ply limit is .* from 2 to 1000, not 1$"):
         read_any_record(text.replace('[QuietLimit "100"]', '[QuietLimit "1"]'))
-    with pytest.raises(TypeError, match="^date: a datetime.date, not str$"):
+    with pytest.raises(ValueError, match="^date: PGN writes a date YYYY.MM.DD"):
         pgn_text(game, date="2020-01-01")
+    with pytest.raises(TypeError, match="^date: a datetime.date or PGN's text of one, not int$"):
+        pgn_text(game, date=20200101)
     assert '[Date "2020.01.02"]' in pgn_text(game, date=datetime.date(2020, 1, 2))
     with pytest.raises(InvalidNotationError, match="^PGN: the game starts elsewhere than at the start, and a FEN"):
         pgn_text(Game("W:a5 B:c5 w 5 5", rules="six-mens"))
@@ -451,9 +453,14 @@ def test_record_keeps_the_players_event_and_date_of_a_pgn():
     assert result.exit_code == 0
     for tag in ('[Event "Club"]', '[Date "2025.03.04"]', '[White "Ann"]', '[Black "Bo"]'):
         assert tag in result.stdout, result.stdout
-    again = CliRunner().invoke(main, ["record", "--white", "Cy", "-"], input=text.replace("2025.03.04", "2025.13.04"))
+    again = CliRunner().invoke(main, ["record", "--white", "Cy", "-"], input=text.replace("2025.03.04", "2025.??.??"))
     assert '[White "Cy"]' in again.stdout and '[Black "Bo"]' in again.stdout
-    assert '[Date "2025.13.04"]' not in again.stdout            # (no such day: today's, as before)
+    assert '[Date "2025.??.??"]' in again.stdout                 # (PGN's date of parts not known, kept)
+    odd = CliRunner().invoke(main, ["record", "-"], input=text.replace("2025.03.04", "March 4") + "")
+    assert '[Date "March 4"]' not in odd.stdout                  # (no PGN date: today's)
+    kept = CliRunner().invoke(main, ["record", "-"], input='[Site "PlayOK"]\n[Round "3"]\n[White "Ann"]\n1. 5 14\n')
+    assert kept.exit_code == 0 and '[Site "muehle"]' in kept.stdout and '[Round "3"]' in kept.stdout \
+        and '[White "Ann"]' in kept.stdout, kept.output           # (PlayOK's site: read as PlayOK's)
 
 
 def test_an_unclosed_comment_is_named_once_by_its_reader_at_the_records_own_line():

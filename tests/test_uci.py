@@ -748,3 +748,23 @@ def test_a_setoption_forgets_the_take_planned_with_the_last_move(root, db):
         after = start.play(f"a4-g4{take}", FOUR)
         assert db.probe(after).for_mover().wdl == "win", (seed, take)
     assert drawn_plans                      # (easy planned a take that draws at least once)
+
+
+def test_info_depth_of_a_move_without_a_choice_is_not_the_last_searchs(root, tmp_path):
+    """A kept hard player said the depth of its last search for a move it did not search
+    (one legal move): each move's depth is its own."""
+    import io
+    import shutil
+    from solver.uci import Engine
+
+    for pair in (root / "standard-s4").glob("pair-*.h5"):
+        (tmp_path / "standard-s4").mkdir(exist_ok=True)
+        shutil.copy(pair, tmp_path / "standard-s4" / pair.name)
+    out = io.StringIO()
+    engine = Engine(out, db=str(tmp_path), rules=FOUR, level="hard")
+    _engine_go(engine, "position startpos moves a1", "go movetime 2000")
+    searched = [line for line in out.getvalue().splitlines() if line.startswith("info depth")]
+    _engine_go(engine, "position fen W:f2,g7,g4,g1 B:d2,f4,d7,b4 w", "go")
+    engine.finish()
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == "bestmove g1-d1" and lines[-2].startswith("info depth 1 "), (searched, lines[-3:])

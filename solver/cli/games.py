@@ -10,8 +10,6 @@ then a readable transcript), and end of input ends the game.
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import json
 import math
 import os
@@ -869,15 +867,16 @@ def record(rules: Rules, game_file: str, target: str, white: Optional[str], blac
     if target == "muehle":
         click.echo(game.record(), nl=False)
         return
-    # (a PGN written from a PGN or PlayOK record keeps its players, event and date)
+    # (a PGN written from a PGN or PlayOK record keeps its players, event, round and
+    # date: PGN's text of one, '?' where not known; one that is none: today's. Its site
+    # is muehle's: a PlayOK site would make it read as PlayOK's numbered points)
     tags = record_tags(text)
-    date = None
-    if re.fullmatch(r"[0-9]{4}\.[0-9]{2}\.[0-9]{2}", tags.get("Date", "")):
-        with contextlib.suppress(ValueError):
-            date = datetime.date(*map(int, tags["Date"].split(".")))
+    date = tags.get("Date")
+    if date is None or not re.fullmatch(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}", date):
+        date = None
     click.echo(pgn_text(game, white if white is not None else tags.get("White", "?"),
                         black if black is not None else tags.get("Black", "?"),
-                        tags.get("Event", "muehle game"), date), nl=False)
+                        tags.get("Event", "muehle game"), date, tags.get("Round", "1")), nl=False)
 
 
 #: Largest game record read (one of 5,000 moves is some 40 KB; comments may be long).

@@ -136,9 +136,15 @@ def query(db: str, rules: Rules, position: tuple[str, ...], as_json: bool, batch
         plies = "" if mv["plies"] is None else f" in {mv['plies']}"
         under = mv.get("rule")
         if under is not None:
-            mill = ("" if under["dtz"] is None else f", next mill in {under['dtz']}") + _moving(under)
-            plies += f"  (under the rule: {under['value']}{mill})"
+            plies += f"  ({_under_words(under)})"
         click.echo(f"  {mv['move']:<10} {mv['value']}{plies}")
+
+
+def _under_words(under: dict) -> str:
+    """A move's ``"rule"`` (:func:`~solver.analysis.rule_move_object`) in words, as query's
+    and best-move's text say it."""
+    mill = ("" if under["dtz"] is None else f", next mill in {under['dtz']}") + _moving(under)
+    return f"under the rule: {under['value']}{mill}"
 
 
 def _moving(rule: dict) -> str:
@@ -197,6 +203,11 @@ BATCH_LINES = 16384
 #: The longest line --batch reads past (an error in its place) before it stops: a line
 #: without end (/dev/zero) is no collection of positions.
 MAX_SKIPPED_LINE = 16 * 1024 * 1024
+
+
+class LongLine(bytes):
+    """The start of a --batch line too long for a position, which was read past: what
+    its error object shows of it."""
 
 
 def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies: Optional[int],
@@ -269,7 +280,7 @@ def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies
                     drain()
                     fail(f"--batch line {number}: more than {MAX_SKIPPED_LINE} bytes without a line's end: "
                          f"not one position a line; stopped there")
-                raw = None
+                raw = LongLine(raw[:80])
             block.append((number, raw))
             if len(block) >= BATCH_LINES:
                 flush(True)
@@ -281,7 +292,7 @@ def answer_batch(database, batch, with_line: bool, quiet_limit: int, quiet_plies
     return ok
 
 
-def answer_block(database, lines: list[tuple[int, Optional[bytes]]], with_line: bool, quiet_limit: int,
+def answer_block(database, lines: list[tuple[int, bytes]], with_line: bool, quiet_limit: int,
                  quiet_plies: Optional[int]) -> tuple[list[str], bool, list[tuple[str, str]]]:
     """The output lines of a block of --batch lines (numbered), whether each was a
     position, and the notes they call for (kind, text), first first.  Each line's count
@@ -290,8 +301,9 @@ def answer_block(database, lines: list[tuple[int, Optional[bytes]]], with_line: 
     block: list[tuple[int, str, object]] = []     # (line number, text, position or its error)
     counts: dict[int, int] = {}                   # line number: its count
     for number, raw in lines:
-        if raw is None:               # (read past: see batch)
-            block.append((number, "", ValueError(f"more than {MAX_LINE} bytes: not a position")))
+        if isinstance(raw, LongLine):         # (read past: its start only)
+            block.append((number, raw.decode("utf-8", "replace").strip(),
+                          ValueError(f"more than {MAX_LINE} bytes: not a position")))
             continue
         try:
             text = raw.decode("utf-8").strip()
@@ -343,7 +355,7 @@ def _batch_worker(database, with_line: bool, quiet_limit: int, quiet_plies: Opti
     _worker = (database, with_line, quiet_limit, quiet_plies)
 
 
-def _batch_block(lines: list[tuple[int, Optional[bytes]]]) -> tuple[list[str], bool, list[tuple[str, str]]]:
+def _batch_block(lines: list[tuple[int, bytes]]) -> tuple[list[str], bool, list[tuple[str, str]]]:
     database, with_line, quiet_limit, quiet_plies = _worker
     return answer_block(database, lines, with_line, quiet_limit, quiet_plies)
 
@@ -452,7 +464,9 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
     is over.  Without --seed the first of equally good moves (in move order).  In the
     moving phase, where the tables of the quiet-ply rule are built, the best move under
     that rule at the count of --after's moves (the nearest winning mill first), with
-    "dtz" (plies to the next mill) and "rule" (its value at a fresh count) too.
+    "rule" too, as query's moves have it: {"value" (at that count), "dtz" (plies to the
+    next mill), "wdl" (its value at a fresh count)}; "value" and "plies" stay the plain
+    ones (a move the game draws by repetition or the quiet plies: that draw).
     With --traps, "trap_chance": the chance that a fallible opponent (one that plays
     each move in proportion to how natural it looks) errs on its next move or the one
     after (docs/design.md §10).
@@ -478,8 +492,10 @@ def best_move(db: str, rules: Rules, position: tuple[str, ...], after: str, seed
         return
     trap = f"; the opponent errs with chance {obj['trap_chance']:.1%}" if traps else ""
     under = obj.get("rule")
-    rule = "" if under is None else (f"; under the rule: {under['value']}"
-                                     + ("" if under["dtz"] is None else f", next mill in {under['dtz']}"))
+    # (said where the rule changes the move's value, as a cursed win's draw, or where
+    # the plies to the moving phase rank it: --json has the whole of it)
+    rule = ("" if under is None or (under["value"] == obj["value"] and "placing_plies" not in under)
+            else f"; {_under_words(under)}")
     click.echo(f"{obj['move']} ({value_text(obj['value'], obj['plies'])} for {COLOUR_NAMES[pos.turn]}{rule}{trap})")
 
 
