@@ -34,8 +34,13 @@ PLAYOK_POINTS = ("a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4
                  "e4", "f4", "g4", "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1")
 #: The record formats read (``muehle`` is :meth:`Game.from_record`'s own).
 RECORD_FORMATS = ("muehle", "pgn", "playok", "goldtoken", "malom")
-#: The PGN variant tag of the rule sets the app names.
-VARIANT_TAGS = {"Nine Men's Morris": "standard", "Twelve Men's Morris": "twelve-mens"}
+#: The PGN variant tag of the rule sets the app names.  The app's Twelve Men's Morris
+#: (its src/rule.cpp: twelve stones, diagonal lines, flying with three, one stone a
+#: mill, none from a mill unless all are, and a full board lost by the first player:
+#: BoardFullAction::firstPlayerLose) is muehle's ``morabaraba``, whose full board is
+#: lost by its side to move, White; muehle's ``twelve-mens`` draws it (issue 16's rule
+#: books) and is written ``muehle:twelve-mens``.
+VARIANT_TAGS = {"Nine Men's Morris": "standard", "Twelve Men's Morris": "morabaraba"}
 
 _ACTION = re.compile(r"^(?:x[a-z][0-9]{1,2}|[a-z][0-9]{1,2}(?:-[a-z][0-9]{1,2})?(?:x[a-z][0-9]{1,2}){0,2})$")
 

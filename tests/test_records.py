@@ -182,8 +182,10 @@ def test_record_writes_pgn_and_analyze_reads_it(db4, tmp_path):
 
 
 def test_playok_honours_its_tags_and_its_remarks():
+    # (the app's Twelve Men's Morris loses a full board for White: muehle's morabaraba)
     game, _ = read_any_record("[Variant \"Twelve Men's Morris\"]\n1. 1 4 2. 2 5")
-    assert game.rules == Rules.from_name("twelve-mens")
+    assert game.rules == Rules.from_name("morabaraba")
+    assert '[Variant "muehle:twelve-mens"]' in pgn_text(Game(rules=Rules.from_name("twelve-mens")))
     text = '[FEN "O*******/********/******** b p p 1 8 0 9 0 0 0 0 0 0 0 0 1"]\n[SetUp "1"]\n1... 4 2. 2 5'
     game, _ = read_any_record(text)
     assert str(game.start) == "W:d5 B: b 8 9" and [str(m) for m in game.moves] == ["b6", "d7", "d6"]
