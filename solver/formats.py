@@ -238,11 +238,17 @@ def read_setup(text: str, stones: int = STANDARD_STONES, board: Board = STANDARD
     string, a FEN, Malom's clipboard text; InvalidNotationError says what is wrong."""
     if not isinstance(text, str):
         raise InvalidNotationError("a position must be a string")
-    if is_fen(text):
-        return read_fen(text, stones, board)
-    if is_malom(text):
-        return read_malom(text, stones, board)
-    return Setup(*read_position(text, stones, board))
+    setup = (read_fen(text, stones, board) if is_fen(text) else read_malom(text, stones, board) if is_malom(text)
+             else Setup(*read_position(text, stones, board)))
+    if setup.take:
+        # (said here, as every reader of the text says it: a take pending needs a mill)
+        own, colour = (setup.white, "White") if setup.turn == WHITE else (setup.black, "Black")
+        opp = setup.black if setup.turn == WHITE else setup.white
+        # (nothing to take is said first, where the rules are known: turn_of_setup)
+        if opp and not any(mill & own == mill for mill in board.mills):
+            raise InvalidNotationError(f"{colour} is to take a stone, but no mill of {colour}'s could have "
+                                       f"just been closed")
+    return setup
 
 
 #: The points of Malom's board fields 0..23, in its order: the outer square, the

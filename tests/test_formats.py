@@ -285,3 +285,14 @@ def test_malom_says_what_its_text_has_and_holds_no_second_take():
                                        "OOOO***O/@*@*@***/******** w p r 5 4 3 6 2 0 0 0 0 0 0 0 5"])
     obj = json.loads(result.stdout)
     assert obj["malom"] is None and "not that 2 are" in obj["notes"]["malom"]
+
+
+def test_every_reader_refuses_a_take_pending_without_a_mill_in_the_same_words():
+    """show and moves said 'White has closed a mill and takes next' of a FEN whose side
+    to move has no mill, where convert said no mill could have been closed."""
+    fen = "OOO*****/@*******/******** w p r 3 6 1 8 1 0 0 0 0 0 0 0 3"     # (d5, e5, e4: no mill)
+    for command in ("show", "moves", "convert", "query"):
+        result = CliRunner().invoke(main, [command, fen])
+        assert result.exit_code == 2 and result.stderr == (
+            "muehle: error: White is to take a stone, but no mill of White's could have just been closed\n"), \
+            (command, result.output)
