@@ -327,6 +327,9 @@ def read_pgn(text: str, rules: Optional[Rules] = None,
         raise InvalidNotationError(f"PGN: {error}") from None
 
 
+#: PGN's text of a date, YYYY.MM.DD, ``?`` for a part not known (``2023.??.??``).
+PGN_DATE = re.compile(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}")
+
 #: PGN's result markers: White won, Black won, drawn, not over.
 RESULT_MARKERS = ("1-0", "0-1", "1/2-1/2", "*")
 
@@ -570,7 +573,7 @@ def pgn_text(game: Game, white: str = "?", black: str = "?", event: str = "muehl
     names the 24 points of the standard board)."""
     date = date or datetime.date.today()
     if isinstance(date, str):
-        if not re.fullmatch(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}", date):
+        if not PGN_DATE.fullmatch(date):
             raise ValueError(f"date: PGN writes a date YYYY.MM.DD ('?' for a part not known), not {date[:20]!r}")
         dated = date
     elif isinstance(date, datetime.date):

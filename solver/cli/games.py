@@ -14,7 +14,6 @@ import json
 import math
 import os
 import random
-import re
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -22,7 +21,7 @@ from typing import Callable, Optional
 import click
 
 from ..analysis import analyze_object, ceylon_analyze_object, dice_analyze_object, plies_to, ranked_plies
-from ..records import pgn_text, read_any_record, record_tags
+from ..records import PGN_DATE, pgn_text, read_any_record, record_tags
 from ..diagram import ASCII, LAST_FROM, LAST_TO, TAKEABLE, diagram
 from ..errors import AmbiguousMoveError, DatabaseError, IllegalMoveError, NotationError
 from ..game import QUIET_PLY_LIMIT, RESIGNATION, Game, Outcome
@@ -872,7 +871,7 @@ def record(rules: Rules, game_file: str, target: str, white: Optional[str], blac
     # is muehle's: a PlayOK site would make it read as PlayOK's numbered points)
     tags = record_tags(text)
     date = tags.get("Date")
-    if date is None or not re.fullmatch(r"[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}", date):
+    if date is None or not PGN_DATE.fullmatch(date):
         date = None
     click.echo(pgn_text(game, white if white is not None else tags.get("White", "?"),
                         black if black is not None else tags.get("Black", "?"),
